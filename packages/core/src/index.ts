@@ -1,0 +1,11 @@
+/**
+ * `@autodidact/core`: the shared vocabulary of Autodidact: spaces, a NumPy-compatible seeded PRNG, step and
+ * trajectory records, metric names and tagged errors.
+ * @since 0.1.0
+ */
+export * as Space from "./Space.js"
+export * as Trajectory from "./Trajectory.js"
+export * as Metrics from "./Metrics.js"
+export * as Errors from "./Errors.js"
+export { Rng, InvalidSeedError, RngState, type Seed } from "./Rng.js"
+export { InvalidActionError, InvalidOptionError, NonFiniteValueError, ResetNeededError } from "./Errors.js"
