@@ -315,9 +315,9 @@ export class Rng {
       this.spareNormal = Number.NaN
       return mean + std * z
     }
-    let u = 0
-    let v = 0
-    let r = 0
+    let u: number
+    let v: number
+    let r: number
     do {
       u = 2 * this.random() - 1
       v = 2 * this.random() - 1

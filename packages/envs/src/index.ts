@@ -1,6 +1,24 @@
 /**
- * `@autodidact/envs`: environments with Gymnasium 1.x semantics.
+ * `@autodidact/envs`: environments with Gymnasium 1.x semantics: `CartPole-v1`, `FrozenLake-v1`, `Sokoban-v0`
+ * (Boxoban loader, generator, push-optimal solver), wrappers, vector
+ * environments (in-thread and on worker threads), a registry with `make`, a conformance checker and a throughput
+ * benchmark.
  * @since 0.1.0
  */
 export * as Env from "./Env.js"
 export * as VectorEnv from "./VectorEnv.js"
+export * as CartPole from "./CartPole.js"
+export * as FrozenLake from "./FrozenLake.js"
+export * as Sokoban from "./Sokoban.js"
+export * as SokobanLevel from "./SokobanLevel.js"
+export * as SokobanSolver from "./SokobanSolver.js"
+export * as SokobanGenerator from "./SokobanGenerator.js"
+export * as Wrappers from "./Wrappers.js"
+export * as Registry from "./Registry.js"
+export * as VectorBatch from "./VectorBatch.js"
+export * as SyncVectorEnv from "./SyncVectorEnv.js"
+export * as AsyncVectorEnv from "./AsyncVectorEnv.js"
+export * as CheckEnv from "./CheckEnv.js"
+export * as Throughput from "./Throughput.js"
+export * as Libm from "./Libm.js"
+export { make, makeVec, register, spec, UnknownEnvError } from "./Registry.js"

@@ -1,1 +1,11 @@
-export {}
+/**
+ * `@autodidact/optim`: optimizers that make agents learn: PPO ({@link Ppo}) with an MLP actor-critic
+ * ({@link ActorCritic}) and Adam ({@link Adam}), atomic checkpoints ({@link Checkpoint}) and policy evaluation
+ * ({@link Evaluate}).
+ * @since 0.1.0
+ */
+export * as ActorCritic from "./ActorCritic.js"
+export * as Adam from "./Adam.js"
+export * as Checkpoint from "./Checkpoint.js"
+export * as Evaluate from "./Evaluate.js"
+export * as Ppo from "./Ppo.js"

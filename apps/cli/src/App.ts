@@ -1,0 +1,19 @@
+/**
+ * The `autodidact` command tree: a thin composition of the packages (no algorithm of its own).
+ * @since 0.1.0
+ */
+import { Command } from "effect/cli"
+import { benchCommand } from "./commands/Bench.js"
+import { evalCommand } from "./commands/Eval.js"
+import { sokobanCommand } from "./commands/Sokoban.js"
+import { startCommand } from "./commands/Start.js"
+import { trainCommand } from "./commands/Train.js"
+
+/** The root command with every subcommand. */
+export const app = Command.make("autodidact").pipe(
+  Command.withDescription("Autodidact: agents that learn from experience"),
+  Command.withSubcommands([startCommand, trainCommand, evalCommand, sokobanCommand, benchCommand])
+)
+
+/** The CLI's version (the app is private; this is what `--version` prints). */
+export const version = "0.1.0"

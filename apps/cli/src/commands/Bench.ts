@@ -1,0 +1,57 @@
+/**
+ * `autodidact bench envs [--steps N] [--json]`: environment throughput, one row per env and mode: the bare env
+ * (`raw`), through `make` with its wrappers (`make`), and a synchronous vector env of 64 (`vector`), plus the
+ * worker-thread vector env when `--async` is given.
+ * @since 0.1.0
+ */
+import { Throughput } from "@autodidact/envs"
+import { Effect } from "effect"
+import { Command, Flag } from "effect/cli"
+import { jsonFlag } from "../Flags.js"
+import * as Output from "../Output.js"
+
+const ENVS = ["CartPole-v1", "FrozenLake-v1", "Sokoban-v0"] as const
+
+const envsCommand = Command.make(
+  "envs",
+  {
+    steps: Flag.Int("steps").pipe(Flag.withDefault(1_000_000), Flag.withDescription("Environment steps timed per row")),
+    env: Flag.String("env").pipe(Flag.optional, Flag.withDescription("Only this env id")),
+    async: Flag.Boolean("async").pipe(Flag.withDefault(false), Flag.withDescription("Also time the worker-thread vector env")),
+    seed: Flag.Int("seed").pipe(Flag.withDefault(0)),
+    json: jsonFlag
+  },
+  (config) =>
+    Effect.sync(() => {
+      const ids = config.env._tag === "Some" ? [config.env.value] : [...ENVS]
+      const rows: Array<Record<string, string | number>> = []
+      for (const envId of ids) {
+        const modes: Array<Throughput.ThroughputOptions> = [
+          { envId, mode: "raw", steps: config.steps, seed: config.seed },
+          { envId, mode: "make", steps: config.steps, seed: config.seed },
+          { envId, mode: "vector", numEnvs: 64, vectorizationMode: "sync", steps: config.steps, seed: config.seed }
+        ]
+        if (config.async) modes.push({ envId, mode: "vector", numEnvs: 64, vectorizationMode: "async", steps: config.steps, seed: config.seed })
+        for (const m of modes) {
+          const r = Throughput.measureThroughput(m)
+          const row = {
+            env: r.envId,
+            mode: r.mode === "vector" ? `vector-${r.vectorizationMode ?? "sync"}` : r.mode,
+            numEnvs: r.numEnvs,
+            steps: r.steps,
+            seconds: Number(r.seconds.toFixed(3)),
+            stepsPerSecond: Math.round(r.stepsPerSecond)
+          }
+          if (config.json) process.stdout.write(JSON.stringify(row) + "\n")
+          rows.push(row)
+        }
+      }
+      if (!config.json) Output.printTable(false, "Environment throughput (env steps per second)", rows)
+    })
+).pipe(Command.withDescription("Measure environment steps per second (raw, via make, vectorized x64)"))
+
+/** `autodidact bench ...` */
+export const benchCommand = Command.make("bench").pipe(
+  Command.withDescription("Benchmarks"),
+  Command.withSubcommands([envsCommand])
+)

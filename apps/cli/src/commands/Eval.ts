@@ -1,0 +1,81 @@
+/**
+ * `autodidact eval --run runs/x --episodes 100`: load a run's checkpoint, play episodes with the trained policy
+ * and print the mean and standard deviation of the return. Appends a `kind: "evaluation"` row to `metrics.jsonl`.
+ * @since 0.1.0
+ */
+import { Registry } from "@autodidact/envs"
+import { Checkpoint, Evaluate } from "@autodidact/optim"
+import { Effect } from "effect"
+import { Command, Flag } from "effect/cli"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { jsonFlag } from "../Flags.js"
+import * as Output from "../Output.js"
+import * as RunDirectory from "../RunDirectory.js"
+import { checkpointPath, TrainConfigError } from "./Train.js"
+
+/** What an evaluation reports. */
+export interface EvalSummary {
+  readonly run: string
+  readonly env: string
+  readonly episodes: number
+  readonly greedy: boolean
+  readonly meanReturn: number
+  readonly stdReturn: number
+  readonly minReturn: number
+  readonly maxReturn: number
+  readonly meanLength: number
+  readonly solveThreshold: number | null
+}
+
+/** Evaluate the policy saved in `runDir` for `episodes` episodes (seeds `seed`, `seed + 1`, ...). */
+export const evaluate = (runDir: string, options: { readonly episodes: number; readonly seed: number; readonly greedy: boolean }) =>
+  Effect.gen(function* () {
+    if (!Number.isSafeInteger(options.episodes) || options.episodes <= 0) {
+      return yield* new TrainConfigError({ option: "episodes", value: options.episodes, reason: "must be a positive integer" })
+    }
+    const config = yield* RunDirectory.readConfig(runDir)
+    const envId = config["env"]
+    if (typeof envId !== "string") {
+      return yield* new RunDirectory.RunDirectoryError({ path: runDir, reason: "config.json has no env id" })
+    }
+    const state = yield* Checkpoint.load(checkpointPath(runDir))
+    const env = yield* Effect.acquireRelease(
+      Effect.try({ try: () => Registry.make(envId), catch: (e) => e }),
+      (e) => Effect.sync(() => e.close())
+    )
+    const report = yield* Evaluate.run(state.agent, env, { episodes: options.episodes, seed: options.seed, greedy: options.greedy })
+    const summary: EvalSummary = {
+      run: runDir,
+      env: envId,
+      episodes: report.returns.length,
+      greedy: options.greedy,
+      meanReturn: Number(report.mean.toFixed(3)),
+      stdReturn: Number(report.std.toFixed(3)),
+      minReturn: Math.min(...report.returns),
+      maxReturn: Math.max(...report.returns),
+      meanLength: Number(report.meanLength.toFixed(2)),
+      solveThreshold: Registry.spec(envId).rewardThreshold ?? null
+    }
+    yield* Effect.sync(() =>
+      fs.appendFileSync(path.join(runDir, "metrics.jsonl"), JSON.stringify({ kind: "evaluation", globalStep: state.globalStep, ...summary }) + "\n")
+    )
+    return summary
+  }).pipe(Effect.scoped)
+
+/** `autodidact eval` */
+export const evalCommand = Command.make(
+  "eval",
+  {
+    run: Flag.String("run").pipe(Flag.withDescription("Run directory written by `autodidact train`")),
+    episodes: Flag.Int("episodes").pipe(Flag.withDefault(100), Flag.withDescription("Episodes to play")),
+    seed: Flag.Int("seed").pipe(Flag.withDefault(10_000), Flag.withDescription("Seed of the first evaluation episode (episode k uses seed + k)")),
+    sample: Flag.Boolean("sample").pipe(Flag.withDefault(false), Flag.withDescription("Sample actions from the policy instead of taking the argmax")),
+    json: jsonFlag
+  },
+  (config) =>
+    Effect.gen(function* () {
+      const summary = yield* evaluate(config.run, { episodes: config.episodes, seed: config.seed, greedy: !config.sample })
+      Output.printSummary(config.json, "Evaluation", { ...summary })
+    })
+).pipe(Command.withDescription("Evaluate a trained run's policy: mean/std return over N episodes"))

@@ -1,0 +1,151 @@
+/**
+ * `autodidact train --env CartPole-v1 --algo ppo --seed 1 --total-steps 500000 --out runs/x [--until-solved]`:
+ * train an agent and write a run directory (`config.json`, `metrics.jsonl`, `checkpoints/latest.json`).
+ * @since 0.1.0
+ */
+import { Registry } from "@autodidact/envs"
+import { Checkpoint, Ppo } from "@autodidact/optim"
+import { Effect, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
+import * as path from "node:path"
+import { jsonFlag } from "../Flags.js"
+import * as Output from "../Output.js"
+import * as RunDirectory from "../RunDirectory.js"
+import { versions } from "../Versions.js"
+
+/** A training request that cannot be carried out as given (unknown algorithm, no solve threshold, ...). */
+export class TrainConfigError extends Schema.TaggedError<TrainConfigError>()("TrainConfigError", {
+  option: Schema.String,
+  value: Schema.Unknown,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `--${this.option} ${JSON.stringify(this.value)}: ${this.reason}`
+  }
+}
+
+/** Resolved options of a training run. */
+export interface TrainRequest {
+  readonly env: string
+  readonly algo: "ppo"
+  readonly seed: number
+  readonly totalSteps: number
+  readonly out: string
+  readonly untilSolved: boolean
+  readonly numEnvs: number
+  readonly resume: boolean
+  readonly overwrite: boolean
+  readonly json: boolean
+}
+
+/** What a finished training run reports (the summary table, or the `--json` line). */
+export interface TrainSummary {
+  readonly run: string
+  readonly env: string
+  readonly algo: string
+  readonly seed: number
+  readonly stopReason: "solved" | "budget" | "aborted"
+  readonly globalStep: number
+  readonly episodes: number
+  readonly meanReturnLast100: number
+  readonly wallSeconds: number
+  readonly checkpoint: string
+}
+
+/** The checkpoint file of a run directory. */
+export const checkpointPath = (runDir: string): string => path.join(runDir, "checkpoints", "latest.json")
+
+/** Train per `request`, writing the run directory; prints a progress bar and returns the summary. */
+export const train = (request: TrainRequest) =>
+  Effect.gen(function* () {
+    const spec = yield* Effect.try({ try: () => Registry.spec(request.env), catch: (e) => e as Registry.UnknownEnvError })
+    const threshold = spec.rewardThreshold
+    if (request.untilSolved && threshold === undefined) {
+      return yield* new TrainConfigError({ option: "env", value: request.env, reason: "has no reward threshold, so --until-solved cannot tell when it is solved" })
+    }
+    if (!Number.isSafeInteger(request.totalSteps) || request.totalSteps <= 0) {
+      return yield* new TrainConfigError({ option: "total-steps", value: request.totalSteps, reason: "must be a positive integer" })
+    }
+    const ckpt = checkpointPath(request.out)
+    const resumeState = request.resume ? yield* Checkpoint.load(ckpt) : undefined
+    const options: Ppo.TrainOptions = {
+      seed: request.seed,
+      numEnvs: request.numEnvs,
+      totalTimesteps: request.totalSteps,
+      stopWhen: request.untilSolved && threshold !== undefined ? { meanReturn: threshold, window: 100 } : undefined,
+      checkpoint: { path: ckpt, everyUpdates: 10 },
+      ...(resumeState === undefined ? {} : { resume: resumeState })
+    }
+    const run = yield* RunDirectory.open(
+      request.out,
+      {
+        command: "train",
+        env: request.env,
+        algo: request.algo,
+        seed: request.seed,
+        totalSteps: request.totalSteps,
+        untilSolved: request.untilSolved,
+        solveThreshold: threshold ?? null,
+        numEnvs: request.numEnvs,
+        autoresetMode: "SameStep",
+        ppo: { ...Ppo.defaults, ...(resumeState?.options ?? {}), seed: request.seed, numEnvs: request.numEnvs, totalTimesteps: request.totalSteps },
+        versions: versions(),
+        startedAt: new Date().toISOString()
+      },
+      { resume: request.resume, overwrite: request.overwrite }
+    )
+    const env = yield* Effect.acquireRelease(
+      Effect.try({ try: () => Registry.makeVec(request.env, request.numEnvs, { autoresetMode: "SameStep" }), catch: (e) => e }),
+      (e) => Effect.sync(() => e.close())
+    )
+    Output.note(request.json, `Training ${request.algo.toUpperCase()} on ${request.env} (seed ${request.seed}, ${request.numEnvs} envs) -> ${run.dir}`)
+    const bar = Output.progress(request.json, request.totalSteps, "{bar} {percentage}% | {value}/{total} steps | mean return (last 100) {meanReturn} | {eta_formatted} left")
+    const recent: Array<number> = []
+    let recentSum = 0
+    const result = yield* Ppo.train(env, options, {
+      onEpisode: (row) => {
+        run.append(row)
+        recent.push(row.episodeReturn)
+        recentSum += row.episodeReturn
+        if (recent.length > 100) recentSum -= recent.shift()!
+        bar.update(row.globalStep, { meanReturn: (recentSum / recent.length).toFixed(1) })
+      },
+      onUpdate: (row) => run.append(row)
+    }).pipe(Effect.ensuring(Effect.sync(() => bar.stop())))
+    const summary: TrainSummary = {
+      run: run.dir,
+      env: request.env,
+      algo: request.algo,
+      seed: request.seed,
+      stopReason: result.stopReason,
+      globalStep: result.globalStep,
+      episodes: result.episodes,
+      meanReturnLast100: Number(result.meanRecentReturn.toFixed(2)),
+      wallSeconds: Number(result.wallSeconds.toFixed(2)),
+      checkpoint: ckpt
+    }
+    run.append({ kind: "summary", ...summary })
+    return summary
+  }).pipe(Effect.scoped)
+
+/** `autodidact train` */
+export const trainCommand = Command.make(
+  "train",
+  {
+    env: Flag.String("env").pipe(Flag.withDefault("CartPole-v1"), Flag.withDescription("Registered environment id")),
+    algo: Flag.Literals("algo", ["ppo"]).pipe(Flag.withDefault("ppo" as const), Flag.withDescription("Algorithm")),
+    seed: Flag.Int("seed").pipe(Flag.withDefault(1), Flag.withDescription("Seed of everything (envs, init, sampling)")),
+    totalSteps: Flag.Int("total-steps").pipe(Flag.withDefault(500_000), Flag.withDescription("Environment steps budget")),
+    out: Flag.String("out").pipe(Flag.withDescription("Run directory to write (config.json, metrics.jsonl, checkpoints/)")),
+    untilSolved: Flag.Boolean("until-solved").pipe(Flag.withDefault(false), Flag.withDescription("Stop once the mean return of the last 100 episodes reaches the env's threshold")),
+    numEnvs: Flag.Int("num-envs").pipe(Flag.withDefault(4), Flag.withDescription("Parallel environments")),
+    resume: Flag.Boolean("resume").pipe(Flag.withDefault(false), Flag.withDescription("Continue the run in --out from its checkpoint")),
+    overwrite: Flag.Boolean("overwrite").pipe(Flag.withDefault(false), Flag.withDescription("Replace an existing run in --out")),
+    json: jsonFlag
+  },
+  (config) =>
+    Effect.gen(function* () {
+      const summary = yield* train(config)
+      Output.printSummary(config.json, "Training summary", { ...summary })
+    })
+).pipe(Command.withDescription("Train an agent (PPO) and write a run directory"))

@@ -1,0 +1,140 @@
+/**
+ * End-to-end tests of the `autodidact` command: each runs the real bin (as `npx autodidact` does) in a child
+ * process and checks what it prints with `--json` and what it writes to the run directory.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const bin = fileURLToPath(new URL("../bin/autodidact.js", import.meta.url))
+
+const cli = (...args: Array<string>) => {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 120_000 })
+  const lines = r.stdout.split("\n").filter((l) => l.trim().length > 0)
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) }
+}
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-cli-"))
+
+// Two 10x10 Boxoban-format levels; level 1 is one push from solved (hand-checked: the box at (3,4) moves right).
+const LEVELS = `; 0
+##########
+#        #
+#  $  .  #
+#   @    #
+#        #
+#        #
+#        #
+#        #
+#        #
+##########
+; 1
+##########
+#        #
+#        #
+#   @$.  #
+#        #
+#        #
+#        #
+#        #
+#        #
+##########
+`
+
+describe("autodidact CLI", () => {
+  it("--help lists every command", () => {
+    const r = cli("--help")
+    expect(r.code).toBe(0)
+    for (const c of ["start", "train", "eval", "sokoban", "bench"]) expect(r.stdout).toContain(c)
+  })
+
+  it("sokoban solve --json reports solved count, total, mean plan length and seconds", () => {
+    const dir = tmp()
+    const file = path.join(dir, "levels.txt")
+    fs.writeFileSync(file, LEVELS)
+    const r = cli("sokoban", "solve", "--levels", file, "--json")
+    expect(r.code, r.stderr).toBe(0)
+    const [row] = r.json()
+    expect(row).toMatchObject({ solved: 2, total: 2, unsolvable: 0 })
+    // level 1: a single push right ("R"), plan length 1; level 0 needs at least 4 pushes + walking
+    expect(row!["meanPlanLength"]).toBeGreaterThan(2)
+    expect(typeof row!["seconds"]).toBe("number")
+    const limited = cli("sokoban", "solve", "--levels", file, "--limit", "1", "--json").json()[0]
+    expect(limited).toMatchObject({ solved: 1, total: 1 })
+  })
+
+  it("sokoban solve on a malformed file fails with the typed parse error naming line and character", () => {
+    const dir = tmp()
+    const file = path.join(dir, "bad.txt")
+    fs.writeFileSync(file, LEVELS.replace("#   @$.  #", "#   @$.X #"))
+    const r = cli("sokoban", "solve", "--levels", file, "--json")
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain("LevelParseError")
+    expect(r.stderr).toContain("X")
+  })
+
+  it("train writes config.json, metrics.jsonl and a checkpoint; eval reads them back", () => {
+    const out = path.join(tmp(), "run")
+    const r = cli("train", "--env", "CartPole-v1", "--seed", "3", "--total-steps", "4096", "--out", out, "--json")
+    expect(r.code, r.stderr).toBe(0)
+    const [summary] = r.json()
+    expect(summary).toMatchObject({ env: "CartPole-v1", algo: "ppo", seed: 3, stopReason: "budget", globalStep: 4096 })
+    const config = JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8"))
+    expect(config).toMatchObject({ command: "train", env: "CartPole-v1", seed: 3, totalSteps: 4096 })
+    expect(config.versions["@autodidact/optim"]).toMatch(/^\d+\.\d+\.\d+/)
+    const rows = fs.readFileSync(path.join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    const episodes = rows.filter((row) => row.kind === "episode")
+    expect(episodes.length).toBeGreaterThan(10)
+    for (const e of episodes) {
+      expect(Number.isInteger(e.globalStep)).toBe(true)
+      expect(e.episodeReturn).toBe(e.episodeLength) // CartPole: +1 per step
+      expect(e.wallSeconds).toBeGreaterThanOrEqual(0)
+    }
+    expect(rows.filter((row) => row.kind === "update")).toHaveLength(8) // 4096 / (4 envs x 128 steps)
+    expect(fs.existsSync(path.join(out, "checkpoints", "latest.json"))).toBe(true)
+
+    const ev = cli("eval", "--run", out, "--episodes", "5", "--json")
+    expect(ev.code, ev.stderr).toBe(0)
+    const [report] = ev.json()
+    expect(report).toMatchObject({ env: "CartPole-v1", episodes: 5 })
+    expect(report!["meanReturn"]).toBeGreaterThanOrEqual(8) // CartPole episodes last at least 8 steps
+    expect(report!["meanReturn"]).toBeLessThanOrEqual(500)
+
+    // a second train into the same directory refuses to clobber it
+    const again = cli("train", "--total-steps", "512", "--out", out, "--json")
+    expect(again.code).not.toBe(0)
+    expect(again.stderr).toContain("RunDirectoryError")
+  })
+
+  it("eval of a corrupted checkpoint fails with a typed error and does not crash", () => {
+    const out = path.join(tmp(), "run")
+    expect(cli("train", "--total-steps", "512", "--out", out, "--json").code).toBe(0)
+    const ckpt = path.join(out, "checkpoints", "latest.json")
+    fs.writeFileSync(ckpt, fs.readFileSync(ckpt, "utf8").slice(0, 200))
+    const r = cli("eval", "--run", out, "--episodes", "2", "--json")
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/CorruptCheckpointError|CheckpointError/)
+    expect(r.stderr).toContain("latest.json")
+  })
+
+  it("train --until-solved on an env without a threshold is refused with the offending value", () => {
+    const r = cli("train", "--env", "Sokoban-v0", "--until-solved", "--out", path.join(tmp(), "x"), "--json")
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain("Sokoban-v0")
+  })
+
+  it("bench envs --json prints one line per mode with stepsPerSecond", () => {
+    const r = cli("bench", "envs", "--env", "CartPole-v1", "--steps", "20000", "--json")
+    expect(r.code, r.stderr).toBe(0)
+    const rows = r.json()
+    expect(rows.map((row) => row["mode"])).toEqual(["raw", "make", "vector-sync"])
+    for (const row of rows) {
+      expect(row["env"]).toBe("CartPole-v1")
+      expect(row["stepsPerSecond"]).toBeGreaterThan(1000)
+    }
+    expect(rows[2]!["numEnvs"]).toBe(64)
+  })
+})
