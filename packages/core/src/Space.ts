@@ -165,16 +165,21 @@ export const dict = (spaces: { readonly [key: string]: Space }): DictSpace => ({
 /** Number of elements of a `Box` (product of its shape). */
 export const boxSize = (space: Box): number => space.shape.reduce((a, b) => a * b, 1)
 
-const allocate = (dtype: Dtype, n: number): BoxArray => {
+/**
+ * A zeroed typed array of `n` elements of `dtype`, or, given a (shared) buffer, a view of it
+ * (`Float32Array` for `float32`, `Float64Array`, `Int32Array`, `Uint8Array`).
+ */
+export const allocate = (dtype: Dtype, n: number | ArrayBufferLike): BoxArray => {
+  const arg = n as number & ArrayBufferLike
   switch (dtype) {
     case "float32":
-      return new Float32Array(n)
+      return new Float32Array(arg)
     case "float64":
-      return new Float64Array(n)
+      return new Float64Array(arg)
     case "int32":
-      return new Int32Array(n)
+      return new Int32Array(arg)
     case "uint8":
-      return new Uint8Array(n)
+      return new Uint8Array(arg)
   }
 }
 

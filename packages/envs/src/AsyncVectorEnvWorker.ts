@@ -4,31 +4,19 @@
  * writing results into the shared buffers. Not part of the public API; started by `AsyncVectorEnv`.
  * @since 0.1.0
  */
-import type { Space } from "@autodidact/core"
+import { Space } from "@autodidact/core"
 import { isMainThread, receiveMessageOnPort, workerData } from "node:worker_threads"
 import { CMD, CTRL, serializeError, STATUS, type WorkerReply, type WorkerSetup } from "./AsyncVectorEnv.js"
 import type { Info } from "./Env.js"
 import * as Registry from "./Registry.js"
 import { SyncVectorEnv } from "./SyncVectorEnv.js"
+import * as VectorBatch from "./VectorBatch.js"
 import type { Batch } from "./VectorEnv.js"
 
-const viewOf = (space: Space.Space, buffer: SharedArrayBuffer): Batch => {
-  if (space._tag === "Box") {
-    switch (space.dtype) {
-      case "float32":
-        return new Float32Array(buffer)
-      case "float64":
-        return new Float64Array(buffer)
-      case "int32":
-        return new Int32Array(buffer)
-      case "uint8":
-        return new Uint8Array(buffer)
-    }
-  }
-  return new Int32Array(buffer)
-}
+/** A view of a shared batch buffer with the element type of `space` (Box dtype; Int32 for Discrete). */
+const viewOf = (space: Space.Space, buffer: SharedArrayBuffer): Batch =>
+  space._tag === "Box" ? Space.allocate(space.dtype, buffer) : new Int32Array(buffer)
 
-const rowOf = (space: Space.Space): number => (space._tag === "Box" ? space.low.length : 1)
 
 const isEmpty = (info: Info): boolean => {
   for (const _ in info) return false
@@ -54,8 +42,8 @@ const main = async (setup: WorkerSetup): Promise<void> => {
     port.close()
     return
   }
-  const obsRow = rowOf(envs.singleObservationSpace)
-  const actRow = rowOf(envs.singleActionSpace)
+  const obsRow = VectorBatch.rowSize(envs.singleObservationSpace)
+  const actRow = VectorBatch.rowSize(envs.singleActionSpace)
   const actions = viewOf(envs.singleActionSpace, setup.actions) as Float32Array
   const myActions = actions.subarray(setup.lo * actRow, setup.hi * actRow)
   const observations = viewOf(envs.singleObservationSpace, setup.observations) as Float32Array

@@ -17,19 +17,7 @@ export const rowSize = (space: Space.Space): number => (space._tag === "Box" ? S
 /** A zeroed batch of `n` rows for `space`. */
 export const create = (space: Space.Space, n: number): Batch => {
   if (space._tag === "Discrete") return new Int32Array(n)
-  if (space._tag === "Box") {
-    const k = n * Space.boxSize(space)
-    switch (space.dtype) {
-      case "float32":
-        return new Float32Array(k)
-      case "float64":
-        return new Float64Array(k)
-      case "int32":
-        return new Int32Array(k)
-      case "uint8":
-        return new Uint8Array(k)
-    }
-  }
+  if (space._tag === "Box") return Space.allocate(space.dtype, n * Space.boxSize(space))
   return new Array<unknown>(n).fill(undefined)
 }
 

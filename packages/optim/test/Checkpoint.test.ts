@@ -105,29 +105,29 @@ describe("Checkpoint", () => {
     Effect.gen(function* () {
       const file = path.join(tmpDir(), "c.json")
       const lr0 = 2.5e-4
-      const numIterations = 20 // 10 240 steps / (4 envs × 128 steps)
+      const numIterations = 10 // 5120 steps / (4 envs × 128 steps)
       const lrAt = (iteration: number) => lr0 * (1 - (iteration - 1) / numIterations)
       const rows: Array<Metrics.UpdateRow> = []
       const controller = new AbortController()
-      const first = yield* Ppo.train(cartPole(), { seed: 5, totalTimesteps: 10_240, checkpoint: { path: file, everyUpdates: 4 } }, {
+      const first = yield* Ppo.train(cartPole(), { seed: 5, totalTimesteps: 5120, checkpoint: { path: file, everyUpdates: 3 } }, {
         signal: controller.signal,
         onUpdate: (r) => {
           rows.push(r)
-          if (rows.length === 6) controller.abort() // "Ctrl-C" after 6 of 20 updates: the final checkpoint is written
+          if (rows.length === 4) controller.abort() // "Ctrl-C" after 4 of 10 updates: the final checkpoint is written
         }
       })
       expect(first.stopReason).toBe("aborted")
       const saved = first.state
       const loaded = yield* Checkpoint.load(file)
       // counters, weights and Adam state at load are the saved ones
-      expect(loaded.iteration).toBe(6)
-      expect(loaded.globalStep).toBe(6 * 512)
-      expect(loaded.options.totalTimesteps).toBe(10_240)
+      expect(loaded.iteration).toBe(4)
+      expect(loaded.globalStep).toBe(4 * 512)
+      expect(loaded.options.totalTimesteps).toBe(5120)
       const paramsAtLoad = Array.from(loaded.agent.params)
       expect(paramsAtLoad).toEqual(Array.from(saved.agent.params))
       expect(Array.from(loaded.adam.m)).toEqual(Array.from(saved.adam.m))
       expect(Array.from(loaded.adam.v)).toEqual(Array.from(saved.adam.v))
-      expect(loaded.adam.step).toBe(6 * 16)
+      expect(loaded.adam.step).toBe(4 * 16)
       expect(loaded.adam.step).toBe(saved.adam.step)
       expect(loaded.recentReturns).toEqual(saved.recentReturns)
       // Adam moments restored: one step after load equals the same step without save/load (for the same gradient),
@@ -136,25 +136,25 @@ describe("Checkpoint", () => {
       const grad = Float64Array.from({ length: n }, (_, k) => 1e-2 * Math.sin(0.37 * k + 1))
       const stepFrom = (adam: Adam.AdamState, params: Float32Array) => {
         const p = Float32Array.from(params)
-        Adam.step({ ...adam, m: Float32Array.from(adam.m), v: Float32Array.from(adam.v) }, p, grad, lrAt(7))
+        Adam.step({ ...adam, m: Float32Array.from(adam.m), v: Float32Array.from(adam.v) }, p, grad, lrAt(5))
         return Array.from(p)
       }
       const afterLoad = stepFrom(loaded.adam, loaded.agent.params)
       expect(afterLoad).toEqual(stepFrom(saved.adam, saved.agent.params))
       expect(afterLoad).not.toEqual(stepFrom(Adam.make(n, { eps: saved.options.adamEps }), saved.agent.params))
-      // continue from the file: iterations 7..20, global step and linearly annealed learning rate pick up where they stopped
+      // continue from the file: iterations 5..10, global step and linearly annealed learning rate pick up where they stopped
       const resumedRows: Array<Metrics.UpdateRow> = []
       const fromFile = yield* Ppo.train(cartPole(), { resume: loaded }, { onUpdate: (r) => resumedRows.push(r) })
       expect(fromFile.stopReason).toBe("budget")
-      expect(resumedRows.length).toBe(14)
+      expect(resumedRows.length).toBe(6)
       const all = [...rows, ...resumedRows]
       all.forEach((r, k) => {
         expect(r.globalStep).toBe((k + 1) * 512)
         expect(r.learningRate).toBeCloseTo(lrAt(k + 1), 15)
       })
-      expect(fromFile.state.iteration).toBe(20)
-      expect(fromFile.globalStep).toBe(10_240)
-      expect(fromFile.state.adam.step).toBe(20 * 16)
+      expect(fromFile.state.iteration).toBe(10)
+      expect(fromFile.globalStep).toBe(5120)
+      expect(fromFile.state.adam.step).toBe(10 * 16)
       expect(Array.from(fromFile.agent.params)).not.toEqual(paramsAtLoad) // training went on after the resume
       // the checkpoint holds everything the trainer carries: resuming from the in-memory state (the state the file
       // was written from) gives bit-identical weights, moments and logged losses

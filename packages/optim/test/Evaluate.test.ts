@@ -19,6 +19,12 @@ describe("Evaluate.run", () => {
       expect(again.returns).toEqual(report.returns)
       const sampled = yield* Evaluate.run(agent, make("CartPole-v1"), { episodes: 5, seed: 10, greedy: false })
       expect(sampled.returns.length).toBe(5)
+      expect(sampled.returns).toEqual(sampled.lengths)
+      expect(sampled.meanLength).toBeCloseTo(sampled.lengths.reduce((x, y) => x + y, 0) / 5, 12)
+      // sampling is seeded too: the same seed replays the same episodes, another seed gives other ones
+      expect((yield* Evaluate.run(agent, make("CartPole-v1"), { episodes: 5, seed: 10, greedy: false })).returns).toEqual(sampled.returns)
+      const other = yield* Evaluate.run(agent, make("CartPole-v1"), { episodes: 5, seed: 11, greedy: false })
+      expect(other.returns).not.toEqual(sampled.returns)
     }))
 
   it.effect("a trained policy scores higher than an untrained one", () =>

@@ -98,6 +98,21 @@ describe("Ppo.train", () => {
       expect(aborted.globalStep).toBe(1024)
     }))
 
+  it.effect("targetKl stops an update's epochs once the approximate KL exceeds it (checked after each epoch, as CleanRL)", () =>
+    Effect.gen(function* () {
+      const rows: Array<Metrics.UpdateRow> = []
+      // 2 updates × 4 epochs × 4 minibatches without early stopping
+      const full = yield* Ppo.train(cartPole(), { seed: 2, totalTimesteps: 1024 })
+      expect(full.state.adam.step).toBe(2 * 4 * 4)
+      // a tiny threshold: every update stops after its first epoch (4 minibatches)
+      const early = yield* Ppo.train(cartPole(), { seed: 2, totalTimesteps: 1024, targetKl: 1e-12 }, { onUpdate: (r) => rows.push(r) })
+      expect(early.state.adam.step).toBe(2 * 4)
+      expect(rows.every((r) => r.approxKl! > 1e-12)).toBe(true)
+      // a threshold never reached changes nothing
+      const loose = yield* Ppo.train(cartPole(), { seed: 2, totalTimesteps: 1024, targetKl: 1e9 })
+      expect(Array.from(loose.agent.params)).toEqual(Array.from(full.agent.params))
+    }))
+
   it.effect("fails with NonFiniteValueError instead of spreading NaN", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(Ppo.train(nanEnv(300), { numEnvs: 2, numSteps: 128, totalTimesteps: 4096 }))
