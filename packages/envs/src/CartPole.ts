@@ -12,8 +12,10 @@
  * - State `[x, x_dot, theta, theta_dot]` (m, m/s, rad, rad/s), kept in float64; the observation is a fresh
  *   `Float32Array(4)` rounded from it (`np.array(self.state, dtype=np.float32)`).
  * - Action space `Discrete(2)`: 0 pushes the cart left, 1 pushes it right, with a force of 10 N.
- * - `cos`/`sin` are glibc's bit for bit ({@link Libm}), since NumPy calls the C library and CartPole is chaotic:
- *   with `Math.cos`/`Math.sin` one Gymnasium reference episode in eight drifts apart after 240 steps.
+ * - `cos`/`sin` are correctly rounded ({@link Libm}), since NumPy calls the C library (glibc, correctly rounded on all
+ *   but ~0.3% of these arguments) and CartPole is chaotic: with V8's `Math.cos`/`Math.sin` (about 1% of arguments
+ *   off by an ulp) one Gymnasium reference episode in eight drifts apart after 240 steps; with {@link Libm} all eight
+ *   replay bit for bit. A very long episode may still meet one of glibc's own 1-ulp errors.
  * - Reward 1.0 for every step, including the terminating one (`suttonBartoReward: true`: 0 per step, -1 at
  *   termination, as Gymnasium's `sutton_barto_reward`).
  * - Terminated when |x| > 2.4 or |theta| > 12 degrees; `make("CartPole-v1")` adds `TimeLimit(500)`.
