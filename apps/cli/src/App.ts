@@ -5,6 +5,7 @@
 import { Command } from "effect/cli"
 import { benchCommand } from "./commands/Bench.js"
 import { evalCommand } from "./commands/Eval.js"
+import { gamesCommand } from "./commands/Games.js"
 import { sokobanCommand } from "./commands/Sokoban.js"
 import { startCommand } from "./commands/Start.js"
 import { trainCommand } from "./commands/Train.js"
@@ -12,7 +13,7 @@ import { trainCommand } from "./commands/Train.js"
 /** The root command with every subcommand. */
 export const app = Command.make("autodidact").pipe(
   Command.withDescription("Autodidact: agents that learn from experience"),
-  Command.withSubcommands([startCommand, trainCommand, evalCommand, sokobanCommand, benchCommand])
+  Command.withSubcommands([startCommand, trainCommand, evalCommand, sokobanCommand, gamesCommand, benchCommand])
 )
 
 /** The CLI's version (the app is private; this is what `--version` prints). */

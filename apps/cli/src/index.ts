@@ -5,6 +5,7 @@
 export { app, version } from "./App.js"
 export { benchCommand } from "./commands/Bench.js"
 export { evalCommand, evaluate } from "./commands/Eval.js"
+export { gamesCommand } from "./commands/Games.js"
 export { sokobanCommand, solveAndReport } from "./commands/Sokoban.js"
 export { startCommand } from "./commands/Start.js"
 export { train, trainCommand } from "./commands/Train.js"

@@ -137,4 +137,25 @@ describe("autodidact CLI", () => {
     }
     expect(rows[2]!["numEnvs"]).toBe(64)
   })
+
+  it("games solve: 300 CFR iterations on Kuhn poker give player 0 a value within 1e-3 of -1/18", () => {
+    const r = cli("games", "solve", "--game", "kuhn_poker", "--algo", "cfr", "--iterations", "300", "--report-every", "100", "--json")
+    expect(r.code, r.stderr).toBe(0)
+    const rows = r.json()
+    expect(rows.filter((row) => row["kind"] === "report").map((row) => row["iteration"])).toEqual([100, 200, 300])
+    const summary = rows.at(-1)!
+    expect(summary).toMatchObject({ kind: "summary", game: "kuhn_poker", algo: "cfr", iteration: 300 })
+    const value = summary["gameValue"] as Array<number>
+    expect(Math.abs(value[0]! + 1 / 18)).toBeLessThan(1e-3)
+    expect(value[0]! + value[1]!).toBeCloseTo(0, 12)
+    const reports = rows.filter((row) => row["kind"] === "report").map((row) => row["nashConv"] as number)
+    expect(reports[2]!).toBeLessThan(reports[0]!)
+  })
+
+  it("games solve names an unknown game and lists the known ones", () => {
+    const r = cli("games", "solve", "--game", "chess", "--json")
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain("UnknownGameError")
+    expect(r.stderr).toContain("leduc_poker")
+  })
 })

@@ -1,0 +1,310 @@
+/**
+ * Counterfactual regret minimization on a compiled game tree: vanilla CFR, CFR+, Linear CFR and Discounted CFR.
+ *
+ * **When to use**: to approximate a Nash equilibrium of a 2-player zero-sum game (or a coarse correlated
+ * equilibrium of a general one) whose tree fits in memory (Kuhn, Leduc, small custom games). For trees too big to
+ * traverse every iteration use `Mccfr`.
+ *
+ * **Details** — one iteration `t` (OpenSpiel's `cfr.py` / `discounted_cfr.py` semantics, so curves match):
+ * 1. For each player `p` in turn (alternating updates, the default, as OpenSpiel's `CFRSolver`; or all at once with
+ *    `alternatingUpdates: false`, as in Zinkevich et al.), walk the tree under the current policy σᵗ and, at each
+ *    of `p`'s histories `h`, add the counterfactual regret `π₋ₚ(h) · (v(h·a) − v(h))` to `R(I, a)` and the
+ *    reach-weighted policy `wₜ · πₚ(h) · σᵗ(I, a)` to the cumulative policy `C(I, a)`.
+ * 2. Then transform `p`'s regrets and recompute σ by regret matching, `σ(I, a) ∝ max(R(I, a), 0)` (uniform when no
+ *    regret is positive), before the next player's walk.
+ *
+ * | variant | regret transform after the walk | average weight `wₜ` |
+ * |---|---|---|
+ * | `cfr` (Zinkevich et al. 2007) | none | 1 |
+ * | `cfr+` (Tammelin 2014) | `R ← max(R, 0)` (regret matching+) | `max(t − delay, 0)` (delay 0 as OpenSpiel) |
+ * | `lcfr` (Brown & Sandholm 2019) | `R ← R · t/(t+1)` | `t` |
+ * | `dcfr` α, β, γ (Brown & Sandholm 2019; 1.5, 0, 2) | `R ≥ 0: R · tᵅ/(tᵅ+1)`, `R < 0: R · tᵝ/(tᵝ+1)` | `tᵞ` |
+ *
+ * The average policy `C(I, ·) / Σ C(I, ·)` (uniform where `Σ C = 0`) converges to an equilibrium; the current
+ * policy σ need not.
+ *
+ * - Subtrees that no player reaches are skipped (their contribution is exactly zero), as OpenSpiel does.
+ * - Iterations allocate nothing: regrets, cumulative policy and σ are `Float64Array`s over the tree's slots.
+ *
+ * **Gotchas**
+ * - OpenSpiel's `CFRSolver` uses alternating updates; pass `alternatingUpdates: false` for the paper's simultaneous
+ *   updates (slower convergence, about 2× fewer tree walks per iteration).
+ * - OpenSpiel's CFR+ has no averaging delay; Tammelin et al. (2015) use `delay` > 0 for speed. Default 0.
+ *
+ * @example
+ * ```ts
+ * import { Cfr, GameTree } from "@autodidact/games"
+ * import { KuhnPoker } from "@autodidact/envs"
+ * const solver = Cfr.make(GameTree.compile(KuhnPoker.make()), { variant: "cfr+" })
+ * solver.run(200)
+ * solver.averagePolicy().actionProbabilities("0") // Jack: mostly pass
+ * ```
+ * @see Zinkevich, Johanson, Bowling, Piccione, "Regret Minimization in Games with Incomplete Information", NIPS 2007
+ * @see Tammelin, "Solving Large Imperfect Information Games Using CFR+", arXiv:1407.5042 (2014)
+ * @see Brown, Sandholm, "Solving Imperfect-Information Games via Discounted Regret Minimization", AAAI 2019,
+ *   arXiv:1809.04040
+ * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/cfr.py
+ * @category solvers
+ * @since 0.1.0
+ */
+import { CHANCE_NODE, type GameTree, TERMINAL_NODE } from "./GameTree.js"
+import * as TabularPolicy from "./TabularPolicy.js"
+
+/** The CFR variants. */
+export type Variant = "cfr" | "cfr+" | "lcfr" | "dcfr"
+export const variants: ReadonlyArray<Variant> = ["cfr", "cfr+", "lcfr", "dcfr"]
+
+/** Options of {@link make}; defaults are OpenSpiel's. */
+export interface Options {
+  /** Default `"cfr"`. */
+  readonly variant?: Variant | undefined
+  /** Update players one after another within an iteration (default `true`, as OpenSpiel). */
+  readonly alternatingUpdates?: boolean | undefined
+  /** DCFR discount of positive regrets (default 1.5; 1 for `lcfr`). */
+  readonly alpha?: number | undefined
+  /** DCFR discount of negative regrets (default 0; 1 for `lcfr`). */
+  readonly beta?: number | undefined
+  /** DCFR average-policy weight exponent (default 2; 1 for `lcfr`). */
+  readonly gamma?: number | undefined
+  /** CFR+ averaging delay `d`: iteration `t` is weighted `max(t − d, 0)` (default 0). */
+  readonly averagingDelay?: number | undefined
+}
+
+/** The solver's mutable state: everything a checkpoint needs (σ is recomputed from the regrets). */
+export interface CfrState {
+  iteration: number
+  readonly regrets: Float64Array
+  readonly cumulativePolicy: Float64Array
+}
+
+/** A CFR-family solver on one compiled tree. */
+export interface CfrSolver {
+  readonly tree: GameTree
+  readonly variant: Variant
+  readonly options: Required<{ [K in keyof Options]: NonNullable<Options[K]> }>
+  readonly state: CfrState
+  /** The current policy σ (per slot; recomputed after every player's update). */
+  readonly strategy: Float64Array
+  /** Run one iteration. */
+  step(): void
+  /** Run `n` iterations. */
+  run(n: number): void
+  /** Average policy per slot (into `out` when given). */
+  averageProbabilities(out?: Float64Array): Float64Array
+  averagePolicy(): TabularPolicy.TabularPolicy
+  currentPolicy(): TabularPolicy.TabularPolicy
+}
+
+/** Make a solver on `tree` (fresh state, or `state` to resume; its arrays are used in place). */
+export const make = (tree: GameTree, options: Options = {}, state?: CfrState): CfrSolver => {
+  const variant = options.variant ?? "cfr"
+  const lin = variant === "lcfr"
+  const opts = {
+    variant,
+    alternatingUpdates: options.alternatingUpdates ?? true,
+    alpha: options.alpha ?? (lin ? 1 : 1.5),
+    beta: options.beta ?? (lin ? 1 : 0),
+    gamma: options.gamma ?? (lin ? 1 : 2),
+    averagingDelay: options.averagingDelay ?? 0
+  }
+  const st: CfrState = state ?? {
+    iteration: 0,
+    regrets: new Float64Array(tree.numSlots),
+    cumulativePolicy: new Float64Array(tree.numSlots)
+  }
+  const { nodeKind, nodePlayer, nodeInfo, edgeStart, edgeChild, edgeProb, infoOffset, utilities } = tree
+  const np = tree.numPlayers
+  const regrets = st.regrets
+  const cum = st.cumulativePolicy
+  const strategy = new Float64Array(tree.numSlots)
+  const childValue = new Float64Array(edgeChild.length)
+  const reachBuf = new Float64Array((tree.maxDepth + 2) * np)
+  const valueBuf = new Float64Array(tree.numNodes * np)
+  const discounted = variant === "lcfr" || variant === "dcfr"
+  const plus = variant === "cfr+"
+
+  // Per-iteration values read by the walks.
+  let p = 0
+  let weight = 1
+
+  /** Regret matching of the info states in `infos` (all when undefined). */
+  const regretMatching = (infos: Int32Array | undefined) => {
+    const count = infos === undefined ? tree.numInfoStates : infos.length
+    for (let j = 0; j < count; j++) {
+      const i = infos === undefined ? j : infos[j]!
+      const s0 = infoOffset[i]!
+      const s1 = infoOffset[i + 1]!
+      let sumPos = 0
+      for (let s = s0; s < s1; s++) {
+        const r = regrets[s]!
+        if (r > 0) sumPos += r
+      }
+      if (sumPos > 0) {
+        for (let s = s0; s < s1; s++) {
+          const r = regrets[s]!
+          strategy[s] = (r > 0 ? r : 0) / sumPos
+        }
+      } else {
+        const u = 1 / (s1 - s0)
+        for (let s = s0; s < s1; s++) strategy[s] = u
+      }
+    }
+  }
+
+  /** Accumulate the average policy at a slot (operation order as OpenSpiel's per variant). */
+  const addAverage = (s: number, reach: number, prob: number) => {
+    if (plus) cum[s] += weight * reach * prob
+    else if (discounted) cum[s] += reach * prob * weight
+    else cum[s] += reach * prob
+  }
+
+  /** Alternating-update walk for player `p`; returns `p`'s value. */
+  const walk = (n: number, reachP: number, reachOpp: number, reachChance: number): number => {
+    const k = nodeKind[n]!
+    if (k === TERMINAL_NODE) return utilities[n * np + p]!
+    const e0 = edgeStart[n]!
+    const e1 = edgeStart[n + 1]!
+    let v = 0
+    if (k === CHANCE_NODE) {
+      for (let e = e0; e < e1; e++) {
+        const pr = edgeProb[e]!
+        v += pr * walk(edgeChild[e]!, reachP, reachOpp, reachChance * pr)
+      }
+      return v
+    }
+    if (reachP === 0 && reachOpp === 0) return 0
+    const off = infoOffset[nodeInfo[n]!]! - e0
+    if (nodePlayer[n] !== p) {
+      for (let e = e0; e < e1; e++) {
+        const s = strategy[off + e]!
+        v += s * walk(edgeChild[e]!, reachP, reachOpp * s, reachChance)
+      }
+      return v
+    }
+    for (let e = e0; e < e1; e++) {
+      const s = strategy[off + e]!
+      const cv = walk(edgeChild[e]!, reachP * s, reachOpp, reachChance)
+      childValue[e] = cv
+      v += s * cv
+    }
+    const cf = reachOpp * reachChance
+    for (let e = e0; e < e1; e++) {
+      regrets[off + e] += cf * (childValue[e]! - v)
+      addAverage(off + e, reachP, strategy[off + e]!)
+    }
+    return v
+  }
+
+  /** Simultaneous-update walk: values of all players into `valueBuf[n * np ..]`, reaches at `reachBuf[d * np ..]`. */
+  const walkAll = (n: number, d: number, reachChance: number): void => {
+    const k = nodeKind[n]!
+    const base = n * np
+    if (k === TERMINAL_NODE) {
+      for (let i = 0; i < np; i++) valueBuf[base + i] = utilities[base + i]!
+      return
+    }
+    for (let i = 0; i < np; i++) valueBuf[base + i] = 0
+    const e0 = edgeStart[n]!
+    const e1 = edgeStart[n + 1]!
+    const r0 = d * np
+    const r1 = r0 + np
+    if (k === CHANCE_NODE) {
+      for (let e = e0; e < e1; e++) {
+        const pr = edgeProb[e]!
+        const c = edgeChild[e]!
+        for (let i = 0; i < np; i++) reachBuf[r1 + i] = reachBuf[r0 + i]!
+        walkAll(c, d + 1, reachChance * pr)
+        for (let i = 0; i < np; i++) valueBuf[base + i] += pr * valueBuf[c * np + i]!
+      }
+      return
+    }
+    let anyReach = false
+    for (let i = 0; i < np; i++) if (reachBuf[r0 + i] !== 0) anyReach = true
+    if (!anyReach) return
+    const q = nodePlayer[n]!
+    const off = infoOffset[nodeInfo[n]!]! - e0
+    for (let e = e0; e < e1; e++) {
+      const s = strategy[off + e]!
+      const c = edgeChild[e]!
+      for (let i = 0; i < np; i++) reachBuf[r1 + i] = reachBuf[r0 + i]!
+      reachBuf[r1 + q] *= s
+      walkAll(c, d + 1, reachChance)
+      for (let i = 0; i < np; i++) valueBuf[base + i] += s * valueBuf[c * np + i]!
+    }
+    let cf = 1
+    for (let i = 0; i < np; i++) if (i !== q) cf *= reachBuf[r0 + i]!
+    cf *= reachChance
+    const vq = valueBuf[base + q]!
+    const reachQ = reachBuf[r0 + q]!
+    for (let e = e0; e < e1; e++) {
+      regrets[off + e] += cf * (valueBuf[edgeChild[e]! * np + q]! - vq)
+      addAverage(off + e, reachQ, strategy[off + e]!)
+    }
+  }
+
+  /** Regret transform of the info states in `infos` (all when undefined) after a walk. */
+  const transform = (infos: Int32Array | undefined, t: number) => {
+    if (plus) {
+      // OpenSpiel's `_apply_regret_matching_plus_reset` floors every info state's regrets.
+      for (let s = 0; s < tree.numSlots; s++) if (regrets[s]! < 0) regrets[s] = 0
+      return
+    }
+    if (!discounted) return
+    const ta = Math.pow(t, opts.alpha)
+    const tb = Math.pow(t, opts.beta)
+    const fa = ta / (ta + 1)
+    const fb = tb / (tb + 1)
+    const count = infos === undefined ? tree.numInfoStates : infos.length
+    for (let j = 0; j < count; j++) {
+      const i = infos === undefined ? j : infos[j]!
+      for (let s = infoOffset[i]!; s < infoOffset[i + 1]!; s++) regrets[s] *= regrets[s]! >= 0 ? fa : fb
+    }
+  }
+
+  const step = () => {
+    st.iteration += 1
+    const t = st.iteration
+    weight = plus ? Math.max(t - opts.averagingDelay, 0) : discounted ? Math.pow(t, opts.gamma) : 1
+    if (opts.alternatingUpdates) {
+      for (p = 0; p < np; p++) {
+        walk(0, 1, 1, 1)
+        const mine = tree.playerInfoStates[p]!
+        transform(mine, t)
+        regretMatching(mine)
+      }
+    } else {
+      for (let i = 0; i < np; i++) reachBuf[i] = 1
+      walkAll(0, 0, 1)
+      transform(undefined, t)
+      regretMatching(undefined)
+    }
+  }
+
+  const averageProbabilities = (out: Float64Array = new Float64Array(tree.numSlots)): Float64Array => {
+    for (let i = 0; i < tree.numInfoStates; i++) {
+      const s0 = infoOffset[i]!
+      const s1 = infoOffset[i + 1]!
+      let sum = 0
+      for (let s = s0; s < s1; s++) sum += cum[s]!
+      if (sum === 0) for (let s = s0; s < s1; s++) out[s] = 1 / (s1 - s0)
+      else for (let s = s0; s < s1; s++) out[s] = cum[s]! / sum
+    }
+    return out
+  }
+
+  regretMatching(undefined)
+  return {
+    tree,
+    variant,
+    options: opts,
+    state: st,
+    strategy,
+    step,
+    run: (n) => {
+      for (let k = 0; k < n; k++) step()
+    },
+    averageProbabilities,
+    averagePolicy: () => TabularPolicy.fromTree(tree, averageProbabilities()),
+    currentPolicy: () => TabularPolicy.fromTree(tree, strategy)
+  }
+}

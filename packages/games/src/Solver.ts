@@ -1,0 +1,438 @@
+/**
+ * Run any solver of this package as an interruptible Effect program that reports NashConv as it goes, and save or
+ * resume its state.
+ *
+ * **When to use**: from the CLI or any long-running job: `solve` returns the average policy and the reports,
+ * `stream` emits the reports as a `Stream`; {@link saveState} / {@link loadState} checkpoint a run.
+ *
+ * **Details**
+ * - Algorithms: `cfr`, `cfr+`, `lcfr`, `dcfr` (`Cfr`), `es-mccfr`, `os-mccfr` (`Mccfr`).
+ * - `iterations` is the number of iterations this call runs (on top of a resumed state's). A {@link Progress} report
+ *   (`iteration`, `nashConv` and `exploitability` of the average policy, `elapsedSeconds` of this call) is made
+ *   every `reportEvery` iterations and after the last one.
+ * - Iterations run in slices of about 20 ms with `Effect.yieldNow` between them, so fibers interleave and an
+ *   interrupt takes effect within a slice. Slicing never changes the numbers.
+ * - A {@link SolverState} holds the iteration, regrets, cumulative policy and (MCCFR) generator state; resuming from
+ *   it continues bit for bit: `N` iterations equal `k` iterations, save, load, `N − k` more.
+ * - State files are JSON (`format: "autodidact.solver-state"`, `version: 1`) with the arrays as base64 of
+ *   little-endian float64 (exact, `-0` included), written atomically (temp file, fsync, rename, fsync directory)
+ *   and validated on load with `Schema`; a file for another game or tree shape is rejected.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Solver } from "@autodidact/games"
+ * import { loadGame } from "@autodidact/envs"
+ * const result = await Effect.runPromise(
+ *   Solver.solve(loadGame("kuhn_poker"), { algo: "cfr+", iterations: 200, reportEvery: 50 }, {
+ *     onReport: (p) => Effect.log(`${p.iteration}: NashConv ${p.nashConv}`)
+ *   })
+ * )
+ * result.nashConv // < 1e-3
+ * ```
+ * @category solvers
+ * @since 0.1.0
+ */
+import { InvalidOptionError, Rng, RngState } from "@autodidact/core"
+import { Effect, Schema, Stream } from "effect"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as Cfr from "./Cfr.js"
+import { CorruptedSolverStateError, SolverStateWriteError, UnknownAlgorithmError } from "./Errors.js"
+import * as Exploitability from "./Exploitability.js"
+import type { Game } from "./GameLike.js"
+import { compile, type GameTree } from "./GameTree.js"
+import * as Mccfr from "./Mccfr.js"
+import type * as TabularPolicy from "./TabularPolicy.js"
+
+/** Algorithm names accepted by {@link solve}. */
+export type Algorithm = "cfr" | "cfr+" | "lcfr" | "dcfr" | "es-mccfr" | "os-mccfr"
+export const algorithms: ReadonlyArray<Algorithm> = ["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"]
+
+/** Options of {@link solve}. */
+export interface Options {
+  /** One of {@link algorithms}. */
+  readonly algo: string
+  /** Iterations to run in this call (a positive integer). */
+  readonly iterations: number
+  /** Report every this many iterations (default `max(1, floor(iterations / 10))`). */
+  readonly reportEvery?: number | undefined
+  /** MCCFR seed (default 0). */
+  readonly seed?: number | undefined
+  /** CFR family: alternating updates (default true, as OpenSpiel). */
+  readonly alternatingUpdates?: boolean | undefined
+  /** DCFR α, β, γ (defaults 1.5, 0, 2). */
+  readonly alpha?: number | undefined
+  readonly beta?: number | undefined
+  readonly gamma?: number | undefined
+  /** CFR+ averaging delay (default 0). */
+  readonly averagingDelay?: number | undefined
+  /** Outcome-sampling exploration (default 0.6). */
+  readonly explorationEpsilon?: number | undefined
+  /** Continue from this state (same game and algorithm). */
+  readonly resume?: SolverState | undefined
+  /** Stop early once NashConv at a report is at most this (default: never). */
+  readonly targetNashConv?: number | undefined
+}
+
+/** One progress report. */
+export interface Progress {
+  readonly iteration: number
+  readonly nashConv: number
+  readonly exploitability: number
+  readonly elapsedSeconds: number
+}
+
+/** A solver's complete state. */
+export interface SolverState {
+  readonly game: string
+  readonly algo: Algorithm
+  readonly numInfoStates: number
+  readonly numSlots: number
+  readonly iteration: number
+  readonly regrets: Float64Array
+  readonly cumulativePolicy: Float64Array
+  /** MCCFR generator state. */
+  readonly rng?: RngState | undefined
+}
+
+/** What {@link solve} returns. */
+export interface Result {
+  readonly algo: Algorithm
+  readonly iteration: number
+  readonly nashConv: number
+  readonly exploitability: number
+  readonly elapsedSeconds: number
+  /** The average policy. */
+  readonly policy: TabularPolicy.TabularPolicy
+  readonly reports: ReadonlyArray<Progress>
+  readonly state: SolverState
+}
+
+/** A prepared run: compiled tree and solver, advanced by {@link advance}. */
+export interface Session {
+  readonly algo: Algorithm
+  readonly tree: GameTree
+  readonly iterations: number
+  readonly reportEvery: number
+  readonly targetNashConv: number
+  readonly startIteration: number
+  readonly startTime: number
+  iteration(): number
+  step(): void
+  averageProbabilities(out?: Float64Array): Float64Array
+  averagePolicy(): TabularPolicy.TabularPolicy
+  state(): SolverState
+  readonly workspace: Exploitability.Workspace
+  readonly average: Float64Array
+}
+
+const isAlgorithm = (s: string): s is Algorithm => (algorithms as ReadonlyArray<string>).includes(s)
+
+const checkNumber = (option: string, value: unknown, ok: (x: number) => boolean, reason: string) =>
+  value === undefined || (typeof value === "number" && ok(value))
+    ? Effect.void
+    : Effect.fail(new InvalidOptionError({ option, value, reason }))
+
+/** Validate `options`, compile `game` and build the solver. */
+export const make = (game: Game, options: Options): Effect.Effect<Session, UnknownAlgorithmError | InvalidOptionError> =>
+  Effect.gen(function*() {
+    const algo = options.algo
+    if (!isAlgorithm(algo)) return yield* Effect.fail(new UnknownAlgorithmError({ algo, known: [...algorithms] }))
+    const posInt = (x: number) => Number.isSafeInteger(x) && x > 0
+    yield* checkNumber("iterations", options.iterations, posInt, "expected a positive integer")
+    if (options.iterations === undefined) {
+      return yield* Effect.fail(new InvalidOptionError({ option: "iterations", value: undefined, reason: "expected a positive integer" }))
+    }
+    yield* checkNumber("reportEvery", options.reportEvery, posInt, "expected a positive integer")
+    yield* checkNumber("seed", options.seed, (x) => Number.isSafeInteger(x) && x >= 0, "expected a non-negative safe integer")
+    yield* checkNumber("explorationEpsilon", options.explorationEpsilon, (x) => x > 0 && x <= 1, "expected a number in (0, 1]")
+    yield* checkNumber("averagingDelay", options.averagingDelay, (x) => Number.isInteger(x) && x >= 0, "expected a non-negative integer")
+    for (const k of ["alpha", "beta", "gamma"] as const) {
+      yield* checkNumber(k, options[k], Number.isFinite, "expected a finite number")
+    }
+    yield* checkNumber("targetNashConv", options.targetNashConv, (x) => x >= 0, "expected a non-negative number")
+    const tree = compile(game)
+    const resume = options.resume
+    if (resume !== undefined) {
+      const reason = resume.algo !== algo
+        ? `was made by ${resume.algo}, not ${algo}`
+        : resume.game !== tree.gameName || resume.numInfoStates !== tree.numInfoStates || resume.numSlots !== tree.numSlots
+        ? `was made for ${resume.game} (${resume.numInfoStates} info states), not ${tree.gameName} (${tree.numInfoStates})`
+        : undefined
+      if (reason !== undefined) return yield* Effect.fail(new InvalidOptionError({ option: "resume", value: resume.game, reason }))
+    }
+    const startIteration = resume?.iteration ?? 0
+    const common = {
+      algo,
+      tree,
+      iterations: options.iterations,
+      reportEvery: options.reportEvery ?? Math.max(1, Math.floor(options.iterations / 10)),
+      targetNashConv: options.targetNashConv ?? -1,
+      startIteration,
+      startTime: performance.now(),
+      workspace: Exploitability.workspace(tree),
+      average: new Float64Array(tree.numSlots)
+    }
+    const copy = (a: Float64Array) => Float64Array.from(a)
+    if (algo === "es-mccfr" || algo === "os-mccfr") {
+      const sampling = algo === "es-mccfr" ? "es" : "os"
+      const st: Mccfr.MccfrState | undefined = resume === undefined ? undefined : {
+        iteration: resume.iteration,
+        regrets: copy(resume.regrets),
+        cumulativePolicy: copy(resume.cumulativePolicy),
+        rng: resume.rng === undefined ? Rng.make(options.seed ?? 0) : Rng.fromState(resume.rng)
+      }
+      const solver = Mccfr.make(tree, { sampling, seed: options.seed, explorationEpsilon: options.explorationEpsilon }, st)
+      return {
+        ...common,
+        iteration: () => solver.state.iteration,
+        step: solver.step,
+        averageProbabilities: solver.averageProbabilities,
+        averagePolicy: solver.averagePolicy,
+        state: () => ({
+          game: tree.gameName,
+          algo,
+          numInfoStates: tree.numInfoStates,
+          numSlots: tree.numSlots,
+          iteration: solver.state.iteration,
+          regrets: copy(solver.state.regrets),
+          cumulativePolicy: copy(solver.state.cumulativePolicy),
+          rng: solver.state.rng.getState()
+        })
+      }
+    }
+    const st: Cfr.CfrState | undefined = resume === undefined ? undefined : {
+      iteration: resume.iteration,
+      regrets: copy(resume.regrets),
+      cumulativePolicy: copy(resume.cumulativePolicy)
+    }
+    const solver = Cfr.make(tree, {
+      variant: algo,
+      alternatingUpdates: options.alternatingUpdates,
+      alpha: options.alpha,
+      beta: options.beta,
+      gamma: options.gamma,
+      averagingDelay: options.averagingDelay
+    }, st)
+    return {
+      ...common,
+      iteration: () => solver.state.iteration,
+      step: solver.step,
+      averageProbabilities: solver.averageProbabilities,
+      averagePolicy: solver.averagePolicy,
+      state: () => ({
+        game: tree.gameName,
+        algo,
+        numInfoStates: tree.numInfoStates,
+        numSlots: tree.numSlots,
+        iteration: solver.state.iteration,
+        regrets: copy(solver.state.regrets),
+        cumulativePolicy: copy(solver.state.cumulativePolicy)
+      })
+    }
+  })
+
+const SLICE_MS = 20
+
+/**
+ * Run `session` up to its next report point (yielding to the runtime every ~20 ms) and report; `undefined` once
+ * all iterations ran or the NashConv target was met.
+ */
+export const advance = (session: Session): Effect.Effect<Progress | undefined> =>
+  Effect.gen(function*() {
+    const end = session.startIteration + session.iterations
+    const now = session.iteration()
+    if (now >= end) return undefined
+    const target = Math.min(end, session.startIteration + (Math.floor((now - session.startIteration) / session.reportEvery) + 1) * session.reportEvery)
+    while (session.iteration() < target) {
+      const sliceStart = performance.now()
+      while (session.iteration() < target && performance.now() - sliceStart < SLICE_MS) session.step()
+      yield* Effect.yieldNow
+    }
+    const r = Exploitability.reportOnTree(session.tree, session.averageProbabilities(session.average), session.workspace)
+    return {
+      iteration: session.iteration(),
+      nashConv: r.nashConv,
+      exploitability: r.exploitability,
+      elapsedSeconds: (performance.now() - session.startTime) / 1000
+    }
+  })
+
+const done = (session: Session, p: Progress) => p.nashConv <= session.targetNashConv
+
+/** The progress reports of a run as a stream (it ends after the last iteration or once the target is met). */
+export const stream = (game: Game, options: Options): Stream.Stream<Progress, UnknownAlgorithmError | InvalidOptionError> =>
+  Stream.unwrap(
+    Effect.map(make(game, options), (session) =>
+      Stream.unfold(false, (stop: boolean) =>
+        stop
+          ? Effect.succeed(undefined)
+          : Effect.map(advance(session), (p) => (p === undefined ? undefined : ([p, done(session, p)] as const)))
+      ))
+  )
+
+/** Hooks of {@link solve}. */
+export interface Hooks {
+  /** Called with every report (an Effect to run, or a plain callback). */
+  readonly onReport?: ((progress: Progress) => Effect.Effect<void> | void) | undefined
+}
+
+/** Run a solver to completion (interruptible between slices); returns the average policy, reports and state. */
+export const solve = (
+  game: Game,
+  options: Options,
+  hooks: Hooks = {}
+): Effect.Effect<Result, UnknownAlgorithmError | InvalidOptionError> =>
+  Effect.gen(function*() {
+    const session = yield* make(game, options)
+    const reports: Array<Progress> = []
+    while (true) {
+      const p = yield* advance(session)
+      if (p === undefined) break
+      reports.push(p)
+      if (hooks.onReport !== undefined) {
+        const out = hooks.onReport(p)
+        if (Effect.isEffect(out)) yield* out
+      }
+      if (done(session, p)) break
+    }
+    const last = reports[reports.length - 1]!
+    return {
+      algo: session.algo,
+      iteration: session.iteration(),
+      nashConv: last.nashConv,
+      exploitability: last.exploitability,
+      elapsedSeconds: last.elapsedSeconds,
+      policy: session.averagePolicy(),
+      reports,
+      state: session.state()
+    }
+  })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Persistence
+
+export const FORMAT = "autodidact.solver-state"
+export const VERSION = 1
+
+/** The JSON document of a {@link SolverState}. */
+export const SolverStateJson = Schema.Struct({
+  format: Schema.Literal(FORMAT),
+  version: Schema.Literal(VERSION),
+  game: Schema.String,
+  algo: Schema.Literals(["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"]),
+  numInfoStates: Schema.Number,
+  numSlots: Schema.Number,
+  iteration: Schema.Number,
+  /** Base64 of little-endian float64 values. */
+  regrets: Schema.String,
+  cumulativePolicy: Schema.String,
+  rng: Schema.optional(RngState)
+})
+export type SolverStateJson = typeof SolverStateJson.Type
+
+const encodeF64 = (a: Float64Array): string => {
+  const view = new DataView(new ArrayBuffer(a.length * 8))
+  for (let i = 0; i < a.length; i++) view.setFloat64(i * 8, a[i]!, true)
+  return Buffer.from(view.buffer).toString("base64")
+}
+
+const decodeF64 = (s: string, n: number): Float64Array | undefined => {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) return undefined
+  const bytes = Buffer.from(s, "base64")
+  if (bytes.length !== n * 8) return undefined
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const out = new Float64Array(n)
+  for (let i = 0; i < n; i++) out[i] = view.getFloat64(i * 8, true)
+  return out
+}
+
+/** The JSON document of `state`. */
+export const toJson = (state: SolverState): SolverStateJson => ({
+  format: FORMAT,
+  version: VERSION,
+  game: state.game,
+  algo: state.algo,
+  numInfoStates: state.numInfoStates,
+  numSlots: state.numSlots,
+  iteration: state.iteration,
+  regrets: encodeF64(state.regrets),
+  cumulativePolicy: encodeF64(state.cumulativePolicy),
+  ...(state.rng === undefined ? {} : { rng: state.rng })
+})
+
+/** Decode and check a state document (`path` names the source in errors). */
+export const fromJson = (json: unknown, path = "<json>"): Effect.Effect<SolverState, CorruptedSolverStateError> =>
+  Effect.gen(function*() {
+    const doc = yield* Schema.decodeUnknownEffect(SolverStateJson)(json).pipe(
+      Effect.mapError((e) => new CorruptedSolverStateError({ path, reason: e.message }))
+    )
+    const fail = (reason: string) => Effect.fail(new CorruptedSolverStateError({ path, reason }))
+    if (!Number.isSafeInteger(doc.numSlots) || doc.numSlots < 0) return yield* fail(`bad numSlots ${doc.numSlots}`)
+    if (!Number.isSafeInteger(doc.iteration) || doc.iteration < 0) return yield* fail(`bad iteration ${doc.iteration}`)
+    const regrets = decodeF64(doc.regrets, doc.numSlots)
+    const cumulativePolicy = decodeF64(doc.cumulativePolicy, doc.numSlots)
+    if (regrets === undefined) return yield* fail(`regrets are not ${doc.numSlots} base64 float64 values`)
+    if (cumulativePolicy === undefined) return yield* fail(`cumulativePolicy is not ${doc.numSlots} base64 float64 values`)
+    if ((doc.algo === "es-mccfr" || doc.algo === "os-mccfr") && doc.rng === undefined) return yield* fail("MCCFR state without rng")
+    return {
+      game: doc.game,
+      algo: doc.algo,
+      numInfoStates: doc.numInfoStates,
+      numSlots: doc.numSlots,
+      iteration: doc.iteration,
+      regrets,
+      cumulativePolicy,
+      rng: doc.rng
+    }
+  })
+
+/** Write `state` to `path` atomically (temp file in the same directory, fsync, rename, fsync the directory). */
+export const saveState = (path: string, state: SolverState): Effect.Effect<void, SolverStateWriteError> =>
+  Effect.try({
+    try: () => {
+      const text = JSON.stringify(toJson(state))
+      const dir = nodePath.dirname(path)
+      fs.mkdirSync(dir, { recursive: true })
+      const tmp = nodePath.join(dir, `.${nodePath.basename(path)}.${process.pid}.${Date.now()}.tmp`)
+      try {
+        const fd = fs.openSync(tmp, "w")
+        try {
+          fs.writeSync(fd, text)
+          fs.fsyncSync(fd)
+        } finally {
+          fs.closeSync(fd)
+        }
+        fs.renameSync(tmp, path)
+      } catch (e) {
+        fs.rmSync(tmp, { force: true })
+        throw e
+      }
+      try {
+        const dfd = fs.openSync(dir, "r")
+        try {
+          fs.fsyncSync(dfd)
+        } finally {
+          fs.closeSync(dfd)
+        }
+      } catch {
+        // directories cannot be fsync'ed on every platform: best effort
+      }
+    },
+    catch: (e) => new SolverStateWriteError({ path, reason: e instanceof Error ? e.message : String(e) })
+  })
+
+/** Read and validate a state file written by {@link saveState}. */
+export const loadState = (path: string): Effect.Effect<SolverState, CorruptedSolverStateError> =>
+  Effect.gen(function*() {
+    const text = yield* Effect.try({
+      try: () => fs.readFileSync(path, "utf8"),
+      catch: (e) => new CorruptedSolverStateError({ path, reason: `cannot read: ${e instanceof Error ? e.message : String(e)}` })
+    })
+    const json = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: (e) => new CorruptedSolverStateError({ path, reason: `not JSON: ${e instanceof Error ? e.message : String(e)}` })
+    })
+    return yield* fromJson(json, path)
+  })
