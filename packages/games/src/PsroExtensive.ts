@@ -1,0 +1,423 @@
+/**
+ * Policy-Space Response Oracles (PSRO) on extensive-form games, with an exact best-response oracle.
+ *
+ * Lanctot, Zambaldi, Gruslys, Lazaridou, Tuyls, Pérolat, Silver, Graepel, "A Unified Game-Theoretic Approach to
+ * Multiagent Reinforcement Learning", NeurIPS 2017 (arXiv:1711.00832); OpenSpiel's `psro_v2` with the exact
+ * best-response oracle. With the Nash meta-solver on a two-player zero-sum game it is the extensive-form double
+ * oracle (McMahan, Gordon and Blum, ICML 2003, over the game's pure strategies).
+ *
+ * **The loop** (one iteration, top to bottom in {@link run}); each player keeps a population of tabular policies
+ * (default start: the uniform policy):
+ * 1. empirical meta-game: a {@link PayoffTensor} with the expected returns of every joint choice of population
+ *    members (one backward pass of the compiled tree each, `BestResponse.expectedReturnsOnTree`; entries are cached,
+ *    so an iteration only evaluates the profiles that involve new members);
+ * 2. meta-strategy: a meta-solver's mixture over each population (`"uniform"`, `"nash"`: the maximin LP for
+ *    two-player zero-sum games, `"prd"`: projected replicator dynamics, or any `MetaSolvers.MetaSolver`);
+ * 3. mixture policy: each player's population mixed by its meta-strategy into one behaviour strategy
+ *    ({@link mixtureOnTree}, reach-weighted per Kuhn's theorem), and its NashConv in the full game;
+ * 4. oracle: each player's exact best response to the others' mixture policies joins its population.
+ * PSRO stops when no best response is new (with the Nash meta-solver the mixture is then a Nash equilibrium of the
+ * full game), when NashConv falls to `tolerance`, or after `iterations`.
+ *
+ * **Mixing behaviour strategies** (Kuhn 1953): the mixture that plays policy `π_k` with probability `w_k` for the
+ * whole game is realization-equivalent to the behaviour strategy
+ * `π(a | I) = Σ_k w_k x_k(I) π_k(a | I) / Σ_k w_k x_k(I)`, where `x_k(I)` is the product of the player's *own*
+ * action probabilities under `π_k` on the path to `I` (its own reach; the same at every history of `I` under perfect
+ * recall). Averaging action probabilities without these weights is not equivalent (OpenSpiel's `PolicyAggregator`
+ * does the same weighting). Where `Σ_k w_k x_k(I) = 0` the state is unreachable under the mixture and the plain
+ * `w`-weighted average is used.
+ *
+ * **Details**
+ * - A best response joins the population only when its value beats every population member's value against the
+ *   others' mixtures by more than `1e-10 × max(1, max |utility|)` (member values are the meta-game action values:
+ *   the mixtures are realization-equivalent to the meta-strategies), so convergence is detected exactly.
+ * - Best responses are deterministic (the first maximal action, as `BestResponse`), uniform at the player's states
+ *   below its own zero-probability choices.
+ * - Perfect recall is assumed (Kuhn's theorem needs it); the games of `@autodidact/envs` have it.
+ * - Between iterations the loop yields to the Effect runtime (interruptible); `onIteration` receives each report
+ *   (return an Effect to do effectful work in the loop).
+ *
+ * @example
+ * ```ts
+ * import { Highs, PsroExtensive } from "@autodidact/games"
+ * import { KuhnPoker } from "@autodidact/envs"
+ * import { Effect } from "effect"
+ * const result = await Effect.runPromise(
+ *   PsroExtensive.run(KuhnPoker.make(), { metaSolver: "nash", iterations: 20, onIteration: (r) => console.log(r.iteration, r.nashConv) })
+ *     .pipe(Effect.provide(Highs.layer))
+ * )
+ * result.stopReason // "converged" after 7 iterations on Kuhn poker; result.final.nashConv ~ 0
+ * ```
+ * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/psro_v2/psro_v2.py
+ * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/policy_aggregator.py
+ * @since 0.1.0
+ */
+import { InvalidOptionError } from "@autodidact/core"
+import { Effect } from "effect"
+import * as BestResponse from "./BestResponse.js"
+import * as Equilibrium from "./Equilibrium.js"
+import type { PolicyMissingInfoStateError } from "./Errors.js"
+import type { Game } from "./GameLike.js"
+import { compile, DECISION_NODE, type GameTree } from "./GameTree.js"
+import type { Highs, LpSolveError } from "./Highs.js"
+import * as MetaSolvers from "./MetaSolvers.js"
+import { type InvalidPayoffTensorError, size, unsafeMake } from "./PayoffTensor.js"
+import type { PayoffTensor } from "./PayoffTensor.js"
+import * as TabularPolicy from "./TabularPolicy.js"
+
+/** One PSRO iteration, as reported to `onIteration` and kept in the history. */
+export interface IterationReport {
+  /** 0-based iteration. */
+  readonly iteration: number
+  /** Population size of each player. */
+  readonly populationSizes: ReadonlyArray<number>
+  /** The empirical meta-game: expected returns of every joint choice of population members. */
+  readonly metaGame: PayoffTensor
+  /** The meta-solver's mixture over each population. */
+  readonly metaStrategies: ReadonlyArray<Float64Array>
+  /** Every player's population mixed by its meta-strategy (reach-weighted behaviour-strategy mixture). */
+  readonly mixture: TabularPolicy.TabularPolicy
+  /** Expected return of each player under `mixture`. */
+  readonly values: ReadonlyArray<number>
+  /** Each player's best-response value against the others' mixtures. */
+  readonly bestResponseValues: ReadonlyArray<number>
+  /** NashConv of `mixture` in the full game: `Σ_p (bestResponseValues[p] − values[p])`. */
+  readonly nashConv: number
+  /** Whether each player's best response was new (added to its population after this iteration). */
+  readonly added: ReadonlyArray<boolean>
+  /** Seconds since the run started. */
+  readonly elapsedSeconds: number
+}
+
+/** Why a run ended. */
+export type StopReason = "converged" | "tolerance" | "iterations"
+
+/** Options of {@link run}. */
+export interface Options {
+  /** `"uniform"`, `"nash"` (two-player constant-sum LP), `"prd"` (projected replicator dynamics) or a custom solver. */
+  readonly metaSolver: "uniform" | "nash" | "prd" | MetaSolvers.MetaSolver
+  /** Options of the `"prd"` meta-solver (OpenSpiel's defaults). */
+  readonly prd?: MetaSolvers.ReplicatorOptions | undefined
+  /** Maximum number of iterations (default 20). */
+  readonly iterations?: number | undefined
+  /** Stop once NashConv <= tolerance (default 0: run until converged or out of iterations). */
+  readonly tolerance?: number | undefined
+  /**
+   * Initial population of each player (one list per player; player `p`'s members are the player-`p` parts of the
+   * given policies). Default: the uniform policy for everyone.
+   */
+  readonly initialPopulations?: ReadonlyArray<ReadonlyArray<TabularPolicy.TabularPolicy>> | undefined
+  /** Called with each iteration's report; may return an Effect. */
+  readonly onIteration?: ((report: IterationReport) => Effect.Effect<void> | void) | undefined
+}
+
+/** The outcome of {@link run}. */
+export interface Result {
+  readonly stopReason: StopReason
+  /** The last iteration's report. */
+  readonly final: IterationReport
+  /** Every iteration's report. */
+  readonly history: ReadonlyArray<IterationReport>
+  /**
+   * Each player's population at the end, in order of addition (player `p`'s member is meaningful on `p`'s
+   * information states; the others' states hold the uniform policy). The last iteration's best responses are
+   * included when the run stopped on `"iterations"`.
+   */
+  readonly populations: ReadonlyArray<ReadonlyArray<TabularPolicy.TabularPolicy>>
+}
+
+/** Errors of {@link run}. */
+export type RunError = InvalidPayoffTensorError | InvalidOptionError | LpSolveError | PolicyMissingInfoStateError
+
+const invalid = (option: string, value: unknown, reason: string) => new InvalidOptionError({ option, value, reason })
+
+/** Check that `weights` are finite, non-negative, `n` of them, with a positive sum; return them normalized. */
+const normalizeWeights = (weights: ArrayLike<number>, n: number): Float64Array | InvalidOptionError => {
+  if (weights.length !== n) return invalid("weights", Array.from(weights), `expected ${n} weights (one per policy), got ${weights.length}`)
+  if (n === 0) return invalid("weights", [], "cannot mix an empty population")
+  let sum = 0
+  for (let k = 0; k < n; k++) {
+    const w = weights[k]!
+    if (!Number.isFinite(w) || w < 0) return invalid("weights", Array.from(weights), `weight ${k} is ${w}: must be finite and non-negative`)
+    sum += w
+  }
+  if (!(sum > 0)) return invalid("weights", Array.from(weights), "weights must have a positive sum")
+  const out = new Float64Array(n)
+  for (let k = 0; k < n; k++) out[k] = weights[k]! / sum
+  return out
+}
+
+/** Check that every row of `probs` (per-slot probabilities on `tree`) is a probability distribution. */
+const checkDistribution = (tree: GameTree, probs: Float64Array, option: string): InvalidOptionError | undefined => {
+  for (let i = 0; i < tree.numInfoStates; i++) {
+    let sum = 0
+    for (let s = tree.infoOffset[i]!; s < tree.infoOffset[i + 1]!; s++) {
+      const p = probs[s]!
+      if (!Number.isFinite(p) || p < 0) return invalid(option, p, `probability at information state ${JSON.stringify(tree.infoKeys[i])} must be finite and non-negative`)
+      sum += p
+    }
+    if (Math.abs(sum - 1) > 1e-9) return invalid(option, sum, `probabilities at information state ${JSON.stringify(tree.infoKeys[i])} sum to ${sum}, not 1`)
+  }
+  return undefined
+}
+
+/**
+ * Own reach of `player` at each of its information states under per-slot probabilities `probs`: the product of
+ * `player`'s action probabilities on the path to the state's first history (the same at all of its histories under
+ * perfect recall). Written to `out[info]` for `player`'s states.
+ */
+export const ownReachOnTree = (
+  tree: GameTree,
+  probs: ArrayLike<number>,
+  player: number,
+  out: Float64Array = new Float64Array(tree.numInfoStates),
+  nodeReach: Float64Array = new Float64Array(tree.numNodes)
+): Float64Array => {
+  const { nodeKind, nodePlayer, nodeInfo, edgeStart, edgeChild, infoOffset, infoNodeStart, infoNodes } = tree
+  nodeReach[0] = 1
+  for (let n = 0; n < tree.numNodes; n++) {
+    const e0 = edgeStart[n]!
+    const e1 = edgeStart[n + 1]!
+    const r = nodeReach[n]!
+    if (nodeKind[n] === DECISION_NODE && nodePlayer[n] === player) {
+      const off = infoOffset[nodeInfo[n]!]! - e0
+      for (let e = e0; e < e1; e++) nodeReach[edgeChild[e]!] = r * probs[off + e]!
+    } else {
+      for (let e = e0; e < e1; e++) nodeReach[edgeChild[e]!] = r
+    }
+  }
+  for (const i of tree.playerInfoStates[player] ?? []) out[i] = nodeReach[infoNodes[infoNodeStart[i]!]!]!
+  return out
+}
+
+/**
+ * The behaviour-strategy mixture of `player`'s policies `members` (per-slot probabilities on `tree`, only `player`'s
+ * slots are read) with weights `weights` (non-negative, summing to 1), written to `player`'s slots of `out` (other
+ * slots untouched): `π(a | I) = Σ_k w_k x_k(I) π_k(a | I) / Σ_k w_k x_k(I)` with `x_k(I)` the own reach of member
+ * `k` (Kuhn's theorem); the plain weighted average where no member with positive weight reaches `I`.
+ * No validation (see {@link mixture}).
+ */
+export const mixtureOnTree = (
+  tree: GameTree,
+  player: number,
+  members: ReadonlyArray<ArrayLike<number>>,
+  weights: ArrayLike<number>,
+  out: Float64Array = new Float64Array(tree.numSlots)
+): Float64Array => {
+  const mine = tree.playerInfoStates[player] ?? new Int32Array(0)
+  const { infoOffset } = tree
+  const num = new Float64Array(tree.numSlots)
+  const den = new Float64Array(tree.numInfoStates)
+  const reach = new Float64Array(tree.numInfoStates)
+  const nodeReach = new Float64Array(tree.numNodes)
+  for (let k = 0; k < members.length; k++) {
+    const w = weights[k]!
+    if (w === 0) continue
+    const probs = members[k]!
+    ownReachOnTree(tree, probs, player, reach, nodeReach)
+    for (const i of mine) {
+      const wx = w * reach[i]!
+      if (wx === 0) continue
+      den[i] += wx
+      for (let s = infoOffset[i]!; s < infoOffset[i + 1]!; s++) num[s] += wx * probs[s]!
+    }
+  }
+  for (const i of mine) {
+    const d = den[i]!
+    if (d > 0) {
+      for (let s = infoOffset[i]!; s < infoOffset[i + 1]!; s++) out[s] = num[s]! / d
+    } else {
+      // Unreachable under the mixture: the weighted average (any distribution is realization-equivalent here).
+      let total = 0
+      for (let s = infoOffset[i]!; s < infoOffset[i + 1]!; s++) {
+        let v = 0
+        for (let k = 0; k < members.length; k++) v += weights[k]! * members[k]![s]!
+        out[s] = v
+        total += v
+      }
+      for (let s = infoOffset[i]!; s < infoOffset[i + 1]!; s++) out[s] = total > 0 ? out[s]! / total : 1 / tree.infoNumActions[i]!
+    }
+  }
+  return out
+}
+
+/**
+ * The behaviour-strategy mixture of `policies` with weights `weights` (normalized): for every player, the
+ * reach-weighted mixture of the policies' parts for that player ({@link mixtureOnTree}), a policy
+ * realization-equivalent to picking policy `k` with probability `w_k` before the game and following it throughout.
+ *
+ * Fails with `InvalidOptionError` for bad weights or a policy whose rows are not distributions, and with
+ * `PolicyMissingInfoStateError` when a policy lacks an information state of `game`.
+ */
+export const mixture = (
+  game: Game,
+  policies: ReadonlyArray<TabularPolicy.TabularPolicy>,
+  weights: ArrayLike<number>
+): Effect.Effect<TabularPolicy.TabularPolicy, InvalidOptionError | PolicyMissingInfoStateError> =>
+  Effect.gen(function* () {
+    const w = normalizeWeights(weights, policies.length)
+    if (w instanceof InvalidOptionError) return yield* w
+    const tree = compile(game)
+    const members: Array<Float64Array> = []
+    for (const policy of policies) {
+      const probs = yield* TabularPolicy.toTreeProbabilities(tree, policy)
+      const err = checkDistribution(tree, probs, "policies")
+      if (err !== undefined) return yield* err
+      members.push(probs)
+    }
+    const out = new Float64Array(tree.numSlots)
+    for (let p = 0; p < tree.numPlayers; p++) mixtureOnTree(tree, p, members, w, out)
+    return TabularPolicy.fromTree(tree, out)
+  })
+
+/** Run PSRO on an extensive-form game (see the module docs for the loop). */
+export const run = (game: Game, options: Options): Effect.Effect<Result, RunError, Highs> =>
+  Effect.gen(function* () {
+    const ms = options.metaSolver
+    if (typeof ms !== "function" && ms !== "uniform" && ms !== "nash" && ms !== "prd") {
+      return yield* invalid("metaSolver", ms, "must be \"uniform\", \"nash\", \"prd\" or a function")
+    }
+    const solver = typeof ms === "function" ? ms : MetaSolvers.named(ms, options.prd ?? {})
+    const maxIterations = options.iterations ?? 20
+    if (!Number.isSafeInteger(maxIterations) || maxIterations < 1) {
+      return yield* invalid("iterations", maxIterations, "must be a positive integer")
+    }
+    const tolerance = options.tolerance ?? 0
+    if (typeof tolerance !== "number" || !(tolerance >= 0)) return yield* invalid("tolerance", tolerance, "must be a non-negative number")
+
+    const tree = compile(game)
+    const np = tree.numPlayers
+    // Populations: per player, per-slot probabilities on the tree (only the player's own slots matter).
+    const uniformProbs = TabularPolicy.uniformFromTree(tree).probabilities
+    const pops: Array<Array<Float64Array>> = []
+    if (options.initialPopulations === undefined) {
+      for (let p = 0; p < np; p++) pops.push([Float64Array.from(uniformProbs)])
+    } else {
+      const init = options.initialPopulations
+      if (init.length !== np) return yield* invalid("initialPopulations", init.length, `expected ${np} populations (one per player), got ${init.length}`)
+      for (let p = 0; p < np; p++) {
+        if (init[p]!.length === 0) return yield* invalid("initialPopulations", p, `the population of player ${p} is empty`)
+        const pop: Array<Float64Array> = []
+        for (const policy of init[p]!) {
+          const probs = yield* TabularPolicy.toTreeProbabilities(tree, policy)
+          const err = checkDistribution(tree, probs, "initialPopulations")
+          if (err !== undefined) return yield* err
+          pop.push(ownPart(tree, p, probs, uniformProbs))
+        }
+        pops.push(pop)
+      }
+    }
+
+    // Slot owner, for assembling joint profiles.
+    const slotPlayer = new Int32Array(tree.numSlots)
+    for (let i = 0; i < tree.numInfoStates; i++) slotPlayer.fill(tree.infoPlayer[i]!, tree.infoOffset[i]!, tree.infoOffset[i + 1]!)
+    let maxAbs = 1
+    for (let j = 0; j < tree.utilities.length; j++) maxAbs = Math.max(maxAbs, Math.abs(tree.utilities[j]!))
+    const tieTol = 1e-10 * maxAbs
+
+    const cache = new Map<string, Float64Array>()
+    const joint = new Float64Array(tree.numSlots)
+    const values = new Float64Array(tree.numNodes * np)
+    const profileReturns = (members: ReadonlyArray<number>): Float64Array => {
+      const key = members.join(",")
+      let r = cache.get(key)
+      if (r === undefined) {
+        for (let s = 0; s < tree.numSlots; s++) joint[s] = pops[slotPlayer[s]!]![members[slotPlayer[s]!]!]![s]!
+        r = Float64Array.from(BestResponse.expectedReturnsOnTree(tree, joint, values))
+        cache.set(key, r)
+      }
+      return r
+    }
+    const metaGameOf = (): PayoffTensor => {
+      const shape = pops.map((p) => p.length)
+      const n = size(shape)
+      const payoffs = shape.map(() => new Float64Array(n))
+      const members = new Array<number>(np).fill(0)
+      for (let j = 0; j < n; j++) {
+        const r = profileReturns(members)
+        for (let p = 0; p < np; p++) payoffs[p]![j] = r[p]!
+        // Advance the row-major counter (last player fastest), so that `members` is the joint index j + 1.
+        for (let p = np - 1; p >= 0; p--) {
+          if (++members[p]! < shape[p]!) break
+          members[p] = 0
+        }
+      }
+      return unsafeMake(shape, payoffs)
+    }
+
+    const brWs = BestResponse.workspace(tree)
+    const start = performance.now()
+    const history: Array<IterationReport> = []
+    let stopReason: StopReason = "iterations"
+    for (let iteration = 0; iteration < maxIterations; iteration++) {
+      const metaGame = metaGameOf()
+      const metaStrategies = yield* solver(metaGame)
+      const mix = new Float64Array(tree.numSlots)
+      for (let p = 0; p < np; p++) mixtureOnTree(tree, p, pops[p]!, metaStrategies[p]!, mix)
+      const policyValues = Array.from(BestResponse.expectedReturnsOnTree(tree, mix, values))
+      const bestResponseValues: Array<number> = []
+      const responses: Array<Float64Array> = []
+      const added: Array<boolean> = []
+      let nashConv = 0
+      for (let p = 0; p < np; p++) {
+        const br = BestResponse.valueOnTree(tree, mix, p, brWs)
+        bestResponseValues.push(br)
+        nashConv += br - policyValues[p]!
+        const response = Float64Array.from(uniformProbs)
+        for (const i of tree.playerInfoStates[p] ?? []) {
+          const a = brWs.brAction[i]!
+          if (a < 0) continue
+          const o = tree.infoOffset[i]!
+          for (let k = 0; k < tree.infoNumActions[i]!; k++) response[o + k] = k === a ? 1 : 0
+        }
+        responses.push(response)
+        // Each member's value against the others' mixtures (realization-equivalent to their meta-strategies).
+        const memberValues = Equilibrium.actionValues(metaGame, p, metaStrategies)
+        let bestMember = -Infinity
+        for (const v of memberValues) bestMember = Math.max(bestMember, v)
+        added.push(br > bestMember + tieTol)
+      }
+      const report: IterationReport = {
+        iteration,
+        populationSizes: pops.map((p) => p.length),
+        metaGame,
+        metaStrategies,
+        mixture: TabularPolicy.fromTree(tree, mix),
+        values: policyValues,
+        bestResponseValues,
+        nashConv,
+        added,
+        elapsedSeconds: (performance.now() - start) / 1000
+      }
+      history.push(report)
+      if (options.onIteration !== undefined) {
+        const r = options.onIteration(report)
+        if (Effect.isEffect(r)) yield* r
+      }
+      if (nashConv <= tolerance) {
+        stopReason = "tolerance"
+        break
+      }
+      if (added.every((a) => !a)) {
+        stopReason = "converged"
+        break
+      }
+      added.forEach((a, p) => a && pops[p]!.push(responses[p]!))
+      yield* Effect.yieldNow
+    }
+    return {
+      stopReason,
+      final: history[history.length - 1]!,
+      history,
+      populations: pops.map((pop) => pop.map((probs) => TabularPolicy.fromTree(tree, probs)))
+    }
+  })
+
+/** `player`'s slots of `probs`, the uniform policy elsewhere. */
+const ownPart = (tree: GameTree, player: number, probs: Float64Array, uniformProbs: Float64Array): Float64Array => {
+  const out = Float64Array.from(uniformProbs)
+  for (const i of tree.playerInfoStates[player] ?? []) {
+    for (let s = tree.infoOffset[i]!; s < tree.infoOffset[i + 1]!; s++) out[s] = probs[s]!
+  }
+  return out
+}
