@@ -33,6 +33,9 @@ import * as CartPole from "./CartPole.js"
 import type { AnyEnv, Env, EnvSpec } from "./Env.js"
 import * as FrozenLake from "./FrozenLake.js"
 import * as Sokoban from "./Sokoban.js"
+import * as TextFrozenLake from "./TextFrozenLake.js"
+import * as TextHousehold from "./TextHousehold.js"
+import * as TextSokoban from "./TextSokoban.js"
 import { SyncVectorEnv } from "./SyncVectorEnv.js"
 import type { AutoresetMode, VectorEnv } from "./VectorEnv.js"
 import { Checked, TimeLimit } from "./Wrappers.js"
@@ -253,4 +256,22 @@ register({
   id: "Sokoban-v0",
   entryPoint: (kwargs) => new Sokoban.Sokoban(kwargs as Sokoban.SokobanOptions),
   maxEpisodeSteps: 120
+})
+
+register({
+  id: "TextHousehold-v0",
+  entryPoint: (kwargs) => new TextHousehold.TextHousehold(kwargs as TextHousehold.TextHouseholdOptions),
+  maxEpisodeSteps: 50
+})
+
+register({
+  id: "Sokoban-6x6-1box-v0",
+  entryPoint: (kwargs) => new TextSokoban.TextSokoban(kwargs as TextSokoban.TextSokobanOptions),
+  maxEpisodeSteps: 100
+})
+
+register({
+  id: "TextFrozenLake-v1",
+  entryPoint: (kwargs) => new TextFrozenLake.TextFrozenLake(kwargs as TextFrozenLake.TextFrozenLakeOptions),
+  maxEpisodeSteps: 100
 })

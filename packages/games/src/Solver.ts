@@ -33,10 +33,9 @@
  * @category solvers
  * @since 0.1.0
  */
-import { InvalidOptionError, Rng, RngState } from "@autodidact/core"
+import { AtomicFile, InvalidOptionError, Rng, RngState } from "@autodidact/core"
 import { Effect, Schema, Stream } from "effect"
 import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import * as Cfr from "./Cfr.js"
 import { CorruptedSolverStateError, SolverStateWriteError, UnknownAlgorithmError } from "./Errors.js"
 import * as Exploitability from "./Exploitability.js"
@@ -390,38 +389,9 @@ export const fromJson = (json: unknown, path = "<json>"): Effect.Effect<SolverSt
 
 /** Write `state` to `path` atomically (temp file in the same directory, fsync, rename, fsync the directory). */
 export const saveState = (path: string, state: SolverState): Effect.Effect<void, SolverStateWriteError> =>
-  Effect.try({
-    try: () => {
-      const text = JSON.stringify(toJson(state))
-      const dir = nodePath.dirname(path)
-      fs.mkdirSync(dir, { recursive: true })
-      const tmp = nodePath.join(dir, `.${nodePath.basename(path)}.${process.pid}.${Date.now()}.tmp`)
-      try {
-        const fd = fs.openSync(tmp, "w")
-        try {
-          fs.writeSync(fd, text)
-          fs.fsyncSync(fd)
-        } finally {
-          fs.closeSync(fd)
-        }
-        fs.renameSync(tmp, path)
-      } catch (e) {
-        fs.rmSync(tmp, { force: true })
-        throw e
-      }
-      try {
-        const dfd = fs.openSync(dir, "r")
-        try {
-          fs.fsyncSync(dfd)
-        } finally {
-          fs.closeSync(dfd)
-        }
-      } catch {
-        // directories cannot be fsync'ed on every platform: best effort
-      }
-    },
-    catch: (e) => new SolverStateWriteError({ path, reason: e instanceof Error ? e.message : String(e) })
-  })
+  Effect.suspend(() => AtomicFile.write(path, JSON.stringify(toJson(state)))).pipe(
+    Effect.mapError((e) => new SolverStateWriteError({ path, reason: e.reason }))
+  )
 
 /** Read and validate a state file written by {@link saveState}. */
 export const loadState = (path: string): Effect.Effect<SolverState, CorruptedSolverStateError> =>

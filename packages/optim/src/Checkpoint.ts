@@ -25,11 +25,10 @@
  * ```
  * @since 0.1.0
  */
-import { Rng, RngState } from "@autodidact/core"
+import { AtomicFile, Rng, RngState } from "@autodidact/core"
 import { Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import * as ActorCritic from "./ActorCritic.js"
 import type * as Ppo from "./Ppo.js"
 
@@ -212,78 +211,22 @@ export const decode = (path: string, m: Manifest): Effect.Effect<Ppo.TrainState,
   })
 
 /** The file operations {@link writeAtomic} uses (replaceable to inject faults in tests). */
-export interface Io {
-  readonly open: (path: string, flags: string) => number
-  readonly write: (fd: number, bytes: Uint8Array) => void
-  readonly fsync: (fd: number) => void
-  readonly close: (fd: number) => void
-  readonly rename: (from: string, to: string) => void
-  readonly unlink: (path: string) => void
-}
+/** The file operations an atomic write uses (replace some to inject faults in tests); see core's `AtomicFile`. */
+export type Io = AtomicFile.Io
 
 /** Node's `fs`, synchronously. */
-export const nodeIo: Io = {
-  open: (path, flags) => fs.openSync(path, flags, 0o644),
-  write: (fd, bytes) => {
-    let off = 0
-    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off)
-  },
-  fsync: (fd) => fs.fsyncSync(fd),
-  close: (fd) => fs.closeSync(fd),
-  rename: (from, to) => fs.renameSync(from, to),
-  unlink: (path) => fs.unlinkSync(path)
-}
+export const nodeIo: Io = AtomicFile.nodeIo
 
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
 /**
- * Write `bytes` to `path` atomically: temp file in the same directory → write → fsync → rename over `path` →
- * fsync the directory. On any failure the temp file is removed and the previous content of `path` is untouched.
+ * Write `bytes` to `path` atomically (core's `AtomicFile`: temp file in the same directory → write → fsync → rename
+ * over `path` → fsync the directory). On any failure the previous content of `path` is untouched.
  */
 export const writeAtomic = (path: string, bytes: Uint8Array, io: Partial<Io> = {}): Effect.Effect<void, CheckpointError> =>
-  Effect.try({
-    try: () => {
-      const ops: Io = { ...nodeIo, ...io }
-      const dir = nodePath.dirname(nodePath.resolve(path))
-      fs.mkdirSync(dir, { recursive: true })
-      const tmp = nodePath.join(dir, `.${nodePath.basename(path)}.${process.pid}.${Date.now()}.tmp`)
-      let fd: number | undefined
-      try {
-        fd = ops.open(tmp, "w")
-        ops.write(fd, bytes)
-        ops.fsync(fd)
-        ops.close(fd)
-        fd = undefined
-        ops.rename(tmp, path)
-      } catch (e) {
-        if (fd !== undefined) {
-          try {
-            ops.close(fd)
-          } catch {
-            // already failing
-          }
-        }
-        try {
-          ops.unlink(tmp)
-        } catch {
-          // the temp file may not exist
-        }
-        throw e
-      }
-      // make the rename durable (directories cannot be fsync'ed on every platform: best effort there)
-      try {
-        const dfd = fs.openSync(dir, "r")
-        try {
-          fs.fsyncSync(dfd)
-        } finally {
-          fs.closeSync(dfd)
-        }
-      } catch {
-        // e.g. EISDIR/EPERM on some file systems
-      }
-    },
-    catch: (e) => new CheckpointError({ path, reason: `write failed: ${reasonOf(e)}` })
-  })
+  AtomicFile.write(path, bytes, io).pipe(
+    Effect.mapError((e) => new CheckpointError({ path, reason: `write failed: ${e.reason}` }))
+  )
 
 /** Save a training state to `path` atomically (see the module docs). */
 export const save = (path: string, state: Ppo.TrainState, io: Partial<Io> = {}): Effect.Effect<void, CheckpointError> =>

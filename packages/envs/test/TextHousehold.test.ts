@@ -1,0 +1,295 @@
+import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng } from "@autodidact/core"
+import { describe, expect, it } from "@effect/vitest"
+import { checkEnv } from "../src/CheckEnv.js"
+import * as Registry from "../src/Registry.js"
+import { isTextEnv } from "../src/TextEnv.js"
+import * as TextHousehold from "../src/TextHousehold.js"
+import * as World from "../src/TextHouseholdWorld.js"
+
+const N = 200
+
+const runExpert = (env: TextHousehold.TextHousehold) => {
+  let steps = 0
+  for (;;) {
+    const a = env.expertAction()
+    expect(env.admissibleActions()).toContain(a)
+    const r = env.step(a)
+    steps++
+    expect(r.observation).not.toBe("Nothing happens.")
+    if (r.terminated || r.truncated) return { won: r.terminated && r.reward === 1, steps }
+  }
+}
+
+describe("TextHousehold", () => {
+  for (const split of World.SPLITS) {
+    it(`the expert solves ${N} generated ${split} tasks within 50 steps, every task type`, () => {
+      const env = new TextHousehold.TextHousehold({ split })
+      let total = 0
+      const byType = new Map<string, number>()
+      for (let k = 0; k < N; k++) {
+        env.reset({ seed: 1000 + k })
+        const { won, steps } = runExpert(env)
+        expect(won, `${split} task ${k}: ${env.task}`).toBe(true)
+        expect(steps).toBeLessThanOrEqual(50)
+        total += steps
+        byType.set(env.world!.taskType, (byType.get(env.world!.taskType) ?? 0) + 1)
+      }
+      expect([...byType.keys()].sort()).toEqual([...World.TASK_TYPES].sort())
+      console.log(`TextHousehold expert, ${split}: ${N}/${N} solved, mean ${(total / N).toFixed(2)} steps`)
+    })
+  }
+
+  it("the expert also solves the easy configuration and recovers from random detours", () => {
+    const env = new TextHousehold.TextHousehold({ difficulty: "easy" })
+    const rng = Rng.make(7)
+    for (let k = 0; k < 100; k++) {
+      env.reset({ seed: k })
+      // 10 random admissible actions first (may pick up a wrong object, open things, ...)
+      let ended = false
+      for (let i = 0; i < 10 && !ended; i++) {
+        const acts = env.admissibleActions()
+        const r = env.step(acts[rng.integers(acts.length)]!)
+        ended = r.terminated || r.truncated
+      }
+      if (ended) continue
+      expect(runExpert(env).won).toBe(true)
+    }
+  })
+
+  it("a random admissible-action policy rarely succeeds", () => {
+    const env = new TextHousehold.TextHousehold({})
+    const rng = Rng.make(0)
+    let wins = 0
+    const episodes = 300
+    for (let k = 0; k < episodes; k++) {
+      env.reset({ seed: k })
+      for (;;) {
+        const acts = env.admissibleActions()
+        const r = env.step(acts[rng.integers(acts.length)]!)
+        if (r.terminated || r.truncated) {
+          if (r.terminated) wins++
+          break
+        }
+      }
+    }
+    console.log(`TextHousehold random admissible policy: ${wins}/${episodes} = ${(wins / episodes).toFixed(3)} success`)
+    expect(wins / episodes).toBeLessThan(0.15)
+  })
+
+  it("reset is reproducible: same seed and options give the same task, observation, state and admissible actions", () => {
+    const a = new TextHousehold.TextHousehold({})
+    const b = new TextHousehold.TextHousehold({})
+    for (const split of World.SPLITS) {
+      for (let s = 0; s < 20; s++) {
+        const ra = a.reset({ seed: s, options: { split } })
+        const rb = b.reset({ seed: s, options: { split } })
+        expect(rb.observation).toBe(ra.observation)
+        expect(b.task).toBe(a.task)
+        expect(b.stateKey()).toBe(a.stateKey())
+        expect(b.admissibleActions()).toEqual(a.admissibleActions())
+        expect(b.render()).toBe(a.render())
+        // a few identical steps stay identical
+        for (let i = 0; i < 5; i++) {
+          const act = a.expertAction()
+          const sa = a.step(act)
+          expect(b.step(act).observation).toBe(sa.observation)
+          expect(b.stateKey()).toBe(a.stateKey())
+          if (sa.terminated) break
+        }
+      }
+    }
+    // taskIndex names a task independently of the seed; splits give different tasks
+    const t1 = a.reset({ seed: 1, options: { taskIndex: 5 } }).observation
+    const t2 = a.reset({ seed: 2, options: { taskIndex: 5 } }).observation
+    expect(t2).toBe(t1)
+    const t3 = a.reset({ seed: 1, options: { taskIndex: 5, split: "seen" } }).observation
+    expect(t3).not.toBe(t1)
+  })
+
+  it("splits are disjoint: train/seen never contain unseen layouts or unseen (object, receptacle) pairs", () => {
+    const env = new TextHousehold.TextHousehold({})
+    const trainLayouts = new Set<string>()
+    const trainGoals = new Set<string>()
+    for (const split of ["train", "seen"] as const) {
+      for (let k = 0; k < 1500; k++) {
+        env.reset({ options: { split, taskIndex: k } })
+        const w = env.world!
+        expect(World.isUnseenLayout(w.room, w.layoutVariant)).toBe(false)
+        expect(World.isUnseenPair(w.goalObject, w.goalReceptacle)).toBe(false)
+        trainLayouts.add(`${w.room}|${w.layoutVariant}`)
+        trainGoals.add(`${w.goalObject}|${w.goalReceptacle}`)
+        // initial placements avoid unseen pairs too
+        for (let o = 0; o < w.objectNames.length; o++) {
+          const t = w.objectTypes[o]!
+          if (t < 0) continue
+          const rt = World.RECEPTACLE_TYPES[w.receptacleTypes[w.objectLocations[o]!]!]!.name
+          expect(World.isUnseenPair(World.OBJECT_TYPES[t]!.name, rt)).toBe(false)
+        }
+      }
+    }
+    let unseenCount = 0
+    for (let k = 0; k < 1500; k++) {
+      env.reset({ options: { split: "unseen", taskIndex: k } })
+      const w = env.world!
+      expect(World.isUnseenLayout(w.room, w.layoutVariant)).toBe(true)
+      expect(World.isUnseenPair(w.goalObject, w.goalReceptacle)).toBe(true)
+      expect(trainLayouts.has(`${w.room}|${w.layoutVariant}`)).toBe(false)
+      expect(trainGoals.has(`${w.goalObject}|${w.goalReceptacle}`)).toBe(false)
+      unseenCount++
+    }
+    expect(unseenCount).toBe(1500)
+  })
+
+  it("admissible actions are exactly the valid ones", () => {
+    const env = new TextHousehold.TextHousehold({ numDistractors: 6 })
+    const rng = Rng.make(3)
+    const bogus = ["jump", "go to moon 1", "take unicorn 1 from bed 1", "open sofa 1", "", "put mug 1 in/on sinkbasin 1"]
+    for (let k = 0; k < 40; k++) {
+      env.reset({ seed: k })
+      for (let i = 0; i < 30; i++) {
+        const acts = env.admissibleActions()
+        expect([...acts].sort()).toEqual(acts)
+        expect(new Set(acts).size).toBe(acts.length)
+        const w = env.world!
+        // candidates that are syntactically fine but maybe not valid now
+        const candidates: Array<string> = [...bogus]
+        for (const r of w.receptacleNames) {
+          candidates.push(`go to ${r}`, `open ${r}`, `close ${r}`, `examine ${r}`)
+          for (const o of w.objectNames) {
+            candidates.push(`take ${o} from ${r}`, `move ${o} to ${r}`, `heat ${o} with ${r}`, `cool ${o} with ${r}`, `clean ${o} with ${r}`)
+          }
+        }
+        for (const o of w.objectNames) candidates.push(`use ${o}`, `examine ${o}`)
+        for (let j = 0; j < 8; j++) {
+          const c = candidates[rng.integers(candidates.length)]!
+          const key = env.stateKey()
+          if (!acts.includes(c)) {
+            const r = env.step(c)
+            expect(r.observation).toBe("Nothing happens.")
+            expect(r.info["invalidAction"]).toBe(true)
+            expect(r.reward).toBe(0)
+            expect(env.stateKey()).toBe(key)
+            if (r.truncated) break
+          }
+        }
+        if (!env.admissibleActions().length || env.elapsedSteps >= 50) break
+        const a = acts[rng.integers(acts.length)]!
+        const r = env.step(a)
+        expect(r.observation).not.toBe("Nothing happens.")
+        expect(r.info["invalidAction"]).toBe(false)
+        if (r.terminated || r.truncated) break
+      }
+    }
+  })
+
+  it("matching ignores case and extra whitespace", () => {
+    const env = new TextHousehold.TextHousehold({})
+    env.reset({ seed: 0 })
+    const a = env.admissibleActions().find((x) => x.startsWith("go to"))!
+    const r = env.step(`  ${a.toUpperCase().replace(" ", "   ")} \n`)
+    expect(r.info["invalidAction"]).toBe(false)
+    expect(r.observation.startsWith("You arrive at")).toBe(true)
+  })
+
+  it("invalid actions: penalize (custom penalty, counted step, truncation at 50) or error", () => {
+    const env = new TextHousehold.TextHousehold({ invalidActionPenalty: -0.1 })
+    env.reset({ seed: 0 })
+    for (let i = 1; i <= 50; i++) {
+      const r = env.step("dance")
+      expect(r.reward).toBe(-0.1)
+      expect(r.truncated).toBe(i === 50)
+      expect(r.terminated).toBe(false)
+    }
+    expect(() => env.step("look")).toThrow(ResetNeededError)
+    const strict = new TextHousehold.TextHousehold({ invalidActionPolicy: "error" })
+    expect(() => strict.step("look")).toThrow(ResetNeededError)
+    strict.reset({ seed: 0 })
+    expect(() => strict.step("dance")).toThrow(InvalidActionError)
+    expect(strict.step("look").reward).toBe(0)
+    expect(() => new TextHousehold.TextHousehold({ split: "test" as never })).toThrow(InvalidOptionError)
+    expect(() => new TextHousehold.TextHousehold({ numDistractors: -1 })).toThrow(InvalidOptionError)
+    expect(() => env.reset({ options: { taskIndex: -1 } })).toThrow(InvalidOptionError)
+  })
+
+  it("stateKey: equal for equal states reached by different paths, different otherwise", () => {
+    const env = new TextHousehold.TextHousehold({})
+    for (let k = 0; k < 30; k++) {
+      env.reset({ seed: k })
+      const k0 = env.stateKey()
+      const w = env.world!
+      const r0 = w.receptacleNames[0]!
+      const r1 = w.receptacleNames[1]!
+      env.step(`go to ${r0}`)
+      const atR0 = env.stateKey()
+      expect(atR0).not.toBe(k0)
+      env.step(`go to ${r1}`)
+      env.step("look")
+      env.step("inventory")
+      env.step(`go to ${r0}`)
+      expect(env.stateKey()).toBe(atR0)
+      // open then close is the same state
+      const openable = w.receptacleNames.findIndex((_, i) => World.RECEPTACLE_TYPES[w.receptacleTypes[i]!]!.openable)
+      if (openable >= 0) {
+        env.step(`go to ${w.receptacleNames[openable]}`)
+        const before = env.stateKey()
+        env.step(`open ${w.receptacleNames[openable]}`)
+        expect(env.stateKey()).not.toBe(before)
+        env.step(`close ${w.receptacleNames[openable]}`)
+        expect(env.stateKey()).toBe(before)
+      }
+    }
+  })
+
+  it("take then move back restores the state key; heat marks the object", () => {
+    const env = new TextHousehold.TextHousehold({ taskTypes: ["pick_heat_then_place_in_recep"] })
+    env.reset({ seed: 3 })
+    const w = env.world!
+    const o = w.objectTypes.findIndex((t) => t >= 0 && World.OBJECT_TYPES[t]!.name === w.goalObject)
+    const r = w.receptacleNames[w.objectLocations[o]!]!
+    const on = w.objectNames[o]!
+    env.step(`go to ${r}`)
+    if (env.admissibleActions().includes(`open ${r}`)) env.step(`open ${r}`)
+    const before = env.stateKey()
+    expect(env.step(`take ${on} from ${r}`).observation).toBe(`You pick up the ${on} from the ${r}.`)
+    expect(env.step("inventory").observation).toBe(`You are carrying: a ${on}.`)
+    expect(env.step(`move ${on} to ${r}`).observation).toBe(`You move the ${on} to the ${r}.`)
+    expect(env.stateKey()).toBe(before)
+    env.step(`take ${on} from ${r}`)
+    const mw = w.receptacleNames.find((n) => n.startsWith("microwave"))!
+    expect(env.step(`go to ${mw}`).observation).toBe(`You arrive at ${mw}. The ${mw} is closed.`)
+    expect(env.step(`heat ${on} with ${mw}`).observation).toBe(`You heat the ${on} using the ${mw}.`)
+    expect(env.step(`examine ${on}`).observation).toBe(`This is a hot ${on}.`)
+  })
+
+  it("observations follow ALFWorld's texts", () => {
+    const env = new TextHousehold.TextHousehold({})
+    const { observation, info } = env.reset({ seed: 0 })
+    expect(observation).toMatch(/^-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the middle of a room\. Looking quickly around you, you see a .+, and a .+\.\n\nYour task is to: .+\.$/)
+    expect(info["admissibleActions"]).toEqual(env.admissibleActions())
+    expect(env.step("inventory").observation).toBe("You are not carrying anything.")
+    expect(env.step("look").observation).toMatch(/^You are in the middle of a room\./)
+  })
+
+  it("registers through make (TimeLimit 50) and passes checkEnv; toMessages renders chat turns", () => {
+    const env = Registry.make<string, string>("TextHousehold-v0")
+    expect(isTextEnv(env.unwrapped)).toBe(true)
+    expect(checkEnv(env)).toEqual([])
+    const inner = env.unwrapped as TextHousehold.TextHousehold
+    const first = env.reset({ seed: 4 })
+    const steps = []
+    let obs = first.observation
+    for (;;) {
+      const action = inner.expertAction()
+      const r = env.step(action)
+      steps.push({ observation: obs, action, reward: r.reward, terminated: r.terminated, truncated: r.truncated, info: r.info })
+      obs = r.observation
+      if (r.terminated || r.truncated) break
+    }
+    const msgs = inner.toMessages({ envId: "TextHousehold-v0", task: inner.task, steps, return: 1, length: steps.length })
+    expect(msgs[0]!.role).toBe("system")
+    expect(msgs[0]!.content).toContain(inner.task)
+    expect(msgs.length).toBe(1 + 2 * steps.length)
+    expect(msgs[1]!.content).toContain("Your admissible actions of the current situation are: [")
+    expect(msgs[2]).toEqual({ role: "assistant", content: steps[0]!.action })
+  })
+})

@@ -1,0 +1,359 @@
+/**
+ * Proportional prioritized experience replay: transitions are sampled with probability proportional to their
+ * priority, and the bias this introduces is corrected by importance-sampling weights.
+ *
+ * Schaul, Quan, Antonoglou, Silver, "Prioritized Experience Replay", ICLR 2016, arXiv:1511.05952 (Algorithm 1,
+ * proportional variant, sections 3.3-3.4 and Appendix B.2.1); the data layout follows OpenAI baselines'
+ * `PrioritizedReplayBuffer`.
+ *
+ * **Details**
+ * - Priorities: `p_i = (|delta_i| + eps)^alpha` (`alpha` 0.6, `eps` 1e-6 by default); `P(i) = p_i / sum_k p_k`.
+ *   New transitions get the largest priority seen so far (`maxPriority^alpha`, initially 1) so each is replayed
+ *   at least once soon.
+ * - Sampling is stratified: the total mass is split into `batchSize` equal segments and one `u` is drawn
+ *   uniformly in each; `findPrefixSum(u)` on a {@link SumTree} maps it to a row (O(log n) per sample). The
+ *   uniforms come from a xoshiro128** stream seeded per batch by the given core `Rng` (see `ReplayRandom`).
+ * - Importance weights `w_i = (N * P(i))^-beta / max_j w_j` with `N = size` and `max_j w_j = (N * P_min)^-beta`
+ *   from a {@link MinTree} over all stored priorities (the baselines normalization, so weights are <= 1). They are
+ *   computed as `(p_min / p_i)^beta`, which is the same quantity with one `pow`.
+ * - `beta` is annealed linearly from `beta0` (0.4) to 1 over `betaSteps` transitions added (env steps), as in
+ *   the paper; pass `beta` to `sample` to override.
+ * - Storage, shapes, dtypes and terminated/truncated semantics are those of {@link ReplayBuffer} (`storage`).
+ * - No allocation and no `Effect` in `add`, `sample` or `updatePriorities`.
+ *
+ * **Gotchas**
+ * - `updatePriorities` takes TD errors (any sign; the absolute value is used) and rejects NaN/±Infinity and
+ *   indices outside `[0, size)`; `setPriorities` takes raw priorities and also rejects negative ones and zero.
+ *   Both validate the whole batch first and change nothing when they throw.
+ * - Indices from a sample may have been overwritten by newer transitions before the update (as in baselines):
+ *   the update then applies to the new occupant of the row.
+ *
+ * @example
+ * ```ts
+ * const per = PrioritizedReplay.unsafeMake({ capacity: 1_000_000, obsDim: 4, alpha: 0.6, beta0: 0.4, seed: 1 })
+ * per.addBatch(obs, actions, rewards, nextObs, terminations, truncations)
+ * const batch = per.sample(256)                  // batch.indices, batch.weights
+ * per.updatePriorities(batch.indices, tdErrors)  // tdErrors: Float32Array(256)
+ * ```
+ * @see https://arxiv.org/abs/1511.05952
+ * @see https://github.com/openai/baselines/blob/master/baselines/deepq/replay_buffer.py
+ * @category models
+ * @since 0.1.0
+ */
+import { InvalidOptionError, Rng } from "@autodidact/core"
+import { Effect } from "effect"
+import { MinTree } from "./MinTree.js"
+import type { Batch, TransitionSink } from "./ReplayBuffer.js"
+import * as ReplayBufferModule from "./ReplayBuffer.js"
+import * as Columns from "./ReplayColumns.js"
+import { InvalidPriorityError } from "./ReplayErrors.js"
+import type { CorruptReplayFileError, ReplayIoError } from "./ReplayErrors.js"
+import * as ReplayFile from "./ReplayFile.js"
+import { SumTree } from "./SumTree.js"
+
+/** Options of a {@link PrioritizedReplay}: those of a uniform buffer plus the PER hyper-parameters. */
+export interface Options extends ReplayBufferModule.Options {
+  /** Priority exponent, >= 0 (0: uniform); paper default 0.6 (proportional variant). */
+  readonly alpha?: number
+  /** Initial importance-sampling exponent, in [0, 1]; paper default 0.4. */
+  readonly beta0?: number
+  /** Transitions added over which beta goes linearly from `beta0` to 1 (default 1_000_000), >= 1. */
+  readonly betaSteps?: number
+  /** Added to |delta| so no priority is 0 (default 1e-6), > 0. */
+  readonly eps?: number
+  /** Capacity must be <= 2^30 here (segment-tree size). */
+  readonly capacity: number
+}
+
+/**
+ * A proportional prioritized replay buffer (see the module docs).
+ * @category models
+ */
+export class PrioritizedReplay implements TransitionSink {
+  readonly storage: ReplayBufferModule.ReplayBuffer
+  readonly sums: SumTree
+  readonly mins: MinTree
+  readonly alpha: number
+  readonly beta0: number
+  readonly betaSteps: number
+  readonly eps: number
+  /** Largest raw priority `|delta| + eps` seen (before `alpha`); new transitions get `maxPriority^alpha`. */
+  maxPriority = 1
+  private maxPriorityAlpha = 1
+
+  /**
+   * @param storage an existing uniform buffer with these options to prioritize (used by `load`); its rows get
+   *   priority 1 until set.
+   * @throws InvalidOptionError for an out-of-range option (naming it and its value).
+   */
+  constructor(options: Options, storage?: ReplayBufferModule.ReplayBuffer) {
+    this.alpha = Columns.numberOption("alpha", options.alpha ?? 0.6, 0, 1e6)
+    this.beta0 = Columns.numberOption("beta0", options.beta0 ?? 0.4, 0, 1)
+    this.betaSteps = Columns.intOption("betaSteps", options.betaSteps ?? 1_000_000, 1, Number.MAX_SAFE_INTEGER)
+    this.eps = Columns.numberOption("eps", options.eps ?? 1e-6, Number.MIN_VALUE, 1e6)
+    Columns.intOption("capacity", options.capacity, 1, 2 ** 30)
+    this.storage = storage ?? new ReplayBufferModule.ReplayBuffer(options)
+    this.sums = new SumTree(this.storage.capacity)
+    this.mins = new MinTree(this.storage.capacity)
+    for (let i = 0; i < this.storage.size; i++) {
+      this.sums.update(i, 1)
+      this.mins.update(i, 1)
+    }
+  }
+
+  get capacity(): number {
+    return this.storage.capacity
+  }
+  get size(): number {
+    return this.storage.size
+  }
+  get rng(): Rng {
+    return this.storage.rng
+  }
+
+  /** The importance-sampling exponent now: `beta0 + (1 - beta0) * min(1, added / betaSteps)`. */
+  beta(): number {
+    const f = Math.min(1, this.storage.added / this.betaSteps)
+    return this.beta0 + (1 - this.beta0) * f
+  }
+
+  /** The priority `p_i^alpha` stored for row `index` (0 for rows never written). */
+  priority(index: number): number {
+    return this.sums.get(index)
+  }
+
+  /**
+   * Add one transition with the maximal priority (shapes and errors as `ReplayBuffer.add`). Returns the row.
+   */
+  add(
+    observation: ArrayLike<number>,
+    action: number | ArrayLike<number>,
+    reward: number,
+    nextObservation: ArrayLike<number>,
+    terminated: boolean | number,
+    truncated: boolean | number,
+    discount: number = this.storage.gamma
+  ): number {
+    const row = this.storage.add(observation, action, reward, nextObservation, terminated, truncated, discount)
+    this.sums.update(row, this.maxPriorityAlpha)
+    this.mins.update(row, this.maxPriorityAlpha)
+    return row
+  }
+
+  /**
+   * Add one row per sub-env, each with the maximal priority (shapes and errors as `ReplayBuffer.addBatch`).
+   * Returns the first row written.
+   */
+  addBatch(
+    observations: ArrayLike<number>,
+    actions: ArrayLike<number>,
+    rewards: ArrayLike<number>,
+    nextObservations: ArrayLike<number>,
+    terminations: ArrayLike<number | boolean>,
+    truncations: ArrayLike<number | boolean>,
+    discounts?: ArrayLike<number>
+  ): number {
+    const first = this.storage.addBatch(observations, actions, rewards, nextObservations, terminations, truncations, discounts)
+    const c = this.storage.capacity
+    let row = first
+    for (let i = 0; i < rewards.length; i++) {
+      this.sums.update(row, this.maxPriorityAlpha)
+      this.mins.update(row, this.maxPriorityAlpha)
+      row = row + 1 === c ? 0 : row + 1
+    }
+    return first
+  }
+
+  /** A batch shaped for this buffer (allocate once; reuse across `sample` calls). */
+  allocateBatch(batchSize: number): Batch {
+    return this.storage.allocateBatch(batchSize)
+  }
+
+  /**
+   * Sample `batchSize` rows with probability `P(i)` (stratified) into `out` (or a reused batch), with
+   * `indices` and normalized importance `weights` (in (0, 1]). Allocates nothing once the batch exists.
+   *
+   * Ranges: `1 <= batchSize <= size`; `beta` in [0, 1] (default: the annealed {@link beta}).
+   * @throws InsufficientDataError when `batchSize > size`; ShapeMismatchError for an `out` of another shape;
+   *   InvalidOptionError for a non-integer batch size or a beta outside [0, 1].
+   */
+  sample(batchSize: number, rng: Rng = this.storage.rng, out?: Batch, beta: number = this.beta()): Batch {
+    const st = this.storage
+    st.checkSampleSize("PrioritizedReplay.sample", batchSize)
+    if (!(beta >= 0 && beta <= 1)) throw new InvalidOptionError({ option: "beta", value: beta, reason: "expected a number in [0, 1]" })
+    const batch = st.batchFor(batchSize, out)
+    const idx = batch.indices
+    const w = batch.weights
+    const sums = this.sums
+    const leaves = sums.nodes
+    const offset = sums.leaves
+    const total = sums.total()
+    const segment = total / batchSize
+    const pMin = this.mins.min()
+    const last = st.size - 1
+    const random = st.random
+    random.reseed(rng)
+    for (let b = 0; b < batchSize; b++) {
+      let i = sums.findPrefixSum((b + random.random()) * segment)
+      if (i > last) i = last // unreachable while every stored row has positive priority; kept as a guard
+      idx[b] = i
+      w[b] = Math.pow(pMin / leaves[offset + i]!, beta)
+    }
+    st.gather(batch)
+    return batch
+  }
+
+  /**
+   * Set the priorities of `indices` from TD errors: `p = (|tdErrors[j]| + eps)^alpha`, and raise `maxPriority`.
+   *
+   * Shapes: `indices` and `tdErrors` of equal length; indices in `[0, size)`; TD errors finite (any sign).
+   * @throws InvalidPriorityError naming the index and value for a NaN/±Infinity TD error or an index outside
+   *   `[0, size)`; ShapeMismatchError-like InvalidOptionError when the lengths differ. Nothing changes then.
+   */
+  updatePriorities(indices: ArrayLike<number>, tdErrors: ArrayLike<number>): void {
+    this.checkUpdate(indices, tdErrors, false)
+    const eps = this.eps
+    const alpha = this.alpha
+    let maxP = this.maxPriority
+    for (let j = 0; j < indices.length; j++) {
+      const raw = Math.abs(tdErrors[j]!) + eps
+      if (raw > maxP) maxP = raw
+      const p = Math.pow(raw, alpha)
+      this.sums.update(indices[j]!, p)
+      this.mins.update(indices[j]!, p)
+    }
+    this.setMax(maxP)
+  }
+
+  /**
+   * Set raw priorities (before `alpha`; no `eps` added): `p = priorities[j]^alpha`.
+   * @throws InvalidPriorityError naming the index and value for a negative, zero, NaN or infinite priority or an
+   *   index outside `[0, size)`. Nothing changes then.
+   */
+  setPriorities(indices: ArrayLike<number>, priorities: ArrayLike<number>): void {
+    this.checkUpdate(indices, priorities, true)
+    let maxP = this.maxPriority
+    for (let j = 0; j < indices.length; j++) {
+      const raw = priorities[j]!
+      if (raw > maxP) maxP = raw
+      const p = Math.pow(raw, this.alpha)
+      this.sums.update(indices[j]!, p)
+      this.mins.update(indices[j]!, p)
+    }
+    this.setMax(maxP)
+  }
+
+  private setMax(maxP: number): void {
+    this.maxPriority = maxP
+    this.maxPriorityAlpha = Math.pow(maxP, this.alpha)
+  }
+
+  private checkUpdate(indices: ArrayLike<number>, values: ArrayLike<number>, raw: boolean): void {
+    if (indices.length !== values.length) {
+      throw new InvalidOptionError({
+        option: raw ? "setPriorities priorities" : "updatePriorities tdErrors",
+        value: values.length,
+        reason: `expected one value per index (${indices.length})`
+      })
+    }
+    const size = this.storage.size
+    for (let j = 0; j < indices.length; j++) {
+      const i = indices[j]!
+      const v = values[j]!
+      if (!(i >= 0 && i < size) || !Number.isInteger(i)) {
+        throw new InvalidPriorityError({ index: i, value: v, reason: `index outside [0, size ${size})` })
+      }
+      if (!(v - v === 0)) throw new InvalidPriorityError({ index: i, value: v, reason: raw ? "priority is not finite" : "TD error is not finite" })
+      if (raw && !(v > 0)) throw new InvalidPriorityError({ index: i, value: v, reason: "priority must be > 0" })
+    }
+  }
+
+  /** Forget every transition and reset `maxPriority` to 1 (keeps the memory and the generator). */
+  clear(): void {
+    this.storage.clear()
+    this.sums.clear()
+    this.mins.clear()
+    this.setMax(1)
+  }
+
+  /**
+   * Save atomically to `path`: the storage, the stored priorities (`p^alpha`, float64), `maxPriority`, the beta
+   * schedule and the generator.
+   * @returns fails with ReplayIoError naming the file; the previous file is kept.
+   */
+  save(path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> {
+    return Effect.suspend(() => {
+      const c = this.storage.contents(KIND)
+      const priorities = this.sums.nodes.subarray(this.sums.leaves, this.sums.leaves + this.storage.size)
+      return ReplayFile.write(
+        path,
+        {
+          ...c,
+          options: { ...c.options, alpha: this.alpha, beta0: this.beta0, betaSteps: this.betaSteps, eps: this.eps },
+          counters: { ...c.counters, maxPriority: this.maxPriority },
+          columns: [...c.columns, ["priorities", priorities]]
+        },
+        io
+      )
+    })
+  }
+
+  /** Restore from a decoded file (used by {@link load}). */
+  static restore(d: ReplayFile.Decoded): PrioritizedReplay {
+    const storage = ReplayBufferModule.ReplayBuffer.restore(d)
+    const o = d.header.options
+    let per: PrioritizedReplay
+    try {
+      per = new PrioritizedReplay({
+        ...storage.options,
+        alpha: o["alpha"] as number,
+        beta0: o["beta0"] as number,
+        betaSteps: o["betaSteps"] as number,
+        eps: o["eps"] as number
+      }, storage)
+    } catch (e) {
+      return d.corrupt(`invalid options: ${(e as Error).message}`)
+    }
+    const priorities = d.column("priorities", "float64", storage.size)
+    for (let i = 0; i < priorities.length; i++) {
+      const p = priorities[i]!
+      if (!(p > 0) || p === Infinity) d.corrupt(`priority ${p} at row ${i} is not finite and > 0`)
+    }
+    const maxP = d.header.counters["maxPriority"]
+    if (maxP === undefined || !(maxP > 0) || maxP === Infinity) d.corrupt(`maxPriority ${maxP} is not finite and > 0`)
+    for (let i = 0; i < priorities.length; i++) {
+      per.sums.update(i, priorities[i]!)
+      per.mins.update(i, priorities[i]!)
+    }
+    per.setMax(maxP!)
+    return per
+  }
+}
+
+/** The `kind` of a prioritized buffer's file. */
+export const KIND = "prioritized"
+
+/**
+ * A prioritized replay buffer.
+ * @returns fails with InvalidOptionError for an out-of-range option (capacity <= 0 or > 2^30, alpha < 0, beta0
+ *   outside [0, 1], betaSteps < 1, eps <= 0, or any uniform-buffer option).
+ */
+export const make = (options: Options): Effect.Effect<PrioritizedReplay, InvalidOptionError> =>
+  Effect.try({
+    try: () => new PrioritizedReplay(options),
+    catch: (e) => (e instanceof InvalidOptionError ? e : new InvalidOptionError({ option: "options", value: options, reason: String(e) }))
+  })
+
+/** {@link make}, synchronously. @throws InvalidOptionError */
+export const unsafeMake = (options: Options): PrioritizedReplay => new PrioritizedReplay(options)
+
+/** Save `buffer` atomically to `path` (see {@link PrioritizedReplay.save}). */
+export const save = (buffer: PrioritizedReplay, path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> =>
+  buffer.save(path, io)
+
+/**
+ * Load a buffer saved by {@link save}, priorities and beta schedule included.
+ * @returns fails with ReplayIoError or CorruptReplayFileError (naming the file and the problem).
+ */
+export const load = (path: string): Effect.Effect<PrioritizedReplay, ReplayIoError | CorruptReplayFileError> =>
+  ReplayFile.read(path, KIND, PrioritizedReplay.restore)

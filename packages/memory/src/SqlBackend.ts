@@ -1,0 +1,236 @@
+/**
+ * The two SQL backends of the experience store, both as an `effect/sql` `SqlClient`: PGlite (PostgreSQL 18 in
+ * WebAssembly, in-process, on a directory or in memory) and a PostgreSQL server (connection URL).
+ *
+ * **Details**
+ *
+ * PGlite is reached through `@effect/sql-pg`'s own wire-protocol client: the scoped layer starts
+ * `@electric-sql/pglite-socket` on `127.0.0.1` with port 0 (a free port chosen by the OS, never a fixed one), and
+ * connects a pool of `maxConnections: 1` to it (PGlite runs one session). This was chosen over a hand-written
+ * `SqlClient` on PGlite's `query` API because the store then has *one* code path (compiler, parameter encoding,
+ * row decoding, transactions) for both backends: a `bytea` comes back as `Uint8Array`, a `jsonb` as a parsed value,
+ * an `integer` as a number, from PGlite exactly as from the server. The cost is a loopback round trip per statement
+ * (tens of microseconds). The listener accepts connections from this machine only and is closed with the scope.
+ *
+ * A PGlite directory has one writer: the layer takes `<dir>.lock`, created with `O_EXCL` and holding the owner's
+ * pid and host; a lock whose pid no longer runs on this host is stale (a killed process) and is taken over. Within
+ * the process, writers share the one connection, so transactions are serialized. Against a server, concurrent
+ * writers are ordinary PostgreSQL transactions.
+ *
+ * A directory that exists, is not empty and is not a PostgreSQL data directory (no `PG_VERSION`), or that PGlite
+ * fails to start on, gives `StoreOpenError` instead of being overwritten.
+ *
+ * @since 0.1.0
+ */
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { PgClient } from "@effect/sql-pg"
+import { PGlite } from "@electric-sql/pglite"
+import { vector } from "@electric-sql/pglite-pgvector"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { Effect, Redacted, Scope } from "effect"
+import { Reactivity } from "effect/reactivity"
+import type { SqlClient } from "effect/sql"
+import { StoreOpenError } from "./StoreErrors.js"
+
+/**
+ * A connected backend.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Backend {
+  readonly sql: SqlClient.SqlClient
+  readonly kind: "pglite" | "pg"
+  /** Directory, `memory://` or the URL without its password. */
+  readonly location: string
+}
+
+const message = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : typeof cause === "string" ? cause : String(cause)
+
+const pidAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * Take the single-writer lock `<dir>.lock` for the scope (see the module docs).
+ *
+ * @category locking
+ * @since 0.1.0
+ */
+export const lockDirectory = (dir: string): Effect.Effect<void, StoreOpenError, Scope.Scope> => {
+  const lockPath = `${Path.resolve(dir)}.lock`
+  const token = JSON.stringify({ pid: process.pid, host: Os.hostname(), at: Date.now() })
+  const acquire = Effect.try({
+    try: () => {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        try {
+          const fd = Fs.openSync(lockPath, "wx")
+          Fs.writeSync(fd, token)
+          Fs.fsyncSync(fd)
+          Fs.closeSync(fd)
+          return
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
+          let owner: { pid?: unknown; host?: unknown } = {}
+          try {
+            owner = JSON.parse(Fs.readFileSync(lockPath, "utf8")) as typeof owner
+          } catch {
+            // A lock file cut short by a crash between open and write: stale.
+          }
+          const sameHost = owner.host === undefined || owner.host === Os.hostname()
+          const live = typeof owner.pid === "number" && sameHost && pidAlive(owner.pid)
+          const foreign = typeof owner.pid === "number" && !sameHost
+          if (live || foreign) {
+            throw new StoreOpenError({
+              location: dir,
+              reason: `locked by process ${String(owner.pid)} on ${String(owner.host)} (${lockPath}); one writer per ` +
+                `PGlite directory: share one store per process, or use a PostgreSQL server for several processes`
+            })
+          }
+          Fs.rmSync(lockPath, { force: true })
+        }
+      }
+      throw new StoreOpenError({ location: dir, reason: `could not take the lock ${lockPath}` })
+    },
+    catch: (e) =>
+      e instanceof StoreOpenError ? e : new StoreOpenError({ location: dir, reason: `lock: ${message(e)}`, cause: e })
+  })
+  const release = Effect.sync(() => {
+    try {
+      if (Fs.readFileSync(lockPath, "utf8") === token) Fs.rmSync(lockPath, { force: true })
+    } catch {
+      // Already gone.
+    }
+  })
+  return Effect.acquireRelease(acquire, () => release)
+}
+
+const checkDirectory = (dir: string): Effect.Effect<void, StoreOpenError> =>
+  Effect.try({
+    try: () => {
+      if (!Fs.existsSync(dir)) return
+      if (!Fs.statSync(dir).isDirectory()) {
+        throw new StoreOpenError({ location: dir, reason: "exists and is not a directory" })
+      }
+      const entries = Fs.readdirSync(dir)
+      if (entries.length === 0) return
+      if (!entries.includes("PG_VERSION")) {
+        throw new StoreOpenError({
+          location: dir,
+          reason: `not a PGlite store (no PG_VERSION among ${entries.length} entries); refusing to overwrite it`
+        })
+      }
+      const version = Fs.readFileSync(Path.join(dir, "PG_VERSION"), "utf8").trim()
+      if (!/^\d+$/.test(version)) {
+        throw new StoreOpenError({ location: dir, reason: `corrupted: PG_VERSION contains ${JSON.stringify(version)}` })
+      }
+      if (!Fs.existsSync(Path.join(dir, "global", "pg_control"))) {
+        throw new StoreOpenError({ location: dir, reason: "corrupted: global/pg_control is missing" })
+      }
+    },
+    catch: (e) =>
+      e instanceof StoreOpenError ? e : new StoreOpenError({ location: dir, reason: message(e), cause: e })
+  })
+
+/**
+ * Open PGlite (with pgvector) on `dir`, or in memory when `dir` is undefined, serve it on a loopback port for the
+ * scope, and return an `@effect/sql-pg` client connected to it.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const pglite = (
+  options: { readonly dir?: string | undefined; readonly pgvector?: boolean | undefined }
+): Effect.Effect<Backend, StoreOpenError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const dir = options.dir
+    const location = dir ?? "memory://"
+    if (dir !== undefined) {
+      yield* checkDirectory(dir)
+      yield* lockDirectory(dir)
+      yield* Effect.try({
+        try: () => Fs.mkdirSync(Path.dirname(Path.resolve(dir)), { recursive: true }),
+        catch: (e) => new StoreOpenError({ location, reason: message(e), cause: e })
+      })
+    }
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () =>
+          PGlite.create({
+            ...(dir === undefined ? {} : { dataDir: dir }),
+            ...(options.pgvector === false ? {} : { extensions: { vector } })
+          }),
+        catch: (e) => new StoreOpenError({ location, reason: `PGlite failed to start: ${message(e)}`, cause: e })
+      }),
+      (db) => Effect.promise(() => db.close().catch(() => undefined))
+    )
+    const server = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+          await server.start()
+          return server
+        },
+        catch: (e) => new StoreOpenError({ location, reason: `socket server: ${message(e)}`, cause: e })
+      }),
+      (server) => Effect.promise(() => server.stop().catch(() => undefined))
+    )
+    const port = Number(server.getServerConn().split(":").pop())
+    const sql = yield* PgClient.make({
+      host: "127.0.0.1",
+      port,
+      username: "postgres",
+      database: "postgres",
+      maxConnections: 1,
+      minConnections: 1
+    }).pipe(
+      Effect.provide(Reactivity.layer),
+      Effect.mapError((e) => new StoreOpenError({ location, reason: `connecting: ${message(e)}`, cause: e }))
+    )
+    return { sql, kind: "pglite" as const, location }
+  })
+
+/** The URL without its password, for messages. */
+export const redactUrl = (url: string): string => {
+  try {
+    const u = new URL(url)
+    if (u.password !== "") u.password = "***"
+    return u.toString()
+  } catch {
+    return "<invalid url>"
+  }
+}
+
+/**
+ * Connect to a PostgreSQL server (`postgres://user:pass@host:port/db`) with a pool for the scope.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const pg = (
+  options: { readonly url: string; readonly maxConnections?: number | undefined }
+): Effect.Effect<Backend, StoreOpenError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const location = redactUrl(options.url)
+    const sql = yield* PgClient.make({
+      url: Redacted.make(options.url),
+      maxConnections: options.maxConnections ?? 4,
+      connectTimeout: "10 seconds"
+    }).pipe(
+      Effect.provide(Reactivity.layer),
+      Effect.mapError((e) => new StoreOpenError({ location, reason: `connecting: ${message(e)}`, cause: e }))
+    )
+    // Pools connect lazily: check now so a bad URL fails at open time.
+    yield* sql`SELECT 1`.pipe(
+      Effect.mapError((e) => new StoreOpenError({ location, reason: `connecting: ${message(e)}`, cause: e }))
+    )
+    return { sql, kind: "pg" as const, location }
+  })

@@ -1,0 +1,840 @@
+/**
+ * The experience store: trajectories, insights, reflections and tips with embeddings, kept in PostgreSQL (PGlite on
+ * a directory by default, a server at scale) through `effect/sql`, retrieved by a weighted relevance/recency/
+ * importance score, and consolidated (near-duplicate insights merged, capacity enforced).
+ *
+ * **When to use**: an agent that learns across episodes without gradient updates (ExpeL insights, Reflexion
+ * reflections, Synapse exemplars) or a trainer that wants to keep and search past trajectories.
+ *
+ * **Details**
+ *
+ * - One schema on both backends (`Migrations`), versioned; a store written by a newer version fails to open with
+ *   `SchemaVersionError`. The embedding dimension is fixed when the store is created (taken from the `Embedder`)
+ *   and checked on every open.
+ * - Every write (`put`, `putMany`, `vote`, `remove`, `consolidate`, the access-time update of `query`) is one
+ *   transaction: a batch given to `putMany` is all-or-nothing, also when the process is killed mid-way.
+ * - Dedup on put: a record whose `(kind, task, env, text)` (and, for trajectories and reflections, payload) equals
+ *   a stored one is not inserted again; the stored one gets the new support and votes added (`status: "merged"`).
+ * - Vector search: with pgvector (always on PGlite; on a server when the extension is installable) an HNSW cosine
+ *   index gives the candidate pool; without it (or with `vectorIndex: "exact"`) every filtered record is scored in
+ *   JS from the exact float32 `bytea` copy. Scores are always computed exactly, in JS (`Retrieval.rank`).
+ * - Bad input fails with `InvalidRecordError` / `InvalidQueryError` naming the value: an embedding of the wrong
+ *   dimension or with NaN, an importance outside `[0, 1]`, a payload over `Records.MaxPayloadBytes`, an unknown
+ *   filter or kind.
+ *
+ * **Gotchas**: one process per PGlite directory (a lock file `<dir>.lock` enforces it); use the server backend for
+ * several processes. Times default to the effect `Clock`, so under `TestClock` they start at 0.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { Embedder, Records, Store } from "@autodidact/memory"
+ *
+ * const program = Effect.gen(function*() {
+ *   const store = yield* Store.ExperienceStore
+ *   yield* store.put(Records.insight("Open the fridge before looking for food", { task: "find food" }))
+ *   const hits = yield* store.query({ text: "where is the food?", k: 3 })
+ *   return hits.map((h) => h.record.text)
+ * })
+ * Effect.runPromise(program.pipe(
+ *   Effect.provide(Store.layerPglite({ dir: "./memory-db" }).pipe(Layer.provide(Embedder.layerHashed())))
+ * ))
+ * ```
+ * @see Retrieval for the score, Consolidation for merging and forgetting, SqlBackend for the backends.
+ * @since 0.1.0
+ */
+import { createHash, randomUUID } from "node:crypto"
+import { Trajectory } from "@autodidact/core"
+import { Clock, Context, Effect, Layer, Option, type Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql"
+import { planEviction, planMerges } from "./Consolidation.js"
+import { Embedder } from "./Embedder.js"
+import {
+  bytesToEmbedding,
+  embeddingToBytes,
+  ensureVectorIndex,
+  latestVersion,
+  migrate,
+  vectorAvailable,
+  vectorLiteral
+} from "./Migrations.js"
+import type { ExperienceRecord, Kind, NewRecord, Outcome } from "./Records.js"
+import { decodeTrajectory, kinds, MaxPayloadBytes, MaxTextLength, outcomes } from "./Records.js"
+import type { Filters, NormalizedFilters, Query, Weights } from "./Retrieval.js"
+import { cosine, defaultDecay, defaultWeights, normalizeFilters, normalizeOptions, rank, recency } from "./Retrieval.js"
+import type { Backend } from "./SqlBackend.js"
+import * as SqlBackend from "./SqlBackend.js"
+import type { SchemaVersionError, StoreError } from "./StoreErrors.js"
+import { InvalidQueryError, InvalidRecordError, StoreOpenError, StoreSqlError } from "./StoreErrors.js"
+
+/**
+ * Result of one `put`: the id of the stored record and whether it was new or merged into an equal one.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PutResult {
+  readonly id: string
+  readonly status: "inserted" | "merged"
+}
+
+/**
+ * One query hit: the record (as it was before this query touched it) and its score components.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ScoredRecord {
+  readonly record: ExperienceRecord
+  readonly score: number
+  readonly relevance: number
+  readonly recency: number
+  readonly importance: number
+}
+
+/**
+ * A Synapse-style exemplar query: the most similar successful trajectories.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ExemplarQuery {
+  readonly text?: string | undefined
+  readonly embedding?: Float32Array | undefined
+  readonly task?: string | undefined
+  readonly env?: string | undefined
+  /** Default 3. */
+  readonly k?: number | undefined
+}
+
+/** @category models @since 0.1.0 */
+export interface Exemplar {
+  readonly record: ExperienceRecord
+  readonly trajectory: Trajectory.Trajectory
+  readonly similarity: number
+}
+
+/**
+ * Options of `consolidate` (see `Consolidation` for the policy).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ConsolidateOptions {
+  /** Cosine similarity above which two records merge (default 0.9). */
+  readonly threshold?: number | undefined
+  /** Kinds whose near-duplicates merge (default `["insight"]`). */
+  readonly mergeKinds?: ReadonlyArray<Kind> | undefined
+  /** Keep at most this many records in all, or per kind. Default: no limit. */
+  readonly capacity?: number | Partial<Record<Kind, number>> | undefined
+  readonly now?: number | undefined
+  readonly decay?: number | undefined
+  readonly weights?: Partial<Pick<Weights, "recency" | "importance">> | undefined
+}
+
+/** @category models @since 0.1.0 */
+export interface ConsolidationReport {
+  /** Records absorbed into a near-duplicate. */
+  readonly merged: number
+  /** Insights deleted because their strength fell to 0 or below. */
+  readonly weak: number
+  /** Records deleted by the capacity policy. */
+  readonly evicted: number
+  /** Records left. */
+  readonly remaining: number
+}
+
+/**
+ * The experience store service.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class ExperienceStore extends Context.Service<
+  ExperienceStore,
+  {
+    readonly backend: "pglite" | "pg"
+    readonly location: string
+    readonly dimension: number
+    readonly vectorIndex: "hnsw" | "exact"
+    readonly schemaVersion: number
+    readonly put: (record: NewRecord) => Effect.Effect<PutResult, StoreError>
+    /** All records in one transaction: all are stored or none. */
+    readonly putMany: (records: ReadonlyArray<NewRecord>) => Effect.Effect<ReadonlyArray<PutResult>, StoreError>
+    readonly get: (id: string) => Effect.Effect<Option.Option<ExperienceRecord>, StoreError>
+    readonly query: (query: Query) => Effect.Effect<ReadonlyArray<ScoredRecord>, StoreError>
+    readonly exemplars: (query: ExemplarQuery) => Effect.Effect<ReadonlyArray<Exemplar>, StoreError>
+    /** ExpeL AGREE (`"up"`) or REMOVE (`"down"`) on a record, `n` times (default 1). */
+    readonly vote: (id: string, direction: "up" | "down", n?: number) => Effect.Effect<void, StoreError>
+    /** Delete records; returns how many existed. */
+    readonly remove: (ids: ReadonlyArray<string>) => Effect.Effect<number, StoreError>
+    /** Delete every record matching the filters (all records with `{}`); returns how many. */
+    readonly removeWhere: (filters: Filters) => Effect.Effect<number, StoreError>
+    readonly count: (filters?: Filters) => Effect.Effect<number, StoreError>
+    readonly consolidate: (options?: ConsolidateOptions) => Effect.Effect<ConsolidationReport, StoreError>
+  }
+>()("@autodidact/memory/ExperienceStore") {}
+
+/**
+ * Options common to every layer.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StoreOptions {
+  /** `"auto"` (default): pgvector HNSW when the extension exists; `"exact"`: always score every record in JS. */
+  readonly vectorIndex?: "auto" | "exact" | undefined
+}
+
+const COLUMNS =
+  "id, kind, text, task, env, outcome, ret, created_at, last_accessed_at, importance, tags, support, upvotes, " +
+  "downvotes, embedding, payload"
+
+interface Row {
+  readonly id: string
+  readonly kind: Kind
+  readonly text: string
+  readonly task: string | null
+  readonly env: string | null
+  readonly outcome: Outcome
+  readonly ret: number | null
+  readonly created_at: number
+  readonly last_accessed_at: number
+  readonly importance: number
+  readonly tags: ReadonlyArray<string>
+  readonly support: number
+  readonly upvotes: number
+  readonly downvotes: number
+  readonly embedding: Uint8Array
+  readonly payload: unknown
+}
+
+const fromRow = (r: Row): ExperienceRecord => ({
+  id: r.id,
+  kind: r.kind,
+  text: r.text,
+  ...(r.task === null ? {} : { task: r.task }),
+  ...(r.env === null ? {} : { env: r.env }),
+  outcome: r.outcome,
+  ...(r.ret === null ? {} : { return: r.ret }),
+  createdAt: r.created_at,
+  lastAccessedAt: r.last_accessed_at,
+  importance: r.importance,
+  tags: r.tags,
+  support: r.support,
+  upvotes: r.upvotes,
+  downvotes: r.downvotes,
+  embedding: bytesToEmbedding(r.embedding),
+  payload: r.payload
+})
+
+interface Prepared {
+  readonly id: string
+  readonly kind: Kind
+  readonly text: string
+  readonly task: string | null
+  readonly env: string | null
+  readonly outcome: Outcome
+  readonly ret: number | null
+  readonly createdAt: number
+  readonly lastAccessedAt: number
+  readonly importance: number
+  readonly tags: ReadonlyArray<string>
+  support: number
+  upvotes: number
+  downvotes: number
+  readonly embedding: Float32Array
+  readonly payloadJson: string
+  readonly dedupKey: string
+}
+
+const bad = (field: string, value: unknown, reason: string) => new InvalidRecordError({ field, value, reason })
+
+const checkString = (field: string, value: unknown, max: number): InvalidRecordError | undefined => {
+  if (typeof value !== "string") return bad(field, value, "must be a string")
+  if (value.length > max) return bad(field, `${value.slice(0, 40)}... (${value.length} chars)`, `longer than ${max}`)
+  if (value.includes("\u0000")) return bad(field, value, "contains a NUL character")
+  return undefined
+}
+
+const checkCount = (field: string, value: unknown): InvalidRecordError | undefined =>
+  typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1
+    ? undefined
+    : bad(field, value, "must be an integer in [0, 2^31)")
+
+/**
+ * Validate an embedding against a store dimension.
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const checkEmbedding = (
+  field: string,
+  value: unknown,
+  dimension: number
+): InvalidRecordError | undefined => {
+  if (!(value instanceof Float32Array)) return bad(field, value, "must be a Float32Array")
+  if (value.length !== dimension) {
+    return bad(field, `Float32Array(${value.length})`, `dimension ${value.length}, the store's is ${dimension}`)
+  }
+  for (let i = 0; i < value.length; i++) {
+    if (!Number.isFinite(value[i])) return bad(`${field}[${i}]`, value[i], "must be finite")
+  }
+  return undefined
+}
+
+const prepare = (
+  r: NewRecord,
+  index: number,
+  dimension: number,
+  now: number,
+  embedding: Float32Array
+): Prepared | InvalidRecordError => {
+  const at = (f: string) => `records[${index}].${f}`
+  if (r === null || typeof r !== "object") return bad(`records[${index}]`, r, "must be an object")
+  if (!kinds.includes(r.kind)) return bad(at("kind"), r.kind, `must be one of ${kinds.join(", ")}`)
+  const e1 = checkString(at("text"), r.text, MaxTextLength)
+  if (e1) return e1
+  if (r.id !== undefined) {
+    const e = checkString(at("id"), r.id, 200)
+    if (e) return e
+    if (r.id.length === 0) return bad(at("id"), r.id, "must not be empty")
+  }
+  for (const f of ["task", "env"] as const) {
+    if (r[f] !== undefined) {
+      const e = checkString(at(f), r[f], 1000)
+      if (e) return e
+    }
+  }
+  const outcome = r.outcome ?? "unknown"
+  if (!outcomes.includes(outcome)) return bad(at("outcome"), outcome, `must be one of ${outcomes.join(", ")}`)
+  if (r.return !== undefined && (typeof r.return !== "number" || !Number.isFinite(r.return))) {
+    return bad(at("return"), r.return, "must be a finite number")
+  }
+  for (const f of ["createdAt", "lastAccessedAt"] as const) {
+    const v = r[f]
+    if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v))) {
+      return bad(at(f), v, "must be a finite epoch-ms time")
+    }
+  }
+  const importance = r.importance ?? 0.5
+  if (typeof importance !== "number" || !(importance >= 0 && importance <= 1)) {
+    return bad(at("importance"), importance, "must be a number in [0, 1] (Generative Agents' 1..10 divided by 10)")
+  }
+  const tags = r.tags ?? []
+  if (!Array.isArray(tags)) return bad(at("tags"), tags, "must be an array of strings")
+  for (const t of tags) {
+    const e = checkString(at("tags[]"), t, 200)
+    if (e) return e
+  }
+  const support = r.support ?? 1
+  const upvotes = r.upvotes ?? 0
+  const downvotes = r.downvotes ?? 0
+  for (const [f, v] of [["support", support], ["upvotes", upvotes], ["downvotes", downvotes]] as const) {
+    const e = checkCount(at(f), v)
+    if (e) return e
+  }
+  const eErr = checkEmbedding(at("embedding"), embedding, dimension)
+  if (eErr) return eErr
+  let payloadJson: string
+  try {
+    payloadJson = JSON.stringify(Trajectory.toJsonValue(r.payload ?? null)) ?? "null"
+  } catch (e) {
+    return bad(at("payload"), r.payload, `not JSON-serializable: ${(e as Error).message}`)
+  }
+  const bytes = Buffer.byteLength(payloadJson, "utf8")
+  if (bytes > MaxPayloadBytes) {
+    return bad(at("payload"), `${payloadJson.slice(0, 60)}... (${bytes} bytes)`, `larger than ${MaxPayloadBytes} bytes`)
+  }
+  if (payloadJson.includes("\\u0000")) return bad(at("payload"), r.payload, "contains a NUL character")
+  const withPayload = r.kind === "trajectory" || r.kind === "reflection"
+  const dedupKey = createHash("sha256")
+    .update(JSON.stringify([r.kind, r.task ?? null, r.env ?? null, r.text, withPayload ? payloadJson : null]))
+    .digest("hex")
+  return {
+    id: r.id ?? randomUUID(),
+    kind: r.kind,
+    text: r.text,
+    task: r.task ?? null,
+    env: r.env ?? null,
+    outcome,
+    ret: r.return ?? null,
+    createdAt: r.createdAt ?? now,
+    lastAccessedAt: r.lastAccessedAt ?? r.createdAt ?? now,
+    importance,
+    tags: [...new Set(tags)],
+    support,
+    upvotes,
+    downvotes,
+    embedding,
+    payloadJson,
+    dedupKey
+  }
+}
+
+const whereClause = (sql: SqlClient.SqlClient, f: NormalizedFilters) => {
+  const c = []
+  if (f.kind) c.push(sql`kind = ANY(${f.kind}::text[])`)
+  if (f.task) c.push(sql`task = ANY(${f.task}::text[])`)
+  if (f.env) c.push(sql`env = ANY(${f.env}::text[])`)
+  if (f.outcome) c.push(sql`outcome = ANY(${f.outcome}::text[])`)
+  if (f.tags) c.push(sql`tags @> ${f.tags}::text[]`)
+  if (f.anyTags) c.push(sql`tags && ${f.anyTags}::text[]`)
+  if (f.minImportance !== undefined) c.push(sql`importance >= ${f.minImportance}`)
+  if (f.since !== undefined) c.push(sql`created_at >= ${f.since}`)
+  return sql.and(c)
+}
+
+const BATCH_ROWS = 500
+
+/**
+ * Build the store on a connected backend: migrate, check the dimension, set up the vector index.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (
+  backend: Backend,
+  options: StoreOptions = {}
+): Effect.Effect<ExperienceStore["Service"], StoreOpenError | SchemaVersionError, Embedder> =>
+  Effect.gen(function*() {
+    const { sql, location } = backend
+    const embedder = yield* Embedder
+    const dimension = embedder.dimension
+    const withSql = <A, E>(e: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+      Effect.provideService(e, SqlClient.SqlClient, sql)
+    yield* withSql(migrate(location))
+    const openFail = (reason: string) => (cause: SqlError.SqlError) =>
+      new StoreOpenError({ location, reason: `${reason}: ${cause.message}`, cause })
+    const meta = yield* sql.withTransaction(
+      Effect.gen(function*() {
+        yield* sql`INSERT INTO autodidact_store_meta (key, value) VALUES ('dimension', ${String(dimension)})
+          ON CONFLICT (key) DO NOTHING`
+        yield* sql`INSERT INTO autodidact_store_meta (key, value) VALUES ('embedder', ${embedder.model})
+          ON CONFLICT (key) DO NOTHING`
+        return yield* sql<{ key: string; value: string }>`SELECT key, value FROM autodidact_store_meta`
+      })
+    ).pipe(Effect.mapError(openFail("reading store metadata")))
+    const stored = Number(meta.find((m) => m.key === "dimension")?.value)
+    if (stored !== dimension) {
+      return yield* new StoreOpenError({
+        location,
+        reason: `the store holds embeddings of dimension ${stored}; the embedder gives ${dimension}` +
+          ` (store created with ${meta.find((m) => m.key === "embedder")?.value ?? "?"}, now ${embedder.model})`
+      })
+    }
+    const useVector = options.vectorIndex !== "exact" && (yield* withSql(vectorAvailable))
+    if (useVector) yield* withSql(ensureVectorIndex(location, dimension))
+    let iterativeScan = false
+    if (useVector) {
+      iterativeScan = yield* sql.withTransaction(sql`SET LOCAL hnsw.iterative_scan = relaxed_order`).pipe(
+        Effect.as(true),
+        Effect.orElseSucceed(() => false)
+      )
+    }
+    const vectorIndex: "hnsw" | "exact" = useVector ? "hnsw" : "exact"
+
+    const sqlFail = (operation: string) => (cause: SqlError.SqlError) =>
+      new StoreSqlError({ operation, reason: cause.message, cause })
+
+    const embedMissing = (records: ReadonlyArray<NewRecord>) =>
+      Effect.gen(function*() {
+        const missing: Array<number> = []
+        records.forEach((r, i) => {
+          if (r?.embedding === undefined) missing.push(i)
+        })
+        for (const i of missing) {
+          const e = checkString(`records[${i}].text`, records[i]?.text, MaxTextLength)
+          if (e) return yield* e
+        }
+        const vectors = missing.length === 0 ? [] : yield* embedder.embed(missing.map((i) => records[i].text))
+        const out: Array<Float32Array> = records.map((r) => r?.embedding as Float32Array)
+        missing.forEach((i, j) => {
+          out[i] = vectors[j]
+        })
+        return out
+      })
+
+    const insertChunk = (chunk: ReadonlyArray<Prepared>) => {
+      const rows = chunk.map((p) =>
+        useVector
+          ? sql`(${p.id}, ${p.kind}, ${p.text}, ${p.task}, ${p.env}, ${p.outcome}, ${p.ret}, ${p.createdAt},
+              ${p.lastAccessedAt}, ${p.importance}, ${p.tags}::text[], ${p.support}, ${p.upvotes}, ${p.downvotes},
+              ${embeddingToBytes(p.embedding)}, ${p.payloadJson}::jsonb, ${p.dedupKey},
+              ${vectorLiteral(p.embedding)}::vector)`
+          : sql`(${p.id}, ${p.kind}, ${p.text}, ${p.task}, ${p.env}, ${p.outcome}, ${p.ret}, ${p.createdAt},
+              ${p.lastAccessedAt}, ${p.importance}, ${p.tags}::text[], ${p.support}, ${p.upvotes}, ${p.downvotes},
+              ${embeddingToBytes(p.embedding)}, ${p.payloadJson}::jsonb, ${p.dedupKey})`
+      )
+      const columns = sql.literal(useVector ? `${COLUMNS}, dedup_key, vec` : `${COLUMNS}, dedup_key`)
+      return sql<{ id: string; dedup_key: string; inserted: boolean }>`
+        INSERT INTO experience (${columns}) VALUES ${sql.csv(rows)}
+        ON CONFLICT (dedup_key) DO UPDATE SET
+          support = experience.support + EXCLUDED.support,
+          upvotes = experience.upvotes + EXCLUDED.upvotes,
+          downvotes = experience.downvotes + EXCLUDED.downvotes,
+          importance = GREATEST(experience.importance, EXCLUDED.importance),
+          last_accessed_at = GREATEST(experience.last_accessed_at, EXCLUDED.last_accessed_at),
+          tags = ARRAY(SELECT DISTINCT t FROM unnest(experience.tags || EXCLUDED.tags) AS t ORDER BY t)
+        RETURNING id, dedup_key, (xmax = 0) AS inserted`
+    }
+
+    const putMany = (records: ReadonlyArray<NewRecord>): Effect.Effect<ReadonlyArray<PutResult>, StoreError> =>
+      Effect.gen(function*() {
+        if (!Array.isArray(records)) return yield* bad("records", records, "must be an array")
+        if (records.length === 0) return []
+        const now = yield* Clock.currentTimeMillis
+        const embeddings = yield* embedMissing(records)
+        const prepared: Array<Prepared> = []
+        for (let i = 0; i < records.length; i++) {
+          const p = prepare(records[i], i, dimension, now, embeddings[i])
+          if (p instanceof InvalidRecordError) return yield* p
+          prepared.push(p)
+        }
+        // Equal records within the batch merge here (one INSERT cannot update a row twice).
+        const firstByKey = new Map<string, Prepared>()
+        const unique: Array<Prepared> = []
+        for (const p of prepared) {
+          const first = firstByKey.get(p.dedupKey)
+          if (first === undefined) {
+            firstByKey.set(p.dedupKey, p)
+            unique.push({ ...p })
+          } else {
+            const u = unique.find((x) => x.dedupKey === p.dedupKey)!
+            u.support += p.support
+            u.upvotes += p.upvotes
+            u.downvotes += p.downvotes
+          }
+        }
+        const returned = new Map<string, { id: string; inserted: boolean }>()
+        yield* sql.withTransaction(
+          Effect.gen(function*() {
+            for (let i = 0; i < unique.length; i += BATCH_ROWS) {
+              const rows = yield* insertChunk(unique.slice(i, i + BATCH_ROWS))
+              for (const r of rows) returned.set(r.dedup_key, { id: r.id, inserted: r.inserted })
+            }
+          })
+        ).pipe(Effect.mapError(sqlFail("put")))
+        const seen = new Set<string>()
+        return prepared.map((p): PutResult => {
+          const r = returned.get(p.dedupKey)!
+          const first = !seen.has(p.dedupKey)
+          seen.add(p.dedupKey)
+          return { id: r.id, status: r.inserted && first ? "inserted" : "merged" }
+        })
+      })
+
+    const get = (id: string) =>
+      sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM experience WHERE id = ${id}`.pipe(
+        Effect.map((rows) => rows.length === 0 ? Option.none() : Option.some(fromRow(rows[0]))),
+        Effect.mapError(sqlFail("get"))
+      )
+
+    const queryEmbedding = (q: { text?: string | undefined; embedding?: Float32Array | undefined }) =>
+      Effect.gen(function*() {
+        if (q.embedding !== undefined) {
+          const e = checkEmbedding("query.embedding", q.embedding, dimension)
+          if (e) return yield* new InvalidQueryError({ option: e.field, value: e.value, reason: e.reason })
+          return q.embedding
+        }
+        if (q.text !== undefined) {
+          if (typeof q.text !== "string") {
+            return yield* new InvalidQueryError({ option: "query.text", value: q.text, reason: "must be a string" })
+          }
+          return (yield* embedder.embed([q.text]))[0]
+        }
+        return undefined
+      })
+
+    const query = (q: Query): Effect.Effect<ReadonlyArray<ScoredRecord>, StoreError> =>
+      Effect.gen(function*() {
+        if (q === null || typeof q !== "object") {
+          return yield* new InvalidQueryError({ option: "query", value: q, reason: "must be an object" })
+        }
+        const filters = normalizeFilters(q.filters)
+        if (filters instanceof InvalidQueryError) return yield* filters
+        const opts = normalizeOptions(q)
+        if (opts instanceof InvalidQueryError) return yield* opts
+        const qe = yield* queryEmbedding(q)
+        const now = q.now ?? (yield* Clock.currentTimeMillis)
+        const where = whereClause(sql, filters)
+        const needRelevance = qe !== undefined && opts.weights.relevance > 0
+        const pool = opts.candidates ?? Math.max(10 * opts.k, 100)
+        type Cand = { id: string; embedding?: Uint8Array; last_accessed_at: number; importance: number }
+        const candidates: ReadonlyArray<Cand> = yield* (needRelevance && useVector
+          ? sql.withTransaction(
+            Effect.gen(function*() {
+              yield* sql.unsafe(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, pool))}`)
+              if (iterativeScan) yield* sql`SET LOCAL hnsw.iterative_scan = relaxed_order`
+              return yield* sql<Cand>`
+                SELECT id, embedding, last_accessed_at, importance FROM experience WHERE ${where}
+                ORDER BY vec <=> ${vectorLiteral(qe)}::vector LIMIT ${pool}`
+            })
+          )
+          : needRelevance
+          ? sql<Cand>`SELECT id, embedding, last_accessed_at, importance FROM experience WHERE ${where}`
+          : sql<Cand>`SELECT id, last_accessed_at, importance FROM experience WHERE ${where}`).pipe(
+            Effect.mapError(sqlFail("query"))
+          )
+        if (candidates.length === 0) return []
+        const ranked = rank(
+          candidates.map((c) => ({
+            id: c.id,
+            relevance: needRelevance && c.embedding ? cosine(qe!, bytesToEmbedding(c.embedding)) : 0,
+            recency: recency(c.last_accessed_at, now, opts.decay),
+            importance: c.importance
+          })),
+          opts.weights,
+          opts.k
+        )
+        const ids = ranked.map((r) => r.id)
+        const rows = yield* sql.withTransaction(
+          Effect.gen(function*() {
+            const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM experience WHERE id = ANY(${ids}::text[])`
+            if (q.touch !== false) {
+              yield* sql`UPDATE experience SET last_accessed_at = GREATEST(last_accessed_at, ${now})
+                WHERE id = ANY(${ids}::text[])`
+            }
+            return rows
+          })
+        ).pipe(Effect.mapError(sqlFail("query")))
+        const byId = new Map(rows.map((r) => [r.id, r]))
+        const out: Array<ScoredRecord> = []
+        for (const r of ranked) {
+          const row = byId.get(r.id)
+          if (row === undefined) continue // deleted concurrently
+          out.push({
+            record: fromRow(row),
+            score: r.score,
+            relevance: r.relevance,
+            recency: r.recency,
+            importance: r.importance
+          })
+        }
+        return out
+      })
+
+    const exemplars = (q: ExemplarQuery) =>
+      Effect.gen(function*() {
+        if (q.text === undefined && q.embedding === undefined) {
+          return yield* new InvalidQueryError({
+            option: "exemplars",
+            value: q,
+            reason: "give text or embedding to compare with"
+          })
+        }
+        const hits = yield* query({
+          text: q.text,
+          embedding: q.embedding,
+          k: q.k ?? 3,
+          weights: { relevance: 1, recency: 0, importance: 0 },
+          filters: {
+            kind: "trajectory",
+            outcome: "success",
+            ...(q.task === undefined ? {} : { task: q.task }),
+            ...(q.env === undefined ? {} : { env: q.env })
+          }
+        })
+        const out: Array<Exemplar> = []
+        for (const h of hits) {
+          const trajectory = yield* Effect.try({
+            try: () => decodeTrajectory(h.record),
+            catch: (e) => bad(`record ${h.record.id}.payload`, h.record.payload, `not a Trajectory: ${String(e)}`)
+          })
+          out.push({ record: h.record, trajectory, similarity: h.relevance })
+        }
+        return out
+      })
+
+    const vote = (id: string, direction: "up" | "down", n = 1) =>
+      Effect.gen(function*() {
+        if (direction !== "up" && direction !== "down") {
+          return yield* new InvalidQueryError({ option: "direction", value: direction, reason: "must be up or down" })
+        }
+        if (!Number.isInteger(n) || n < 1) {
+          return yield* new InvalidQueryError({ option: "n", value: n, reason: "must be a positive integer" })
+        }
+        const rows = yield* (direction === "up"
+          ? sql`UPDATE experience SET upvotes = upvotes + ${n} WHERE id = ${id} RETURNING id`
+          : sql`UPDATE experience SET downvotes = downvotes + ${n} WHERE id = ${id} RETURNING id`).pipe(
+            Effect.mapError(sqlFail("vote"))
+          )
+        if (rows.length === 0) {
+          return yield* new InvalidQueryError({ option: "id", value: id, reason: "no record with this id" })
+        }
+      })
+
+    const remove = (ids: ReadonlyArray<string>) =>
+      sql<{ id: string }>`DELETE FROM experience WHERE id = ANY(${ids}::text[]) RETURNING id`.pipe(
+        Effect.map((rows) => rows.length),
+        Effect.mapError(sqlFail("remove"))
+      )
+
+    const removeWhere = (filters: Filters) =>
+      Effect.gen(function*() {
+        const f = normalizeFilters(filters)
+        if (f instanceof InvalidQueryError) return yield* f
+        const rows = yield* sql<{ n: number }>`WITH d AS (DELETE FROM experience WHERE ${
+          whereClause(sql, f)
+        } RETURNING 1) SELECT count(*)::int AS n FROM d`.pipe(Effect.mapError(sqlFail("remove")))
+        return rows[0].n
+      })
+
+    const count = (filters?: Filters) =>
+      Effect.gen(function*() {
+        const f = normalizeFilters(filters)
+        if (f instanceof InvalidQueryError) return yield* f
+        const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM experience WHERE ${
+          whereClause(sql, f)
+        }`.pipe(Effect.mapError(sqlFail("count")))
+        return rows[0].n
+      })
+
+    const consolidate = (options: ConsolidateOptions = {}) =>
+      Effect.gen(function*() {
+        const threshold = options.threshold ?? 0.9
+        if (typeof threshold !== "number" || !(threshold >= -1 && threshold <= 1)) {
+          return yield* new InvalidQueryError({ option: "threshold", value: threshold, reason: "must be in [-1, 1]" })
+        }
+        const mergeKinds = options.mergeKinds ?? ["insight"]
+        for (const k of mergeKinds) {
+          if (!kinds.includes(k)) {
+            return yield* new InvalidQueryError({ option: "mergeKinds", value: k, reason: `must be one of ${kinds}` })
+          }
+        }
+        const capacity = options.capacity
+        const pools: Array<[ReadonlyArray<Kind> | undefined, number]> = []
+        if (typeof capacity === "number") pools.push([undefined, capacity])
+        else if (capacity !== undefined) {
+          for (const [k, c] of Object.entries(capacity)) {
+            if (!kinds.includes(k as Kind)) {
+              return yield* new InvalidQueryError({ option: "capacity", value: k, reason: `unknown kind` })
+            }
+            if (c !== undefined) pools.push([[k as Kind], c])
+          }
+        }
+        for (const [, c] of pools) {
+          if (!Number.isInteger(c) || c < 0) {
+            return yield* new InvalidQueryError({ option: "capacity", value: c, reason: "must be an integer >= 0" })
+          }
+        }
+        const now = options.now ?? (yield* Clock.currentTimeMillis)
+        const decay = options.decay ?? defaultDecay
+        const recencyWeight = options.weights?.recency ?? defaultWeights.recency
+        const importanceWeight = options.weights?.importance ?? defaultWeights.importance
+        return yield* sql.withTransaction(
+          Effect.gen(function*() {
+            yield* sql`SELECT pg_advisory_xact_lock(${0x636f6e73})`
+            let merged = 0
+            for (const kind of mergeKinds) {
+              const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM experience WHERE kind = ${kind}`
+              const records = rows.map(fromRow)
+              const byId = new Map(records.map((r) => [r.id, r]))
+              for (const m of planMerges(records, threshold)) {
+                const group = [byId.get(m.into)!, ...m.absorbed.map((id) => byId.get(id)!)]
+                const tags = [...new Set(group.flatMap((r) => r.tags))].sort()
+                yield* sql`UPDATE experience SET
+                  support = ${group.reduce((a, r) => a + r.support, 0)},
+                  upvotes = ${group.reduce((a, r) => a + r.upvotes, 0)},
+                  downvotes = ${group.reduce((a, r) => a + r.downvotes, 0)},
+                  importance = ${Math.max(...group.map((r) => r.importance))},
+                  created_at = ${Math.min(...group.map((r) => r.createdAt))},
+                  last_accessed_at = ${Math.max(...group.map((r) => r.lastAccessedAt))},
+                  tags = ${tags}::text[]
+                  WHERE id = ${m.into}`
+                yield* sql`DELETE FROM experience WHERE id = ANY(${m.absorbed}::text[])`
+                merged += m.absorbed.length
+              }
+            }
+            const weakRows = yield* sql<{ id: string }>`DELETE FROM experience
+              WHERE kind = 'insight' AND support + upvotes - downvotes <= 0 RETURNING id`
+            let evicted = 0
+            for (const [poolKinds, cap] of pools) {
+              const rows = yield* sql<{ id: string; last_accessed_at: number; importance: number }>`
+                SELECT id, last_accessed_at, importance FROM experience
+                WHERE ${poolKinds === undefined ? sql`TRUE` : sql`kind = ANY(${poolKinds}::text[])`}`
+              const ids = planEviction(
+                rows.map((r) => ({ id: r.id, lastAccessedAt: r.last_accessed_at, importance: r.importance })),
+                cap,
+                { now, decay, recencyWeight, importanceWeight }
+              )
+              if (ids.length > 0) yield* sql`DELETE FROM experience WHERE id = ANY(${ids}::text[])`
+              evicted += ids.length
+            }
+            const left = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM experience`
+            return { merged, weak: weakRows.length, evicted, remaining: left[0].n }
+          })
+        ).pipe(Effect.mapError(sqlFail("consolidate")))
+      })
+
+    return ExperienceStore.of({
+      backend: backend.kind,
+      location,
+      dimension,
+      vectorIndex,
+      schemaVersion: latestVersion,
+      put: (r) => Effect.map(putMany([r]), (rs) => rs[0]),
+      putMany,
+      get,
+      query,
+      exemplars,
+      vote,
+      remove,
+      removeWhere,
+      count,
+      consolidate
+    })
+  })
+
+/**
+ * The store on PGlite in a directory (created when absent). Closing the layer's scope stops the loopback listener,
+ * closes PGlite and releases the directory lock.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerPglite = (
+  options: StoreOptions & { readonly dir: string }
+): Layer.Layer<ExperienceStore, StoreOpenError | SchemaVersionError, Embedder> =>
+  Layer.effect(ExperienceStore, Effect.flatMap(SqlBackend.pglite({ dir: options.dir }), (b) => make(b, options)))
+
+/**
+ * The store on an in-memory PGlite (tests, scratch work): gone when the scope closes.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerMemory = (
+  options: StoreOptions = {}
+): Layer.Layer<ExperienceStore, StoreOpenError | SchemaVersionError, Embedder> =>
+  Layer.effect(ExperienceStore, Effect.flatMap(SqlBackend.pglite({}), (b) => make(b, options)))
+
+/**
+ * The store on a PostgreSQL server (`postgres://user:password@host:port/database`). Uses pgvector when the server
+ * has the extension, the exact JS scorer otherwise.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerPg = (
+  options: StoreOptions & { readonly url: string; readonly maxConnections?: number | undefined }
+): Layer.Layer<ExperienceStore, StoreOpenError | SchemaVersionError, Embedder> =>
+  Layer.effect(ExperienceStore, Effect.flatMap(SqlBackend.pg(options), (b) => make(b, options)))
+
+/**
+ * Open a store as a scoped effect instead of a layer.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const open = (
+  target: { readonly dir: string } | { readonly url: string } | { readonly memory: true },
+  options: StoreOptions = {}
+): Effect.Effect<ExperienceStore["Service"], StoreOpenError | SchemaVersionError, Embedder | Scope.Scope> =>
+  Effect.flatMap(
+    "url" in target
+      ? SqlBackend.pg({ url: target.url })
+      : SqlBackend.pglite("dir" in target ? { dir: target.dir } : {}),
+    (b) => make(b, options)
+  )

@@ -1,0 +1,119 @@
+/**
+ * Tagged errors of the experience store: each names the offending value and where it was found, so the CLI can print
+ * it and a log can store it (`Schema.TaggedError`, serializable).
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { Errors } from "@autodidact/core"
+
+const show = Errors.show
+
+/**
+ * A record handed to `put` that the store refuses: an embedding of the wrong dimension or with a NaN, an importance
+ * outside `[0, 1]`, an unknown kind, a payload over the size limit, ...
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidRecordError extends Schema.TaggedError<InvalidRecordError>()("InvalidRecordError", {
+  field: Schema.String,
+  value: Schema.Unknown,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `Invalid record ${this.field} = ${show(this.value)}: ${this.reason}`
+  }
+}
+
+/**
+ * A query filter, `k`, weight or consolidation option that is out of range or of the wrong type.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidQueryError extends Schema.TaggedError<InvalidQueryError>()("InvalidQueryError", {
+  option: Schema.String,
+  value: Schema.Unknown,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `Invalid query ${this.option} = ${show(this.value)}: ${this.reason}`
+  }
+}
+
+/**
+ * The store was written by a newer schema version than this build of `@autodidact/memory` knows; opening it would
+ * risk corrupting it. Upgrade the package.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class SchemaVersionError extends Schema.TaggedError<SchemaVersionError>()("SchemaVersionError", {
+  location: Schema.String,
+  found: Schema.Number,
+  supported: Schema.Number
+}) {
+  override get message() {
+    return `${this.location}: store schema version ${this.found} is newer than the supported version ${this.supported}; upgrade @autodidact/memory`
+  }
+}
+
+/**
+ * The store could not be opened: a corrupted or foreign directory, a dimension different from the one the store was
+ * created with, a lock held by a live process, a server that refuses the connection.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class StoreOpenError extends Schema.TaggedError<StoreOpenError>()("StoreOpenError", {
+  location: Schema.String,
+  reason: Schema.String,
+  cause: Schema.optional(Schema.Unknown)
+}) {
+  override get message() {
+    return `Cannot open experience store at ${this.location}: ${this.reason}`
+  }
+}
+
+/**
+ * A database operation failed after the store was opened (the underlying `SqlError` is the `cause`).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class StoreSqlError extends Schema.TaggedError<StoreSqlError>()("StoreSqlError", {
+  operation: Schema.String,
+  reason: Schema.String,
+  cause: Schema.optional(Schema.Unknown)
+}) {
+  override get message() {
+    return `Experience store ${this.operation} failed: ${this.reason}`
+  }
+}
+
+/**
+ * The embedder failed: the endpoint answered with an error status or a malformed body, or returned vectors of the
+ * wrong dimension.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class EmbedderError extends Schema.TaggedError<EmbedderError>()("EmbedderError", {
+  model: Schema.String,
+  reason: Schema.String,
+  status: Schema.optional(Schema.Number),
+  cause: Schema.optional(Schema.Unknown)
+}) {
+  override get message() {
+    return `Embedder ${this.model}: ${this.reason}${this.status === undefined ? "" : ` (HTTP ${this.status})`}`
+  }
+}
+
+/**
+ * Every error a store operation can fail with.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export type StoreError = InvalidRecordError | InvalidQueryError | StoreSqlError | EmbedderError

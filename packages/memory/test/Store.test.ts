@@ -1,0 +1,6 @@
+import * as SqlBackend from "../src/SqlBackend.js"
+import { storeSuite, suiteLayer } from "./StoreSuite.js"
+
+// One in-memory PGlite per layer (~3 s to create): the HNSW path and the exact JS scorer on the same suite.
+storeSuite("ExperienceStore on PGlite (pgvector HNSW)", suiteLayer(SqlBackend.pglite({})))
+storeSuite("ExperienceStore on PGlite (exact scoring)", suiteLayer(SqlBackend.pglite({ pgvector: false })))

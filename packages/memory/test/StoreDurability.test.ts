@@ -1,0 +1,101 @@
+/**
+ * Durability of the PGlite backend: a writer killed with SIGKILL in the middle of a batch leaves every batch
+ * all-or-nothing; the single-writer lock; corrupted directories fail with a typed error.
+ */
+import { spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as Embedder from "../src/Embedder.js"
+import * as Store from "../src/Store.js"
+
+const here = Path.dirname(new URL(import.meta.url).pathname)
+const pkg = Path.resolve(here, "..")
+const tmp = Fs.mkdtempSync(Path.join(Os.tmpdir(), "autodidact-store-"))
+const dir = Path.join(tmp, "db")
+const open = (d: string) => Store.layerPglite({ dir: d }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 16 })))
+
+/** Start the child and SIGKILL it once `after` batches are committed, at a random moment inside the next ones. */
+const runAndKill = (after: number) =>
+  new Promise<number>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@autodidact/source", "--import", "tsx", Path.join(here, "StoreKillChild.ts"), dir],
+      { cwd: pkg, stdio: ["ignore", "pipe", "pipe"] }
+    )
+    let last = -1
+    let killed = false
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += String(d)))
+    child.stdout.on("data", (d: Buffer) => {
+      for (const m of String(d).matchAll(/committed (\d+)/g)) last = Math.max(last, Number(m[1]))
+      if (!killed && last >= after) {
+        killed = true
+        setTimeout(() => child.kill("SIGKILL"), Math.floor(Math.random() * 15))
+      }
+    })
+    child.on("exit", (_code, signal) =>
+      signal === "SIGKILL" ? resolve(last) : reject(new Error(`child exited without being killed: ${stderr}`)))
+  })
+
+describe("ExperienceStore durability (PGlite directory)", () => {
+  afterAll(() => Fs.rmSync(tmp, { recursive: true, force: true }))
+
+  it.effect("a writer killed mid-batch leaves every batch all-or-nothing; the stale lock is taken over", () =>
+    Effect.gen(function*() {
+      const lastCommitted = yield* Effect.promise(() => runAndKill(5))
+      expect(Fs.existsSync(`${dir}.lock`)).toBe(true) // left behind by the killed process
+      const counts = yield* Effect.gen(function*() {
+        const store = yield* Store.ExperienceStore
+        const out: Array<number> = []
+        for (let b = 0; b <= lastCommitted + 5; b++) out.push(yield* store.count({ tags: [`batch-${b}`] }))
+        return { out, total: yield* store.count() }
+      }).pipe(Effect.provide(open(dir)))
+      for (let b = 0; b <= lastCommitted; b++) expect(counts.out[b]).toBe(20)
+      for (const n of counts.out) expect([0, 20]).toContain(n)
+      expect(counts.total % 20).toBe(0)
+      expect(Fs.existsSync(`${dir}.lock`)).toBe(false) // released with the scope
+    }), 120_000)
+
+  it.effect("one writer per directory: a second open in the same process fails with StoreOpenError", () =>
+    Effect.gen(function*() {
+      const err = yield* Effect.gen(function*() {
+        yield* Store.ExperienceStore
+        return yield* Effect.flip(Layer.build(open(dir)))
+      }).pipe(Effect.provide(open(dir)), Effect.scoped)
+      expect(err).toMatchObject({ _tag: "StoreOpenError" })
+      expect(err.message).toContain(`locked by process ${process.pid}`)
+    }), 60_000)
+
+  it.effect("corrupted or foreign directories fail with StoreOpenError", () =>
+    Effect.gen(function*() {
+      const foreign = Path.join(tmp, "foreign")
+      Fs.mkdirSync(foreign)
+      Fs.writeFileSync(Path.join(foreign, "notes.txt"), "mine")
+      const e1 = yield* Effect.flip(Layer.build(open(foreign))).pipe(Effect.scoped)
+      expect(e1).toMatchObject({ _tag: "StoreOpenError", location: foreign })
+      expect(e1.message).toContain("not a PGlite store")
+      expect(Fs.readFileSync(Path.join(foreign, "notes.txt"), "utf8")).toBe("mine")
+
+      const broken = Path.join(tmp, "broken")
+      Fs.cpSync(dir, broken, { recursive: true })
+      Fs.writeFileSync(Path.join(broken, "PG_VERSION"), "garbage\n")
+      const e2 = yield* Effect.flip(Layer.build(open(broken))).pipe(Effect.scoped)
+      expect(e2.message).toContain("corrupted: PG_VERSION")
+
+      const noControl = Path.join(tmp, "nocontrol")
+      Fs.cpSync(dir, noControl, { recursive: true })
+      Fs.rmSync(Path.join(noControl, "global", "pg_control"))
+      const e3 = yield* Effect.flip(Layer.build(open(noControl))).pipe(Effect.scoped)
+      expect(e3.message).toContain("pg_control")
+
+      const zeroed = Path.join(tmp, "zeroed")
+      Fs.cpSync(dir, zeroed, { recursive: true })
+      const control = Path.join(zeroed, "global", "pg_control")
+      Fs.writeFileSync(control, Buffer.alloc(Fs.statSync(control).size))
+      const e4 = yield* Effect.flip(Layer.build(open(zeroed))).pipe(Effect.scoped)
+      expect(e4).toMatchObject({ _tag: "StoreOpenError", location: zeroed })
+    }), 60_000)
+})

@@ -1,0 +1,322 @@
+/**
+ * The experience-store conformance suite, run against every backend (PGlite in `Store.test.ts`, a PostgreSQL server
+ * in `Store.integration.test.ts`). One store per file, shared by the tests; each test clears it first.
+ */
+import { Trajectory } from "@autodidact/core"
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, Exit, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Embedder from "../src/Embedder.js"
+import { migrate } from "../src/Migrations.js"
+import * as Records from "../src/Records.js"
+import type { Backend } from "../src/SqlBackend.js"
+import * as Store from "../src/Store.js"
+import type { StoreOpenError } from "../src/StoreErrors.js"
+
+export const DIM = 256
+
+/** The backend under the store, for the migration tests. */
+export class TestBackend extends Context.Service<TestBackend, Backend>()("test/TestBackend") {}
+
+export const suiteLayer = (
+  openBackend: Effect.Effect<Backend, StoreOpenError, import("effect").Scope.Scope>,
+  options: Store.StoreOptions = {}
+) => {
+  const backend = Layer.effect(TestBackend, openBackend)
+  const store = Layer.effect(
+    Store.ExperienceStore,
+    Effect.gen(function*() {
+      return yield* Store.make(yield* TestBackend, options)
+    })
+  )
+  return Layer.provideMerge(store, backend).pipe(Layer.provideMerge(Embedder.layerHashed({ dimension: DIM })))
+}
+
+const basis = (weights: Record<number, number>): Float32Array => {
+  const v = new Float32Array(DIM)
+  for (const [i, w] of Object.entries(weights)) v[Number(i)] = w
+  return v
+}
+
+const HOUR = 3_600_000
+const NOW = 1_700_000_000_000
+
+const traj = (success: boolean, task: string, ret: number): Trajectory.Trajectory =>
+  Trajectory.fromSteps(
+    "TextWorld-v0",
+    [
+      { observation: "room", action: "go north", reward: 0, terminated: false, truncated: false },
+      { observation: [1, 2], action: 3, reward: ret, terminated: true, truncated: false, info: { note: "end" } }
+    ],
+    { task, success, seed: 7 }
+  )
+
+export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLayer>) =>
+  layer(storeLayer, { timeout: "60 seconds" })(name, (it) => {
+    const fresh = Effect.gen(function*() {
+      const store = yield* Store.ExperienceStore
+      yield* store.removeWhere({})
+      return store
+    })
+
+    it.effect("round-trips every record kind", () =>
+      Effect.gen(function*() {
+        const store = yield* fresh
+        const t = traj(true, "make tea", 1)
+        const inputs: ReadonlyArray<Records.NewRecord> = [
+          Records.trajectory(t, { importance: 0.7, tags: ["kitchen"], createdAt: NOW, lastAccessedAt: NOW + 1 }),
+          Records.insight("Boil water before adding the tea bag", { task: "make tea", sourceIds: ["a", "b"] }),
+          Records.reflection("I forgot to boil the water; next time boil first", { trajectoryId: "x", trial: 2 }),
+          Records.tip("Kettles are usually on the counter", { env: "TextWorld-v0", payload: { source: "manual" } })
+        ]
+        const results = yield* store.putMany(inputs)
+        expect(results.map((r) => r.status)).toEqual(["inserted", "inserted", "inserted", "inserted"])
+        for (let i = 0; i < inputs.length; i++) {
+          const got = Option.getOrThrow(yield* store.get(results[i].id))
+          const input = inputs[i]
+          expect(got.kind).toBe(input.kind)
+          expect(got.text).toBe(input.text)
+          expect(got.task).toBe(input.task)
+          expect(got.env).toBe(input.env)
+          expect(got.outcome).toBe(input.outcome ?? "unknown")
+          expect(got.return).toBe(input.return)
+          expect(got.embedding.length).toBe(DIM)
+          expect(Array.from(got.embedding)).toEqual(Array.from(Embedder.hashedEmbedding(input.text, DIM)))
+          expect(got.payload).toEqual(JSON.parse(JSON.stringify(Trajectory.toJsonValue(input.payload ?? null))))
+        }
+        const first = Option.getOrThrow(yield* store.get(results[0].id))
+        expect(first).toMatchObject({
+          outcome: "success",
+          return: 1,
+          importance: 0.7,
+          tags: ["kitchen"],
+          createdAt: NOW,
+          lastAccessedAt: NOW + 1,
+          support: 1,
+          upvotes: 0,
+          downvotes: 0
+        })
+        expect(Records.decodeTrajectory(first)).toEqual(t)
+        // A given embedding is stored bit for bit.
+        const e = basis({ 0: 0.1, 5: -0.3333333, 200: 1e-7 })
+        const r = yield* store.put(Records.tip("exact", { embedding: e }))
+        expect(Option.getOrThrow(yield* store.get(r.id)).embedding).toEqual(e)
+        expect(Option.isNone(yield* store.get("missing"))).toBe(true)
+      }))
+
+    it.effect("dedups equal records on put and adds their support", () =>
+      Effect.gen(function*() {
+        const store = yield* fresh
+        const a = yield* store.put(Records.insight("Check the map first", { task: "nav", tags: ["b"] }))
+        const b = yield* store.put(Records.insight("Check the map first", { task: "nav", tags: ["a"], upvotes: 2 }))
+        expect(b).toEqual({ id: a.id, status: "merged" })
+        const batch = yield* store.putMany([Records.tip("same"), Records.tip("same")])
+        expect(batch.map((x) => x.status)).toEqual(["inserted", "merged"])
+        expect(batch[1].id).toBe(batch[0].id)
+        const got = Option.getOrThrow(yield* store.get(a.id))
+        expect(got).toMatchObject({ support: 2, upvotes: 2, tags: ["a", "b"] })
+        expect(Option.getOrThrow(yield* store.get(batch[0].id)).support).toBe(2)
+        // Different trajectories with the same text are different records.
+        const t1 = yield* store.put(Records.trajectory(traj(true, "x", 1), { text: "same text" }))
+        const t2 = yield* store.put(Records.trajectory(traj(true, "x", 2), { text: "same text" }))
+        expect(t2.status).toBe("inserted")
+        expect(t2.id).not.toBe(t1.id)
+        expect(yield* store.count({})).toBe(4)
+      }))
+
+    it.effect("orders by the weighted score of Generative Agents (hand-computed, 5 records)", () =>
+      Effect.gen(function*() {
+        const store = yield* fresh
+        // relevance to e0, hours since access, importance:
+        const spec = [
+          ["A", basis({ 0: 1 }), 0, 0.2],
+          ["B", basis({ 0: Math.SQRT1_2, 1: Math.SQRT1_2 }), 10, 0.9],
+          ["C", basis({ 1: 1 }), 100, 1.0],
+          ["D", basis({ 0: 0.6, 1: 0.8 }), 1, 0.5],
+          ["E", basis({ 0: 0.8, 2: 0.6 }), 50, 0.1]
+        ] as const
+        yield* store.putMany(spec.map(([id, embedding, hours, importance]) =>
+          Records.tip(`record ${id}`, {
+            id,
+            embedding,
+            importance,
+            createdAt: NOW - 200 * HOUR,
+            lastAccessedAt: NOW - hours * HOUR,
+            task: "ranking"
+          })
+        ))
+        const q = { embedding: basis({ 0: 1 }), now: NOW, touch: false, filters: { task: "ranking" } }
+        // rel~ = [1, .70711, 0, .6, .8]; rec = 0.995^h, rec~ = [1, .87598, 0, .98732, .43766];
+        // imp~ = [.11111, .88889, 1, .44444, 0]; sums:
+        const hits = yield* store.query(q)
+        expect(hits.map((h) => h.record.id)).toEqual(["B", "A", "D", "E", "C"])
+        const expected: Record<string, number> = { A: 2.11111, B: 2.47198, C: 1.0, D: 2.03176, E: 1.23767 }
+        for (const h of hits) expect(h.score).toBeCloseTo(expected[h.record.id], 4)
+        expect(hits.find((h) => h.record.id === "D")!.recency).toBeCloseTo(0.995, 6)
+        // weights (2, 0.5, 0): A 2.5, B 1.85221, E 1.81883, D 1.69366, C 0
+        const weighted = yield* store.query({ ...q, weights: { relevance: 2, recency: 0.5, importance: 0 }, k: 3 })
+        expect(weighted.map((h) => h.record.id)).toEqual(["A", "B", "E"])
+        expect(weighted[2].score).toBeCloseTo(1.81883, 4)
+        // Querying touches: last access becomes now, so recency of the returned ones rises.
+        yield* store.query({ ...q, k: 1, touch: true })
+        expect(Option.getOrThrow(yield* store.get("B")).lastAccessedAt).toBe(NOW)
+        // Text queries go through the embedder.
+        yield* store.putMany([
+          Records.tip("The kettle is on the kitchen counter", { task: "text" }),
+          Records.tip("Dogs bark at night", { task: "text" })
+        ])
+        const byText = yield* store.query({ text: "where is the kettle?", filters: { task: "text" } })
+        expect(byText[0].record.text).toBe("The kettle is on the kitchen counter")
+        expect(byText[0].relevance).toBeGreaterThan(byText[1].relevance)
+      }))
+
+    it.effect("filters by kind, task, env, outcome, tags and importance", () =>
+      Effect.gen(function*() {
+        const store = yield* fresh
+        yield* store.putMany([
+          Records.trajectory(traj(true, "t1", 1), { tags: ["a", "b"], importance: 0.9 }),
+          Records.trajectory(traj(false, "t1", 0), { tags: ["a"] }),
+          Records.trajectory(traj(true, "t2", 1), { env: "Other-v0", tags: ["b"] }),
+          Records.insight("insight one", { task: "t1", tags: ["a"] }),
+          Records.reflection("reflection one", { task: "t2" })
+        ])
+        const ids = (f: Parameters<typeof store.count>[0]) =>
+          store.query({ filters: f, k: 100, touch: false }).pipe(Effect.map((hs) => hs.length))
+        expect(yield* ids({ kind: "trajectory" })).toBe(3)
+        expect(yield* ids({ kind: ["insight", "reflection"] })).toBe(2)
+        expect(yield* ids({ task: "t1" })).toBe(3)
+        expect(yield* ids({ env: "Other-v0" })).toBe(1)
+        expect(yield* ids({ outcome: "success" })).toBe(2)
+        expect(yield* ids({ outcome: "failure" })).toBe(2)
+        expect(yield* ids({ tags: ["a", "b"] })).toBe(1)
+        expect(yield* ids({ anyTags: ["a", "b"] })).toBe(4)
+        expect(yield* ids({ minImportance: 0.8 })).toBe(1)
+        expect(yield* ids({ kind: "trajectory", task: "t1", outcome: "success" })).toBe(1)
+        expect(yield* store.count({ kind: "trajectory", tags: ["b"] })).toBe(2)
+        // Synapse exemplars: only successful trajectories, most similar first.
+        const ex = yield* store.exemplars({ text: "t2: success", k: 5 })
+        expect(ex.map((e) => e.trajectory.task)).toEqual(["t2", "t1"])
+        expect(ex[0].trajectory.success).toBe(true)
+        expect((yield* store.exemplars({ text: "anything", task: "t1" })).length).toBe(1)
+      }))
+
+    it.effect("rejects bad input with typed errors naming the value", () =>
+      Effect.gen(function*() {
+        const store = yield* fresh
+        const err = <A, E>(e: Effect.Effect<A, E>) => Effect.flip(e)
+        const wrongDim = yield* err(store.put(Records.tip("x", { embedding: new Float32Array(3) })))
+        expect(wrongDim).toMatchObject({ _tag: "InvalidRecordError", field: "records[0].embedding" })
+        expect(wrongDim.message).toContain("dimension 3")
+        const nan = basis({ 4: Number.NaN })
+        expect(yield* err(store.put(Records.tip("x", { embedding: nan })))).toMatchObject({
+          _tag: "InvalidRecordError",
+          field: "records[0].embedding[4]"
+        })
+        expect(yield* err(store.put(Records.tip("x", { importance: 7 })))).toMatchObject({
+          _tag: "InvalidRecordError",
+          field: "records[0].importance",
+          value: 7
+        })
+        const big = yield* err(store.put(Records.tip("x", { payload: { blob: "x".repeat(Records.MaxPayloadBytes) } })))
+        expect(big).toMatchObject({ _tag: "InvalidRecordError", field: "records[0].payload" })
+        expect(yield* err(store.put({ kind: "memo" as never, text: "x" }))).toMatchObject({
+          _tag: "InvalidRecordError",
+          value: "memo"
+        })
+        // A bad record anywhere in a batch stores nothing.
+        const before = yield* store.count()
+        yield* err(store.putMany([Records.tip("ok 1"), Records.tip("ok 2", { support: -1 })]))
+        expect(yield* store.count()).toBe(before)
+        expect(yield* err(store.query({ filters: { kind: "memo" as never } }))).toMatchObject({
+          _tag: "InvalidQueryError",
+          option: "filters.kind",
+          value: "memo"
+        })
+        expect(yield* err(store.query({ filters: { colour: "red" } as never }))).toMatchObject({
+          _tag: "InvalidQueryError",
+          option: "filters.colour"
+        })
+        expect(yield* err(store.query({ k: 0 }))).toMatchObject({ _tag: "InvalidQueryError", option: "k", value: 0 })
+        expect(yield* err(store.query({ weights: { recency: -1 } }))).toMatchObject({ option: "weights.recency" })
+        expect(yield* err(store.query({ embedding: new Float32Array(2) }))).toMatchObject({
+          _tag: "InvalidQueryError",
+          option: "query.embedding"
+        })
+        expect(yield* err(store.vote("nope", "up"))).toMatchObject({ _tag: "InvalidQueryError", value: "nope" })
+      }))
+
+    it.effect("consolidate merges near-duplicate insights, forgets weak ones and respects capacity", () =>
+      Effect.gen(function*() {
+        const store = yield* fresh
+        const [a, b, c, d] = yield* store.putMany([
+          Records.insight("Always read the task twice", {
+            embedding: basis({ 0: 1, 1: 0.01 }),
+            support: 3,
+            upvotes: 1,
+            tags: ["x"],
+            createdAt: NOW - 5 * HOUR
+          }),
+          Records.insight("Read the task two times", {
+            embedding: basis({ 0: 1, 1: 0.02 }),
+            support: 2,
+            downvotes: 1,
+            tags: ["y"],
+            createdAt: NOW - 9 * HOUR
+          }),
+          Records.insight("Unrelated rule", { embedding: basis({ 3: 1 }), support: 1 }),
+          Records.insight("A rule voted down", { embedding: basis({ 7: 1 }), support: 1 })
+        ])
+        yield* store.vote(d.id, "down", 1)
+        const report = yield* store.consolidate({ threshold: 0.95, now: NOW })
+        expect(report).toEqual({ merged: 1, weak: 1, evicted: 0, remaining: 2 })
+        const kept = Option.getOrThrow(yield* store.get(a.id))
+        expect(kept).toMatchObject({ support: 5, upvotes: 1, downvotes: 1, tags: ["x", "y"], createdAt: NOW - 9 * HOUR })
+        expect(Option.isNone(yield* store.get(b.id))).toBe(true)
+        expect(Option.isSome(yield* store.get(c.id))).toBe(true)
+        expect(Records.strength(kept)).toBe(5)
+        // Capacity: 6 tips, keep 3; the lowest recency+importance go first.
+        yield* store.putMany([0, 1, 2, 3, 4, 5].map((i) =>
+          Records.tip(`tip ${i}`, { id: `tip${i}`, importance: i / 10, lastAccessedAt: NOW - (5 - i) * HOUR })
+        ))
+        const cap = yield* store.consolidate({ capacity: { tip: 3 }, now: NOW })
+        expect(cap.evicted).toBe(3)
+        expect(yield* store.count({ kind: "tip" })).toBe(3)
+        for (const id of ["tip3", "tip4", "tip5"]) expect(Option.isSome(yield* store.get(id))).toBe(true)
+        const all = yield* store.consolidate({ capacity: 1, now: NOW })
+        expect(all.remaining).toBe(1)
+      }))
+
+    it.effect("concurrent writers lose no records", () =>
+      Effect.gen(function*() {
+        const store = yield* fresh
+        yield* Effect.forEach(
+          Array.from({ length: 8 }, (_, w) => w),
+          (w) =>
+            Effect.forEach(
+              Array.from({ length: 5 }, (_, b) => b),
+              (b) => store.putMany(Array.from({ length: 5 }, (_, i) => Records.tip(`w${w} b${b} i${i}`))),
+              { discard: true }
+            ),
+          { concurrency: "unbounded", discard: true }
+        )
+        expect(yield* store.count({ kind: "tip" })).toBe(200)
+      }))
+
+    it.effect("migrations are idempotent; a newer schema version or another dimension refuses to open", () =>
+      Effect.gen(function*() {
+        const backend = yield* TestBackend
+        const sqlLayer = Layer.succeed(SqlClient.SqlClient, backend.sql)
+        expect(yield* migrate(backend.location).pipe(Effect.provide(sqlLayer))).toEqual([])
+        const again = yield* Store.make(backend).pipe(Effect.provide(Embedder.layerHashed({ dimension: DIM })))
+        expect(again.schemaVersion).toBe(1)
+        const other = yield* Effect.exit(Store.make(backend).pipe(Effect.provide(Embedder.layerHashed({ dimension: 8 }))))
+        expect(Exit.isFailure(other)).toBe(true)
+        expect(JSON.stringify(other)).toContain("dimension 256")
+        yield* backend.sql`INSERT INTO autodidact_schema_version (version, name, applied_at) VALUES (99, 'future', 0)`
+        const newer = yield* Effect.flip(
+          Store.make(backend).pipe(Effect.provide(Embedder.layerHashed({ dimension: DIM })))
+        )
+        yield* backend.sql`DELETE FROM autodidact_schema_version WHERE version = 99`
+        expect(newer).toMatchObject({ _tag: "SchemaVersionError", found: 99, supported: 1 })
+      }))
+  })
