@@ -1,0 +1,140 @@
+/**
+ * Multi-turn agent RL benchmark: train the DRRN policy with a group-relative estimator on a text environment, then
+ * evaluate the success rate on held-out tasks; prints a table with the random-policy baseline.
+ *
+ *   npx tsx --conditions=@autodidact/source packages/optim/bench/multiturn.ts \
+ *     --env TextHousehold-v0 --algo gigpo --steps 200000 --seed 1 [--algo grpo,rloo,random] [--eval-episodes 200]
+ *
+ * Environments: `TextHousehold-v0` (train split → evaluation on `unseen`, ALFWorld's valid_unseen),
+ * `Sokoban-6x6-1box-v0` (text Sokoban; train levels are seeds < 10^6, test levels seeds ≥ 10^6), `TextFrozenLake`.
+ * Options: `--group-size 8 --tasks-per-batch 8 --lr 1e-3 --epochs 2 --max-steps N --difficulty easy|default
+ * --eval-every 0 --eval-greedy`.
+ */
+import { Rng } from "@autodidact/core"
+import { Effect } from "effect"
+import * as GroupRollout from "../src/GroupRollout.js"
+import * as MultiTurnTrainer from "../src/MultiTurnTrainer.js"
+import { TextFrozenLake, TextHousehold, TextSokoban } from "@autodidact/envs"
+
+const args = new Map<string, string>()
+const argv = process.argv.slice(2)
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i]!
+  if (!a.startsWith("--")) continue
+  const next = argv[i + 1]
+  if (next === undefined || next.startsWith("--")) args.set(a.slice(2), "true")
+  else {
+    args.set(a.slice(2), next)
+    i++
+  }
+}
+const envId = args.get("env") ?? "TextHousehold-v0"
+const algos = (args.get("algo") ?? "gigpo").split(",")
+const steps = Number(args.get("steps") ?? 100_000)
+const seed = Number(args.get("seed") ?? 1)
+const evalEpisodes = Number(args.get("eval-episodes") ?? 200)
+const num = (k: string, d: number) => (args.has(k) ? Number(args.get(k)) : d)
+
+interface Setup {
+  readonly makeEnv: () => GroupRollout.TextEnv
+  readonly maxSteps: number
+  readonly grid: boolean
+  readonly trainTask: (rng: Rng) => GroupRollout.Task
+  readonly evalTask: (k: number) => GroupRollout.Task
+  readonly evalName: string
+}
+
+const modules: Record<string, any> = { TextHousehold, TextSokoban, TextFrozenLake }
+const load = async (name: string): Promise<any> => modules[name]
+
+const setup = async (): Promise<Setup> => {
+  const EVAL_BASE = 1_000_000
+  if (envId === "TextHousehold-v0") {
+    const mod = await load("TextHousehold")
+    const difficulty = args.get("difficulty") ?? "default"
+    return {
+      makeEnv: () => mod.make({ difficulty }),
+      maxSteps: num("max-steps", 50),
+      grid: false,
+      trainTask: (rng) => ({ seed: rng.integers(EVAL_BASE), options: { split: "train" } }),
+      evalTask: (k) => ({ seed: EVAL_BASE + k, options: { split: "unseen" } }),
+      evalName: "unseen"
+    }
+  }
+  if (envId === "Sokoban-6x6-1box-v0" || envId === "TextSokoban") {
+    const mod = await load("TextSokoban")
+    return {
+      makeEnv: () => mod.make({}),
+      maxSteps: num("max-steps", 20),
+      grid: true,
+      trainTask: (rng) => ({ seed: rng.integers(EVAL_BASE) }),
+      evalTask: (k) => ({ seed: EVAL_BASE + k }),
+      evalName: "test levels (seeds ≥ 10^6)"
+    }
+  }
+  if (envId === "TextFrozenLake") {
+    const mod = await load("TextFrozenLake")
+    return {
+      makeEnv: () => mod.make({}),
+      maxSteps: num("max-steps", 20),
+      grid: true,
+      trainTask: (rng) => ({ seed: rng.integers(EVAL_BASE) }),
+      evalTask: (k) => ({ seed: EVAL_BASE + k }),
+      evalName: "test maps (seeds ≥ 10^6)"
+    }
+  }
+  throw new Error(`unknown --env ${envId}`)
+}
+
+const s = await setup()
+const envs = [s.makeEnv()]
+const rows: Array<{ algo: string; steps: number; seconds: number; success: number; ret: number; len: number; trainSuccess: number }> = []
+for (const algo of algos) {
+  const t0 = performance.now()
+  if (algo === "random") {
+    const r = MultiTurnTrainer.evaluate(envs, GroupRollout.randomPolicy, s.evalTask, evalEpisodes, Rng.make([seed, 1]), { maxSteps: s.maxSteps })
+    rows.push({ algo, steps: 0, seconds: (performance.now() - t0) / 1000, success: r.successRate, ret: r.episodeReturn, len: r.episodeLength, trainSuccess: Number.NaN })
+    console.log(`random: success ${r.successRate.toFixed(3)}`)
+    continue
+  }
+  let lastTrain = Number.NaN
+  const result = await Effect.runPromise(
+    MultiTurnTrainer.train(
+      envs,
+      {
+        algo,
+        seed,
+        totalEnvSteps: steps,
+        groupSize: num("group-size", 8),
+        tasksPerBatch: num("tasks-per-batch", 8),
+        learningRate: num("lr", 1e-3),
+        epochs: num("epochs", 2),
+        entCoef: num("ent-coef", 0.01),
+        klCoef: num("kl-coef", 0),
+        maxSteps: s.maxSteps,
+        evalEvery: num("eval-every", 0),
+        evalEpisodes,
+        evalGreedy: args.get("eval-greedy") === "true",
+        policy: { grid: s.grid, buckets: num("buckets", 8192), hidden: num("hidden", 64), embed: num("embed", 32) },
+        tasks: { train: s.trainTask, eval: s.evalTask }
+      },
+      {
+        onUpdate: (u) => {
+          lastTrain = u.successRate
+          if (args.get("verbose") === "true") {
+            console.log(JSON.stringify({ step: u.globalStep, s: +u.wallSeconds.toFixed(1), trainSuccess: +u.successRate.toFixed(3), entropy: +u.entropy!.toFixed(3), approxKl: +u.approxKl!.toFixed(4), clip: +u.clipFraction!.toFixed(3) }))
+          }
+        },
+        onEvaluation: (e) => console.log(`${algo} eval @${e.globalStep}: success ${e.successRate.toFixed(3)} (${e.wallSeconds.toFixed(0)} s)`)
+      }
+    )
+  )
+  const seconds = (performance.now() - t0) / 1000
+  rows.push({ algo, steps: result.globalStep, seconds, success: result.final.successRate, ret: result.final.episodeReturn, len: result.final.episodeLength, trainSuccess: lastTrain })
+}
+console.log(`\n${envId}, seed ${seed}, evaluation: ${evalEpisodes} episodes on ${s.evalName} (sampled actions${args.get("eval-greedy") === "true" ? ", greedy" : ""})`)
+console.log("| algo | env steps | wall s (train + eval) | steps/s | success | mean return | mean length | last batch train success |")
+console.log("|:--|--:|--:|--:|--:|--:|--:|--:|")
+for (const r of rows) {
+  console.log(`| ${r.algo} | ${r.steps} | ${r.seconds.toFixed(1)} | ${r.steps === 0 ? "-" : (r.steps / r.seconds).toFixed(0)} | ${r.success.toFixed(3)} | ${r.ret.toFixed(3)} | ${r.len.toFixed(1)} | ${Number.isNaN(r.trainSuccess) ? "-" : r.trainSuccess.toFixed(3)} |`)
+}

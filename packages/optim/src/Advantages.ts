@@ -1,0 +1,419 @@
+/**
+ * Advantage estimators for group rollouts: pure functions from a batch of grouped trajectories to per-step
+ * advantages, and a registry of them by name (`"gae"`, `"grpo"`, `"dr-grpo"`, `"rloo"`, `"reinforce++"`, `"gigpo"`).
+ *
+ * A *group* is the set of trajectories rolled out from one identical initial state (one task, N samples); a *batch*
+ * is a list of groups. Every estimator returns one `Float64Array` of per-step advantages per trajectory, in the
+ * batch's order (`result[g][i][t]`).
+ *
+ * **The estimators** (R_i = Σ_t r_t is the undiscounted return of trajectory i; n the group size):
+ * - `grpo` — Shao et al., "DeepSeekMath", arXiv:2402.03300, Sec. 4.1.2 (outcome supervision):
+ *   `A_i = (R_i − mean(R)) / (std(R) + ε)`, broadcast to every step of trajectory i.
+ * - `dr-grpo` — Liu et al., "Understanding R1-Zero-Like Training: A Critical Perspective" (Dr. GRPO),
+ *   arXiv:2503.20783: `A_i = R_i − mean(R)` (no division by the std, which up-weights groups whose returns barely
+ *   differ). Dr. GRPO's other half is the loss aggregation: GRPO averages each sequence's token losses by 1/|o_i|
+ *   (a length bias: long wrong answers are penalized less per token); Dr. GRPO sums them and divides by a constant.
+ *   {@link MultiTurnTrainer} never divides by a trajectory's length (it averages the per-step losses over all steps
+ *   of a minibatch), so every estimator here is trained without that per-trajectory length normalization.
+ * - `rloo` — Ahmadian et al., "Back to Basics: Revisiting REINFORCE Style Optimization for Learning from Human
+ *   Feedback in LLMs", arXiv:2402.14740; Kool, van Hoof, Welling, "Buy 4 REINFORCE Samples, Get a Baseline for
+ *   Free!", ICLR 2019 workshop: `A_i = R_i − (1/(n−1)) Σ_{j≠i} R_j` (leave-one-out baseline).
+ * - `reinforce++` — Hu, "REINFORCE++", arXiv:2501.03262: per-step discounted returns `G_t = Σ_k γ^k r_{t+k}`,
+ *   normalized across the whole batch (every step of every trajectory of every group): `A = (G − mean) / (std + ε)`.
+ *   (The paper's per-token KL penalty in the reward is applied by the trainer's `klCoef` as a loss term instead.)
+ * - `gigpo` — Feng, Xue, Liu, An, "Group-in-Group Policy Optimization for LLM Agent Training", arXiv:2505.10978:
+ *   episode level (Eq. 3) `A^E_i = (R_i − mean(R)) / F_norm(R)`; step level (Eqs. 5–7): every step of the group's
+ *   trajectories is placed in the *anchor-state group* of its state key, its value is the discounted return from that
+ *   step `R_t = Σ_k γ^k r_{t+k}` (γ = 0.95 in the paper's ALFWorld/WebShop runs), and
+ *   `A^S = (R_t − mean over the anchor group) / F_norm(anchor group)`; a singleton anchor group gives 0. The final
+ *   advantage (Eq. 8) is `A = A^E + ω · A^S` (ω = 1 in the paper). `F_norm` is the std (`normalize: "std"`,
+ *   verl-agent's `mean_std_norm`) or 1 (`normalize: "none"`, verl-agent's `mean_norm`, Dr. GRPO's choice); the same
+ *   choice applies to both levels, as in the paper.
+ * - `gae` — Schulman et al., arXiv:1506.02438, per trajectory with the critic values it carries (`values`,
+ *   `bootstrapValue`), through `Gae.computeInto` of `@autodidact/kernels`.
+ *
+ * **Details**
+ * - std is the sample standard deviation (n − 1 in the denominator), as `torch.std` in verl/verl-agent; ε = 1e-6.
+ * - A group of one trajectory has no baseline: group-relative estimators give it 0 (verl passes the raw score
+ *   through instead; we prefer no update to an unbaselined one). All-equal returns give exactly 0, never NaN.
+ * - verl-agent groups anchor states by the observation text; here by `stateKeys` (the env's `stateKey()`, the full
+ *   state), which is exact where two states render alike. Anchor groups never span two task groups.
+ * - verl-agent's episode level computes mean/std over the group's *steps* (`compute_mean_std_cross_steps`); we use
+ *   the trajectories, as the paper's Eq. 3.
+ *
+ * **Errors**: {@link AdvantageInputError} with a `reason`: `"emptyBatch"`, `"emptyGroup"`, `"emptyTrajectory"`,
+ * `"lengthMismatch"` (stateKeys/values length ≠ rewards length), `"nonFinite"` (naming group, trajectory, step and
+ * the value), `"missingStateKeys"` (gigpo), `"missingValues"` (gae), `"invalidOption"`;
+ * {@link UnknownEstimatorError} from {@link get}.
+ *
+ * @example
+ * ```ts
+ * import { Advantages } from "@autodidact/optim"
+ * const adv = Advantages.get("grpo")([[{ rewards: [0, 1] }, { rewards: [0, 0] }]], Advantages.defaults)
+ * // adv[0][0] = [0.7071, 0.7071], adv[0][1] = [-0.7071, -0.7071]
+ * ```
+ * @see https://arxiv.org/abs/2505.10978 (GiGPO), https://github.com/langfengQ/verl-agent (gigpo/core_gigpo.py)
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import { Gae } from "@autodidact/kernels"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Inputs, options, errors
+// ---------------------------------------------------------------------------------------------------------------
+
+/** What an estimator needs of one trajectory. */
+export interface TrajectoryInput {
+  /** Per-step rewards r_0 … r_{T−1} (T ≥ 1). */
+  readonly rewards: ArrayLike<number>
+  /** Per-step state keys (the state the step's action was taken in); required by `gigpo`. */
+  readonly stateKeys?: ReadonlyArray<string> | undefined
+  /** Per-step critic values V(s_t); required by `gae`. */
+  readonly values?: ArrayLike<number> | undefined
+  /** V of the state after the last step when the episode was cut short (default 0: terminal). `gae` only. */
+  readonly bootstrapValue?: number | undefined
+}
+
+/** Trajectories from one identical initial state. */
+export type Group = ReadonlyArray<TrajectoryInput>
+
+/** Per-step advantages: `[group][trajectory][step]`. */
+export type Result = Array<Array<Float64Array>>
+
+/** Options shared by the estimators (each reads the ones it needs). */
+export interface Options {
+  /** Discount γ for step returns (`reinforce++`, `gigpo` step level, `gae`). Default 0.95 (GiGPO's). */
+  readonly gamma: number
+  /** GAE λ. Default 0.95. */
+  readonly lambda: number
+  /** GiGPO step-level weight ω. Default 1. */
+  readonly omega: number
+  /** F_norm of `gigpo`: `"std"` (default) or `"none"` (= 1). */
+  readonly normalize: "std" | "none"
+  /** ε added to the std. Default 1e-6 (verl-agent). */
+  readonly eps: number
+}
+
+/** The paper defaults: γ = 0.95, λ = 0.95, ω = 1, F_norm = std, ε = 1e-6. */
+export const defaults: Options = { gamma: 0.95, lambda: 0.95, omega: 1, normalize: "std", eps: 1e-6 }
+
+/** An estimator: a pure function of the batch (throws {@link AdvantageInputError}). */
+export type Estimator = (batch: ReadonlyArray<Group>, options: Options) => Result
+
+/**
+ * Invalid input to an estimator.
+ * @category errors
+ */
+export class AdvantageInputError extends Schema.TaggedError<AdvantageInputError>()("AdvantageInputError", {
+  reason: Schema.Literals(["emptyBatch", "emptyGroup", "emptyTrajectory", "lengthMismatch", "nonFinite", "missingStateKeys", "missingValues", "invalidOption"]),
+  estimator: Schema.String,
+  group: Schema.optional(Schema.Number),
+  trajectory: Schema.optional(Schema.Number),
+  step: Schema.optional(Schema.Number),
+  value: Schema.optional(Schema.Unknown),
+  detail: Schema.optional(Schema.String)
+}) {
+  override get message() {
+    const at = [
+      this.group === undefined ? "" : `group ${this.group}`,
+      this.trajectory === undefined ? "" : `trajectory ${this.trajectory}`,
+      this.step === undefined ? "" : `step ${this.step}`
+    ].filter((s) => s !== "").join(", ")
+    const value = this.value === undefined ? "" : ` (value ${String(this.value)})`
+    return `${this.estimator}: ${this.reason}${at === "" ? "" : ` at ${at}`}${value}${this.detail === undefined ? "" : `: ${this.detail}`}`
+  }
+}
+
+/**
+ * No estimator registered under this name.
+ * @category errors
+ */
+export class UnknownEstimatorError extends Schema.TaggedError<UnknownEstimatorError>()("UnknownEstimatorError", {
+  name: Schema.String,
+  known: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `Unknown advantage estimator "${this.name}"; known: ${this.known.join(", ")}`
+  }
+}
+
+/** Check shapes and finiteness; throws {@link AdvantageInputError}. */
+export const validate = (
+  estimator: string,
+  batch: ReadonlyArray<Group>,
+  need: { readonly stateKeys?: boolean; readonly values?: boolean } = {}
+): void => {
+  if (batch.length === 0) throw new AdvantageInputError({ reason: "emptyBatch", estimator })
+  for (let g = 0; g < batch.length; g++) {
+    const group = batch[g]!
+    if (group.length === 0) throw new AdvantageInputError({ reason: "emptyGroup", estimator, group: g })
+    for (let i = 0; i < group.length; i++) {
+      const tr = group[i]!
+      const T = tr.rewards.length
+      if (T === 0) throw new AdvantageInputError({ reason: "emptyTrajectory", estimator, group: g, trajectory: i })
+      for (let t = 0; t < T; t++) {
+        const r = tr.rewards[t]!
+        if (!Number.isFinite(r)) throw new AdvantageInputError({ reason: "nonFinite", estimator, group: g, trajectory: i, step: t, value: r, detail: "reward" })
+      }
+      if (need.stateKeys === true && tr.stateKeys === undefined) throw new AdvantageInputError({ reason: "missingStateKeys", estimator, group: g, trajectory: i })
+      if (tr.stateKeys !== undefined && tr.stateKeys.length !== T) {
+        throw new AdvantageInputError({ reason: "lengthMismatch", estimator, group: g, trajectory: i, detail: `${tr.stateKeys.length} state keys for ${T} rewards` })
+      }
+      if (need.values === true) {
+        if (tr.values === undefined) throw new AdvantageInputError({ reason: "missingValues", estimator, group: g, trajectory: i })
+        if (tr.values.length !== T) throw new AdvantageInputError({ reason: "lengthMismatch", estimator, group: g, trajectory: i, detail: `${tr.values.length} values for ${T} rewards` })
+        for (let t = 0; t < T; t++) {
+          const v = tr.values[t]!
+          if (!Number.isFinite(v)) throw new AdvantageInputError({ reason: "nonFinite", estimator, group: g, trajectory: i, step: t, value: v, detail: "value" })
+        }
+        const b = tr.bootstrapValue ?? 0
+        if (!Number.isFinite(b)) throw new AdvantageInputError({ reason: "nonFinite", estimator, group: g, trajectory: i, value: b, detail: "bootstrapValue" })
+      }
+    }
+  }
+}
+
+const checkOptions = (estimator: string, o: Options): void => {
+  if (!(o.gamma >= 0 && o.gamma <= 1)) throw new AdvantageInputError({ reason: "invalidOption", estimator, value: o.gamma, detail: "gamma must be in [0, 1]" })
+  if (!(o.lambda >= 0 && o.lambda <= 1)) throw new AdvantageInputError({ reason: "invalidOption", estimator, value: o.lambda, detail: "lambda must be in [0, 1]" })
+  if (!Number.isFinite(o.omega)) throw new AdvantageInputError({ reason: "invalidOption", estimator, value: o.omega, detail: "omega must be finite" })
+  if (!(o.eps >= 0)) throw new AdvantageInputError({ reason: "invalidOption", estimator, value: o.eps, detail: "eps must be ≥ 0" })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Small numeric helpers (plain loops, doubles)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Undiscounted return Σ_t r_t. */
+export const episodeReturn = (rewards: ArrayLike<number>): number => {
+  let s = 0
+  for (let t = 0; t < rewards.length; t++) s += rewards[t]!
+  return s
+}
+
+/** Discounted returns from every step: `out[t] = r_t + γ · out[t+1]`. */
+export const discountedReturns = (rewards: ArrayLike<number>, gamma: number, out = new Float64Array(rewards.length)): Float64Array => {
+  let running = 0
+  for (let t = rewards.length - 1; t >= 0; t--) {
+    running = rewards[t]! + gamma * running
+    out[t] = running
+  }
+  return out
+}
+
+/** Mean and sample std (n − 1; 0 for n = 1) of `xs`. */
+export const meanStd = (xs: ArrayLike<number>): { mean: number; std: number } => {
+  const n = xs.length
+  let m = 0
+  for (let k = 0; k < n; k++) m += xs[k]!
+  m /= n
+  if (n < 2) return { mean: m, std: 0 }
+  let ss = 0
+  for (let k = 0; k < n; k++) ss += (xs[k]! - m) ** 2
+  return { mean: m, std: Math.sqrt(ss / (n - 1)) }
+}
+
+/** Centre (and optionally scale) `xs` in place; n = 1 or all-equal values give exact zeros. */
+const normalizeInPlace = (xs: Float64Array, byStd: boolean, eps: number): void => {
+  const { mean, std } = meanStd(xs)
+  for (let k = 0; k < xs.length; k++) {
+    const d = xs[k]! - mean
+    xs[k] = d === 0 ? 0 : byStd ? d / (std + eps) : d
+  }
+}
+
+const broadcast = (group: Group, perTrajectory: Float64Array): Array<Float64Array> =>
+  group.map((tr, i) => new Float64Array(tr.rewards.length).fill(perTrajectory[i]!))
+
+const groupReturns = (group: Group): Float64Array => Float64Array.from(group, (tr) => episodeReturn(tr.rewards))
+
+// ---------------------------------------------------------------------------------------------------------------
+// The estimators
+// ---------------------------------------------------------------------------------------------------------------
+
+/** GRPO outcome advantage: `(R_i − mean) / (std + ε)`, broadcast to every step (arXiv:2402.03300). */
+export const grpo: Estimator = (batch, o) => {
+  validate("grpo", batch)
+  checkOptions("grpo", o)
+  return batch.map((group) => {
+    const r = groupReturns(group)
+    if (group.length > 1) normalizeInPlace(r, true, o.eps)
+    else r[0] = 0
+    return broadcast(group, r)
+  })
+}
+
+/** Dr. GRPO: `R_i − mean(R)`, no std division (arXiv:2503.20783). */
+export const drGrpo: Estimator = (batch, o) => {
+  validate("dr-grpo", batch)
+  checkOptions("dr-grpo", o)
+  return batch.map((group) => {
+    const r = groupReturns(group)
+    normalizeInPlace(r, false, o.eps) // n = 1: R − R = 0
+    return broadcast(group, r)
+  })
+}
+
+/** RLOO: `R_i − mean_{j≠i} R_j` = `n/(n−1) · (R_i − mean(R))` (arXiv:2402.14740). */
+export const rloo: Estimator = (batch, o) => {
+  validate("rloo", batch)
+  checkOptions("rloo", o)
+  return batch.map((group) => {
+    const n = group.length
+    const r = groupReturns(group)
+    const out = new Float64Array(n)
+    if (n > 1) {
+      let total = 0
+      for (let i = 0; i < n; i++) total += r[i]!
+      for (let i = 0; i < n; i++) out[i] = r[i]! - (total - r[i]!) / (n - 1)
+    }
+    return broadcast(group, out)
+  })
+}
+
+/** REINFORCE++: discounted step returns, normalized over the whole batch (arXiv:2501.03262). */
+export const reinforcePlusPlus: Estimator = (batch, o) => {
+  validate("reinforce++", batch)
+  checkOptions("reinforce++", o)
+  const result: Result = batch.map((group) => group.map((tr) => discountedReturns(tr.rewards, o.gamma)))
+  let n = 0
+  let sum = 0
+  for (const g of result) {
+    for (const a of g) {
+      for (let t = 0; t < a.length; t++) sum += a[t]!
+      n += a.length
+    }
+  }
+  const mean = sum / n
+  let ss = 0
+  for (const g of result) for (const a of g) for (let t = 0; t < a.length; t++) ss += (a[t]! - mean) ** 2
+  const std = n > 1 ? Math.sqrt(ss / (n - 1)) : 0
+  for (const g of result) {
+    for (const a of g) {
+      for (let t = 0; t < a.length; t++) {
+        const d = a[t]! - mean
+        a[t] = d === 0 ? 0 : d / (std + o.eps)
+      }
+    }
+  }
+  return result
+}
+
+/**
+ * GiGPO's step-level advantages alone (Eqs. 5–7): anchor-state groups within each task group by state key,
+ * discounted step returns, normalized within each anchor group (singletons → 0).
+ */
+export const gigpoStep = (batch: ReadonlyArray<Group>, o: Options): Result => {
+  validate("gigpo", batch, { stateKeys: true })
+  checkOptions("gigpo", o)
+  return batch.map((group) => {
+    const returns = group.map((tr) => discountedReturns(tr.rewards, o.gamma))
+    const out = group.map((tr) => new Float64Array(tr.rewards.length))
+    // anchor groups: state key → flat list of (trajectory, step)
+    const anchors = new Map<string, Array<number>>()
+    for (let i = 0; i < group.length; i++) {
+      const keys = group[i]!.stateKeys!
+      for (let t = 0; t < keys.length; t++) {
+        const members = anchors.get(keys[t]!)
+        if (members === undefined) anchors.set(keys[t]!, [i, t])
+        else members.push(i, t)
+      }
+    }
+    for (const members of anchors.values()) {
+      const size = members.length / 2
+      if (size < 2) continue // singleton anchor group: A^S = 0
+      const vals = new Float64Array(size)
+      for (let m = 0; m < size; m++) vals[m] = returns[members[2 * m]!]![members[2 * m + 1]!]!
+      normalizeInPlace(vals, o.normalize === "std", o.eps)
+      for (let m = 0; m < size; m++) out[members[2 * m]!]![members[2 * m + 1]!] = vals[m]!
+    }
+    return out
+  })
+}
+
+/** GiGPO: `A = A^E + ω · A^S` (arXiv:2505.10978, Eq. 8). */
+export const gigpo: Estimator = (batch, o) => {
+  const step = gigpoStep(batch, o) // validates
+  return batch.map((group, g) => {
+    const r = groupReturns(group)
+    if (group.length > 1) normalizeInPlace(r, o.normalize === "std", o.eps)
+    else r[0] = 0
+    return group.map((tr, i) => {
+      const a = step[g]![i]!
+      for (let t = 0; t < a.length; t++) a[t] = r[i]! + o.omega * a[t]!
+      return a
+    })
+  })
+}
+
+/** GAE per trajectory with its own critic values (arXiv:1506.02438), via `Gae.computeInto`. */
+export const gae: Estimator = (batch, o) => {
+  validate("gae", batch, { values: true })
+  checkOptions("gae", o)
+  return batch.map((group) =>
+    group.map((tr) => {
+      const T = tr.rewards.length
+      const adv = new Float64Array(T)
+      const bootstrap = tr.bootstrapValue ?? 0
+      Gae.computeInto(
+        {
+          numSteps: T,
+          numEnvs: 1,
+          gamma: o.gamma,
+          lambda: o.lambda,
+          rewards: tr.rewards,
+          values: tr.values!,
+          dones: new Float64Array(T),
+          nextValue: [bootstrap],
+          nextDone: [0]
+        },
+        adv,
+        new Float64Array(T)
+      )
+      return adv
+    })
+  )
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Registry
+// ---------------------------------------------------------------------------------------------------------------
+
+const registry = new Map<string, Estimator>([
+  ["gae", gae],
+  ["grpo", grpo],
+  ["dr-grpo", drGrpo],
+  ["rloo", rloo],
+  ["reinforce++", reinforcePlusPlus],
+  ["gigpo", gigpo]
+])
+
+/** Register (or replace) an estimator under `name`. */
+export const register = (name: string, estimator: Estimator): void => {
+  registry.set(name, estimator)
+}
+
+/** Registered names, sorted. */
+export const names = (): Array<string> => [...registry.keys()].sort()
+
+/** The estimator registered under `name`; throws {@link UnknownEstimatorError}. */
+export const get = (name: string): Estimator => {
+  const e = registry.get(name)
+  if (e === undefined) throw new UnknownEstimatorError({ name, known: names() })
+  return e
+}
+
+/** Effect boundary: run the estimator `name` on `batch` with `options` merged over {@link defaults}. */
+export const compute = (
+  name: string,
+  batch: ReadonlyArray<Group>,
+  options: Partial<Options> = {}
+): Effect.Effect<Result, AdvantageInputError | UnknownEstimatorError> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(get(name)(batch, { ...defaults, ...options }))
+    } catch (e) {
+      if (e instanceof AdvantageInputError || e instanceof UnknownEstimatorError) return Effect.fail(e)
+      return Effect.die(e)
+    }
+  })

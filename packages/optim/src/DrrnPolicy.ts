@@ -1,0 +1,431 @@
+/**
+ * A DRRN-style text policy: the default learnable policy for text environments when no LLM is used.
+ *
+ * He, Chen, He, Gao, Li, Deng, Ostendorf, "Deep Reinforcement Learning with a Natural Language Action Space",
+ * ACL 2016 (arXiv:1511.04636): the state text and each admissible action text are embedded by two separate networks
+ * and the interaction is their inner product, `score(s, a) = f(s) · g(a)`. DRRN learned Q-values; here the scores are
+ * the logits of a categorical policy over the admissible actions, `π(a|s) = softmax_a score(s, a)`, trained by a
+ * critic-free policy gradient (GRPO, RLOO, GiGPO in {@link MultiTurnTrainer}).
+ *
+ * **Details**
+ * - Features: hashed bag of words and word bigrams (the hashing trick, Weinberger et al. 2009) into `buckets`
+ *   (default 2^13) with FNV-1a; the state text is `task + observation` with task words in their own namespace; with
+ *   `positional` (default true) each word also gets a `(line, index, word)` feature, and with `grid` each
+ *   non-blank character of a line gets a `(line, column, char)` feature (a one-hot board for grid worlds rendered as
+ *   text). Each sparse vector is scaled to unit L2 norm.
+ * - History (`history`, default 2): the last actions and observations of the episode are featurized too (bag of
+ *   words per step, namespaced by recency), a short memory for partially observed text worlds (verl-agent's prompts
+ *   likewise carry the recent history).
+ * - Towers: `x → tanh(x·W1 + b1) → ·W2 + b2` (sizes `buckets → hidden → embed`, default 64 and 32) for the state
+ *   (f) and for actions (g); the first layer reads only the non-zero rows of W1 (sparse input).
+ * - Init (seeded with core `Rng`): W1 ~ N(0, 1) (unit-norm inputs give O(1) pre-activations), W2 of f ~ N(0, 1/hidden),
+ *   W2 of g ~ N(0, 0.01/hidden), zero biases, so initial scores are near 0 and the initial policy near uniform.
+ * - All parameters live in one `Float32Array` (`params`, layout {@link layout}); gradients are `Float64Array`s in the
+ *   same layout, so {@link Adam} and global-norm clipping apply unchanged. {@link backward} is written out by hand and
+ *   checked against finite differences in the tests.
+ * - No value head: GRPO/GiGPO/RLOO are critic-free.
+ *
+ * **Gotchas**: {@link forward} keeps its activations in the policy's scratch; call {@link backward} right after the
+ * {@link forward} of the same input. Not re-entrant.
+ *
+ * @example
+ * ```ts
+ * import { Rng } from "@autodidact/core"
+ * import { DrrnPolicy } from "@autodidact/optim"
+ * const policy = DrrnPolicy.make({ rng: Rng.make(0) })
+ * const enc = DrrnPolicy.encode(policy, { task: "open the door", observation: "You see a door.", admissible: ["open door", "look"] })
+ * const { index, logProb } = DrrnPolicy.sample(policy, enc, Rng.make(1))
+ * ```
+ * @see https://arxiv.org/abs/1511.04636
+ * @since 0.1.0
+ */
+import type { Rng } from "@autodidact/core"
+
+/** Sizes and feature switches. */
+export interface Config {
+  /** Hash buckets of the sparse input (a power of two is customary). Default 8192. */
+  readonly buckets: number
+  /** Hidden width of both towers. Default 64. */
+  readonly hidden: number
+  /** Embedding width (the inner product's dimension). Default 32. */
+  readonly embed: number
+  /** Add `(line, word index, word)` features. Default true. */
+  readonly positional: boolean
+  /** Add `(line, column, char)` features for the observation (grid worlds). Default false. */
+  readonly grid: boolean
+  /** Also featurize the last `history` (observation, action) pairs of the episode, each in its own namespace. Default 2. */
+  readonly history: number
+}
+
+/** Defaults: 8192 buckets, 64 hidden, 32 embed, positional words, no grid features, 2 steps of history. */
+export const defaults: Config = { buckets: 8192, hidden: 64, embed: 32, positional: true, grid: false, history: 2 }
+
+/** A sparse feature vector: bucket indices (distinct) and values. */
+export interface SparseVector {
+  readonly indices: Int32Array
+  readonly values: Float32Array
+}
+
+/** A state and its admissible actions, featurized once (stored with the step and reused by every epoch). */
+export interface Encoded {
+  readonly state: SparseVector
+  readonly actions: ReadonlyArray<SparseVector>
+}
+
+/** The text a decision is made on. */
+export interface Input {
+  readonly task: string
+  readonly observation: string
+  readonly admissible: ReadonlyArray<string>
+  /** Earlier steps of the episode, oldest first (only the last `config.history` are used). */
+  readonly history?: ReadonlyArray<{ readonly observation: string; readonly action: string }> | undefined
+}
+
+/** One parameter tensor in the flat vector. */
+export interface LayerSpec {
+  readonly name: string
+  readonly shape: ReadonlyArray<number>
+  readonly offset: number
+  readonly size: number
+}
+
+interface Scratch {
+  capacity: number
+  preS: Float64Array
+  hS: Float64Array
+  zS: Float64Array
+  hA: Float64Array // [k, hidden]
+  zA: Float64Array // [k, embed]
+  logits: Float64Array
+  probs: Float64Array
+  dZ: Float64Array
+  dH: Float64Array
+}
+
+/**
+ * The policy: config, flat parameters, scratch.
+ * @category models
+ */
+export interface Drrn {
+  readonly config: Config
+  readonly params: Float32Array
+  readonly layout: ReadonlyArray<LayerSpec>
+  /** @internal */
+  readonly scratch: Scratch
+}
+
+/** Parameter layout: `state.w1 [buckets, hidden]`, `state.b1`, `state.w2 [hidden, embed]`, `state.b2`, then `action.*`. */
+export const layout = (c: Config): Array<LayerSpec> => {
+  const shapes: Array<[string, Array<number>]> = []
+  for (const tower of ["state", "action"]) {
+    shapes.push([`${tower}.w1`, [c.buckets, c.hidden]], [`${tower}.b1`, [c.hidden]], [`${tower}.w2`, [c.hidden, c.embed]], [`${tower}.b2`, [c.embed]])
+  }
+  let offset = 0
+  return shapes.map(([name, shape]) => {
+    const size = shape.reduce((a, b) => a * b, 1)
+    const spec = { name, shape, offset, size }
+    offset += size
+    return spec
+  })
+}
+
+const makeScratch = (c: Config, capacity: number): Scratch => ({
+  capacity,
+  preS: new Float64Array(c.hidden),
+  hS: new Float64Array(c.hidden),
+  zS: new Float64Array(c.embed),
+  hA: new Float64Array(capacity * c.hidden),
+  zA: new Float64Array(capacity * c.embed),
+  logits: new Float64Array(capacity),
+  probs: new Float64Array(capacity),
+  dZ: new Float64Array(c.embed),
+  dH: new Float64Array(c.hidden)
+})
+
+/** A policy from existing parameters (e.g. a checkpoint or a frozen reference copy). */
+export const fromParams = (config: Config, params: Float32Array): Drrn => {
+  const l = layout(config)
+  const n = l[l.length - 1]!.offset + l[l.length - 1]!.size
+  if (params.length !== n) throw new RangeError(`DrrnPolicy.fromParams: expected ${n} parameters, got ${params.length}`)
+  return { config, params, layout: l, scratch: makeScratch(config, 16) }
+}
+
+/** A freshly initialized policy (seeded by `rng`). */
+export const make = (options: Partial<Config> & { readonly rng: Rng }): Drrn => {
+  const { rng, ...rest } = options
+  const config: Config = { ...defaults, ...rest }
+  for (const k of ["buckets", "hidden", "embed"] as const) {
+    if (!Number.isInteger(config[k]) || config[k] < 1) throw new RangeError(`DrrnPolicy.make: ${k} must be a positive integer, got ${config[k]}`)
+  }
+  const l = layout(config)
+  const params = new Float32Array(l[l.length - 1]!.offset + l[l.length - 1]!.size)
+  const fill = (name: string, std: number) => {
+    const s = l.find((x) => x.name === name)!
+    for (let k = 0; k < s.size; k++) params[s.offset + k] = rng.normal(0, std)
+  }
+  fill("state.w1", 1)
+  fill("state.w2", 1 / Math.sqrt(config.hidden))
+  fill("action.w1", 1)
+  fill("action.w2", 0.1 / Math.sqrt(config.hidden))
+  return fromParams(config, params)
+}
+
+/** A deep copy (e.g. the frozen reference policy of a KL penalty). */
+export const clone = (p: Drrn): Drrn => fromParams(p.config, Float32Array.from(p.params))
+
+// ---------------------------------------------------------------------------------------------------------------
+// Features
+// ---------------------------------------------------------------------------------------------------------------
+
+/** FNV-1a 32-bit hash of a string (UTF-16 code units). */
+export const hash = (s: string): number => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return h >>> 0
+}
+
+const WORD = /[a-z0-9]+|[^\sa-z0-9]/g
+
+/** Lower-cased words (alphanumeric runs) and single punctuation/symbol characters. */
+export const tokenize = (text: string): Array<string> => text.toLowerCase().match(WORD) ?? []
+
+const addFeature = (acc: Map<number, number>, key: string, buckets: number): void => {
+  const b = hash(key) % buckets
+  acc.set(b, (acc.get(b) ?? 0) + 1)
+}
+
+const toSparse = (acc: Map<number, number>): SparseVector => {
+  const indices = new Int32Array(acc.size)
+  const values = new Float32Array(acc.size)
+  let norm = 0
+  for (const v of acc.values()) norm += v * v
+  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0
+  let k = 0
+  for (const [i, v] of acc) {
+    indices[k] = i
+    values[k] = v * scale
+    k++
+  }
+  return { indices, values }
+}
+
+const addText = (acc: Map<number, number>, ns: string, text: string, c: Config, grid: boolean): void => {
+  const lines = text.split("\n")
+  for (let li = 0; li < lines.length; li++) {
+    const words = tokenize(lines[li]!)
+    for (let w = 0; w < words.length; w++) {
+      addFeature(acc, `${ns}w:${words[w]}`, c.buckets)
+      if (w > 0) addFeature(acc, `${ns}b:${words[w - 1]} ${words[w]}`, c.buckets)
+      if (c.positional) addFeature(acc, `${ns}p:${li}:${w}:${words[w]}`, c.buckets)
+    }
+    if (grid) {
+      const line = lines[li]!
+      for (let col = 0; col < line.length; col++) {
+        const ch = line[col]!
+        if (ch !== " " && ch !== "\t") addFeature(acc, `${ns}g:${li}:${col}:${ch}`, c.buckets)
+      }
+    }
+  }
+}
+
+/** The sparse features of a state (`task`, `observation` and the last `c.history` steps of `history`). */
+export const featurizeState = (
+  c: Config,
+  task: string,
+  observation: string,
+  history: ReadonlyArray<{ readonly observation: string; readonly action: string }> = []
+): SparseVector => {
+  const acc = new Map<number, number>()
+  addText(acc, "t/", task, c, false)
+  addText(acc, "o/", observation, c, c.grid)
+  const noPos = { ...c, positional: false }
+  for (let j = 1; j <= c.history && j <= history.length; j++) {
+    const h = history[history.length - j]!
+    addText(acc, `h${j}a/`, h.action, noPos, false)
+    addText(acc, `h${j}o/`, h.observation, noPos, false)
+  }
+  return toSparse(acc)
+}
+
+/** The sparse features of an action text. */
+export const featurizeAction = (c: Config, action: string): SparseVector => {
+  const acc = new Map<number, number>()
+  addText(acc, "a/", action, { ...c, positional: false }, false)
+  return toSparse(acc)
+}
+
+/** Featurize a decision once. */
+export const encode = (p: Drrn, input: Input): Encoded => ({
+  state: featurizeState(p.config, input.task, input.observation, input.history),
+  actions: input.admissible.map((a) => featurizeAction(p.config, a))
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Forward, sampling, backward
+// ---------------------------------------------------------------------------------------------------------------
+
+/** One tower's forward pass into `h` (hidden, after tanh) and `z` (embedding). */
+const towerForward = (
+  params: Float32Array,
+  w1: number,
+  b1: number,
+  w2: number,
+  b2: number,
+  H: number,
+  E: number,
+  x: SparseVector,
+  h: Float64Array,
+  hOff: number,
+  z: Float64Array,
+  zOff: number
+): void => {
+  for (let j = 0; j < H; j++) h[hOff + j] = params[b1 + j]!
+  const { indices, values } = x
+  for (let n = 0; n < indices.length; n++) {
+    const row = w1 + indices[n]! * H
+    const v = values[n]!
+    for (let j = 0; j < H; j++) h[hOff + j] += v * params[row + j]!
+  }
+  for (let j = 0; j < H; j++) h[hOff + j] = Math.tanh(h[hOff + j]!)
+  for (let e = 0; e < E; e++) z[zOff + e] = params[b2 + e]!
+  for (let j = 0; j < H; j++) {
+    const hj = h[hOff + j]!
+    const row = w2 + j * E
+    for (let e = 0; e < E; e++) z[zOff + e] += hj * params[row + e]!
+  }
+}
+
+/** One tower's backward pass given dL/dz; accumulates into `grad`. Uses `dH` as scratch. */
+const towerBackward = (
+  params: Float32Array,
+  grad: Float64Array,
+  w1: number,
+  b1: number,
+  w2: number,
+  b2: number,
+  H: number,
+  E: number,
+  x: SparseVector,
+  h: Float64Array,
+  hOff: number,
+  dZ: Float64Array,
+  dH: Float64Array
+): void => {
+  for (let e = 0; e < E; e++) grad[b2 + e] += dZ[e]!
+  for (let j = 0; j < H; j++) {
+    const hj = h[hOff + j]!
+    const row = w2 + j * E
+    let s = 0
+    for (let e = 0; e < E; e++) {
+      grad[row + e] += hj * dZ[e]!
+      s += params[row + e]! * dZ[e]!
+    }
+    dH[j] = s * (1 - hj * hj)
+  }
+  for (let j = 0; j < H; j++) grad[b1 + j] += dH[j]!
+  const { indices, values } = x
+  for (let n = 0; n < indices.length; n++) {
+    const row = w1 + indices[n]! * H
+    const v = values[n]!
+    for (let j = 0; j < H; j++) grad[row + j] += v * dH[j]!
+  }
+}
+
+const offsets = (p: Drrn) => {
+  const l = p.layout
+  return { sw1: l[0]!.offset, sb1: l[1]!.offset, sw2: l[2]!.offset, sb2: l[3]!.offset, aw1: l[4]!.offset, ab1: l[5]!.offset, aw2: l[6]!.offset, ab2: l[7]!.offset }
+}
+
+/**
+ * Scores and softmax probabilities of the admissible actions; returns the policy's entropy. Read the results with
+ * {@link probsOf} / {@link logitsOf} (views valid until the next call).
+ */
+export const forward = (p: Drrn, enc: Encoded): number => {
+  const k = enc.actions.length
+  if (k === 0) throw new RangeError("DrrnPolicy.forward: no admissible actions")
+  const { hidden: H, embed: E } = p.config
+  if (p.scratch.capacity < k) Object.assign(p.scratch, makeScratch(p.config, Math.max(k, 2 * p.scratch.capacity)))
+  const sc = p.scratch
+  const o = offsets(p)
+  towerForward(p.params, o.sw1, o.sb1, o.sw2, o.sb2, H, E, enc.state, sc.hS, 0, sc.zS, 0)
+  let max = -Infinity
+  for (let a = 0; a < k; a++) {
+    towerForward(p.params, o.aw1, o.ab1, o.aw2, o.ab2, H, E, enc.actions[a]!, sc.hA, a * H, sc.zA, a * E)
+    let s = 0
+    for (let e = 0; e < E; e++) s += sc.zS[e]! * sc.zA[a * E + e]!
+    sc.logits[a] = s
+    if (s > max) max = s
+  }
+  let total = 0
+  for (let a = 0; a < k; a++) {
+    const q = Math.exp(sc.logits[a]! - max)
+    sc.probs[a] = q
+    total += q
+  }
+  const logTotal = Math.log(total) + max
+  let entropy = 0
+  for (let a = 0; a < k; a++) {
+    sc.probs[a] = sc.probs[a]! / total
+    const pa = sc.probs[a]!
+    if (pa > 0) entropy -= pa * (sc.logits[a]! - logTotal)
+  }
+  return entropy
+}
+
+/** Probabilities of the last {@link forward} (length ≥ number of actions). */
+export const probsOf = (p: Drrn): Float64Array => p.scratch.probs
+/** Scores (logits) of the last {@link forward}. */
+export const logitsOf = (p: Drrn): Float64Array => p.scratch.logits
+
+/** log π(a) from the last {@link forward} (stable log-softmax). */
+export const logProbAt = (p: Drrn, numActions: number, a: number): number => {
+  const l = p.scratch.logits
+  let max = -Infinity
+  for (let k = 0; k < numActions; k++) if (l[k]! > max) max = l[k]!
+  let s = 0
+  for (let k = 0; k < numActions; k++) s += Math.exp(l[k]! - max)
+  return l[a]! - max - Math.log(s)
+}
+
+/** Sample an action (or take the most probable one with `greedy`); returns its index, log-probability and the entropy. */
+export const sample = (p: Drrn, enc: Encoded, rng: Rng, greedy = false): { index: number; logProb: number; entropy: number } => {
+  const entropy = forward(p, enc)
+  const k = enc.actions.length
+  let index = 0
+  if (greedy) {
+    for (let a = 1; a < k; a++) if (p.scratch.probs[a]! > p.scratch.probs[index]!) index = a
+  } else {
+    index = rng.categorical(p.scratch.probs.subarray(0, k))
+    if (index >= k) index = k - 1
+  }
+  return { index, logProb: logProbAt(p, k, index), entropy }
+}
+
+/**
+ * Backpropagate dL/dscore (`dLogits`, one per admissible action) of the last {@link forward} of `enc` into `grad`
+ * (accumulated; not zeroed).
+ */
+export const backward = (p: Drrn, enc: Encoded, dLogits: ArrayLike<number>, grad: Float64Array): void => {
+  const k = enc.actions.length
+  const { hidden: H, embed: E } = p.config
+  const sc = p.scratch
+  const o = offsets(p)
+  // score_a = zS · zA_a: dzS = Σ_a d_a zA_a, dzA_a = d_a zS
+  const dZ = sc.dZ
+  for (let a = 0; a < k; a++) {
+    const d = dLogits[a]!
+    if (d === 0) continue
+    for (let e = 0; e < E; e++) dZ[e] = d * sc.zS[e]!
+    towerBackward(p.params, grad, o.aw1, o.ab1, o.aw2, o.ab2, H, E, enc.actions[a]!, sc.hA, a * H, dZ, sc.dH)
+  }
+  dZ.fill(0)
+  for (let a = 0; a < k; a++) {
+    const d = dLogits[a]!
+    if (d === 0) continue
+    for (let e = 0; e < E; e++) dZ[e] += d * sc.zA[a * E + e]!
+  }
+  towerBackward(p.params, grad, o.sw1, o.sb1, o.sw2, o.sb2, H, E, enc.state, sc.hS, 0, dZ, sc.dH)
+}

@@ -1,0 +1,238 @@
+/**
+ * Group rollouts for multi-turn agent RL: for each task, N trajectories from the identical initial state (a GRPO /
+ * GiGPO group), with per-step text, action, reward, log-probability, state key and admissible actions.
+ *
+ * **Details**
+ * - A task is `{ seed, options }`: every trajectory of the group starts with `env.reset({ seed, options })`, which
+ *   the `TextEnv` contract makes an identical initial state. The N trajectories are collected one after another
+ *   over the given env instances (trajectory j on `envs[j % envs.length]`, a plain loop).
+ * - Failures: an env that throws (on reset or step) loses only that trajectory; it is recorded in
+ *   `GroupResult.failures` (trajectory index, step, error) and the others are kept.
+ * - Invalid actions (verl-agent's `invalid_action_penalty_coef`, 0.1 in its ALFWorld/Sokoban scripts): a policy
+ *   that picks from the admissible list never acts invalidly; a policy that emits free text (an LLM) may. Such a step
+ *   is recorded with `invalid: true` and its reward lowered by `invalidActionPenalty` unless the env already
+ *   penalized it itself (`info.invalidAction === true`, the `"penalize"` policy of `TextEnv`). An env with the
+ *   `"error"` policy throws, which ends that trajectory as a failure.
+ * - `maxSteps` (default 50, verl-agent's ALFWorld `max_steps`) truncates an episode the env has not ended.
+ * - Success is `info.success` (or `info.won`) of the last step when the env reports it, else `terminated` with a
+ *   positive return.
+ *
+ * @since 0.1.0
+ */
+import type { Rng, Trajectory } from "@autodidact/core"
+import type { Env } from "@autodidact/envs"
+
+/**
+ * What a rollout needs of a text environment: the part of `@autodidact/envs`' `TextEnv` contract it calls (every
+ * `TextEnv` is one).
+ */
+export interface TextEnv {
+  readonly task: string
+  spec: Env.EnvSpec | undefined
+  reset(options?: Env.ResetOptions): Env.ResetResult<string>
+  step(action: string): Env.StepResult<string>
+  admissibleActions(): ReadonlyArray<string>
+  stateKey(): string
+}
+
+/** A task: the reset arguments shared by every trajectory of its group. */
+export interface Task {
+  readonly seed: number
+  readonly options?: { readonly [key: string]: unknown } | undefined
+}
+
+/** What a policy sees at a step. */
+export interface PolicyInput {
+  readonly task: string
+  readonly observation: string
+  readonly admissible: ReadonlyArray<string>
+  /** The episode so far, oldest first: each earlier step's observation and the action taken on it. */
+  readonly history?: ReadonlyArray<{ readonly observation: string; readonly action: string }> | undefined
+}
+
+/** A policy's decision: the action text, its index in the admissible list (−1 if not in it) and log π. */
+export interface Decision {
+  readonly action: string
+  readonly index: number
+  readonly logProb: number
+}
+
+/**
+ * A text policy: `encode` featurizes a step once (the result is stored and reused by the optimizer), `act` decides.
+ * @category models
+ */
+export interface TextPolicy<E> {
+  encode(input: PolicyInput): E
+  act(encoded: E, input: PolicyInput, rng: Rng, greedy: boolean): Decision
+}
+
+/** One recorded step (a core `Step` plus the text-agent columns). */
+export interface TextStep<E = unknown> extends Trajectory.Step {
+  readonly observation: string
+  readonly action: string
+  readonly logProb: number
+  /** `env.stateKey()` before the action (the anchor state of GiGPO). */
+  readonly stateKey: string
+  readonly admissible: ReadonlyArray<string>
+  /** Index of the action in `admissible`, −1 when not admissible. */
+  readonly actionIndex: number
+  readonly invalid: boolean
+  /** The policy's encoding of this step. */
+  readonly encoded: E
+}
+
+/** One trajectory of a group (a core `Trajectory` with text steps). */
+export interface TextTrajectory<E = unknown> extends Trajectory.Trajectory {
+  readonly task: string
+  readonly seed: number
+  readonly steps: ReadonlyArray<TextStep<E>>
+  readonly success: boolean
+}
+
+/** A trajectory lost to an env error. */
+export interface Failure {
+  readonly trajectory: number
+  /** Steps taken before the error (−1: the reset failed). */
+  readonly step: number
+  readonly error: unknown
+}
+
+/** The N trajectories of one task. */
+export interface GroupResult<E = unknown> {
+  readonly task: Task
+  readonly trajectories: ReadonlyArray<TextTrajectory<E>>
+  readonly failures: ReadonlyArray<Failure>
+}
+
+/** Rollout options. */
+export interface Options {
+  /** Trajectories per task. Default 8. */
+  readonly groupSize: number
+  /** Step limit per episode. Default 50. */
+  readonly maxSteps: number
+  /** Reward subtracted for an inadmissible action the env did not penalize itself. Default 0.1. */
+  readonly invalidActionPenalty: number
+  /** Take the most probable action instead of sampling. Default false. */
+  readonly greedy: boolean
+  /** `envId` written in the records. Default the env's spec id or "text". */
+  readonly envId?: string | undefined
+  /** Policy version written in the records. */
+  readonly policyVersion?: number | undefined
+}
+
+/** Defaults: groups of 8, 50 steps, penalty 0.1, sampling. */
+export const defaults: Options = { groupSize: 8, maxSteps: 50, invalidActionPenalty: 0.1, greedy: false }
+
+const successOf = (info: Trajectory.Info, terminated: boolean, ret: number): boolean => {
+  if (typeof info["success"] === "boolean") return info["success"]
+  if (typeof info["won"] === "boolean") return info["won"]
+  return terminated && ret > 0
+}
+
+/** Roll out one episode of `task` on `env`; throws what the env throws. */
+export const episode = <E>(
+  env: TextEnv,
+  policy: TextPolicy<E>,
+  task: Task,
+  rng: Rng,
+  options: Options,
+  progress: { step: number } = { step: 0 }
+): TextTrajectory<E> => {
+  progress.step = -1
+  let { observation } = env.reset({ seed: task.seed, options: task.options })
+  progress.step = 0
+  const taskText = env.task
+  const steps: Array<TextStep<E>> = []
+  let ret = 0
+  let lastInfo: Trajectory.Info = {}
+  let terminated = false
+  for (let t = 0; t < options.maxSteps; t++) {
+    const admissible = env.admissibleActions().slice()
+    const stateKey = env.stateKey()
+    const input: PolicyInput = { task: taskText, observation, admissible, history: steps }
+    const encoded = policy.encode(input)
+    const d = policy.act(encoded, input, rng, options.greedy)
+    const actionIndex = d.index >= 0 && admissible[d.index] === d.action ? d.index : admissible.indexOf(d.action)
+    const invalid = actionIndex < 0
+    const out = env.step(d.action)
+    const penalty = invalid && out.info["invalidAction"] !== true ? options.invalidActionPenalty : 0
+    const reward = out.reward - penalty
+    const truncated = out.truncated || (!out.terminated && t === options.maxSteps - 1)
+    steps.push({
+      observation,
+      action: d.action,
+      reward,
+      terminated: out.terminated,
+      truncated,
+      logProb: d.logProb,
+      stateKey,
+      admissible,
+      actionIndex,
+      invalid,
+      encoded,
+      info: out.info
+    })
+    ret += reward
+    progress.step = t + 1
+    observation = out.observation
+    lastInfo = out.info
+    terminated = out.terminated
+    if (out.terminated || out.truncated) break
+  }
+  return {
+    envId: options.envId ?? env.spec?.id ?? "text",
+    seed: task.seed,
+    task: taskText,
+    ...(options.policyVersion === undefined ? {} : { policyVersion: options.policyVersion }),
+    steps,
+    finalObservation: observation,
+    return: ret,
+    length: steps.length,
+    success: successOf(lastInfo, terminated, ret)
+  }
+}
+
+/**
+ * Roll out `groupSize` trajectories of `task` over `envs` (trajectory j on `envs[j % envs.length]`). Env errors
+ * are recorded as failures; the other trajectories are kept.
+ */
+export const collectGroup = <E>(
+  envs: ReadonlyArray<TextEnv>,
+  policy: TextPolicy<E>,
+  task: Task,
+  rng: Rng,
+  options: Partial<Options> = {}
+): GroupResult<E> => {
+  const o: Options = { ...defaults, ...options }
+  if (envs.length === 0) throw new RangeError("GroupRollout.collectGroup: no environments")
+  const trajectories: Array<TextTrajectory<E>> = []
+  const failures: Array<Failure> = []
+  const progress = { step: 0 }
+  for (let j = 0; j < o.groupSize; j++) {
+    try {
+      trajectories.push(episode(envs[j % envs.length]!, policy, task, rng, o, progress))
+    } catch (error) {
+      failures.push({ trajectory: j, step: progress.step, error })
+    }
+  }
+  return { task, trajectories, failures }
+}
+
+/** {@link collectGroup} for each task, in order. */
+export const collect = <E>(
+  envs: ReadonlyArray<TextEnv>,
+  policy: TextPolicy<E>,
+  tasks: ReadonlyArray<Task>,
+  rng: Rng,
+  options: Partial<Options> = {}
+): Array<GroupResult<E>> => tasks.map((task) => collectGroup(envs, policy, task, rng, options))
+
+/** A uniform random policy over the admissible actions (the baseline). */
+export const randomPolicy: TextPolicy<null> = {
+  encode: () => null,
+  act: (_e, input, rng) => {
+    const k = input.admissible.length
+    const index = rng.integers(k)
+    return { action: input.admissible[index]!, index, logProb: -Math.log(k) }
+  }
+}

@@ -1,0 +1,523 @@
+/**
+ * Multi-turn agent RL for text environments: group rollouts, a group-relative advantage estimator (GiGPO, GRPO,
+ * Dr. GRPO, RLOO, REINFORCE++ from {@link Advantages}), and PPO's clipped surrogate on a critic-free text policy
+ * ({@link DrrnPolicy}), as verl-agent trains LLM agents (without the LLM).
+ *
+ * The loop, top to bottom:
+ * 1. draw `tasksPerBatch` training tasks and roll out `groupSize` trajectories of each from the identical initial
+ *    state ({@link GroupRollout});
+ * 2. per-step advantages with the chosen estimator (`algo`);
+ * 3. `epochs` passes over the batch in `minibatches` shuffled minibatches, each step's loss being
+ *    ```text
+ *    ratio = π(a|s) / π_old(a|s)
+ *    L = max(−A·ratio, −A·clip(ratio, 1 ± clip))          (Schulman et al. 2017, eq. 7)
+ *      + klCoef · KL_k(π ‖ π_ref)                         (k1 = log π − log π_ref, k3 = r − 1 − log r with r = π_ref/π;
+ *                                                          Schulman, "Approximating KL Divergence", 2020)
+ *      − entCoef · H(π(·|s))
+ *    ```
+ *    averaged over the minibatch's steps (no division by a trajectory's length, see Dr. GRPO in {@link Advantages}),
+ *    global-norm clipping (`maxGradNorm`), {@link Adam}; π_ref is the frozen initial policy;
+ * 4. every `evalEvery` updates, the success rate of `evalEpisodes` episodes on the `evalSplit` tasks.
+ *
+ * **Tasks**: by default a training task is `{ seed: <drawn from the run's task generator>, options: { split } }`
+ * and evaluation task k is `{ seed: evalSeedBase + k, options: { split: evalSplit } }` (envs that take
+ * `options.split` choose their train/test levels from it); `tasks` overrides both.
+ *
+ * **Reproducibility**: weight init, task draws, action sampling, minibatch shuffles and evaluation all draw from
+ * children of `Rng.make(seed)`; with deterministic envs a run is bit-for-bit reproducible.
+ *
+ * **Errors**: `InvalidOptionError` for an invalid option; `AdvantageInputError` / `UnknownEstimatorError` from
+ * the estimator; `NonFiniteValueError` when the loss or gradient norm becomes NaN/∞; {@link RolloutFailedError}
+ * when every trajectory of a batch failed (env errors are otherwise recorded and skipped).
+ *
+ * @example
+ * ```ts
+ * import { MultiTurnTrainer } from "@autodidact/optim"
+ * import { Effect } from "effect"
+ * const envs = Array.from({ length: 8 }, () => makeTextEnv())
+ * const result = await Effect.runPromise(
+ *   MultiTurnTrainer.train(envs, { algo: "gigpo", groupSize: 8, totalEnvSteps: 50_000, seed: 1 }, {
+ *     onUpdate: (row) => console.log(JSON.stringify(row)),
+ *     onEvaluation: (row) => console.log(`success ${row.successRate}`)
+ *   })
+ * )
+ * ```
+ * @see https://arxiv.org/abs/2505.10978 (GiGPO), https://github.com/langfengQ/verl-agent
+ * @see http://joschu.net/blog/kl-approx.html
+ * @since 0.1.0
+ */
+import { InvalidOptionError, Metrics, NonFiniteValueError, Rng } from "@autodidact/core"
+import { Effect, Schema } from "effect"
+import * as Adam from "./Adam.js"
+import * as Advantages from "./Advantages.js"
+import * as DrrnPolicy from "./DrrnPolicy.js"
+import * as GroupRollout from "./GroupRollout.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Trainer hyper-parameters. */
+export interface Options {
+  /** Registered advantage estimator: "gigpo" (default), "grpo", "dr-grpo", "rloo", "reinforce++" (or a user's). */
+  readonly algo: string
+  /** Trajectories per task (group size N). Default 8 (verl-agent's `env.rollout.n`). */
+  readonly groupSize: number
+  /** Tasks per batch. Default 8 (batch = 64 trajectories). */
+  readonly tasksPerBatch: number
+  /** Adam learning rate. Default 1e-3. */
+  readonly learningRate: number
+  /** Passes over each batch. Default 2. */
+  readonly epochs: number
+  /** Minibatches per pass. Default 4. */
+  readonly minibatches: number
+  /** Surrogate clipping ε. Default 0.2. */
+  readonly clip: number
+  /** KL penalty to the frozen initial policy (0 = off, no reference kept). Default 0. */
+  readonly klCoef: number
+  /** KL estimator: "k1" or "k3" (verl's `low_var_kl`). Default "k3". */
+  readonly klEstimator: "k1" | "k3"
+  /** Entropy bonus. Default 0.01. */
+  readonly entCoef: number
+  /** Discount for step returns (GiGPO step level, REINFORCE++). Default 0.95. */
+  readonly gamma: number
+  /** GiGPO step-level weight ω. Default 1. */
+  readonly omega: number
+  /** GiGPO F_norm: "std" or "none". Default "std". */
+  readonly normalize: "std" | "none"
+  /** Global gradient-norm clip. Default 1. */
+  readonly maxGradNorm: number
+  /** Environment steps of training (all trajectories). Default 100 000. */
+  readonly totalEnvSteps: number
+  /** Step limit per episode. Default 50. */
+  readonly maxSteps: number
+  /** Reward penalty of an inadmissible action (see {@link GroupRollout}). Default 0.1. */
+  readonly invalidActionPenalty: number
+  /** Evaluate every this many updates (0 = only at the end). Default 10. */
+  readonly evalEvery: number
+  /** Episodes per evaluation. Default 50. */
+  readonly evalEpisodes: number
+  /** Evaluate with the most probable action instead of sampling. Default false. */
+  readonly evalGreedy: boolean
+  /** `options.split` of training tasks. Default "train". */
+  readonly split: string
+  /** `options.split` of evaluation tasks. Default "test". */
+  readonly evalSplit: string
+  /** Seed of evaluation task 0. Default 1 000 000. */
+  readonly evalSeedBase: number
+  /** Seed of everything. Default 1. */
+  readonly seed: number
+  /** Policy network sizes and features. */
+  readonly policy: Partial<DrrnPolicy.Config>
+  /** Custom task sources (override `split`, `evalSplit`, `evalSeedBase`). */
+  readonly tasks?: {
+    readonly train?: ((rng: Rng) => GroupRollout.Task) | undefined
+    readonly eval?: ((k: number) => GroupRollout.Task) | undefined
+  } | undefined
+}
+
+/** Defaults (see each option). */
+export const defaults: Options = {
+  algo: "gigpo",
+  groupSize: 8,
+  tasksPerBatch: 8,
+  learningRate: 1e-3,
+  epochs: 2,
+  minibatches: 4,
+  clip: 0.2,
+  klCoef: 0,
+  klEstimator: "k3",
+  entCoef: 0.01,
+  gamma: 0.95,
+  omega: 1,
+  normalize: "std",
+  maxGradNorm: 1,
+  totalEnvSteps: 100_000,
+  maxSteps: 50,
+  invalidActionPenalty: 0.1,
+  evalEvery: 10,
+  evalEpisodes: 50,
+  evalGreedy: false,
+  split: "train",
+  evalSplit: "test",
+  evalSeedBase: 1_000_000,
+  seed: 1,
+  policy: {}
+}
+
+/** An update row: `Metrics.UpdateRow` plus the batch's success rate and mean return. */
+export type UpdateRow = Metrics.UpdateRow & {
+  readonly successRate: number
+  readonly episodeReturn: number
+  readonly failures: number
+}
+
+/** An evaluation row (`successRate` on the evaluation split). */
+export interface EvaluationRow {
+  readonly kind: "evaluation"
+  readonly globalStep: number
+  readonly wallSeconds: number
+  readonly successRate: number
+  readonly episodeReturn: number
+  readonly episodeLength: number
+  readonly split: string
+}
+
+/** Callbacks; all optional, run synchronously inside the loop. */
+export interface Hooks {
+  readonly onEpisode?: ((row: Metrics.EpisodeRow & { readonly success: boolean }) => void) | undefined
+  readonly onUpdate?: ((row: UpdateRow) => void) | undefined
+  readonly onEvaluation?: ((row: EvaluationRow) => void) | undefined
+  /** Stop at the next batch boundary (`stopReason: "aborted"`). */
+  readonly signal?: AbortSignal | undefined
+}
+
+/** What {@link train} returns. */
+export interface TrainResult {
+  readonly policy: DrrnPolicy.Drrn
+  readonly globalStep: number
+  readonly updates: number
+  readonly wallSeconds: number
+  readonly evaluations: ReadonlyArray<EvaluationRow>
+  /** The final evaluation. */
+  readonly final: EvaluationRow
+  readonly failures: number
+  readonly stopReason: "budget" | "aborted"
+}
+
+/**
+ * Every trajectory of a batch failed (an env that throws on every reset, say).
+ * @category errors
+ */
+export class RolloutFailedError extends Schema.TaggedError<RolloutFailedError>()("RolloutFailedError", {
+  failures: Schema.Number,
+  firstError: Schema.String
+}) {
+  override get message() {
+    return `All ${this.failures} trajectories of a batch failed; first error: ${this.firstError}`
+  }
+}
+
+/** Validate options, failing with `InvalidOptionError` naming the first offending one. */
+export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError> =>
+  Effect.suspend(() => {
+    const bad = (option: string, value: unknown, reason: string) => Effect.fail(new InvalidOptionError({ option, value, reason }))
+    if (!Advantages.names().includes(o.algo)) return bad("algo", o.algo, `must be one of ${Advantages.names().join(", ")}`)
+    if (o.algo === "gae") return bad("algo", o.algo, "GAE needs a critic; the DRRN policy is critic-free (use gigpo, grpo, dr-grpo, rloo or reinforce++)")
+    for (const key of ["groupSize", "tasksPerBatch", "epochs", "minibatches", "totalEnvSteps", "maxSteps", "evalEpisodes"] as const) {
+      if (!Number.isInteger(o[key]) || o[key] < 1) return bad(key, o[key], "must be a positive integer")
+    }
+    if (!Number.isInteger(o.evalEvery) || o.evalEvery < 0) return bad("evalEvery", o.evalEvery, "must be a non-negative integer")
+    if (!(o.learningRate > 0 && Number.isFinite(o.learningRate))) return bad("learningRate", o.learningRate, "must be a positive finite number")
+    for (const key of ["clip", "klCoef", "entCoef", "maxGradNorm", "invalidActionPenalty"] as const) {
+      if (!(o[key] >= 0 && Number.isFinite(o[key]))) return bad(key, o[key], "must be a non-negative finite number")
+    }
+    if (!(o.gamma >= 0 && o.gamma <= 1)) return bad("gamma", o.gamma, "must be in [0, 1]")
+    if (!Number.isFinite(o.omega)) return bad("omega", o.omega, "must be finite")
+    if (o.klEstimator !== "k1" && o.klEstimator !== "k3") return bad("klEstimator", o.klEstimator, "must be k1 or k3")
+    if (o.normalize !== "std" && o.normalize !== "none") return bad("normalize", o.normalize, "must be std or none")
+    if (!Number.isSafeInteger(o.seed) || o.seed < 0) return bad("seed", o.seed, "must be a non-negative safe integer")
+    return Effect.succeed(o)
+  })
+
+// ---------------------------------------------------------------------------------------------------------------
+// The policy as a rollout policy
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A {@link DrrnPolicy} as a {@link GroupRollout.TextPolicy}. */
+export const drrnTextPolicy = (p: DrrnPolicy.Drrn): GroupRollout.TextPolicy<DrrnPolicy.Encoded> => ({
+  encode: (input) => DrrnPolicy.encode(p, input),
+  act: (enc, input, rng, greedy) => {
+    const d = DrrnPolicy.sample(p, enc, rng, greedy)
+    return { action: input.admissible[d.index]!, index: d.index, logProb: d.logProb }
+  }
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// The loss and its gradient
+// ---------------------------------------------------------------------------------------------------------------
+
+/** One training sample: an encoded decision, the taken action, its old log π, its advantage (and log π_ref). */
+export interface Sample {
+  readonly encoded: DrrnPolicy.Encoded
+  readonly action: number
+  readonly oldLogProb: number
+  readonly advantage: number
+  refLogProb: number
+}
+
+/** The minibatch loss and its parts. */
+export interface LossParts {
+  readonly loss: number
+  readonly policyLoss: number
+  readonly kl: number
+  readonly entropy: number
+  readonly approxKl: number
+  readonly clipFraction: number
+}
+
+/**
+ * Loss of the samples `indices[start … start+size)` and its gradient (written to `grad`, zeroed first; not clipped).
+ * What {@link train} runs per minibatch; exported for the finite-difference test.
+ * @internal
+ */
+export const lossAndGradient = (
+  policy: DrrnPolicy.Drrn,
+  o: Pick<Options, "clip" | "klCoef" | "klEstimator" | "entCoef">,
+  samples: ReadonlyArray<Sample>,
+  indices: ArrayLike<number>,
+  start: number,
+  size: number,
+  grad: Float64Array,
+  dLogits: Float64Array
+): LossParts => {
+  grad.fill(0)
+  const c = o.clip
+  let pgLoss = 0
+  let klSum = 0
+  let entropy = 0
+  let approxKl = 0
+  let clipped = 0
+  for (let b = 0; b < size; b++) {
+    const smp = samples[indices[start + b]!]!
+    const k = smp.encoded.actions.length
+    if (dLogits.length < k) throw new RangeError(`lossAndGradient: dLogits holds ${dLogits.length} < ${k} actions`)
+    const h = DrrnPolicy.forward(policy, smp.encoded)
+    const probs = DrrnPolicy.probsOf(policy)
+    const logp = DrrnPolicy.logProbAt(policy, k, smp.action)
+    const logRatio = logp - smp.oldLogProb
+    const ratio = Math.exp(logRatio)
+    approxKl += ratio - 1 - logRatio
+    if (Math.abs(ratio - 1) > c) clipped++
+    const adv = smp.advantage
+    const pg1 = -adv * ratio
+    const pg2 = -adv * Math.min(Math.max(ratio, 1 - c), 1 + c)
+    pgLoss += Math.max(pg1, pg2)
+    let dLogp = pg1 >= pg2 ? -adv * ratio : 0
+    if (o.klCoef > 0) {
+      const x = smp.refLogProb - logp // log(π_ref/π)
+      if (o.klEstimator === "k1") {
+        klSum += -x
+        dLogp += o.klCoef
+      } else {
+        const r = Math.exp(x)
+        klSum += r - 1 - x
+        dLogp += o.klCoef * (1 - r)
+      }
+    }
+    entropy += h
+    for (let a = 0; a < k; a++) {
+      const p = probs[a]!
+      const logP = p > 0 ? Math.log(p) : 0
+      const dLogProb = (a === smp.action ? 1 : 0) - p
+      const dEntropy = -p * (logP + h)
+      dLogits[a] = (dLogp * dLogProb - o.entCoef * dEntropy) / size
+    }
+    DrrnPolicy.backward(policy, smp.encoded, dLogits, grad)
+  }
+  pgLoss /= size
+  klSum /= size
+  entropy /= size
+  const loss = pgLoss + o.klCoef * klSum - o.entCoef * entropy
+  if (!Number.isFinite(loss)) throw new NonFiniteValueError({ where: "MultiTurnTrainer.loss", value: loss })
+  return { loss, policyLoss: pgLoss, kl: klSum, entropy, approxKl: approxKl / size, clipFraction: clipped / size }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Evaluation
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Success rate, mean return and mean length of `episodes` episodes of `taskAt(k)` (k = 0 … episodes−1), one per
+ * task, with `policy` (sampled or greedy). Env failures count as unsuccessful episodes.
+ */
+export const evaluate = <E>(
+  envs: ReadonlyArray<GroupRollout.TextEnv>,
+  policy: GroupRollout.TextPolicy<E>,
+  taskAt: (k: number) => GroupRollout.Task,
+  episodes: number,
+  rng: Rng,
+  options: Partial<GroupRollout.Options> = {}
+): { successRate: number; episodeReturn: number; episodeLength: number } => {
+  let successes = 0
+  let ret = 0
+  let len = 0
+  for (let k = 0; k < episodes; k++) {
+    const g = GroupRollout.collectGroup([envs[k % envs.length]!], policy, taskAt(k), rng, { ...options, groupSize: 1 })
+    const tr = g.trajectories[0]
+    if (tr === undefined) continue
+    if (tr.success) successes++
+    ret += tr.return
+    len += tr.length
+  }
+  return { successRate: successes / episodes, episodeReturn: ret / episodes, episodeLength: len / episodes }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The training loop
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Options merged over {@link defaults}. */
+export type TrainOptions = Partial<Options>
+
+type TrainError = InvalidOptionError | NonFiniteValueError | Advantages.AdvantageInputError | Advantages.UnknownEstimatorError | RolloutFailedError
+
+const rethrowTyped = (e: unknown): Effect.Effect<never, TrainError> =>
+  e instanceof InvalidOptionError || e instanceof NonFiniteValueError || e instanceof Advantages.AdvantageInputError ||
+    e instanceof Advantages.UnknownEstimatorError || e instanceof RolloutFailedError
+    ? Effect.fail(e)
+    : Effect.die(e)
+
+const TASK_SEED_RANGE = 2 ** 31 - 1
+
+/**
+ * Train a DRRN policy on text environments with group rollouts and the `algo` advantage estimator until
+ * `totalEnvSteps` or an abort; evaluates every `evalEvery` updates and at the end.
+ */
+export const train = (
+  envs: ReadonlyArray<GroupRollout.TextEnv>,
+  options: TrainOptions = {},
+  hooks: Hooks = {}
+): Effect.Effect<TrainResult, TrainError> =>
+  Effect.gen(function* () {
+    const o = yield* validate({ ...defaults, ...options })
+    if (envs.length === 0) return yield* new InvalidOptionError({ option: "envs", value: 0, reason: "need at least one environment" })
+    const started = performance.now()
+    const wall = () => (performance.now() - started) / 1000
+    const root = Rng.make(o.seed)
+    const [initRng, taskRng, actRng, shuffleRng] = root.spawn(4) as [Rng, Rng, Rng, Rng]
+    const evalSeed = o.seed
+    const policy = DrrnPolicy.make({ ...o.policy, rng: initRng })
+    const ref = o.klCoef > 0 ? DrrnPolicy.clone(policy) : undefined
+    const adam = Adam.make(policy.params.length, { eps: 1e-8 })
+    const grad = new Float64Array(policy.params.length)
+    let dLogits = new Float64Array(64)
+    const rolloutPolicy = drrnTextPolicy(policy)
+    const trainTask = o.tasks?.train ?? ((rng: Rng) => ({ seed: rng.integers(TASK_SEED_RANGE), options: { split: o.split } }))
+    const evalTask = o.tasks?.eval ?? ((k: number) => ({ seed: o.evalSeedBase + k, options: { split: o.evalSplit } }))
+    const rolloutOptions = { groupSize: o.groupSize, maxSteps: o.maxSteps, invalidActionPenalty: o.invalidActionPenalty }
+    const estimator = Advantages.get(o.algo)
+    const advOptions: Advantages.Options = { ...Advantages.defaults, gamma: o.gamma, omega: o.omega, normalize: o.normalize }
+    const evaluations: Array<EvaluationRow> = []
+    let globalStep = 0
+    let updates = 0
+    let failures = 0
+    let stopReason: TrainResult["stopReason"] = "budget"
+
+    const runEvaluation = () => {
+      // a fresh generator per evaluation: every evaluation of a run samples the same way
+      const r = evaluate(envs, rolloutPolicy, evalTask, o.evalEpisodes, Rng.make([evalSeed, 0x5eed]), { ...rolloutOptions, greedy: o.evalGreedy })
+      const row: EvaluationRow = { kind: "evaluation", globalStep, wallSeconds: wall(), ...r, split: o.evalSplit }
+      evaluations.push(row)
+      hooks.onEvaluation?.(row)
+    }
+
+    const iteration = (): UpdateRow => {
+      // 1. group rollouts
+      const tasks = Array.from({ length: o.tasksPerBatch }, () => trainTask(taskRng))
+      const groups = GroupRollout.collect(envs, rolloutPolicy, tasks, actRng, { ...rolloutOptions, policyVersion: updates })
+      let batchFailures = 0
+      let successes = 0
+      let returns = 0
+      let episodes = 0
+      let firstError: unknown
+      for (const g of groups) {
+        batchFailures += g.failures.length
+        if (firstError === undefined && g.failures.length > 0) firstError = g.failures[0]!.error
+        for (const tr of g.trajectories) {
+          globalStep += tr.length
+          episodes++
+          if (tr.success) successes++
+          returns += tr.return
+          hooks.onEpisode?.({ kind: "episode", globalStep, episodeReturn: tr.return, episodeLength: tr.length, wallSeconds: wall(), success: tr.success })
+        }
+      }
+      failures += batchFailures
+      if (episodes === 0) throw new RolloutFailedError({ failures: batchFailures, firstError: String(firstError) })
+      // 2. advantages
+      const kept = groups.filter((g) => g.trajectories.length > 0)
+      const adv = estimator(
+        kept.map((g) => g.trajectories.map((tr) => ({ rewards: tr.steps.map((s) => s.reward), stateKeys: tr.steps.map((s) => s.stateKey) }))),
+        advOptions
+      )
+      const samples: Array<Sample> = []
+      for (let gi = 0; gi < kept.length; gi++) {
+        const trs = kept[gi]!.trajectories
+        for (let i = 0; i < trs.length; i++) {
+          const steps = trs[i]!.steps
+          const a = adv[gi]![i]!
+          for (let t = 0; t < steps.length; t++) {
+            const s = steps[t]!
+            if (s.actionIndex < 0) continue // not in the admissible list: no log π under this policy
+            samples.push({ encoded: s.encoded, action: s.actionIndex, oldLogProb: s.logProb, advantage: a[t]!, refLogProb: 0 })
+          }
+        }
+      }
+      if (ref !== undefined) {
+        for (const smp of samples) {
+          DrrnPolicy.forward(ref, smp.encoded)
+          smp.refLogProb = DrrnPolicy.logProbAt(ref, smp.encoded.actions.length, smp.action)
+        }
+      }
+      // 3. epochs of clipped-surrogate minibatch updates
+      const n = samples.length
+      const inds = Int32Array.from({ length: n }, (_, k) => k)
+      const mbSize = Math.max(1, Math.ceil(n / o.minibatches))
+      let last: LossParts | undefined
+      let clipSum = 0
+      let clipCount = 0
+      let maxActions = 0
+      for (const smp of samples) maxActions = Math.max(maxActions, smp.encoded.actions.length)
+      if (maxActions > dLogits.length) dLogits = new Float64Array(2 * maxActions)
+      for (let epoch = 0; epoch < o.epochs; epoch++) {
+        shuffleRng.shuffle(inds)
+        for (let start = 0; start < n; start += mbSize) {
+          const size = Math.min(mbSize, n - start)
+          last = lossAndGradient(policy, o, samples, inds, start, size, grad, dLogits)
+          const norm = Adam.clipGradNorm(grad, o.maxGradNorm)
+          if (!Number.isFinite(norm)) throw new NonFiniteValueError({ where: "MultiTurnTrainer.gradNorm", value: norm })
+          Adam.step(adam, policy.params, grad, o.learningRate)
+          clipSum += last.clipFraction
+          clipCount++
+        }
+      }
+      updates++
+      return {
+        kind: "update",
+        globalStep,
+        wallSeconds: wall(),
+        policyLoss: last?.policyLoss ?? 0,
+        entropy: last?.entropy ?? 0,
+        approxKl: last?.approxKl ?? 0,
+        clipFraction: clipCount === 0 ? 0 : clipSum / clipCount,
+        learningRate: o.learningRate,
+        successRate: successes / episodes,
+        episodeReturn: returns / episodes,
+        failures: batchFailures
+      }
+    }
+
+    while (globalStep < o.totalEnvSteps) {
+      const row = yield* Effect.try({ try: iteration, catch: (e) => e }).pipe(Effect.catch(rethrowTyped))
+      hooks.onUpdate?.(row)
+      if (o.evalEvery > 0 && updates % o.evalEvery === 0 && globalStep < o.totalEnvSteps) {
+        yield* Effect.try({ try: runEvaluation, catch: (e) => e }).pipe(Effect.catch(rethrowTyped))
+      }
+      yield* Effect.yieldNow
+      if (hooks.signal?.aborted === true) {
+        stopReason = "aborted"
+        break
+      }
+    }
+    yield* Effect.try({ try: runEvaluation, catch: (e) => e }).pipe(Effect.catch(rethrowTyped))
+    return {
+      policy,
+      globalStep,
+      updates,
+      wallSeconds: wall(),
+      evaluations,
+      final: evaluations[evaluations.length - 1]!,
+      failures,
+      stopReason
+    }
+  })

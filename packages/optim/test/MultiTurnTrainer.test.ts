@@ -1,0 +1,138 @@
+import { Rng } from "@autodidact/core"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import * as DrrnPolicy from "../src/DrrnPolicy.js"
+import * as GroupRollout from "../src/GroupRollout.js"
+import * as MultiTurnTrainer from "../src/MultiTurnTrainer.js"
+import { DoorsEnv } from "./fixtures/DoorsEnv.js"
+
+const texts = [
+  { task: "open the red doors", observation: "You are at junction 0.", admissible: ["open red door", "open blue door", "wait"] },
+  { task: "open the blue doors", observation: "You are at junction 1.", admissible: ["open red door", "open blue door", "open green door", "wait"] }
+]
+
+/** Samples covering both surrogate branches (ratio inside and outside the clip range), both advantage signs. */
+const makeSamples = (p: DrrnPolicy.Drrn, ref: DrrnPolicy.Drrn): Array<MultiTurnTrainer.Sample> => {
+  const out: Array<MultiTurnTrainer.Sample> = []
+  const specs: Array<[number, number, number, number]> = [[0, 0, 1.3, 0], [0, 2, -0.7, 0.5], [1, 1, 0.9, -0.6], [1, 3, -1.1, 0.05]]
+  for (const [ti, action, advantage, shift] of specs) {
+    const encoded = DrrnPolicy.encode(p, texts[ti]!)
+    DrrnPolicy.forward(p, encoded)
+    const logp = DrrnPolicy.logProbAt(p, encoded.actions.length, action)
+    DrrnPolicy.forward(ref, encoded)
+    const refLogProb = DrrnPolicy.logProbAt(ref, encoded.actions.length, action)
+    out.push({ encoded, action, advantage, oldLogProb: logp + shift, refLogProb })
+  }
+  return out
+}
+
+describe("MultiTurnTrainer.lossAndGradient", () => {
+  for (const klEstimator of ["k1", "k3"] as const) {
+    it(`matches central finite differences (clipped surrogate + ${klEstimator} KL + entropy)`, () => {
+      const p = DrrnPolicy.make({ buckets: 64, hidden: 6, embed: 4, rng: Rng.make(3) })
+      const w2 = p.layout.find((l) => l.name === "action.w2")!
+      for (let k = 0; k < w2.size; k++) p.params[w2.offset + k] = p.params[w2.offset + k]! * 20
+      const ref = DrrnPolicy.clone(p)
+      for (let k = 0; k < ref.params.length; k++) ref.params[k] = ref.params[k]! * 0.9
+      const samples = makeSamples(p, ref)
+      const o = { clip: 0.2, klCoef: 0.3, klEstimator, entCoef: 0.05 }
+      const inds = [0, 1, 2, 3]
+      const grad = new Float64Array(p.params.length)
+      const scratch = new Float64Array(8)
+      const parts = MultiTurnTrainer.lossAndGradient(p, o, samples, inds, 0, 4, grad, scratch)
+      expect(parts.clipFraction).toBeGreaterThan(0) // both branches exercised
+      expect(parts.clipFraction).toBeLessThan(1)
+      expect(parts.kl).not.toBe(0)
+      const lossAt = () => MultiTurnTrainer.lossAndGradient(p, o, samples, inds, 0, 4, new Float64Array(p.params.length), scratch).loss
+      let maxErr = 0
+      let checked = 0
+      for (let k = 0; k < p.params.length; k++) {
+        if (grad[k] === 0 && (k % 97 !== 0)) continue
+        const old = p.params[k]!
+        const h = 1e-2
+        p.params[k] = old + h
+        const up = lossAt()
+        p.params[k] = old - h
+        const down = lossAt()
+        p.params[k] = old
+        const fd = (up - down) / (Math.fround(old + h) - Math.fround(old - h))
+        maxErr = Math.max(maxErr, Math.abs(fd - grad[k]!) / Math.max(1e-3, Math.abs(fd) + Math.abs(grad[k]!)))
+        checked++
+      }
+      expect(checked).toBeGreaterThan(100)
+      expect(maxErr).toBeLessThan(2e-3)
+    })
+  }
+
+  it("KL terms: k1 = log π − log π_ref, k3 = r − 1 − log r; both 0 against itself", () => {
+    const p = DrrnPolicy.make({ buckets: 64, hidden: 6, embed: 4, rng: Rng.make(3) })
+    const samples = makeSamples(p, p)
+    const g = new Float64Array(p.params.length)
+    for (const klEstimator of ["k1", "k3"] as const) {
+      expect(MultiTurnTrainer.lossAndGradient(p, { clip: 0.2, klCoef: 1, klEstimator, entCoef: 0 }, samples, [0, 1, 2, 3], 0, 4, g, new Float64Array(8)).kl).toBeCloseTo(0, 12)
+    }
+    const s = samples[0]!
+    s.refLogProb -= 0.5 // log π − log π_ref = 0.5: k1 = 0.5, k3 = e^{−0.5} − 1 + 0.5 = 0.106531
+    const one = (klEstimator: "k1" | "k3") =>
+      MultiTurnTrainer.lossAndGradient(p, { clip: 0.2, klCoef: 1, klEstimator, entCoef: 0 }, samples, [0], 0, 1, g, new Float64Array(8)).kl
+    expect(one("k1")).toBeCloseTo(0.5, 10)
+    expect(one("k3")).toBeCloseTo(Math.exp(-0.5) - 0.5, 10)
+  })
+})
+
+describe("MultiTurnTrainer.train", () => {
+  it.effect("rejects gae (critic-free policy) and unknown estimators with InvalidOptionError", () =>
+    Effect.gen(function* () {
+      for (const algo of ["gae", "nope"]) {
+        const exit = yield* Effect.exit(MultiTurnTrainer.train([new DoorsEnv()], { algo }))
+        expect(Exit.isFailure(exit)).toBe(true)
+        if (Exit.isFailure(exit)) expect(JSON.stringify(exit.cause)).toContain("InvalidOptionError")
+      }
+    }))
+
+  it.effect("fails with RolloutFailedError when every trajectory fails", () =>
+    Effect.gen(function* () {
+      const env = new DoorsEnv()
+      env.failOnReset = () => true
+      const exit = yield* Effect.exit(MultiTurnTrainer.train([env], { totalEnvSteps: 10 }))
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) expect(JSON.stringify(exit.cause)).toContain("RolloutFailedError")
+    }))
+
+  const smoke = { totalEnvSteps: 12_000, maxSteps: 8, evalEvery: 0, evalEpisodes: 100, policy: { buckets: 1024, hidden: 32, embed: 16, history: 0 } }
+
+  it.effect("CI smoke: GRPO on the Doors env learns (success well above the random policy)", () =>
+    Effect.gen(function* () {
+      const envs = [new DoorsEnv()]
+      const random = MultiTurnTrainer.evaluate(envs, GroupRollout.randomPolicy, (k) => ({ seed: 1_000_000 + k }), 100, Rng.make(0), { maxSteps: 8 })
+      const updates: Array<MultiTurnTrainer.UpdateRow> = []
+      let episodes = 0
+      const r = yield* MultiTurnTrainer.train(envs, { ...smoke, algo: "grpo", seed: 1 }, { onUpdate: (u) => updates.push(u), onEpisode: () => episodes++ })
+      expect(random.successRate).toBeLessThan(0.2)
+      expect(r.final.successRate).toBeGreaterThan(random.successRate + 0.4)
+      expect(r.globalStep).toBeGreaterThanOrEqual(12_000)
+      expect(episodes).toBe(updates.length * 64)
+      for (const key of ["globalStep", "wallSeconds", "policyLoss", "entropy", "approxKl", "clipFraction", "successRate"] as const) {
+        expect(Number.isFinite(updates[0]![key])).toBe(true)
+      }
+      expect(updates[updates.length - 1]!.entropy!).toBeLessThan(updates[0]!.entropy!)
+    }), 30_000)
+
+  it.effect("GiGPO runs and is reproducible: the same seed gives the same run", () =>
+    Effect.gen(function* () {
+      const run = () => MultiTurnTrainer.train([new DoorsEnv()], { ...smoke, totalEnvSteps: 1500, algo: "gigpo", seed: 4, klCoef: 0.01 })
+      const a = yield* run()
+      const b = yield* run()
+      expect(a.globalStep).toBe(b.globalStep)
+      expect(a.final.successRate).toBe(b.final.successRate)
+      expect(Array.from(a.policy.params.subarray(0, 200))).toEqual(Array.from(b.policy.params.subarray(0, 200)))
+    }), 30_000)
+
+  it.effect("an abort signal stops after the current batch with stopReason 'aborted'", () =>
+    Effect.gen(function* () {
+      const ctl = new AbortController()
+      const r = yield* MultiTurnTrainer.train([new DoorsEnv()], { ...smoke, evalEpisodes: 5 }, { signal: ctl.signal, onUpdate: () => ctl.abort() })
+      expect(r.stopReason).toBe("aborted")
+      expect(r.updates).toBe(1)
+    }))
+})
