@@ -158,4 +158,16 @@ describe("autodidact CLI", () => {
     expect(r.stderr).toContain("UnknownGameError")
     expect(r.stderr).toContain("leduc_poker")
   })
+
+  it("bench kernels --json prints one row per kernel and backend with a NumPy ratio when python3 has NumPy", () => {
+    const r = cli("bench", "kernels", "--quick", "--backends", "typed-array", "--kernels", "gae,returns", "--json")
+    expect(r.code, r.stderr).toBe(0)
+    const rows = r.json()
+    expect(rows.map((row) => row["kernel"]).sort()).toEqual(["gae", "returns"])
+    for (const row of rows) {
+      expect(row["backend"]).toBe("typed-array")
+      expect(row["ourMs"]).toBeGreaterThan(0)
+      if (row["numpyMs"] !== null) expect(row["ratio"]).toBeCloseTo((row["ourMs"] as number) / (row["numpyMs"] as number), 6)
+    }
+  })
 })

@@ -19,8 +19,9 @@
  * - The TensorFlow.js engine is process-global: selecting a backend affects every user of `@tensorflow/tfjs-core`
  *   in the process. There is nothing to release (tensors are owned and disposed by their creators), so the layer is
  *   not a scoped resource.
- * - `@tensorflow/tfjs-core` 4.22 loaded through Node's CommonJS entry registers no gradient functions; Autodidact's
- *   optimizers use hand-written gradients (see `@autodidact/optim`'s `ActorCritic`).
+ * - `@tensorflow/tfjs-core` 4.22 loaded through Node's CommonJS entry registers no gradient functions; selecting a
+ *   backend also loads the `@tensorflow/tfjs` umbrella package, which registers them (see {@link registerGradients}),
+ *   so `tf.grad` / `tf.valueAndGrads` work on the selected backend (`PpoLoss.lossAndGradientTf` relies on it).
  *
  * @example
  * ```ts
@@ -100,6 +101,15 @@ const message = (e: unknown): string => (e instanceof Error ? e.message : String
 /** Load a module by a specifier TypeScript does not resolve (optional native packages). */
 const importOptional = (specifier: string): Promise<unknown> => import(specifier)
 
+/**
+ * Register TensorFlow.js's gradient functions (for `tf.grad`, `tf.valueAndGrads`, `tf.variableGrads`). The CommonJS
+ * entry of `@tensorflow/tfjs-core` that Node loads registers none; the `@tensorflow/tfjs` umbrella package does, into
+ * the same process-global registry. Idempotent.
+ */
+export const registerGradients = async (): Promise<void> => {
+  await import("@tensorflow/tfjs")
+}
+
 const tryLoad = async (name: BackendName): Promise<void> => {
   switch (name) {
     case "tensorflow": {
@@ -123,6 +133,7 @@ const tryLoad = async (name: BackendName): Promise<void> => {
       await import("@tensorflow/tfjs-backend-cpu")
       break
   }
+  await registerGradients()
   tfCore.enableProdMode()
   const ok = await tfCore.setBackend(name)
   if (!ok || tfCore.getBackend() !== name) throw new Error(`tf.setBackend("${name}") failed to initialize`)

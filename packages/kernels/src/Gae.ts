@@ -41,8 +41,13 @@
  */
 import { NonFiniteValueError } from "@autodidact/core"
 import { Effect, Schema } from "effect"
+import type { Tensor2D } from "@tensorflow/tfjs-core"
 import type { Tf } from "./Backend.js"
 import { Backend } from "./Backend.js"
+import type { KernelInputError } from "./KernelError.js"
+import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
+import * as KernelRegistry from "./KernelRegistry.js"
+import { reverseScanTf } from "./Returns.js"
 
 /** Numeric array accepted as input (read only). */
 export type NumArray = Float32Array | Float64Array | ArrayLike<number>
@@ -188,15 +193,10 @@ export const compute = (input: GaeInput): Effect.Effect<GaeResult, GaeShapeError
   catchTyped(() => computeSync(input))
 
 /**
- * GAE with TensorFlow.js ops: the backward recursion unrolled into a discount matrix per env,
- *
- * ```text
- * Â[t, i] = Σ_{k ≥ t} (γλ)^{k−t} · [episode(k, i) = episode(t, i)] · δ[k, i]
- * ```
- *
- * where `episode(t, i) = Σ_{j ≤ t} dones[j, i]` counts episode starts (no start in (t, k] means the recursion's
- * `nextnonterminal` factors are all 1), computed as one batched `[numEnvs, T, T] × [numEnvs, T, 1]` matmul.
- * O(T²·N) work, float32; agrees with {@link computeSync} to ~1e-5 relative. Validates first.
+ * GAE with TensorFlow.js ops: δ computed elementwise, then the backward recursion
+ * `Â_t = δ_t + γλ · nextnonterminal_t · Â_{t+1}` as a Hillis–Steele scan of affine maps
+ * (`Returns.reverseScanTf`): ⌈log₂ T⌉ rounds over `[T, N]`, O(T·N·log T) work and O(T·N) memory, float32;
+ * agrees with {@link computeSync} to ~1e-5 relative. Validates first.
  * @throws GaeShapeError | NonFiniteValueError
  */
 export const computeTf = (tf: Tf, input: GaeInput): GaeResult => {
@@ -210,32 +210,41 @@ export const computeTf = (tf: Tf, input: GaeInput): GaeResult => {
     const nv = tf.tensor2d(f32(input.nextValue), [1, N])
     const nd = tf.tensor2d(f32(input.nextDone), [1, N])
     // next-step values and done flags: rows 1..T-1 of values/dones, then the bootstrap row
-    const vNext = tf.concat([tf.slice(v, [1, 0], [T - 1, N]), nv], 0)
-    const dNext = tf.concat([tf.slice(d, [1, 0], [T - 1, N]), nd], 0)
-    let bootstrap = tf.mul(tf.mul(vNext, tf.sub(1, dNext)), gamma)
+    const vNext = T > 1 ? tf.concat([tf.slice(v, [1, 0], [T - 1, N]), nv], 0) : nv
+    const dNext = T > 1 ? tf.concat([tf.slice(d, [1, 0], [T - 1, N]), nd], 0) : nd
+    const nonTerminal = tf.sub(1, dNext)
+    let bootstrap = tf.mul(tf.mul(vNext, nonTerminal), gamma)
     if (input.truncations !== undefined) {
       const tr = tf.tensor2d(f32(input.truncations), [T, N])
       const fv = tf.tensor2d(f32(input.finalValues!), [T, N])
       bootstrap = tf.add(tf.mul(bootstrap, tf.sub(1, tr)), tf.mul(tf.mul(fv, tr), gamma))
     }
-    const delta = tf.sub(tf.add(r, bootstrap), v) // [T, N]
-    // discount matrix M[i, t, k] = (γλ)^(k−t) · [k ≥ t] · [episode(k) = episode(t)]
-    const idx = tf.range(0, T, 1, "float32")
-    const gap = tf.sub(tf.reshape(idx, [1, T]), tf.reshape(idx, [T, 1])) // k − t
-    const upper = tf.cast(tf.greaterEqual(gap, 0), "float32")
-    const powers = tf.mul(tf.pow(tf.scalar(gamma * lambda), tf.relu(gap)), upper) // [T, T]
-    const episode = tf.transpose(tf.cumsum(d, 0)) // [N, T]
-    const same = tf.cast(tf.equal(tf.reshape(episode, [N, T, 1]), tf.reshape(episode, [N, 1, T])), "float32")
-    const m = tf.mul(same, tf.reshape(powers, [1, T, T])) // [N, T, T]
-    const adv = tf.matMul(m, tf.reshape(tf.transpose(delta), [N, T, 1])) // [N, T, 1]
-    const advTN = tf.transpose(tf.reshape(adv, [N, T])) // [T, N]
-    return [advTN, tf.add(advTN, v)] as const
+    const delta = tf.sub(tf.add(r, bootstrap), v) as Tensor2D // [T, N]
+    const adv = reverseScanTf(tf, delta, tf.mul(nonTerminal, gamma * lambda) as Tensor2D)
+    return [adv, tf.add(adv, v)] as const
   })
   const advantages = out[0].dataSync() as Float32Array
   const returns = out[1].dataSync() as Float32Array
   tf.dispose([out[0], out[1]])
-  return { advantages: Float32Array.from(advantages), returns: Float32Array.from(returns) }
+  return { advantages, returns }
 }
+
+export const kernelName = "Gae"
+
+/** The built-in implementations (for `KernelRegistry`). */
+export const builtin: Builtin<GaeInput, GaeResult, GaeShapeError | NonFiniteValueError> = {
+  kernelName,
+  reference: computeSync,
+  tfjs: computeTf,
+  isInputError: (e): e is GaeShapeError | NonFiniteValueError => e instanceof GaeShapeError || e instanceof NonFiniteValueError
+}
+
+/**
+ * GAE dispatched through `KernelRegistry.run`: a kernel registered for the active backend, else the TensorFlow.js
+ * implementation, else (on a backend failure, logged) the typed-array reference.
+ */
+export const run = (input: GaeInput, options?: RunOptions): Effect.Effect<Dispatched<GaeResult>, GaeShapeError | NonFiniteValueError | KernelInputError, Backend> =>
+  KernelRegistry.run(builtin, input, options)
 
 /** GAE on the TensorFlow.js backend of the {@link Backend} service, as an Effect. */
 export const computeWithBackend = (input: GaeInput): Effect.Effect<GaeResult, GaeShapeError | NonFiniteValueError, Backend> =>

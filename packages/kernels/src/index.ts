@@ -1,7 +1,20 @@
 /**
- * `@autodidact/kernels`: numeric kernels: TensorFlow.js backend selection ({@link Backend}) and Generalized
- * Advantage Estimation with advantage normalization ({@link Gae}), each with a typed-array reference implementation.
+ * `@autodidact/kernels`: the numeric core. Every kernel has a typed-array reference implementation and a
+ * TensorFlow.js implementation (wasm, cpu, or native TensorFlow via `@tensorflow/tfjs-node(-gpu)` when installed),
+ * dispatched through a {@link KernelRegistry} that users can extend; {@link Benchmark} times them against NumPy.
  * @since 0.1.0
  */
 export * as Backend from "./Backend.js"
+export * as Benchmark from "./Benchmark.js"
+export * as Categorical from "./Categorical.js"
 export * as Gae from "./Gae.js"
+export * as GroupNorm from "./GroupNorm.js"
+export * as KernelError from "./KernelError.js"
+export { KernelBackendError, KernelInputError } from "./KernelError.js"
+export * as KernelRegistry from "./KernelRegistry.js"
+export * as Kl from "./Kl.js"
+export * as PpoLoss from "./PpoLoss.js"
+export * as Returns from "./Returns.js"
+export * as Softmax from "./Softmax.js"
+export * as SumTree from "./SumTree.js"
+export * as TopK from "./TopK.js"

@@ -1,11 +1,13 @@
 /**
  * `autodidact bench envs [--steps N] [--json]`: environment throughput, one row per env and mode: the bare env
  * (`raw`), through `make` with its wrappers (`make`), and a synchronous vector env of 64 (`vector`), plus the
- * worker-thread vector env when `--async` is given.
+ * worker-thread vector env when `--async` is given. `autodidact bench kernels [--quick] [--backends a,b] [--json]`: each
+ * numeric kernel on each available backend against NumPy on the same machine (ours / NumPy time).
  * @since 0.1.0
  */
 import { Rng } from "@autodidact/core"
 import { SokobanGenerator, Throughput } from "@autodidact/envs"
+import { Benchmark } from "@autodidact/kernels"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { jsonFlag } from "../Flags.js"
@@ -63,8 +65,34 @@ const envsCommand = Command.make(
     })
 ).pipe(Command.withDescription("Measure environment steps per second (raw, via make, vectorized x64)"))
 
+const kernelsCommand = Command.make(
+  "kernels",
+  {
+    quick: Flag.Boolean("quick").pipe(Flag.withDefault(false), Flag.withDescription("Small sizes (seconds instead of minutes)")),
+    backends: Flag.String("backends").pipe(Flag.optional, Flag.withDescription("Comma-separated: typed-array,wasm,cpu,tensorflow (default: all available)")),
+    kernels: Flag.String("kernels").pipe(Flag.optional, Flag.withDescription("Comma-separated kernel name prefixes, e.g. gae,topk")),
+    noNumpy: Flag.Boolean("no-numpy").pipe(Flag.withDefault(false), Flag.withDescription("Skip the NumPy baseline")),
+    json: jsonFlag
+  },
+  (config) =>
+    Effect.gen(function* () {
+      const list = (o: typeof config.backends) => (o._tag === "Some" ? o.value.split(",").map((x) => x.trim()).filter((x) => x.length > 0) : undefined)
+      const backends = list(config.backends) as Benchmark.BenchOptions["backends"]
+      const kernels = list(config.kernels)
+      const rows = yield* Benchmark.runKernelBenchmarks({
+        quick: config.quick,
+        ...(backends === undefined ? {} : { backends }),
+        ...(kernels === undefined ? {} : { kernels }),
+        ...(config.noNumpy ? { python: null } : {}),
+        onRow: (row) => Output.note(config.json, `  ${row.kernel} ${row.size} on ${row.backend}: ${row.ourMs.toFixed(3)} ms`)
+      })
+      if (config.json) for (const row of rows) process.stdout.write(JSON.stringify(row) + "\n")
+      else process.stdout.write(Benchmark.formatTable(rows) + "\n")
+    })
+).pipe(Command.withDescription("Time each numeric kernel on each backend against NumPy (ratio = ours / NumPy)"))
+
 /** `autodidact bench ...` */
 export const benchCommand = Command.make("bench").pipe(
   Command.withDescription("Benchmarks"),
-  Command.withSubcommands([envsCommand])
+  Command.withSubcommands([envsCommand, kernelsCommand])
 )

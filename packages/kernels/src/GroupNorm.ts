@@ -1,0 +1,281 @@
+/**
+ * Statistics over variable-size groups (segments) and the group-relative advantages built on them: GRPO's
+ * group-normalized rewards, RLOO's leave-one-out baselines, and GiGPO's anchor-state step groups.
+ *
+ * ```text
+ * n_g = #{i : seg_i = g},   μ_g = (1/n_g) Σ_{seg_i = g} x_i,   σ_g = sqrt(Σ (x_i − μ_g)² / (n_g − ddof))
+ * GRPO    A_i = (x_i − μ_{seg_i}) / (σ_{seg_i} + ε)       (Shao et al. 2024, DeepSeekMath §4.1.2; `scale: false`
+ *                                                          gives Dr. GRPO's x_i − μ, Liu et al. 2025)
+ * RLOO    b_i = (Σ_{seg_j = seg_i} x_j − x_i) / (n_{seg_i} − 1),  A_i = x_i − b_i   (Ahmadian et al. 2024)
+ * GiGPO   step groups = (episode group, anchor state) pairs; A_i = (R_i − μ) / (σ + ε) within each step group
+ *                                                          (Feng et al. 2025, "Group-in-Group Policy Optimization")
+ * ```
+ *
+ * **Details**
+ * - Segments are given by `segmentIds` (integers in `[0, numSegments)`, any order: groups need not be contiguous).
+ * - `ddof` defaults to 1 (the unbiased std, torch's `.std()`, what TRL's GRPO uses); a segment with `n ≤ ddof` gets
+ *   σ = 0 (torch would give NaN), so its advantages are 0 (or x − μ unscaled).
+ * - An empty segment (some g < numSegments with no member) is a {@link KernelInputError} with
+ *   `reason: "empty-segment"`; so is an RLOO group with one member (no leave-one-out baseline exists).
+ * - TensorFlow.js versions use `tf.bincount` with weights (a segment sum that exists on wasm, cpu and tensorflow;
+ *   `tf.unsortedSegmentSum` has no wasm kernel) and gather the means back.
+ *
+ * @example
+ * ```ts
+ * import { GroupNorm } from "@autodidact/kernels"
+ * // two prompts, 3 and 2 completions
+ * GroupNorm.groupNormalizeSync({ values: [1, 0, 0, 1, 1], segmentIds: [0, 0, 0, 1, 1], numSegments: 2 })
+ * ```
+ * @since 0.1.0
+ */
+import type * as tfc from "@tensorflow/tfjs-core"
+import type { Effect } from "effect"
+import type { Backend, Tf } from "./Backend.js"
+import type { NumArray } from "./Gae.js"
+import type { KernelInputError, Site } from "./KernelError.js"
+import { checkArray, checkShape, checkSize, fail, REFERENCE } from "./KernelError.js"
+import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
+import * as KernelRegistry from "./KernelRegistry.js"
+
+export const kernelName = "GroupNorm"
+export const rlooKernelName = "Rloo"
+
+/** Values and their segment (group) ids. */
+export interface SegmentInput {
+  /** `[n]` values (rewards, returns). */
+  readonly values: NumArray
+  /** `[n]` integer segment ids in `[0, numSegments)`. */
+  readonly segmentIds: NumArray
+  readonly numSegments: number
+  /** Degrees of freedom removed from the std's denominator (default 1: unbiased). */
+  readonly ddof?: number | undefined
+}
+
+/** Options of group normalization. */
+export interface NormalizeInput extends SegmentInput {
+  /** Added to σ (default 1e-4 as TRL's GRPO; CleanRL's PPO uses 1e-8). */
+  readonly eps?: number | undefined
+  /** Divide by σ + ε (default true; false gives Dr. GRPO's mean-centred advantages). */
+  readonly scale?: boolean | undefined
+}
+
+/** Per-segment count, mean and std. */
+export interface SegmentStats {
+  readonly count: Int32Array
+  readonly mean: Float64Array
+  readonly std: Float64Array
+}
+
+/** Validate a {@link SegmentInput}; with `minCount` every segment must have at least that many members. */
+export const validate = (input: SegmentInput, kernel: string, backend: string, minCount = 1): Int32Array => {
+  const site: Site = { kernel, backend }
+  const n = input.values.length
+  const G = input.numSegments
+  checkSize(site, "numSegments", G)
+  checkSize(site, "values.length", n)
+  checkArray(site, "values", input.values, [n])
+  checkShape(site, "segmentIds", input.segmentIds, [n])
+  if (input.ddof !== undefined) checkSize(site, "ddof", input.ddof, true)
+  const count = new Int32Array(G)
+  for (let i = 0; i < n; i++) {
+    const g = input.segmentIds[i]!
+    if (!(Number.isInteger(g) && g >= 0 && g < G)) fail(site, "segmentIds", "range", `[${n}]`, `expected an integer in [0, ${G}), got ${g} at index ${i}`)
+    count[g]++
+  }
+  for (let g = 0; g < G; g++) {
+    if (count[g]! < minCount) {
+      fail(site, "segmentIds", "empty-segment", `[${n}]`, `segment ${g} of ${G} has ${count[g]} member${count[g] === 1 ? "" : "s"} (needs ≥ ${minCount})`)
+    }
+  }
+  return count
+}
+
+/** Two-pass segment mean and std into caller-owned arrays, given the counts. No validation. */
+export const statsInto = (values: NumArray, ids: NumArray, count: Int32Array, ddof: number, mean: Float64Array, std: Float64Array): void => {
+  const G = count.length
+  const n = values.length
+  mean.fill(0)
+  std.fill(0)
+  for (let i = 0; i < n; i++) mean[ids[i]!] += values[i]!
+  for (let g = 0; g < G; g++) mean[g] /= count[g]!
+  for (let i = 0; i < n; i++) {
+    const g = ids[i]!
+    const d = values[i]! - mean[g]!
+    std[g] += d * d
+  }
+  for (let g = 0; g < G; g++) std[g] = count[g]! > ddof ? Math.sqrt(std[g]! / (count[g]! - ddof)) : 0
+}
+
+/** Per-segment count, mean, std, typed-array reference (validates; empty segments are errors). */
+export const segmentStatsSync = (input: SegmentInput): SegmentStats => {
+  const count = validate(input, "SegmentStats", REFERENCE)
+  const mean = new Float64Array(input.numSegments)
+  const std = new Float64Array(input.numSegments)
+  statsInto(input.values, input.segmentIds, count, input.ddof ?? 1, mean, std)
+  return { count, mean, std }
+}
+
+/** Group-relative normalization, typed-array reference (validates). */
+export const groupNormalizeSync = (input: NormalizeInput): Float32Array => {
+  const count = validate(input, kernelName, REFERENCE)
+  const G = input.numSegments
+  const mean = new Float64Array(G)
+  const std = new Float64Array(G)
+  statsInto(input.values, input.segmentIds, count, input.ddof ?? 1, mean, std)
+  const eps = input.eps ?? 1e-4
+  if (input.scale !== false) for (let g = 0; g < G; g++) std[g] = 1 / (std[g]! + eps)
+  else std.fill(1)
+  const out = new Float32Array(input.values.length)
+  const ids = input.segmentIds
+  for (let i = 0; i < out.length; i++) {
+    const g = ids[i]!
+    out[i] = (input.values[i]! - mean[g]!) * std[g]!
+  }
+  return out
+}
+
+/** RLOO baselines and advantages. */
+export interface RlooResult {
+  readonly baselines: Float32Array
+  readonly advantages: Float32Array
+}
+
+/** RLOO leave-one-out baselines, typed-array reference (validates; every group needs ≥ 2 members). */
+export const rlooSync = (input: SegmentInput): RlooResult => {
+  const count = validate(input, rlooKernelName, REFERENCE, 2)
+  const sum = new Float64Array(input.numSegments)
+  const n = input.values.length
+  const ids = input.segmentIds
+  for (let i = 0; i < n; i++) sum[ids[i]!] += input.values[i]!
+  const baselines = new Float32Array(n)
+  const advantages = new Float32Array(n)
+  for (let i = 0; i < n; i++) {
+    const g = ids[i]!
+    const x = input.values[i]!
+    const b = (sum[g]! - x) / (count[g]! - 1)
+    baselines[i] = b
+    advantages[i] = x - b
+  }
+  return { baselines, advantages }
+}
+
+/** GiGPO step groups: episode group ids and anchor-state keys. */
+export interface AnchorInput {
+  /** `[n]` per-step discounted returns R_t. */
+  readonly values: NumArray
+  /** `[n]` episode-group id of each step (integers in [0, 2²¹)). */
+  readonly groupIds: NumArray
+  /** `[n]` anchor-state key of each step (integers in [0, 2³²), e.g. a 32-bit hash of the observation). */
+  readonly anchorKeys: NumArray
+  readonly ddof?: number | undefined
+  readonly eps?: number | undefined
+  readonly scale?: boolean | undefined
+}
+
+/** Dense step-group ids and their statistics and advantages. */
+export interface AnchorResult extends SegmentStats {
+  /** `[n]` dense id of each step's (group, anchor) pair, numbered in order of first appearance. */
+  readonly anchorIds: Int32Array
+  readonly numAnchors: number
+  /** `[n]` step-relative advantages. */
+  readonly advantages: Float32Array
+}
+
+/** Number the distinct (group, anchor) pairs in order of first appearance. */
+export const anchorIdsOf = (input: AnchorInput, backend: string = REFERENCE): { readonly ids: Int32Array; readonly numAnchors: number } => {
+  const site: Site = { kernel: "AnchorStats", backend }
+  const n = input.values.length
+  checkSize(site, "values.length", n)
+  checkArray(site, "values", input.values, [n])
+  checkShape(site, "groupIds", input.groupIds, [n])
+  checkShape(site, "anchorKeys", input.anchorKeys, [n])
+  const ids = new Int32Array(n)
+  const seen = new Map<number, number>()
+  for (let i = 0; i < n; i++) {
+    const g = input.groupIds[i]!
+    const a = input.anchorKeys[i]!
+    if (!(Number.isInteger(g) && g >= 0 && g < 2 ** 21)) fail(site, "groupIds", "range", `[${n}]`, `expected an integer in [0, 2^21), got ${g} at index ${i}`)
+    if (!(Number.isInteger(a) && a >= 0 && a < 2 ** 32)) fail(site, "anchorKeys", "range", `[${n}]`, `expected an integer in [0, 2^32), got ${a} at index ${i}`)
+    const key = g * 2 ** 32 + a
+    let id = seen.get(key)
+    if (id === undefined) {
+      id = seen.size
+      seen.set(key, id)
+    }
+    ids[i] = id
+  }
+  return { ids, numAnchors: seen.size }
+}
+
+/** GiGPO anchor-state step groups: statistics and normalized step advantages, typed-array reference. */
+export const anchorStatsSync = (input: AnchorInput): AnchorResult => {
+  const { ids, numAnchors } = anchorIdsOf(input)
+  const stats = segmentStatsSync({ values: input.values, segmentIds: ids, numSegments: numAnchors, ddof: input.ddof })
+  const advantages = groupNormalizeSync({ values: input.values, segmentIds: ids, numSegments: numAnchors, ddof: input.ddof, eps: input.eps, scale: input.scale })
+  return { ...stats, anchorIds: ids, numAnchors, advantages }
+}
+
+const f32 = (x: NumArray): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x as ArrayLike<number>))
+
+/** Segment sums with `tf.bincount` (weights), `[numSegments]` float32. */
+const segmentSumTf = (tf: Tf, ids: tfc.Tensor1D, weights: tfc.Tensor1D, G: number): tfc.Tensor1D => tf.bincount(ids, weights, G)
+
+/** Group-relative normalization with TensorFlow.js ops (validates). */
+export const groupNormalizeTf = (tf: Tf, input: NormalizeInput): Float32Array => {
+  const count = validate(input, kernelName, tf.getBackend())
+  const G = input.numSegments
+  const ddof = input.ddof ?? 1
+  const eps = input.eps ?? 1e-4
+  const out = tf.tidy(() => {
+    const x = tf.tensor1d(f32(input.values))
+    const ids = tf.tensor1d(Int32Array.from(input.segmentIds as ArrayLike<number>), "int32")
+    const n = tf.tensor1d(Float32Array.from(count))
+    const mean = tf.div(segmentSumTf(tf, ids, x, G), n)
+    const centred = tf.sub(x, tf.gather(mean, ids))
+    if (input.scale === false) return centred
+    const ss = segmentSumTf(tf, ids, tf.square(centred) as tfc.Tensor1D, G)
+    const dof = tf.sub(n, ddof)
+    const std = tf.where(tf.greater(dof, 0), tf.sqrt(tf.div(ss, tf.maximum(dof, 1))), tf.zerosLike(ss))
+    return tf.div(centred, tf.gather(tf.add(std, eps), ids))
+  })
+  const data = out.dataSync() as Float32Array
+  out.dispose()
+  return data
+}
+
+/** RLOO with TensorFlow.js ops (validates). */
+export const rlooTf = (tf: Tf, input: SegmentInput): RlooResult => {
+  const count = validate(input, rlooKernelName, tf.getBackend(), 2)
+  const [b, a] = tf.tidy(() => {
+    const x = tf.tensor1d(f32(input.values))
+    const ids = tf.tensor1d(Int32Array.from(input.segmentIds as ArrayLike<number>), "int32")
+    const sum = tf.gather(segmentSumTf(tf, ids, x, input.numSegments), ids)
+    const n = tf.gather(tf.tensor1d(Float32Array.from(count)), ids)
+    const baselines = tf.div(tf.sub(sum, x), tf.sub(n, 1))
+    return [baselines, tf.sub(x, baselines)] as const
+  })
+  const baselines = b.dataSync() as Float32Array
+  const advantages = a.dataSync() as Float32Array
+  tf.dispose([b, a])
+  return { baselines, advantages }
+}
+
+/** GiGPO anchor statistics with TensorFlow.js ops (the (group, anchor) numbering is a hash map in JavaScript). */
+export const anchorStatsTf = (tf: Tf, input: AnchorInput): AnchorResult => {
+  const { ids, numAnchors } = anchorIdsOf(input, tf.getBackend())
+  const stats = segmentStatsSync({ values: input.values, segmentIds: ids, numSegments: numAnchors, ddof: input.ddof })
+  const advantages = groupNormalizeTf(tf, { values: input.values, segmentIds: ids, numSegments: numAnchors, ddof: input.ddof, eps: input.eps, scale: input.scale })
+  return { ...stats, anchorIds: ids, numAnchors, advantages }
+}
+
+/** The built-in implementations (for {@link KernelRegistry}). */
+export const builtin: Builtin<NormalizeInput, Float32Array> = { kernelName, reference: groupNormalizeSync, tfjs: groupNormalizeTf }
+export const rlooBuiltin: Builtin<SegmentInput, RlooResult> = { kernelName: rlooKernelName, reference: rlooSync, tfjs: rlooTf }
+
+/** Group-relative normalization on the {@link Backend} service's backend. */
+export const groupNormalize = (input: NormalizeInput, options?: RunOptions): Effect.Effect<Dispatched<Float32Array>, KernelInputError, Backend> =>
+  KernelRegistry.run(builtin, input, options)
+
+/** RLOO baselines on the {@link Backend} service's backend. */
+export const rloo = (input: SegmentInput, options?: RunOptions): Effect.Effect<Dispatched<RlooResult>, KernelInputError, Backend> =>
+  KernelRegistry.run(rlooBuiltin, input, options)

@@ -1,0 +1,166 @@
+/**
+ * A kernel registry in the style of TensorFlow.js (`registerKernel({ kernelName, backendName, kernelFunc })`), so a
+ * user can plug a faster implementation for their backend without forking.
+ *
+ * **When to use**
+ *
+ * Register a kernel when you have a faster implementation of one of Autodidact's kernels (a native addon, a GPU
+ * shader) for one backend. Every kernel module's Effect entry point (`Gae.computeWithBackend`, `Softmax.run`, ...)
+ * goes through {@link run}.
+ *
+ * **Details**
+ * - Resolution for kernel `k` on the active backend `b` (the {@link Backend} service, or `engine: "typed-array"`):
+ *   1. a kernel registered for `(k, b)`;
+ *   2. the built-in TensorFlow.js implementation of `k` (every kernel has one), run on `b`;
+ *   3. the built-in typed-array reference.
+ * - If step 1 or 2 throws anything but a {@link KernelInputError} (bad input is the caller's error and is never
+ *   retried), the failure is logged with `Effect.logWarning` naming the kernel, the backend and the reason, and the
+ *   typed-array reference answers. The returned {@link Dispatched} says which implementation ran and why.
+ * - The registry is process-global (like TensorFlow.js's), keyed `kernelName/backendName`; registering the same pair
+ *   again replaces the previous kernel (the returned function restores it).
+ *
+ * **Gotchas**: a registered kernel must return the same output shape and types as the reference; parity is the
+ * registrant's job (`test/parity.ts` shows how the built-ins are checked).
+ *
+ * @example
+ * ```ts
+ * import { KernelRegistry, Softmax } from "@autodidact/kernels"
+ * KernelRegistry.registerKernel({
+ *   kernelName: Softmax.kernelName,
+ *   backendName: "tensorflow",
+ *   kernelFunc: (inputs: Softmax.SoftmaxInput) => Softmax.logSoftmaxSync(inputs) // your faster version here
+ * })
+ * ```
+ * @see https://github.com/tensorflow/tfjs/blob/master/tfjs-core/src/kernel_registry.ts
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import type { Tf } from "./Backend.js"
+import { Backend } from "./Backend.js"
+import { KernelBackendError, KernelInputError, REFERENCE } from "./KernelError.js"
+
+/** What a kernel function receives besides its inputs. */
+export interface KernelContext {
+  /** The TensorFlow.js module (`@tensorflow/tfjs-core`) with `backendName` active. */
+  readonly tf: Tf
+  readonly backendName: string
+}
+
+/** A kernel implementation for one backend. */
+export interface KernelConfig<I = any, O = any> {
+  readonly kernelName: string
+  readonly backendName: string
+  readonly kernelFunc: (inputs: I, context: KernelContext) => O
+}
+
+/** The built-in implementations of a kernel: the typed-array reference and the TensorFlow.js one. */
+export interface Builtin<I, O, E = KernelInputError> {
+  readonly kernelName: string
+  readonly reference: (inputs: I) => O
+  readonly tfjs: (tf: Tf, inputs: I) => O
+  /** Errors other than {@link KernelInputError} that mean bad input (rethrown, never a fallback). */
+  readonly isInputError?: ((e: unknown) => e is E) | undefined
+}
+
+/** Which implementation answered a {@link run}, and why. */
+export interface Dispatched<O> {
+  readonly output: O
+  /** `registered` (a {@link registerKernel} kernel), `tfjs` (built-in on the backend) or `typed-array`. */
+  readonly implementation: "registered" | "tfjs" | "typed-array"
+  readonly backendName: string
+  /** Set when a backend implementation failed and the reference answered instead. */
+  readonly fallbackReason?: string | undefined
+}
+
+const KEY = Symbol.for("@autodidact/kernels/KernelRegistry")
+const registry: Map<string, KernelConfig> = ((globalThis as { [KEY]?: Map<string, KernelConfig> })[KEY] ??= new Map())
+const keyOf = (kernelName: string, backendName: string) => `${kernelName}/${backendName}`
+
+/**
+ * Register `config.kernelFunc` as kernel `kernelName` on `backendName`; returns a function that restores what was
+ * registered before.
+ */
+export const registerKernel = <I, O>(config: KernelConfig<I, O>): () => void => {
+  const key = keyOf(config.kernelName, config.backendName)
+  const previous = registry.get(key)
+  registry.set(key, config)
+  return () => {
+    if (previous === undefined) registry.delete(key)
+    else registry.set(key, previous)
+  }
+}
+
+/** Remove the kernel registered for `(kernelName, backendName)`, if any. */
+export const unregisterKernel = (kernelName: string, backendName: string): void => {
+  registry.delete(keyOf(kernelName, backendName))
+}
+
+/** The kernel registered for `(kernelName, backendName)`, if any. */
+export const getKernel = <I = any, O = any>(kernelName: string, backendName: string): KernelConfig<I, O> | undefined =>
+  registry.get(keyOf(kernelName, backendName))
+
+/** Every kernel registered for a backend. */
+export const getKernelsForBackend = (backendName: string): ReadonlyArray<KernelConfig> =>
+  [...registry.values()].filter((k) => k.backendName === backendName)
+
+const reasonOf = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).split("\n")[0]!.slice(0, 300)
+
+/**
+ * Synchronous dispatch (see the module docs for the order). `onFallback` receives the {@link KernelBackendError} of a
+ * failed backend implementation before the reference runs. {@link KernelInputError}s are rethrown.
+ */
+export const dispatchSync = <I, O, E>(
+  builtin: Builtin<I, O, E>,
+  inputs: I,
+  context: KernelContext,
+  onFallback: (error: KernelBackendError) => void = () => {}
+): Dispatched<O> => {
+  const { backendName } = context
+  if (backendName !== REFERENCE) {
+    const registered = getKernel<I, O>(builtin.kernelName, backendName)
+    try {
+      if (registered !== undefined) return { output: registered.kernelFunc(inputs, context), implementation: "registered", backendName }
+      return { output: builtin.tfjs(context.tf, inputs), implementation: "tfjs", backendName }
+    } catch (e) {
+      if (e instanceof KernelInputError || builtin.isInputError?.(e) === true) throw e
+      const error = new KernelBackendError({ kernel: builtin.kernelName, backend: backendName, reason: reasonOf(e) })
+      onFallback(error)
+      return { output: builtin.reference(inputs), implementation: "typed-array", backendName: REFERENCE, fallbackReason: error.message }
+    }
+  }
+  return { output: builtin.reference(inputs), implementation: "typed-array", backendName: REFERENCE }
+}
+
+/** Options of {@link run}. */
+export interface RunOptions {
+  /** `backend` (default): the {@link Backend} service's backend; `typed-array`: the reference directly. */
+  readonly engine?: "backend" | "typed-array" | undefined
+}
+
+/**
+ * Run a kernel on the {@link Backend} service's backend (registered kernel, else built-in TensorFlow.js), falling back
+ * to the typed-array reference with a logged warning when the backend fails. Fails with {@link KernelInputError} on
+ * bad input.
+ */
+export const run = <I, O, E = KernelInputError>(
+  builtin: Builtin<I, O, E>,
+  inputs: I,
+  options: RunOptions = {}
+): Effect.Effect<Dispatched<O>, KernelInputError | E, Backend> =>
+  Effect.gen(function* () {
+    const backend = yield* Backend
+    const backendName = options.engine === "typed-array" ? REFERENCE : backend.name
+    let fallback: KernelBackendError | undefined
+    const result = yield* Effect.suspend((): Effect.Effect<Dispatched<O>, KernelInputError | E> => {
+      try {
+        return Effect.succeed(dispatchSync(builtin, inputs, { tf: backend.tf, backendName }, (e) => (fallback = e)))
+      } catch (e) {
+        if (e instanceof KernelInputError) return Effect.fail(e)
+        return builtin.isInputError?.(e) === true ? Effect.fail(e as E) : Effect.die(e)
+      }
+    })
+    if (fallback !== undefined) {
+      yield* Effect.logWarning(`${fallback.message}; falling back to the ${REFERENCE} reference`)
+    }
+    return result
+  })

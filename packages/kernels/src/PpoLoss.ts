@@ -1,0 +1,259 @@
+/**
+ * The PPO loss for a categorical policy over masked logits: clipped surrogate, clipped value loss, entropy bonus,
+ * with its value and its gradient with respect to the logits and the values.
+ *
+ * Schulman et al., "Proximal Policy Optimization Algorithms", 2017 (arXiv:1707.06347), eq. 7 and 9, with the value
+ * clipping of the PPO2 code, exactly as CleanRL's `ppo.py`:
+ *
+ * ```text
+ * log r_b   = log π(a_b | z_b) − log π_old(a_b)               r_b = exp(log r_b)
+ * pg_loss   = mean_b max(−A_b · r_b, −A_b · clip(r_b, 1 − ε, 1 + ε))
+ * v_loss    = ½ · mean_b max((V_b − R_b)², (V_old,b + clip(V_b − V_old,b, −ε_v, ε_v) − R_b)²)    (clipVloss)
+ *           = ½ · mean_b (V_b − R_b)²                                                         (otherwise)
+ * H         = mean_b entropy(π(· | z_b))                      (over valid actions, see Softmax)
+ * loss      = pg_loss − entCoef · H + vfCoef · v_loss
+ * approxKl  = mean_b (r_b − 1) − log r_b   (Kl k3),           clipFraction = mean_b [|r_b − 1| > ε]
+ * ```
+ *
+ * **Gradients** (what `loss.backward()` gives; `max` ties go to the unclipped branch, `clip` passes the gradient on
+ * its closed interval, as `tf.maximum` / `tf.clipByValue` and torch do):
+ *
+ * ```text
+ * ∂loss/∂z_{b,a} = (1/B) · ( g_b · ([a = a_b] − π_{b,a}) + entCoef · π_{b,a} · (log π_{b,a} + H_b) )   (a valid; 0 if masked)
+ *     g_b = −A_b · r_b if −A_b·r_b ≥ −A_b·clip(r_b) else 0
+ * ∂loss/∂V_b     = (vfCoef / B) · { V_b − R_b                     if unclipped ≥ clipped (or !clipVloss)
+ *                                  { V_clip,b − R_b                if |V_b − V_old,b| ≤ ε_v
+ *                                  { 0                             otherwise
+ * ```
+ *
+ * **Implementations**: {@link lossAndGradientSync} (typed arrays, doubles, closed form above) and
+ * {@link lossAndGradientTf} (TensorFlow.js forward pass differentiated by `tf.valueAndGrads`: autodiff, no
+ * hand-written gradient). Tests check both against each other and against central finite differences.
+ * Advantages are used as given (normalize them first with `Gae.normalizeInPlace` for CleanRL's `norm_adv`).
+ *
+ * @see https://github.com/vwxyzjn/cleanrl/blob/master/cleanrl/ppo.py
+ * @since 0.1.0
+ */
+import type * as tfc from "@tensorflow/tfjs-core"
+import type { Effect } from "effect"
+import type { Backend, Tf } from "./Backend.js"
+import type { NumArray } from "./Gae.js"
+import type { KernelInputError, Site } from "./KernelError.js"
+import { checkArray, checkRange, checkShape, checkSize, fail, REFERENCE } from "./KernelError.js"
+import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
+import * as KernelRegistry from "./KernelRegistry.js"
+import * as Softmax from "./Softmax.js"
+
+export const kernelName = "PpoLoss"
+
+/** One minibatch. */
+export interface PpoLossInput {
+  readonly batch: number
+  readonly numActions: number
+  /** `[batch, numActions]` logits of the current policy. */
+  readonly logits: NumArray
+  /** Optional `[batch, numActions]` 0/1 validity mask. */
+  readonly mask?: NumArray | undefined
+  /** `[batch]` actions taken (valid indices). */
+  readonly actions: NumArray
+  /** `[batch]` log π_old(a) at rollout time. */
+  readonly oldLogProbs: NumArray
+  /** `[batch]` advantages (normalized by the caller if wanted). */
+  readonly advantages: NumArray
+  /** `[batch]` current value predictions V. */
+  readonly values: NumArray
+  /** `[batch]` value predictions at rollout time (centre of the value clipping). */
+  readonly oldValues: NumArray
+  /** `[batch]` value targets (λ-returns). */
+  readonly returns: NumArray
+  /** Surrogate clipping ε (default 0.2). */
+  readonly clipCoef?: number | undefined
+  /** Value clipping ε_v (default: `clipCoef`, as CleanRL). */
+  readonly vfClipCoef?: number | undefined
+  /** Clip the value loss (default true). */
+  readonly clipVloss?: boolean | undefined
+  /** Entropy coefficient (default 0.01). */
+  readonly entCoef?: number | undefined
+  /** Value loss coefficient (default 0.5). */
+  readonly vfCoef?: number | undefined
+}
+
+/** Loss parts and gradients. */
+export interface PpoLossResult {
+  readonly loss: number
+  readonly policyLoss: number
+  readonly valueLoss: number
+  readonly entropy: number
+  readonly approxKl: number
+  readonly clipFraction: number
+  /** `[batch, numActions]` ∂loss/∂logits (0 at masked actions). */
+  readonly dLogits: Float64Array
+  /** `[batch]` ∂loss/∂values. */
+  readonly dValues: Float64Array
+}
+
+interface Coefs {
+  readonly c: number
+  readonly cv: number
+  readonly clipVloss: boolean
+  readonly ent: number
+  readonly vf: number
+}
+
+const coefsOf = (input: PpoLossInput, site: Site): Coefs => {
+  const c = input.clipCoef ?? 0.2
+  const cv = input.vfClipCoef ?? c
+  const ent = input.entCoef ?? 0.01
+  const vf = input.vfCoef ?? 0.5
+  checkRange(site, "clipCoef", c, 0, 1e9)
+  checkRange(site, "vfClipCoef", cv, 0, Number.MAX_VALUE)
+  checkRange(site, "entCoef", ent, -Number.MAX_VALUE, Number.MAX_VALUE)
+  checkRange(site, "vfCoef", vf, -Number.MAX_VALUE, Number.MAX_VALUE)
+  return { c, cv, clipVloss: input.clipVloss ?? true, ent, vf }
+}
+
+/** Validate a {@link PpoLossInput}; returns the coefficients with their defaults. */
+export const validate = (input: PpoLossInput, backend: string = REFERENCE, logits = true): Coefs => {
+  const site: Site = { kernel: kernelName, backend }
+  if (logits) Softmax.validate(input, kernelName, backend)
+  else {
+    checkSize(site, "batch", input.batch)
+    checkSize(site, "numActions", input.numActions)
+    checkShape(site, "logits", input.logits, [input.batch, input.numActions])
+    if (input.mask !== undefined) checkShape(site, "mask", input.mask, [input.batch, input.numActions])
+  }
+  const B = input.batch
+  const A = input.numActions
+  for (const name of ["actions", "oldLogProbs", "advantages", "values", "oldValues", "returns"] as const) checkArray(site, name, input[name], [B])
+  for (let b = 0; b < B; b++) {
+    const a = input.actions[b]!
+    if (!(Number.isInteger(a) && a >= 0 && a < A)) fail(site, "actions", "range", `[${B}]`, `expected an integer in [0, ${A}), got ${a} at index ${b}`)
+    if (input.mask !== undefined && input.mask[b * A + a] !== 1) fail(site, "actions", "range", `[${B}]`, `action ${a} at index ${b} is masked (invalid)`)
+  }
+  return coefsOf(input, site)
+}
+
+/**
+ * Loss and closed-form gradients, typed-array reference (doubles throughout). Validates the `[batch]` inputs up
+ * front and the logits/mask through the fused check of `Softmax.rowInto` (a NaN entropy triggers the full check).
+ */
+export const lossAndGradientSync = (input: PpoLossInput): PpoLossResult => {
+  const { c, cv, clipVloss, ent, vf } = validate(input, REFERENCE, false)
+  const B = input.batch
+  const A = input.numActions
+  const logp = new Float64Array(B * A)
+  const dLogits = new Float64Array(B * A)
+  const dValues = new Float64Array(B)
+  let pgLoss = 0
+  let vLoss = 0
+  let entropy = 0
+  let approxKl = 0
+  let clipped = 0
+  for (let b = 0; b < B; b++) {
+    const h = Softmax.rowInto(input.logits, input.mask, A, b, logp)
+    if (h !== h) Softmax.validate(input, kernelName, REFERENCE) // throws the precise error
+    entropy += h
+    const action = input.actions[b]!
+    const logRatio = logp[b * A + action]! - input.oldLogProbs[b]!
+    const ratio = Math.exp(logRatio)
+    approxKl += ratio - 1 - logRatio
+    if (Math.abs(ratio - 1) > c) clipped++
+    const adv = input.advantages[b]!
+    const pg1 = -adv * ratio
+    const pg2 = -adv * Math.min(Math.max(ratio, 1 - c), 1 + c)
+    pgLoss += pg1 >= pg2 ? pg1 : pg2
+    const g = pg1 >= pg2 ? -adv * ratio : 0
+    const off = b * A
+    for (let a = 0; a < A; a++) {
+      const lp = logp[off + a]!
+      if (lp === -Infinity) continue
+      const p = Math.exp(lp)
+      dLogits[off + a] = (g * ((a === action ? 1 : 0) - p) + ent * p * (lp + h)) / B
+    }
+    const v = input.values[b]!
+    const ret = input.returns[b]!
+    const diff = v - ret
+    let dV: number
+    if (clipVloss) {
+      const old = input.oldValues[b]!
+      const vClipped = old + Math.min(Math.max(v - old, -cv), cv)
+      const un = diff * diff
+      const cl = (vClipped - ret) * (vClipped - ret)
+      vLoss += un >= cl ? un : cl
+      dV = un >= cl ? diff : Math.abs(v - old) <= cv ? vClipped - ret : 0
+    } else {
+      vLoss += diff * diff
+      dV = diff
+    }
+    dValues[b] = (vf * dV) / B
+  }
+  pgLoss /= B
+  vLoss = (0.5 * vLoss) / B
+  entropy /= B
+  return {
+    loss: pgLoss - ent * entropy + vf * vLoss,
+    policyLoss: pgLoss,
+    valueLoss: vLoss,
+    entropy,
+    approxKl: approxKl / B,
+    clipFraction: clipped / B,
+    dLogits,
+    dValues
+  }
+}
+
+/** A logit that stands in for a masked action inside the differentiated graph (finite, so no 0 · ∞ = NaN). */
+const MASKED_LOGIT = -1e9
+
+const f32 = (x: NumArray): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x as ArrayLike<number>))
+
+/** Loss and gradients with TensorFlow.js: the forward pass differentiated by `tf.valueAndGrads` (validates). */
+export const lossAndGradientTf = (tf: Tf, input: PpoLossInput): PpoLossResult => {
+  const { c, cv, clipVloss, ent, vf } = validate(input, tf.getBackend())
+  const B = input.batch
+  const A = input.numActions
+  const result = tf.tidy(() => {
+    const valid = input.mask === undefined ? tf.cast(tf.ones([B, A]), "bool") : tf.cast(tf.tensor2d(f32(input.mask), [B, A]), "bool")
+    const onehot = tf.oneHot(tf.tensor1d(Int32Array.from(input.actions as ArrayLike<number>), "int32"), A)
+    const oldLogProbs = tf.tensor1d(f32(input.oldLogProbs))
+    const adv = tf.tensor1d(f32(input.advantages))
+    const oldValues = tf.tensor1d(f32(input.oldValues))
+    const returns = tf.tensor1d(f32(input.returns))
+    const fill = tf.fill([B, A], MASKED_LOGIT)
+    const parts = (z: tfc.Tensor, v: tfc.Tensor) => {
+      const logp = tf.logSoftmax(tf.where(valid, z, fill))
+      const logRatio = tf.sub(tf.sum(tf.mul(logp, onehot), 1), oldLogProbs)
+      const ratio = tf.exp(logRatio)
+      const pg1 = tf.mul(tf.neg(adv), ratio)
+      const pg2 = tf.mul(tf.neg(adv), tf.clipByValue(ratio, 1 - c, 1 + c))
+      const pgLoss = tf.mean(tf.maximum(pg1, pg2))
+      const entropy = tf.mean(tf.neg(tf.sum(tf.where(valid, tf.mul(tf.exp(logp), logp), tf.zerosLike(logp)), 1)))
+      const un = tf.square(tf.sub(v, returns))
+      const vLoss = clipVloss
+        ? tf.mul(tf.mean(tf.maximum(un, tf.square(tf.sub(tf.add(oldValues, tf.clipByValue(tf.sub(v, oldValues), -cv, cv)), returns)))), 0.5)
+        : tf.mul(tf.mean(un), 0.5)
+      const loss = tf.add(tf.sub(pgLoss, tf.mul(entropy, ent)), tf.mul(vLoss, vf)) as tfc.Scalar
+      return { loss, pgLoss, vLoss, entropy, logRatio, ratio }
+    }
+    const z = tf.tensor2d(f32(input.logits), [B, A])
+    const v = tf.tensor1d(f32(input.values))
+    const { value, grads } = tf.valueAndGrads((zz: tfc.Tensor, vv: tfc.Tensor) => parts(zz, vv).loss)([z, v])
+    const p = parts(z, v)
+    const approxKl = tf.mean(tf.sub(tf.sub(p.ratio, 1), p.logRatio))
+    const clipFraction = tf.mean(tf.cast(tf.greater(tf.abs(tf.sub(p.ratio, 1)), c), "float32"))
+    const scalars = tf.stack([value, p.pgLoss, p.vLoss, p.entropy, approxKl, clipFraction])
+    return [scalars, grads[0]!, grads[1]!] as const
+  })
+  const s = result[0].dataSync()
+  const dLogits = Float64Array.from(result[1].dataSync())
+  const dValues = Float64Array.from(result[2].dataSync())
+  tf.dispose([...result])
+  return { loss: s[0]!, policyLoss: s[1]!, valueLoss: s[2]!, entropy: s[3]!, approxKl: s[4]!, clipFraction: s[5]!, dLogits, dValues }
+}
+
+/** The built-in implementations (for {@link KernelRegistry}). */
+export const builtin: Builtin<PpoLossInput, PpoLossResult> = { kernelName, reference: lossAndGradientSync, tfjs: lossAndGradientTf }
+
+/** PPO loss and gradients on the {@link Backend} service's backend. */
+export const lossAndGradient = (input: PpoLossInput, options?: RunOptions): Effect.Effect<Dispatched<PpoLossResult>, KernelInputError, Backend> =>
+  KernelRegistry.run(builtin, input, options)

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { Benchmark } from "../src/index.js"
+
+describe("Benchmark", () => {
+  it.effect("quick run: rows per implementation with NumPy ratios in the same run, and a table", () =>
+    Effect.gen(function* () {
+      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["gae", "kl"], backends: ["typed-array", "wasm"], minTimeMs: 5 })
+      expect(rows.map((r) => `${r.kernel} ${r.backend}`)).toEqual(["gae typed-array", "gae wasm", "kl k3 typed-array", "kl k3 wasm"])
+      for (const r of rows) {
+        expect(r.ourMs).toBeGreaterThan(0)
+        expect(r.numpyMs).toBeGreaterThan(0) // python3 with NumPy is installed here
+        expect(r.ratio).toBeCloseTo(r.ourMs / r.numpyMs!, 9)
+      }
+      const table = Benchmark.formatTable(rows)
+      expect(table.split("\n")[0]).toBe("| kernel | size | backend | ours (ms) | NumPy (ms) | ours / NumPy |")
+      expect(table.split("\n")).toHaveLength(6)
+    }), 60_000)
+
+  it.effect("without python the NumPy columns are null", () =>
+    Effect.gen(function* () {
+      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["sumtree-sample"], backends: ["typed-array"], minTimeMs: 5, python: "/nonexistent/python3" })
+      expect(rows).toHaveLength(1)
+      expect([rows[0]!.numpyMs, rows[0]!.ratio]).toEqual([null, null])
+      expect(Benchmark.formatTable(rows)).toContain("| n/a | n/a |")
+    }))
+})

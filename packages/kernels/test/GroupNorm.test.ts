@@ -1,0 +1,44 @@
+import { describe, expect, it } from "@effect/vitest"
+import { GroupNorm } from "../src/index.js"
+import { close, thrown } from "./helpers.js"
+
+describe("GroupNorm (hand-computed)", () => {
+  it("segment statistics over unsorted, variable-size groups", () => {
+    // group 0: {1, 3, 5} mean 3, unbiased std 2; group 1: {10, 20} mean 15, std √50; group 2: {7} std 0
+    const s = GroupNorm.segmentStatsSync({ values: [1, 10, 3, 7, 20, 5], segmentIds: [0, 1, 0, 2, 1, 0], numSegments: 3 })
+    expect(Array.from(s.count)).toEqual([3, 2, 1])
+    close(s.mean, [3, 15, 7])
+    close(s.std, [2, Math.sqrt(50), 0])
+    close(GroupNorm.segmentStatsSync({ values: [1, 3, 5], segmentIds: [0, 0, 0], numSegments: 1, ddof: 0 }).std, [Math.sqrt(8 / 3)])
+  })
+
+  it("GRPO normalization (x − μ) / (σ + ε) and Dr. GRPO's x − μ", () => {
+    const input = { values: [1, 10, 3, 7, 20, 5], segmentIds: [0, 1, 0, 2, 1, 0], numSegments: 3, eps: 0 }
+    const s50 = Math.sqrt(50)
+    close(GroupNorm.groupNormalizeSync({ ...input, eps: 1e-12 }), [-1, -5 / s50, 0, 0, 5 / s50, 1])
+    close(GroupNorm.groupNormalizeSync({ ...input, scale: false }), [-2, -5, 0, 0, 5, 2])
+  })
+
+  it("RLOO: b_i = mean of the others", () => {
+    const r = GroupNorm.rlooSync({ values: [1, 10, 3, 20, 5], segmentIds: [0, 1, 0, 1, 0], numSegments: 2 })
+    close(r.baselines, [4, 20, 3, 10, 2])
+    close(r.advantages, [-3, -10, 0, 10, 3])
+  })
+
+  it("GiGPO anchor groups: (episode group, anchor state) pairs", () => {
+    // steps of group 0 at anchor 7: returns 1, 3; group 0 anchor 8: 5; group 1 anchor 7: 2, 4, 6 (a different group)
+    const r = GroupNorm.anchorStatsSync({ values: [1, 3, 5, 2, 4, 6], groupIds: [0, 0, 0, 1, 1, 1], anchorKeys: [7, 7, 8, 7, 7, 7], eps: 0, scale: false })
+    expect(r.numAnchors).toBe(3)
+    expect(Array.from(r.anchorIds)).toEqual([0, 0, 1, 2, 2, 2])
+    close(r.mean, [2, 5, 4])
+    close(r.advantages, [-1, 1, 0, -2, 0, 2])
+  })
+
+  it("bad input: empty segment, one-member RLOO group, id out of range, NaN", () => {
+    const empty = thrown(() => GroupNorm.groupNormalizeSync({ values: [1, 2], segmentIds: [0, 2], numSegments: 3 }))
+    expect(empty.message).toBe("GroupNorm on typed-array: input segmentIds [2]: empty-segment: segment 1 of 3 has 0 members (needs ≥ 1)")
+    expect(thrown(() => GroupNorm.rlooSync({ values: [1, 2, 3], segmentIds: [0, 0, 1], numSegments: 2 })).detail).toBe("segment 1 of 2 has 1 member (needs ≥ 2)")
+    expect(thrown(() => GroupNorm.groupNormalizeSync({ values: [1, 2], segmentIds: [0, 5], numSegments: 1 })).reason).toBe("range")
+    expect(thrown(() => GroupNorm.groupNormalizeSync({ values: [1, Infinity], segmentIds: [0, 0], numSegments: 1 })).reason).toBe("non-finite")
+  })
+})
