@@ -12,6 +12,9 @@
  *   cost of `np.cumsum` + `searchsorted`;
  * - priority updates: writing `(|delta| + eps)^alpha` into that flat array (O(1) each; the tree pays O(log N)
  *   per update so sampling can be O(log N)).
+ *
+ * The "batched descent vs before" rows compare `sample` (all targets walk the tree level by level) with the previous
+ * loop of one `findPrefixSum` per sample, in the same run, on the same tree; the naive column holds the "before".
  */
 import { Rng } from "@autodidact/core"
 import * as PrioritizedReplay from "../src/PrioritizedReplay.js"
@@ -122,6 +125,44 @@ const flat = per.sums.nodes.slice(per.sums.leaves, per.sums.leaves + CAPACITY) /
 const perOut = per.allocateBatch(BATCH)
 const perSample = latency(() => per.sample(BATCH, sampleRng, perOut), 5000)
 
+/**
+ * The previous `PrioritizedReplay.sample` (before the level-by-level batched descent), kept here to print the
+ * before/after ratio in one run: the same targets, weights and gather, one dependent tree descent per sample.
+ */
+const perSampleSequential = (g: Rng, out: typeof perOut, beta: number) => {
+  const st = per.storage
+  const sums = per.sums
+  const leaves = sums.nodes
+  const offset = sums.leaves
+  const segment = sums.total() / BATCH
+  const pMin = per.mins.min()
+  const last = st.size - 1
+  st.random.reseed(g)
+  for (let b = 0; b < BATCH; b++) {
+    let i = sums.findPrefixSum((b + st.random.random()) * segment)
+    if (i > last) i = last
+    out.indices[b] = i
+    out.weights[b] = Math.pow(pMin / leaves[offset + i]!, beta)
+  }
+  st.gather(out)
+}
+const perSampleBefore = latency(() => perSampleSequential(sampleRng, perOut, 0.4), 5000)
+const treeUs = new Float64Array(BATCH)
+const treeOut = new Int32Array(BATCH)
+let lcg = 12345
+const fillTargets = () => { // stratified targets from a cheap LCG, so the row times the tree walk alone
+  const seg = per.sums.total() / BATCH
+  for (let b = 0; b < BATCH; b++) treeUs[b] = (b + (lcg = (Math.imul(lcg, 1103515245) + 12345) >>> 0) / 2 ** 32) * seg
+}
+const descentBatched = latency(() => {
+  fillTargets()
+  per.sums.findPrefixSumBatch(treeUs, treeOut)
+}, 3000)
+const descentSequential = latency(() => {
+  fillTargets()
+  for (let b = 0; b < BATCH; b++) treeOut[b] = per.sums.findPrefixSum(treeUs[b]!)
+}, 3000)
+
 /** Naive proportional stratified sampling with weights: O(N) scans over a Float64Array. */
 const naiveIdx = new Int32Array(BATCH)
 const naiveW = new Float32Array(BATCH)
@@ -175,6 +216,8 @@ const rows: Array<[string, string, string, string]> = [
   [`insert, addBatch of ${NUM_ENVS} envs`, fmtRate(batchInsert), fmtRate(naiveInsert), `${(batchInsert / naiveInsert).toFixed(1)}x`],
   [`uniform sample ${BATCH}, p50`, fmtUs(uniform), fmtUs(naiveUniform), `${(naiveUniform.p50 / uniform.p50).toFixed(1)}x`],
   [`PER sample ${BATCH} @ ${CAPACITY}, p50`, fmtUs(perSample), fmtUs(naivePerSample), `${(naivePerSample.p50 / perSample.p50).toFixed(1)}x`],
+  [`PER sample ${BATCH}: batched descent vs before, p50`, fmtUs(perSample), fmtUs(perSampleBefore), `${(perSampleBefore.p50 / perSample.p50).toFixed(1)}x`],
+  [`tree search only (${BATCH} stratified targets), p50`, fmtUs(descentBatched), fmtUs(descentSequential), `${(descentSequential.p50 / descentBatched.p50).toFixed(1)}x`],
   [`PER priority updates (batches of ${BATCH})`, fmtRate(updRate), fmtRate(naiveUpd), `${(updRate / naiveUpd).toFixed(2)}x`],
   [`PER sample ${BATCH} + update ${BATCH}, p50`, fmtUs(stepTree), fmtUs(stepNaive), `${(stepNaive.p50 / stepTree.p50).toFixed(1)}x`]
 ]

@@ -154,6 +154,12 @@ export const vectorAvailable: Effect.Effect<boolean, never, SqlClient.SqlClient>
  * Create the extension, the `vec vector(dimension)` column and its HNSW cosine index when absent, and fill `vec` for
  * rows written while the index was off. Idempotent.
  *
+ * **Bulk load**: when the index does not exist yet, `vec` is back-filled first (batched `UPDATE ... FROM (VALUES
+ * ...)`) and the HNSW index is built once afterwards, over all rows (with `maintenance_work_mem` raised for the build):
+ * far faster than maintaining the graph per insert. So the fast way to load many records is to open the store with
+ * `vectorIndex: "exact"`, insert, close, and reopen with `"auto"`. When the index already exists, the few rows
+ * written by a backend without pgvector are back-filled through it.
+ *
  * @category migrations
  * @since 0.1.0
  */
@@ -163,25 +169,34 @@ export const ensureVectorIndex = (
 ): Effect.Effect<void, StoreOpenError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* sql.withTransaction(
+    const indexed = yield* sql.withTransaction(
       Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
         yield* sql`CREATE EXTENSION IF NOT EXISTS vector`
         yield* sql.unsafe(`ALTER TABLE experience ADD COLUMN IF NOT EXISTS vec vector(${dimension | 0})`)
-        yield* sql.unsafe(
-          `CREATE INDEX IF NOT EXISTS experience_vec_hnsw ON experience USING hnsw (vec vector_cosine_ops)`
-        )
+        const rows = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = 'experience_vec_hnsw'`
+        return rows[0].n > 0
       })
     )
-    // Backfill in batches (rows written by a backend without pgvector).
+    // Backfill in batches (rows written by a backend without pgvector, or by a bulk load into an exact store).
     for (;;) {
       const rows = yield* sql<{ id: string; embedding: Uint8Array }>`
         SELECT id, embedding FROM experience WHERE vec IS NULL LIMIT 500`
       if (rows.length === 0) break
+      const values = rows.map((r) => sql`(${r.id}, ${vectorLiteral(bytesToEmbedding(r.embedding))})`)
+      yield* sql`UPDATE experience AS e SET vec = v.vec::vector
+        FROM (VALUES ${sql.csv(values)}) AS v(id, vec) WHERE e.id = v.id`
+    }
+    if (!indexed) {
+      // one bulk HNSW build over every row (pgvector builds in memory up to maintenance_work_mem)
       yield* sql.withTransaction(
-        Effect.forEach(rows, (r) =>
-          sql`UPDATE experience SET vec = ${vectorLiteral(bytesToEmbedding(r.embedding))}::vector WHERE id = ${r.id}`, {
-          discard: true
+        Effect.gen(function*() {
+          yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
+          yield* sql.unsafe(`SET LOCAL maintenance_work_mem = '512MB'`)
+          yield* sql.unsafe(
+            `CREATE INDEX IF NOT EXISTS experience_vec_hnsw ON experience USING hnsw (vec vector_cosine_ops)`
+          )
         })
       )
     }

@@ -11,7 +11,8 @@
  *   New transitions get the largest priority seen so far (`maxPriority^alpha`, initially 1) so each is replayed
  *   at least once soon.
  * - Sampling is stratified: the total mass is split into `batchSize` equal segments and one `u` is drawn
- *   uniformly in each; `findPrefixSum(u)` on a {@link SumTree} maps it to a row (O(log n) per sample). The
+ *   uniformly in each; `findPrefixSumBatch` on a {@link SumTree} maps them to rows (O(log n) per sample, all
+ *   targets descending the tree level by level so their cache misses overlap). The
  *   uniforms come from a xoshiro128** stream seeded per batch by the given core `Rng` (see `ReplayRandom`).
  * - Importance weights `w_i = (N * P(i))^-beta / max_j w_j` with `N = size` and `max_j w_j = (N * P_min)^-beta`
  *   from a {@link MinTree} over all stored priorities (the baselines normalization, so weights are <= 1). They are
@@ -80,6 +81,8 @@ export class PrioritizedReplay implements TransitionSink {
   /** Largest raw priority `|delta| + eps` seen (before `alpha`); new transitions get `maxPriority^alpha`. */
   maxPriority = 1
   private maxPriorityAlpha = 1
+  /** Scratch for the stratified targets of `sample` (grown to the largest batch, never shrunk). */
+  private targets = new Float64Array(0)
 
   /**
    * @param storage an existing uniform buffer with these options to prioritize (used by `load`); its rows get
@@ -193,8 +196,13 @@ export class PrioritizedReplay implements TransitionSink {
     const last = st.size - 1
     const random = st.random
     random.reseed(rng)
+    if (this.targets.length < batchSize) this.targets = new Float64Array(batchSize)
+    const us = this.targets
+    for (let b = 0; b < batchSize; b++) us[b] = (b + random.random()) * segment
+    // all targets descend together, level by level (independent loads overlap their cache misses; see SumTree)
+    sums.findPrefixSumBatch(us, idx, batchSize)
     for (let b = 0; b < batchSize; b++) {
-      let i = sums.findPrefixSum((b + random.random()) * segment)
+      let i = idx[b]!
       if (i > last) i = last // unreachable while every stored row has positive priority; kept as a guard
       idx[b] = i
       w[b] = Math.pow(pMin / leaves[offset + i]!, beta)

@@ -37,6 +37,8 @@ export class SumTree {
   readonly leaves: number
   /** `2 * leaves` nodes; node 1 is the root. */
   readonly nodes: Float64Array
+  private scratchNode = new Int32Array(0)
+  private scratchRest = new Float64Array(0)
 
   /** @throws InvalidOptionError when capacity is not an integer in [1, 2^30]. */
   constructor(capacity: number) {
@@ -103,9 +105,44 @@ export class SumTree {
     return k - leaves
   }
 
-  /** `out[j] = findPrefixSum(us[j])` for each `j < us.length` (`out` at least as long as `us`). */
-  findPrefixSumBatch(us: ArrayLike<number>, out: Int32Array): void {
-    for (let j = 0; j < us.length; j++) out[j] = this.findPrefixSum(us[j]!)
+  /**
+   * `out[j] = findPrefixSum(us[j])` for each `j < n` (`n` defaults to `us.length`; `out` at least `n` long), walking all the
+   * targets down the tree together, one level at a time.
+   *
+   * **Why**: one descent is a chain of dependent loads (the next node depends on the last comparison), so at 1M
+   * leaves (a 16 MB tree) each of its bottom levels is a cache miss the CPU cannot overlap: about 1 µs a sample.
+   * Level by level, the loads of the different targets are independent and the CPU keeps many misses in flight:
+   * about 5x faster for 256 targets at 1M leaves (`bench/replay.ts`). The arithmetic is that of
+   * {@link findPrefixSum}, so the results are identical. Reuses two scratch arrays (grown, never shrunk).
+   */
+  findPrefixSumBatch(us: ArrayLike<number>, out: Int32Array, n: number = us.length): void {
+    const t = this.nodes
+    const leaves = this.leaves
+    if (!(t[1]! > 0)) {
+      out.fill(-1, 0, n)
+      return
+    }
+    if (this.scratchNode.length < n) {
+      this.scratchNode = new Int32Array(n)
+      this.scratchRest = new Float64Array(n)
+    }
+    const k = this.scratchNode
+    const rest = this.scratchRest
+    for (let j = 0; j < n; j++) {
+      k[j] = 1
+      rest[j] = us[j]!
+    }
+    for (let width = 1; width < leaves; width *= 2) {
+      for (let j = 0; j < n; j++) {
+        const c = 2 * k[j]!
+        const left = t[c]!
+        const u = rest[j]!
+        const right = +(u >= left) & +(t[c + 1]! > 0)
+        rest[j] = u - right * left
+        k[j] = c + right
+      }
+    }
+    for (let j = 0; j < n; j++) out[j] = k[j]! - leaves
   }
 
   /** Reset every value to 0. */

@@ -9,6 +9,7 @@ import * as Path from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as Embedder from "../src/Embedder.js"
+import * as Records from "../src/Records.js"
 import * as Store from "../src/Store.js"
 
 const here = Path.dirname(new URL(import.meta.url).pathname)
@@ -98,4 +99,30 @@ describe("ExperienceStore durability (PGlite directory)", () => {
       const e4 = yield* Effect.flip(Layer.build(open(zeroed))).pipe(Effect.scoped)
       expect(e4).toMatchObject({ _tag: "StoreOpenError", location: zeroed })
     }), 60_000)
+
+  it.effect("bulk load: records put into an exact store get the HNSW index on reopening with auto, same answers", () =>
+    Effect.gen(function*() {
+      const bulkDir = Path.join(tmp, "bulk")
+      const texts = Array.from({ length: 1200 }, (_, i) => `tip ${i}: ${["open", "take", "heat", "cool"][i % 4]} the ${["mug", "apple", "egg"][i % 3]} ${i % 7}`)
+      const opened = (vectorIndex: "auto" | "exact") =>
+        Store.layerPglite({ dir: bulkDir, vectorIndex }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 16 })))
+      const ask = Effect.gen(function*() {
+        const store = yield* Store.ExperienceStore
+        const hits = yield* store.query({ text: "heat the egg 3", k: 5, touch: false, weights: { recency: 0, importance: 0 } })
+        return { index: store.vectorIndex, count: yield* store.count(), ids: hits.map((h) => h.record.text) }
+      })
+      const before = yield* Effect.gen(function*() {
+        const store = yield* Store.ExperienceStore
+        // more than one backfill batch (500 rows)
+        yield* store.putMany(texts.map((t) => Records.tip(t)))
+        return yield* ask
+      }).pipe(Effect.provide(opened("exact")))
+      expect(before.index).toBe("exact")
+      const after = yield* ask.pipe(Effect.provide(opened("auto")))
+      expect(after.index).toBe("hnsw")
+      expect(after.count).toBe(1200)
+      expect(after.ids).toEqual(before.ids) // every row back-filled and indexed: the same top 5 as exact scoring
+      const again = yield* ask.pipe(Effect.provide(opened("auto"))) // idempotent: the index exists now
+      expect(again.ids).toEqual(before.ids)
+    }), 120_000)
 })

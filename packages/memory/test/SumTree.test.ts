@@ -68,6 +68,33 @@ describe("SumTree", () => {
     for (let k = 1; k < tree.leaves; k++) expect(tree.nodes[k]).toBe(tree.nodes[2 * k]! + tree.nodes[2 * k + 1]!)
   })
 
+  it("findPrefixSumBatch (level-by-level descent) equals the naive prefix search for any targets and trees", () => {
+    const rng = Rng.make(11)
+    for (const capacity of [1, 2, 3, 7, 16, 33, 1000, 5000]) {
+      const tree = new SumTree(capacity)
+      const naive = new Float64Array(capacity)
+      for (let trial = 0; trial < 20; trial++) {
+        // random sparse integer priorities (exact sums), zeros included
+        for (let s = 0; s < Math.max(1, capacity >> 2); s++) {
+          const i = rng.integers(capacity)
+          naive[i] = rng.random() < 0.3 ? 0 : rng.integers(1, 50)
+          tree.update(i, naive[i]!)
+        }
+        const total = naive.reduce((a, b) => a + b, 0)
+        const n = 1 + rng.integers(300)
+        // unsorted targets, in range and past the total, and a prefix `m < n` to check the count argument
+        const us = Float64Array.from({ length: n }, () => (rng.random() < 0.1 ? total * (1 + rng.random()) : rng.random() * total))
+        const out = new Int32Array(n).fill(-7)
+        const m = 1 + rng.integers(n)
+        tree.findPrefixSumBatch(us, out, m)
+        for (let j = 0; j < m; j++) expect(out[j]).toBe(total > 0 ? naivePrefix(naive, us[j]!) : -1)
+        for (let j = m; j < n; j++) expect(out[j]).toBe(-7) // untouched past the count
+        tree.findPrefixSumBatch(us, out)
+        for (let j = 0; j < n; j++) expect(out[j]).toBe(tree.findPrefixSum(us[j]!))
+      }
+    }
+  })
+
   it("batch variants equal the single ones", () => {
     const a = new SumTree(10)
     const b = new SumTree(10)
