@@ -1,6 +1,7 @@
 /**
- * `npx tsx --conditions=@autodidact/source bench/kernels.ts [--quick] [--backends=typed-array,wasm] [kernel-prefix ...]`: the kernel benchmark table (what
- * `autodidact bench kernels` prints), typed-array and TensorFlow.js backends against NumPy in the same run.
+ * `npx tsx --conditions=@autodidact/source bench/kernels.ts [--quick] [--backends=typed-array,wasm,onnxruntime] [kernel-prefix ...]`: the kernel
+ * benchmark table (what `autodidact bench kernels` prints), typed-array, TensorFlow.js backends and the ONNX Runtime
+ * engine against NumPy in the same run.
  */
 import { Effect } from "effect"
 import { Benchmark } from "../src/index.js"

@@ -5,7 +5,10 @@
  * - Every kernel runs at realistic sizes (GAE `[128, 64]` and `[2048, 256]`, top-10 over `100k × 384`, log-softmax
  *   `[4096, 32]`, ...) on the typed-array reference and on each requested TensorFlow.js backend that initializes
  *   (`wasm`, `cpu`, and `tensorflow` when `@tensorflow/tfjs-node(-gpu)` is installed). A backend that fails to
- *   initialize is skipped with a logged reason.
+ *   initialize is skipped with a logged reason. Backend `onnxruntime` times the {@link OrtEngine} kernels (top-k,
+ *   masked log-softmax, KL) end to end from typed arrays (`session.run` included): rows `onnxruntime` (top-k matrix fed
+ *   as a resident input tensor) and, for top-k, `onnxruntime (baked)` (matrix baked into the model as an initializer);
+ *   session creation happens in the warm-up call and is not timed.
  * - Timing: one warm-up call, then calls until `minTimeMs` has passed (at least 3, at most 200); the fastest call
  *   is reported (as `timeit` recommends: on a shared machine, slower calls measure other processes, not the kernel).
  *   TensorFlow.js timings include uploading the inputs and reading the outputs back (`dataSync`): end to end from
@@ -35,6 +38,7 @@ import * as Gae from "./Gae.js"
 import * as GroupNorm from "./GroupNorm.js"
 import { REFERENCE } from "./KernelError.js"
 import * as Kl from "./Kl.js"
+import * as OrtEngine from "./OrtEngine.js"
 import * as PpoLoss from "./PpoLoss.js"
 import * as Returns from "./Returns.js"
 import * as Softmax from "./Softmax.js"
@@ -45,7 +49,10 @@ import * as TopK from "./TopK.js"
 export interface BenchRow {
   readonly kernel: string
   readonly size: string
-  /** `typed-array`, `wasm`, `cpu` or `tensorflow`. */
+  /**
+   * `typed-array`, `wasm`, `cpu`, `tensorflow`, `onnxruntime` (top-k matrix fed as a resident input tensor) or
+   * `onnxruntime (baked)` (top-k matrix baked into the model as an initializer).
+   */
   readonly backend: string
   readonly ourMs: number
   /** NumPy's time for the same kernel and size, or null when python3/NumPy is unavailable. */
@@ -56,8 +63,12 @@ export interface BenchRow {
 
 /** Options of {@link runKernelBenchmarks}. */
 export interface BenchOptions {
-  /** Implementations to time (default: typed-array, wasm, cpu, tensorflow; unavailable backends are skipped). */
-  readonly backends?: ReadonlyArray<typeof REFERENCE | BackendName> | undefined
+  /**
+   * Implementations to time (default: typed-array, wasm, cpu, tensorflow; unavailable backends are skipped).
+   * `onnxruntime` times the {@link OrtEngine} kernels (top-k, log-softmax, KL) and, for top-k, both ways of keeping
+   * the matrix resident.
+   */
+  readonly backends?: ReadonlyArray<typeof REFERENCE | BackendName | typeof OrtEngine.BACKEND_NAME> | undefined
   /** Smaller sizes (seconds instead of minutes; for tests and smoke runs). Default false. */
   readonly quick?: boolean | undefined
   /** Only kernels whose name starts with one of these (e.g. `["gae", "topk"]`). */
@@ -77,8 +88,14 @@ interface Case {
   /** What the NumPy script builds and times. */
   readonly numpy: { readonly kernel: string; readonly params: { readonly [key: string]: number | string } }
   /** Build inputs once; returns the call to time for one implementation (undefined: not applicable). */
-  readonly setup: () => (tf: Tf | undefined) => (() => unknown) | undefined
+  readonly setup: () => Impl
 }
+
+/** The call to time on the typed-array path (`tf` undefined) or a TensorFlow.js backend; `ort`: on ONNX Runtime. */
+type Impl = ((tf: Tf | undefined) => (() => unknown) | undefined) & { readonly ort?: (engine: OrtEngine.OrtEngineShape) => () => Promise<unknown> }
+
+const withOrt = (impl: (tf: Tf | undefined) => (() => unknown) | undefined, ort: (engine: OrtEngine.OrtEngineShape) => () => Promise<unknown>): Impl =>
+  Object.assign(impl, { ort })
 
 /** Fast deterministic filler for big inputs (xorshift32, ~N(0, 1)-ish via a sum of uniforms). */
 const filler = (seed: number) => {
@@ -181,7 +198,8 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
     numpy: { kernel: "logsoftmax", params: { B, A } },
     setup: () => {
       const f = filler(3)
-      return tfOnly({ batch: B, numActions: A, logits: f.normal(B * A), mask: maskOf(f, B, A) }, Softmax.logSoftmaxSync, Softmax.logSoftmaxTf)
+      const input: Softmax.SoftmaxInput = { batch: B, numActions: A, logits: f.normal(B * A), mask: maskOf(f, B, A) }
+      return withOrt(tfOnly(input, Softmax.logSoftmaxSync, Softmax.logSoftmaxTf), (e) => () => e.logSoftmax(input))
     }
   })
   out.push({
@@ -207,7 +225,8 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
     numpy: { kernel: "kl", params: { n: nKl } },
     setup: () => {
       const f = filler(5)
-      return tfOnly({ logProbs: f.normal(nKl, 0.1, -2), otherLogProbs: f.normal(nKl, 0.1, -2), estimator: "k3" as const }, Kl.estimateSync, Kl.estimateTf)
+      const input: Kl.KlInput = { logProbs: f.normal(nKl, 0.1, -2), otherLogProbs: f.normal(nKl, 0.1, -2), estimator: "k3" }
+      return withOrt(tfOnly(input, Kl.estimateSync, Kl.estimateTf), (e) => () => e.klEstimate(input))
     }
   })
   out.push({
@@ -284,7 +303,7 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
           metric,
           ...(metric === "cosine" ? { rowNorms: norms } : {})
         }
-        return tfOnly(input, TopK.topKSync, TopK.topKTf)
+        return withOrt(tfOnly(input, TopK.topKSync, TopK.topKTf), (e) => () => e.topK(input))
       }
     })
   }
@@ -349,6 +368,18 @@ const time = (f: () => unknown, minTimeMs: number): number => {
   return Math.min(...times)
 }
 
+const timeAsync = async (f: () => Promise<unknown>, minTimeMs: number): Promise<number> => {
+  await f() // warm-up (session creation, first allocation)
+  const times: Array<number> = []
+  const start = performance.now()
+  while (times.length < 3 || (performance.now() - start < minTimeMs && times.length < 200)) {
+    const t0 = performance.now()
+    await f()
+    times.push(performance.now() - t0)
+  }
+  return Math.min(...times)
+}
+
 const scriptPath = (): string => fileURLToPath(new URL("../bench/numpy_kernels.py", import.meta.url))
 
 /** Run the NumPy side; resolves to per-case milliseconds, or a reason when unavailable. */
@@ -384,6 +415,30 @@ export const runKernelBenchmarks = (options: BenchOptions = {}): Effect.Effect<R
     const measured: Array<Omit<BenchRow, "numpyMs" | "ratio"> & { readonly id: string }> = []
     const calls = selected.map((c) => ({ c, forTf: c.setup() }))
     for (const backend of wanted) {
+      if (backend === OrtEngine.BACKEND_NAME) {
+        // resident input tensor, then (top-k only) the matrix baked into the model; one engine each, released after
+        for (const mode of ["input", "initializer"] as const) {
+          const label = mode === "input" ? backend : `${backend} (baked)`
+          const ok = yield* Effect.acquireUseRelease(
+            Effect.tryPromise(() => OrtEngine.makeUnscoped({ topKMatrix: mode })),
+            (engine) =>
+              Effect.gen(function* () {
+                for (const { c, forTf } of calls) {
+                  if (forTf.ort === undefined || (mode === "initializer" && !c.id.startsWith("topk"))) continue
+                  const call = forTf.ort(engine)
+                  const ourMs = yield* Effect.promise(() => timeAsync(call, minTimeMs))
+                  const row = { id: c.id, kernel: c.kernel, size: c.size, backend: label, ourMs }
+                  measured.push(row)
+                  options.onRow?.(row)
+                }
+                return true
+              }),
+            (engine) => Effect.promise(() => engine.close())
+          ).pipe(Effect.catch((e) => Effect.as(Effect.logWarning(`bench kernels: skipping backend ${label}: ${String(e)}`), false)))
+          if (!ok) break
+        }
+        continue
+      }
       let tf: Tf | undefined
       if (backend !== REFERENCE) {
         const selectedBackend = yield* Effect.result(Backend.select({ force: backend }))

@@ -9,6 +9,9 @@
  * goes through {@link run}.
  *
  * **Details**
+ * - Engine: `RunOptions.engine` or `AUTODIDACT_KERNEL_ENGINE` (`backend` (default), `typed-array`, `onnxruntime`). With
+ *   `onnxruntime`, `b` is `"onnxruntime"` for kernels registered there (by `OrtEngine.layer`), else the
+ *   {@link Backend} service's backend (logged once per kernel).
  * - Resolution for kernel `k` on the active backend `b` (the {@link Backend} service, or `engine: "typed-array"`):
  *   1. a kernel registered for `(k, b)`;
  *   2. the built-in TensorFlow.js implementation of `k` (every kernel has one), run on `b`;
@@ -50,6 +53,7 @@ export interface KernelContext {
 export interface KernelConfig<I = any, O = any> {
   readonly kernelName: string
   readonly backendName: string
+  /** May return a Promise (asynchronous engines such as ONNX Runtime); those run only through {@link run}. */
   readonly kernelFunc: (inputs: I, context: KernelContext) => O
 }
 
@@ -103,6 +107,9 @@ export const getKernel = <I = any, O = any>(kernelName: string, backendName: str
 export const getKernelsForBackend = (backendName: string): ReadonlyArray<KernelConfig> =>
   [...registry.values()].filter((k) => k.backendName === backendName)
 
+const isPromiseLike = (x: unknown): x is PromiseLike<unknown> =>
+  typeof x === "object" && x !== null && typeof (x as { then?: unknown }).then === "function"
+
 const reasonOf = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).split("\n")[0]!.slice(0, 300)
 
 /**
@@ -119,7 +126,14 @@ export const dispatchSync = <I, O, E>(
   if (backendName !== REFERENCE) {
     const registered = getKernel<I, O>(builtin.kernelName, backendName)
     try {
-      if (registered !== undefined) return { output: registered.kernelFunc(inputs, context), implementation: "registered", backendName }
+      if (registered !== undefined) {
+        const output: unknown = registered.kernelFunc(inputs, context)
+        if (isPromiseLike(output)) {
+          output.then(undefined, () => {}) // its outcome is not used; never an unhandled rejection
+          throw new Error("the registered kernel is asynchronous; use KernelRegistry.run")
+        }
+        return { output: output as O, implementation: "registered", backendName }
+      }
       return { output: builtin.tfjs(context.tf, inputs), implementation: "tfjs", backendName }
     } catch (e) {
       if (e instanceof KernelInputError || builtin.isInputError?.(e) === true) throw e
@@ -131,16 +145,42 @@ export const dispatchSync = <I, O, E>(
   return { output: builtin.reference(inputs), implementation: "typed-array", backendName: REFERENCE }
 }
 
+/** Registry backend name of the ONNX Runtime engine (`OrtEngine`). */
+export const ONNXRUNTIME = "onnxruntime"
+
+/** The environment variable that picks the default engine of {@link run}: `backend`, `typed-array` or `onnxruntime`. */
+export const ENGINE_ENV_VAR = "AUTODIDACT_KERNEL_ENGINE"
+
+/** Engines {@link run} can use. */
+export const engines = ["backend", "typed-array", "onnxruntime"] as const
+export type Engine = (typeof engines)[number]
+
 /** Options of {@link run}. */
 export interface RunOptions {
-  /** `backend` (default): the {@link Backend} service's backend; `typed-array`: the reference directly. */
-  readonly engine?: "backend" | "typed-array" | undefined
+  /**
+   * `backend`: the {@link Backend} service's backend; `typed-array`: the reference directly; `onnxruntime`: the kernel
+   * registered for backend `"onnxruntime"` (provide `OrtEngine.layer`), else the {@link Backend} path. Default: the
+   * `AUTODIDACT_KERNEL_ENGINE` environment variable, else `backend`.
+   */
+  readonly engine?: Engine | undefined
+}
+
+const warnedOnce = new Set<string>()
+
+/** The engine {@link run} uses for `options` (the option, else `AUTODIDACT_KERNEL_ENGINE`, else `backend`). */
+export const resolveEngine = (options: RunOptions = {}, env: { readonly [key: string]: string | undefined } = process.env): { readonly engine: Engine; readonly warning?: string } => {
+  if (options.engine !== undefined) return { engine: options.engine }
+  const fromEnv = env[ENGINE_ENV_VAR]
+  if (fromEnv === undefined || fromEnv === "") return { engine: "backend" }
+  if ((engines as ReadonlyArray<string>).includes(fromEnv)) return { engine: fromEnv as Engine }
+  return { engine: "backend", warning: `${ENGINE_ENV_VAR}=${fromEnv} is not one of ${engines.join(", ")}; using backend` }
 }
 
 /**
- * Run a kernel on the {@link Backend} service's backend (registered kernel, else built-in TensorFlow.js), falling back
- * to the typed-array reference with a logged warning when the backend fails. Fails with {@link KernelInputError} on
- * bad input.
+ * Run a kernel on the selected engine (see {@link RunOptions.engine}): a registered kernel (which may return a
+ * Promise, as the ONNX Runtime ones do), else the built-in TensorFlow.js implementation on the {@link Backend} service's
+ * backend, falling back to the typed-array reference with a logged warning when the chosen implementation fails.
+ * Fails with {@link KernelInputError} on bad input.
  */
 export const run = <I, O, E = KernelInputError>(
   builtin: Builtin<I, O, E>,
@@ -149,16 +189,66 @@ export const run = <I, O, E = KernelInputError>(
 ): Effect.Effect<Dispatched<O>, KernelInputError | E, Backend> =>
   Effect.gen(function* () {
     const backend = yield* Backend
-    const backendName = options.engine === "typed-array" ? REFERENCE : backend.name
-    let fallback: KernelBackendError | undefined
-    const result = yield* Effect.suspend((): Effect.Effect<Dispatched<O>, KernelInputError | E> => {
-      try {
-        return Effect.succeed(dispatchSync(builtin, inputs, { tf: backend.tf, backendName }, (e) => (fallback = e)))
-      } catch (e) {
-        if (e instanceof KernelInputError) return Effect.fail(e)
-        return builtin.isInputError?.(e) === true ? Effect.fail(e as E) : Effect.die(e)
+    const { engine, warning } = resolveEngine(options)
+    if (warning !== undefined && !warnedOnce.has(warning)) {
+      warnedOnce.add(warning)
+      yield* Effect.logWarning(warning)
+    }
+    let backendName: string = engine === "typed-array" ? REFERENCE : backend.name
+    if (engine === ONNXRUNTIME) {
+      if (getKernel(builtin.kernelName, ONNXRUNTIME) !== undefined) backendName = ONNXRUNTIME
+      else {
+        const note = `${builtin.kernelName}: no kernel registered for engine ${ONNXRUNTIME} (provide OrtEngine.layer; ` +
+          `only TopK, LogSoftmax and Kl have one); running on backend ${backend.name}`
+        if (!warnedOnce.has(note)) {
+          warnedOnce.add(note)
+          yield* Effect.logWarning(note)
+        }
       }
-    })
+    }
+    const context: KernelContext = { tf: backend.tf, backendName }
+    const registered = backendName === REFERENCE ? undefined : getKernel<I, O | PromiseLike<O>>(builtin.kernelName, backendName)
+    let fallback: KernelBackendError | undefined
+    let result: Dispatched<O>
+    if (registered !== undefined) {
+      // a registered kernel, synchronous or not: outcome is the output or what it threw/rejected with
+      const outcome = yield* Effect.suspend((): Effect.Effect<{ ok: true; output: O } | { ok: false; error: unknown }> => {
+        try {
+          const out = registered.kernelFunc(inputs, context)
+          if (!isPromiseLike(out)) return Effect.succeed({ ok: true, output: out })
+          return Effect.promise(() =>
+            Promise.resolve(out).then((output) => ({ ok: true as const, output }), (error: unknown) => ({ ok: false as const, error }))
+          )
+        } catch (error) {
+          return Effect.succeed({ ok: false, error })
+        }
+      })
+      if (outcome.ok) result = { output: outcome.output, implementation: "registered", backendName }
+      else {
+        const e = outcome.error
+        if (e instanceof KernelInputError) return yield* Effect.fail(e)
+        if (builtin.isInputError?.(e) === true) return yield* Effect.fail(e as E)
+        fallback = new KernelBackendError({ kernel: builtin.kernelName, backend: backendName, reason: reasonOf(e) })
+        const reason = fallback.message
+        result = yield* Effect.suspend((): Effect.Effect<Dispatched<O>, KernelInputError | E> => {
+          try {
+            return Effect.succeed({ output: builtin.reference(inputs), implementation: "typed-array", backendName: REFERENCE, fallbackReason: reason })
+          } catch (e2) {
+            if (e2 instanceof KernelInputError) return Effect.fail(e2)
+            return builtin.isInputError?.(e2) === true ? Effect.fail(e2 as E) : Effect.die(e2)
+          }
+        })
+      }
+    } else {
+      result = yield* Effect.suspend((): Effect.Effect<Dispatched<O>, KernelInputError | E> => {
+        try {
+          return Effect.succeed(dispatchSync(builtin, inputs, context, (e) => (fallback = e)))
+        } catch (e) {
+          if (e instanceof KernelInputError) return Effect.fail(e)
+          return builtin.isInputError?.(e) === true ? Effect.fail(e as E) : Effect.die(e)
+        }
+      })
+    }
     if (fallback !== undefined) {
       yield* Effect.logWarning(`${fallback.message}; falling back to the ${REFERENCE} reference`)
     }

@@ -51,7 +51,8 @@ export interface KlResult {
   readonly mean: number
 }
 
-const validate = (input: KlInput, backend: string): void => {
+/** Validate lengths and finiteness (names the first NaN/±Infinity). */
+export const validate = (input: KlInput, backend: string): void => {
   const site: Site = { kernel: `${kernelName}.${input.estimator}`, backend }
   const n = input.logProbs.length
   checkSize(site, "logProbs.length", n)

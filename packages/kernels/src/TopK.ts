@@ -59,7 +59,8 @@ export interface TopKResult {
   readonly scores: Float32Array
 }
 
-const validate = (input: TopKInput, backend: string): Site => {
+/** Validate sizes, shapes, k, the metric and `rowNorms` (not the finiteness of queries/matrix); returns the error site. */
+export const validate = (input: TopKInput, backend: string): Site => {
   const site: Site = { kernel: `${kernelName}.${input.metric}`, backend }
   checkSize(site, "numQueries", input.numQueries)
   checkSize(site, "numRows", input.numRows)

@@ -1,7 +1,9 @@
 /**
  * `@autodidact/kernels`: the numeric core. Every kernel has a typed-array reference implementation and a
  * TensorFlow.js implementation (wasm, cpu, or native TensorFlow via `@tensorflow/tfjs-node(-gpu)` when installed),
- * dispatched through a {@link KernelRegistry} that users can extend; {@link Benchmark} times them against NumPy.
+ * dispatched through a {@link KernelRegistry} that users can extend; {@link OrtEngine} adds ONNX Runtime as a second
+ * engine for top-k, log-softmax and KL (`AUTODIDACT_KERNEL_ENGINE=onnxruntime`); {@link Benchmark} times them against
+ * NumPy.
  * @since 0.1.0
  */
 export * as Backend from "./Backend.js"
@@ -13,6 +15,7 @@ export * as KernelError from "./KernelError.js"
 export { KernelBackendError, KernelInputError } from "./KernelError.js"
 export * as KernelRegistry from "./KernelRegistry.js"
 export * as Kl from "./Kl.js"
+export * as OrtEngine from "./OrtEngine.js"
 export * as PpoLoss from "./PpoLoss.js"
 export * as Returns from "./Returns.js"
 export * as Softmax from "./Softmax.js"

@@ -17,6 +17,13 @@ describe("Benchmark", () => {
       expect(table.split("\n")).toHaveLength(6)
     }), 60_000)
 
+  it.effect("onnxruntime rows: the ONNX Runtime engine's kernels (top-k in both matrix modes)", () =>
+    Effect.gen(function* () {
+      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["kl", "logsoftmax"], backends: ["onnxruntime"], minTimeMs: 5, python: null })
+      expect(rows.map((r) => `${r.kernel} ${r.backend}`)).toEqual(["logsoftmax (masked) onnxruntime", "kl k3 onnxruntime"])
+      for (const r of rows) expect(r.ourMs).toBeGreaterThan(0)
+    }), 60_000)
+
   it.effect("without python the NumPy columns are null", () =>
     Effect.gen(function* () {
       const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["sumtree-sample"], backends: ["typed-array"], minTimeMs: 5, python: "/nonexistent/python3" })

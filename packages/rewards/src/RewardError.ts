@@ -1,0 +1,89 @@
+/**
+ * The typed failures of `@autodidact/rewards`. Every error names what did not match, so a caller (or the CLI) can
+ * say which model, which input and which expectation failed.
+ *
+ * **Details**
+ * - {@link ModelLoadError}: a missing, unreadable or corrupted model file, or a model whose graph is not the one the
+ *   caller asked for. The session (if one was created) has already been released when this is raised.
+ * - {@link InputMismatchError}: feeds whose names, element types or shapes differ from the model's inputs, or
+ *   feature vectors of the wrong length.
+ * - {@link TokenizerMismatchError}: a tokenizer whose vocabulary does not fit the model's embedding table, or a text
+ *   with a token the tokenizer cannot map (no `unk_token`).
+ * - {@link NonFiniteScoreError}: a NaN or ±Infinity score (from a model or a rule).
+ * - {@link EmptyBatchError}: an empty batch, or an episode with no steps where steps are scored.
+ * - {@link InferenceError}: the runtime failed while running a loaded model.
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/** A model could not be loaded (missing, unreadable, corrupted, or not the expected graph). @category errors */
+export class ModelLoadError extends Schema.TaggedError<ModelLoadError>()("ModelLoadError", {
+  model: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `cannot load reward model ${this.model}: ${this.reason}`
+  }
+}
+
+/** Inputs do not match the model's declared inputs. @category errors */
+export class InputMismatchError extends Schema.TaggedError<InputMismatchError>()("InputMismatchError", {
+  model: Schema.String,
+  input: Schema.String,
+  expected: Schema.String,
+  actual: Schema.String
+}) {
+  override get message() {
+    return `input "${this.input}" of ${this.model} does not match: expected ${this.expected}, got ${this.actual}`
+  }
+}
+
+/** The tokenizer does not fit the model's vocabulary. @category errors */
+export class TokenizerMismatchError extends Schema.TaggedError<TokenizerMismatchError>()("TokenizerMismatchError", {
+  tokenizer: Schema.String,
+  tokenizerVocabSize: Schema.Number,
+  modelVocabSize: Schema.Number,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `tokenizer ${this.tokenizer} (vocabulary ${this.tokenizerVocabSize}) does not fit the model (vocabulary ${this.modelVocabSize}): ${this.reason}`
+  }
+}
+
+/** A score is NaN or infinite. @category errors */
+export class NonFiniteScoreError extends Schema.TaggedError<NonFiniteScoreError>()("NonFiniteScoreError", {
+  model: Schema.String,
+  index: Schema.Number,
+  step: Schema.optional(Schema.Number),
+  value: Schema.String
+}) {
+  override get message() {
+    return `${this.model} produced a non-finite score ${this.value} for item ${this.index}${this.step === undefined ? "" : ` step ${this.step}`}`
+  }
+}
+
+/** An empty batch (or an episode without steps where steps are scored). @category errors */
+export class EmptyBatchError extends Schema.TaggedError<EmptyBatchError>()("EmptyBatchError", {
+  model: Schema.String,
+  operation: Schema.String
+}) {
+  override get message() {
+    return `${this.operation} of ${this.model} was given an empty batch`
+  }
+}
+
+/** The runtime failed while running a loaded model. @category errors */
+export class InferenceError extends Schema.TaggedError<InferenceError>()("InferenceError", {
+  model: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `inference with ${this.model} failed: ${this.reason}`
+  }
+}
+
+/** Any failure of scoring. */
+export type ScoreError = InputMismatchError | TokenizerMismatchError | NonFiniteScoreError | EmptyBatchError | InferenceError
+
+/** @internal */
+export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 300)

@@ -1,0 +1,122 @@
+/**
+ * Reward-model training in TensorFlow.js with autodiff and Adam: Bradley-Terry pairwise (TRL's `RewardTrainer`,
+ * InstructGPT's reward model) and pointwise regression/classification.
+ *
+ * **Details**
+ * - Pairwise: `loss = mean(−log σ(r(chosen) − r(rejected)))`, written as `softplus(−(r_c − r_r))` for stability
+ *   (Bradley & Terry 1952; Ouyang et al. 2022, eq. 1, with K = 2).
+ * - Pointwise: `"bce"` (binary labels in [0, 1], the score is a logit: `softplus(s) − y·s`) or `"mse"`.
+ * - Minibatches are shuffled each epoch with the given `Rng`; `epochSeconds` is the wall time of each epoch.
+ * - Defaults follow TRL's `RewardConfig` where they apply (one pass is TRL's default; small MLPs need more):
+ *   `epochs` 20, `batchSize` 64, `learningRate` 1e-3, no weight decay.
+ * @see Ouyang et al., "Training language models to follow instructions with human feedback", arXiv:2203.02155
+ * @see https://huggingface.co/docs/trl/reward_trainer
+ * @since 0.1.0
+ */
+import type { Rng } from "@autodidact/core"
+import type * as tfc from "@tensorflow/tfjs-core"
+import * as Mlp from "./Mlp.js"
+
+/** Options. */
+export interface TrainOptions {
+  readonly epochs?: number | undefined
+  readonly batchSize?: number | undefined
+  readonly learningRate?: number | undefined
+  readonly rng: Rng
+}
+
+/** What training returns. */
+export interface TrainResult {
+  /** Mean loss of each epoch. */
+  readonly losses: Array<number>
+  readonly epochSeconds: Array<number>
+}
+
+/** Preference pairs: row-major `[n, dim]` feature matrices of the chosen and the rejected item of each pair. */
+export interface Pairs {
+  readonly n: number
+  readonly dim: number
+  readonly chosen: Float32Array
+  readonly rejected: Float32Array
+}
+
+/** Labelled items for pointwise training. */
+export interface Labelled {
+  readonly n: number
+  readonly dim: number
+  readonly x: Float32Array
+  readonly y: Float32Array
+}
+
+const permutation = (n: number, rng: Rng): Int32Array => {
+  const p = new Int32Array(n)
+  for (let i = 0; i < n; i++) p[i] = i
+  for (let i = n - 1; i > 0; i--) {
+    const j = rng.integers(i + 1)
+    const t = p[i]!
+    p[i] = p[j]!
+    p[j] = t
+  }
+  return p
+}
+
+const gather = (src: Float32Array, dim: number, idx: Int32Array, from: number, to: number): Float32Array => {
+  const out = new Float32Array((to - from) * dim)
+  for (let k = from; k < to; k++) out.set(src.subarray(idx[k]! * dim, idx[k]! * dim + dim), (k - from) * dim)
+  return out
+}
+
+const loop = (
+  m: Mlp.Mlp,
+  n: number,
+  options: TrainOptions,
+  lossOf: (idx: Int32Array, from: number, to: number) => tfc.Scalar
+): TrainResult => {
+  const { tf } = m
+  const epochs = options.epochs ?? 20
+  const batchSize = options.batchSize ?? 64
+  const optimizer = tf.train.adam(options.learningRate ?? 1e-3)
+  const vars = m.layers.flatMap((l) => [l.w, l.b])
+  const losses: Array<number> = []
+  const epochSeconds: Array<number> = []
+  try {
+    for (let e = 0; e < epochs; e++) {
+      const t0 = performance.now()
+      const idx = permutation(n, options.rng)
+      let sum = 0
+      for (let from = 0; from < n; from += batchSize) {
+        const to = Math.min(n, from + batchSize)
+        const loss = optimizer.minimize(() => lossOf(idx, from, to), true, vars)!
+        sum += loss.dataSync()[0]! * (to - from)
+        loss.dispose()
+      }
+      losses.push(sum / n)
+      epochSeconds.push((performance.now() - t0) / 1000)
+    }
+  } finally {
+    optimizer.dispose()
+  }
+  return { losses, epochSeconds }
+}
+
+/** Bradley-Terry pairwise training: minimizes `−log σ(r(chosen) − r(rejected))`. */
+export const trainPairwise = (m: Mlp.Mlp, data: Pairs, options: TrainOptions): TrainResult => {
+  const { tf } = m
+  return loop(m, data.n, options, (idx, from, to) => {
+    const c = tf.tensor2d(gather(data.chosen, data.dim, idx, from, to), [to - from, data.dim])
+    const r = tf.tensor2d(gather(data.rejected, data.dim, idx, from, to), [to - from, data.dim])
+    return tf.mean(tf.softplus(tf.neg(tf.sub(Mlp.forward(m, c), Mlp.forward(m, r))))) as tfc.Scalar
+  })
+}
+
+/** Pointwise training: `"bce"` on logits (labels in [0, 1]) or `"mse"`. */
+export const trainPointwise = (m: Mlp.Mlp, data: Labelled, options: TrainOptions & { readonly loss?: "bce" | "mse" | undefined }): TrainResult => {
+  const { tf } = m
+  const kind = options.loss ?? "bce"
+  return loop(m, data.n, options, (idx, from, to) => {
+    const x = tf.tensor2d(gather(data.x, data.dim, idx, from, to), [to - from, data.dim])
+    const y = tf.tensor1d(gather(data.y, 1, idx, from, to))
+    const s = Mlp.forward(m, x)
+    return (kind === "bce" ? tf.mean(tf.sub(tf.softplus(s), tf.mul(y, s))) : tf.mean(tf.square(tf.sub(s, y)))) as tfc.Scalar
+  })
+}

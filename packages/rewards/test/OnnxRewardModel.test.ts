@@ -1,0 +1,174 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import { join } from "node:path"
+import { readFileSync } from "node:fs"
+import * as ort from "onnxruntime-node"
+import { OnnxRewardModel, OnnxSession, RewardModel, TextTokenizer } from "../src/index.js"
+import { hasSharedOnnx, ONNX_DIR, reference, SKIP_MESSAGE, tempFile, wordLevelTokenizer, writeTokenizer } from "./fixtures.js"
+
+if (!hasSharedOnnx) console.warn(SKIP_MESSAGE)
+const FEATURE = join(ONNX_DIR, "feature_rm.onnx")
+const TEXT = join(ONNX_DIR, "text_rm.onnx")
+
+describe.skipIf(!hasSharedOnnx)("PyTorch-exported models through the RewardModel service", () => {
+  it.effect("feature_rm.onnx matches reference_outputs.json within 1e-6", () =>
+    Effect.gen(function* () {
+      const ref = reference()["feature_rm.onnx"]!
+      const x = ref.inputs["features"]!
+      const want = ref.outputs["reward"]!.data
+      const rows = Array.from({ length: x.dims[0]! }, (_, i) => x.data.slice(i * 16, i * 16 + 16))
+      const rm = yield* RewardModel.RewardModel
+      const got = yield* rm.scoreOutcome(rows.map((features) => ({ features })))
+      expect(got).toHaveLength(want.length)
+      for (let i = 0; i < want.length; i++) expect(Math.abs(got[i]! - want[i]!)).toBeLessThan(1e-6)
+    }).pipe(Effect.provide(OnnxRewardModel.layerFeature(FEATURE))))
+
+  it.effect("text_rm.onnx matches reference_outputs.json within 1e-6 from ids and from text", () =>
+    Effect.gen(function* () {
+      const ref = reference()["text_rm.onnx"]!
+      const ids = ref.inputs["input_ids"]!, mask = ref.inputs["attention_mask"]!
+      const want = ref.outputs["logits"]!.data
+      const [batch, length] = [ids.dims[0]!, ids.dims[1]!]
+      const tok = yield* TextTokenizer.load(writeTokenizer(wordLevelTokenizer(64)))
+      const m = yield* OnnxRewardModel.openText(TEXT, { tokenizer: tok })
+      expect(m.vocabSize).toBe(64)
+      const fromIds = yield* m.scoreIds({
+        batch, length,
+        inputIds: BigInt64Array.from(ids.data.map(BigInt)),
+        attentionMask: BigInt64Array.from(mask.data.map(BigInt))
+      })
+      // the same inputs as text: the unmasked tokens of each row
+      const texts = Array.from({ length: batch }, (_, i) =>
+        ids.data.slice(i * length, (i + 1) * length).filter((_, k) => mask.data[i * length + k] === 1).map((id) => `tok${id}`).join(" "))
+      const rm = RewardModel.fromTexts("text_rm", m.scoreTexts, { outcome: (c) => c.response ?? "" })
+      const fromText = yield* rm.scoreOutcome(texts.map((response) => ({ response })))
+      for (let i = 0; i < batch; i++) {
+        expect(Math.abs(fromIds[i]! - want[i]!)).toBeLessThan(1e-6)
+        expect(Math.abs(fromText[i]! - want[i]!)).toBeLessThan(1e-6)
+      }
+    }).pipe(Effect.scoped))
+
+  it.effect("dynamic batch sizes: one row scores the same alone and in a batch of 256", () =>
+    Effect.gen(function* () {
+      const m = yield* OnnxRewardModel.openFeature(FEATURE)
+      const rows = new Float32Array(256 * 16).map((_, i) => Math.sin(i))
+      const all = yield* m.scoreRows(rows, 256)
+      const one = yield* m.scoreRows(rows.slice(16 * 7, 16 * 8), 1)
+      expect(all).toHaveLength(256)
+      expect(Math.abs(one[0]! - all[7]!)).toBeLessThan(1e-6)
+    }).pipe(Effect.scoped))
+
+  it.effect("the session is released when the scope closes", () =>
+    Effect.gen(function* () {
+      const s = yield* Effect.scoped(OnnxSession.open(FEATURE))
+      const feeds = { features: new ort.Tensor("float32", new Float32Array(16), [1, 16]) }
+      const e = yield* Effect.flip(s.run(feeds))
+      expect(e._tag).toBe("InferenceError")
+      expect(e.message).toContain("released")
+    }))
+})
+
+describe.skipIf(!hasSharedOnnx)("bad input gives typed errors", () => {
+  it.effect("missing file", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(Effect.scoped(OnnxSession.open("/nonexistent/model.onnx")))
+      expect(e._tag).toBe("ModelLoadError")
+      expect(e.reason).toContain("file not found")
+    }))
+
+  it.effect("corrupted file (truncated bytes)", () =>
+    Effect.gen(function* () {
+      const bytes = readFileSync(FEATURE).subarray(0, 700)
+      const e = yield* Effect.flip(Effect.scoped(OnnxSession.open(tempFile("broken.onnx", bytes))))
+      expect(e._tag).toBe("ModelLoadError")
+      expect(e.reason).toContain("not a loadable ONNX model")
+    }))
+
+  it.effect("a feature model opened as a text model is rejected at load", () =>
+    Effect.gen(function* () {
+      const tok = yield* TextTokenizer.fromJson(wordLevelTokenizer(64))
+      const e = yield* Effect.flip(Effect.scoped(OnnxRewardModel.openText(FEATURE, { tokenizer: tok })))
+      expect(e._tag).toBe("ModelLoadError")
+      expect(e.message).toContain("input_ids")
+    }))
+
+  it.effect("feeds with a wrong name, type or shape name what did not match", () =>
+    Effect.scoped(Effect.gen(function* () {
+      const s = yield* OnnxSession.open(FEATURE)
+      const wrongName = yield* Effect.flip(s.run({ feats: new ort.Tensor("float32", new Float32Array(16), [1, 16]) }))
+      expect(wrongName).toMatchObject({ _tag: "InputMismatchError", input: "feats" })
+      const wrongType = yield* Effect.flip(s.run({ features: new ort.Tensor("float64", new Float64Array(16), [1, 16]) }))
+      expect(wrongType).toMatchObject({ _tag: "InputMismatchError", input: "features", expected: "element type float32" })
+      const wrongShape = yield* Effect.flip(s.run({ features: new ort.Tensor("float32", new Float32Array(15), [1, 15]) }))
+      expect(wrongShape).toMatchObject({ _tag: "InputMismatchError", input: "features" })
+      expect((wrongShape as { expected?: string }).expected).toContain("dimension 1 = 16")
+    })))
+
+  it.effect("feature vectors of the wrong length and empty batches", () =>
+    Effect.gen(function* () {
+      const rm = yield* RewardModel.RewardModel
+      const short = yield* Effect.flip(rm.scoreOutcome([{ features: new Float32Array(16) }, { features: new Float32Array(3) }]))
+      expect(short).toMatchObject({ _tag: "InputMismatchError", input: "item 1 features", actual: "length 3" })
+      const empty = yield* Effect.flip(rm.scoreOutcome([]))
+      expect(empty._tag).toBe("EmptyBatchError")
+      const noSteps = yield* Effect.flip(rm.scoreSteps([{ steps: [] }]))
+      expect(noSteps._tag).toBe("EmptyBatchError")
+    }).pipe(Effect.provide(OnnxRewardModel.layerFeature(FEATURE))))
+
+  it.effect("NaN input gives NonFiniteScoreError naming the item", () =>
+    Effect.gen(function* () {
+      const rm = yield* RewardModel.RewardModel
+      const x = new Float32Array(16)
+      x[3] = Number.NaN
+      const e = yield* Effect.flip(rm.scoreOutcome([{ features: new Float32Array(16) }, { features: x }]))
+      expect(e).toMatchObject({ _tag: "NonFiniteScoreError", index: 1, value: "NaN" })
+    }).pipe(Effect.provide(OnnxRewardModel.layerFeature(FEATURE))))
+
+  it.effect("tokenizer vocabulary larger or smaller than the model's is TokenizerMismatchError, and the session is released", () =>
+    Effect.gen(function* () {
+      for (const size of [80, 32]) {
+        const tok = yield* TextTokenizer.fromJson(wordLevelTokenizer(size))
+        const exit = yield* Effect.exit(Effect.scoped(OnnxRewardModel.openText(TEXT, { tokenizer: tok })))
+        expect(Exit.isFailure(exit)).toBe(true)
+        const e = yield* Effect.flip(Effect.scoped(OnnxRewardModel.openText(TEXT, { tokenizer: tok })))
+        expect(e).toMatchObject({ _tag: "TokenizerMismatchError", tokenizerVocabSize: size, modelVocabSize: 64 })
+      }
+    }))
+
+  it.effect("a word the tokenizer cannot map (no unk_token) is TokenizerMismatchError", () =>
+    Effect.gen(function* () {
+      const tok = yield* TextTokenizer.fromJson(wordLevelTokenizer(64))
+      const m = yield* OnnxRewardModel.openText(TEXT, { tokenizer: tok })
+      const e = yield* Effect.flip(m.scoreTexts(["tok3 banana"]))
+      expect(e._tag).toBe("TokenizerMismatchError")
+      expect(e.message).toContain("banana")
+      const withUnk = yield* TextTokenizer.fromJson(wordLevelTokenizer(64, "tok1"))
+      const enc = yield* TextTokenizer.encodeBatch(withUnk, ["tok3 banana", "tok5"])
+      expect(Array.from(enc.inputIds)).toEqual([3n, 1n, 5n, 0n])
+      expect(Array.from(enc.attentionMask)).toEqual([1n, 1n, 1n, 0n])
+    }).pipe(Effect.scoped))
+})
+
+describe("rules and ensembles", () => {
+  it.effect("a rule verifier scores outcomes and steps", () =>
+    Effect.gen(function* () {
+      const rm = RewardModel.rules("exact", { outcome: (c) => (c.response === "42" ? 1 : 0), step: (s) => (s.action.startsWith("take") ? 0.5 : 0) })
+      expect(yield* rm.scoreOutcome([{ response: "42" }, { response: "41" }])).toEqual([1, 0])
+      expect(yield* rm.scoreSteps([{ steps: [{ state: "a", action: "take x" }, { state: "b", action: "look" }] }])).toEqual([[0.5, 0]])
+      const nan = RewardModel.rules("bad", { outcome: () => Number.POSITIVE_INFINITY })
+      expect(yield* Effect.flip(nan.scoreOutcome([{}]))).toMatchObject({ _tag: "NonFiniteScoreError", value: "Infinity" })
+    }))
+
+  it.effect("weighted and gated ensembles (R2E-Gym hybrid)", () =>
+    Effect.gen(function* () {
+      const tests = RewardModel.rules("tests", { outcome: (c) => (c.response?.includes("ok") ? 1 : 0) })
+      const judge = RewardModel.rules("judge", { outcome: (c) => (c.response?.length ?? 0) / 10 })
+      const batch = [{ response: "ok" }, { response: "long answer" }, { response: "ok answer" }]
+      const weighted = RewardModel.ensemble("w", [tests, judge], { _tag: "weighted", weights: [0.5, 2] })
+      const w = yield* weighted.scoreOutcome(batch)
+      expect(w[0]).toBeCloseTo(0.5 + 0.4, 12)
+      expect(w[1]).toBeCloseTo(2.2, 12)
+      const gated = RewardModel.ensemble("g", [tests, judge], { _tag: "gated", gate: 0, threshold: 1, weights: [0, 1], rejected: -5 })
+      expect(yield* gated.scoreOutcome(batch)).toEqual([0.2, -5, 0.9])
+    }))
+})
