@@ -4,8 +4,10 @@
  */
 import { Command } from "effect/cli"
 import { benchCommand } from "./commands/Bench.js"
+import { dashboardCommand } from "./commands/Dashboard.js"
 import { evalCommand } from "./commands/Eval.js"
 import { gamesCommand } from "./commands/Games.js"
+import { reportCommand } from "./commands/Report.js"
 import { sokobanCommand } from "./commands/Sokoban.js"
 import { startCommand } from "./commands/Start.js"
 import { trainCommand } from "./commands/Train.js"
@@ -13,7 +15,7 @@ import { trainCommand } from "./commands/Train.js"
 /** The root command with every subcommand. */
 export const app = Command.make("autodidact").pipe(
   Command.withDescription("Autodidact: agents that learn from experience"),
-  Command.withSubcommands([startCommand, trainCommand, evalCommand, sokobanCommand, gamesCommand, benchCommand])
+  Command.withSubcommands([startCommand, trainCommand, evalCommand, sokobanCommand, gamesCommand, benchCommand, dashboardCommand, reportCommand])
 )
 
 /** The CLI's version (the app is private; this is what `--version` prints). */

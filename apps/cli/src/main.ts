@@ -3,11 +3,12 @@
  *
  * Failures are printed to stderr as one line, `error: <Tag>: <message>` (the tagged error names the offending value),
  * and the process exits with code 1; defects (bugs) print their cause in full. Parse errors and help are rendered by
- * `effect/cli` itself. Ctrl-C interrupts the running command, whose scopes close (vector envs, files).
+ * `effect/cli` itself. Ctrl-C interrupts the running command, whose scopes close (vector envs, files). Log lines
+ * (warnings such as a missing NumPy baseline) go to stderr, so that stdout holds only results (`--json`).
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Effect } from "effect"
+import { Cause, Effect, Layer, Logger } from "effect"
 import { Command } from "effect/cli"
 import { isCliError } from "effect/cli/CliError"
 import { app, version } from "./App.js"
@@ -23,8 +24,11 @@ const report = (cause: Cause.Cause<unknown>) =>
     if (!Cause.hasFails(cause) && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`)
   })
 
+/** Every log line to stderr, in Effect's simple format. */
+const StderrLogger = Logger.layer([Logger.withConsoleError(Logger.formatSimple)])
+
 Command.run(app, { version }).pipe(
   Effect.tapCause(report),
-  Effect.provide(NodeServices.layer),
+  Effect.provide(Layer.mergeAll(NodeServices.layer, StderrLogger)),
   NodeRuntime.runMain({ disableErrorReporting: true })
 )

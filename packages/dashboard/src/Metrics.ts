@@ -1,0 +1,162 @@
+/**
+ * Incremental, streaming reader of a run's `metrics.jsonl`.
+ *
+ * *Details*: the file is read as a byte stream from the last consumed offset, so a 1M-line run is parsed once in
+ * bounded memory (columns of numbers, not row objects) and a live run costs only its new bytes on each refresh.
+ * Only complete lines (ending in `\n`) are consumed: a line still being written stays unread until it is finished,
+ * and is reported as `truncatedTail`. Lines that are not JSON objects are skipped and counted in `malformed`.
+ *
+ * *Gotchas*: if the file shrinks (rewritten with `--overwrite`), the reader starts over.
+ * @since 0.0.0
+ */
+import * as fs from "node:fs"
+
+/** One metric column: x by step, x by wall time, and the value, row-aligned. */
+export interface Column {
+  readonly step: Array<number>
+  readonly wall: Array<number>
+  readonly value: Array<number>
+}
+
+/** Keys that are axes or bookkeeping, never plotted as a metric. */
+const axisKeys = new Set(["globalStep", "wallSeconds", "iteration", "step", "seed"])
+
+/** What has been read of one metrics file so far. */
+export class MetricsReader {
+  readonly columns = new Map<string, Column>()
+  /** Lines skipped because they were not JSON objects. */
+  malformed = 0
+  /** Whether the file currently ends in an incomplete line (a writer mid-line, or a crash). */
+  truncatedTail = false
+  lines = 0
+  episodes = 0
+  lastStep = 0
+  lastWall = 0
+  bestReturn = -Infinity
+  lastReturn = NaN
+  /** Returns of the last (up to) 100 episodes, oldest first. */
+  readonly recentReturns: Array<number> = []
+  summary: Record<string, unknown> | undefined = undefined
+  lastEvaluation: Record<string, unknown> | undefined = undefined
+  /** Bytes consumed (complete lines only). */
+  offset = 0
+  size = 0
+  mtimeMs = 0
+
+  constructor(readonly file: string) {}
+
+  /** Read whatever was appended since the last call. Resolves to whether anything new was consumed. */
+  async refresh(): Promise<boolean> {
+    let stat: fs.Stats
+    try {
+      stat = await fs.promises.stat(this.file)
+    } catch {
+      return false
+    }
+    this.mtimeMs = stat.mtimeMs
+    if (stat.size < this.offset) this.reset()
+    this.size = stat.size
+    if (stat.size === this.offset) return false
+    const before = this.offset
+    await new Promise<void>((resolve, reject) => {
+      const stream = fs.createReadStream(this.file, { start: this.offset, end: stat.size - 1, highWaterMark: 1 << 20 })
+      let carry: Buffer | undefined
+      stream.on("data", (chunk) => {
+        const buf: Buffer = carry === undefined ? (chunk as Buffer) : Buffer.concat([carry, chunk as Buffer])
+        const nl = buf.lastIndexOf(10)
+        if (nl < 0) {
+          carry = buf
+          return
+        }
+        this.consume(buf.toString("utf8", 0, nl))
+        this.offset += nl + 1
+        carry = nl + 1 < buf.length ? buf.subarray(nl + 1) : undefined
+      })
+      stream.on("error", reject)
+      stream.on("end", () => {
+        this.truncatedTail = carry !== undefined && carry.length > 0
+        resolve()
+      })
+    })
+    return this.offset !== before
+  }
+
+  private reset(): void {
+    this.columns.clear()
+    this.malformed = 0
+    this.truncatedTail = false
+    this.lines = 0
+    this.episodes = 0
+    this.lastStep = 0
+    this.lastWall = 0
+    this.bestReturn = -Infinity
+    this.lastReturn = NaN
+    this.recentReturns.length = 0
+    this.summary = undefined
+    this.lastEvaluation = undefined
+    this.offset = 0
+  }
+
+  /** Parse complete lines (without their final newline). */
+  private consume(text: string): void {
+    let start = 0
+    while (start <= text.length) {
+      let end = text.indexOf("\n", start)
+      if (end < 0) end = text.length
+      const line = text.slice(start, end).trim()
+      start = end + 1
+      if (line.length > 0) this.row(line)
+      if (end === text.length) break
+    }
+  }
+
+  private row(line: string): void {
+    let row: unknown
+    try {
+      row = JSON.parse(line)
+    } catch {
+      this.malformed++
+      return
+    }
+    if (typeof row !== "object" || row === null || Array.isArray(row)) {
+      this.malformed++
+      return
+    }
+    const r = row as Record<string, unknown>
+    const index = this.lines++
+    if (r["kind"] === "summary") {
+      this.summary = r
+      return
+    }
+    if (r["kind"] === "evaluation") this.lastEvaluation = r
+    const step = num(r["globalStep"]) ?? num(r["iteration"]) ?? num(r["step"]) ?? index
+    const wall = num(r["wallSeconds"]) ?? NaN
+    if (step > this.lastStep) this.lastStep = step
+    if (Number.isFinite(wall) && wall > this.lastWall) this.lastWall = wall
+    if (r["kind"] === "episode") {
+      const ret = num(r["episodeReturn"])
+      if (ret !== undefined) {
+        this.episodes++
+        this.lastReturn = ret
+        if (ret > this.bestReturn) this.bestReturn = ret
+        this.recentReturns.push(ret)
+        if (this.recentReturns.length > 100) this.recentReturns.shift()
+      }
+    }
+    for (const key in r) {
+      if (axisKeys.has(key)) continue
+      const v = num(r[key])
+      if (v === undefined) continue
+      let col = this.columns.get(key)
+      if (col === undefined) {
+        col = { step: [], wall: [], value: [] }
+        this.columns.set(key, col)
+      }
+      col.step.push(step)
+      col.wall.push(wall)
+      col.value.push(v)
+    }
+  }
+}
+
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined)

@@ -1,0 +1,426 @@
+/**
+ * The runs directory as data: discovery of run directories, cached incremental loading of each run's
+ * `config.json` and `metrics.jsonl`, one summary row per run, grouping by configuration minus seed, and chart
+ * series (smoothed, downsampled, banded over seeds).
+ *
+ * *When to use*: {@link scan} for a one-off table; a {@link RunStore} when the same directory is read again and
+ * again (the server, live updates), since it only reads bytes appended since the last read.
+ *
+ * *Gotchas*: a run is any directory (up to 3 levels below the runs directory) holding `config.json` or
+ * `metrics.jsonl`; its name is its relative path with `/` separators. Names that are not discovered runs are
+ * refused ({@link resolveRun}), which is what keeps `../` and absolute paths out of the server.
+ *
+ * @example
+ * import { Runs } from "@autodidact/dashboard"
+ * import { Effect } from "effect"
+ * const table = await Effect.runPromise(Runs.scan("runs"))
+ * @since 0.0.0
+ */
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { DashboardError } from "./Errors.js"
+import { MetricsReader } from "./Metrics.js"
+import * as Series from "./Series.js"
+
+/** One row of the runs table. */
+export interface RunSummary {
+  readonly name: string
+  readonly env: string
+  readonly algo: string
+  readonly seed: number | null
+  /** Configuration minus seeds, timestamps and versions, as stable JSON: runs with equal keys are seeds of one experiment. */
+  readonly groupKey: string
+  readonly groupLabel: string
+  readonly steps: number
+  readonly episodes: number
+  readonly bestReturn: number | null
+  readonly lastReturn: number | null
+  readonly meanReturnLast100: number | null
+  readonly evalMeanReturn: number | null
+  readonly wallSeconds: number
+  readonly status: "finished" | "running" | "stopped" | "empty"
+  readonly metrics: ReadonlyArray<string>
+  readonly warnings: ReadonlyArray<string>
+  readonly hasTrajectories: boolean
+  readonly startedAt: string | null
+}
+
+/** A chart request. */
+export interface SeriesOptions {
+  readonly metric: string
+  readonly runs: ReadonlyArray<string>
+  readonly xAxis?: "step" | "wall"
+  /** TensorBoard-style EMA weight in [0, 1). */
+  readonly smoothing?: number
+  /** Points per series after downsampling (LTTB). */
+  readonly maxPoints?: number
+  /** Also return one band per group of runs that differ only by seed. */
+  readonly bands?: boolean
+}
+
+/** One curve of a chart. */
+export interface RunSeries {
+  readonly run: string
+  readonly group: string
+  readonly x: Array<number>
+  readonly y: Array<number>
+  /** Points before downsampling. */
+  readonly points: number
+}
+
+/** A seed band of a group. */
+export interface GroupBand extends Series.Band {
+  readonly group: string
+  readonly label: string
+  readonly runs: ReadonlyArray<string>
+}
+
+/** A chart's data. */
+export interface SeriesResult {
+  readonly metric: string
+  readonly xAxis: "step" | "wall"
+  readonly smoothing: number
+  readonly series: ReadonlyArray<RunSeries>
+  readonly bands: ReadonlyArray<GroupBand>
+}
+
+/** Config keys that differ between seeds of one experiment, removed (at any depth) before grouping. */
+const ungroupedKeys = new Set(["seed", "startedAt", "finishedAt", "versions", "out", "run", "resume", "overwrite"])
+
+/** Stable JSON of a config without seeds, timestamps and versions. */
+export const groupKey = (config: unknown): string => {
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip)
+    if (typeof v === "object" && v !== null) {
+      const out: Record<string, unknown> = {}
+      for (const k of Object.keys(v).sort()) if (!ungroupedKeys.has(k)) out[k] = strip((v as Record<string, unknown>)[k])
+      return out
+    }
+    return v
+  }
+  return JSON.stringify(strip(config))
+}
+
+/** Group runs (by name) that differ only by seed. */
+export const groupBySeed = (
+  runs: ReadonlyArray<{ readonly name: string; readonly config: unknown }>
+): Map<string, Array<string>> => {
+  const groups = new Map<string, Array<string>>()
+  for (const r of runs) {
+    const k = groupKey(r.config)
+    const g = groups.get(k)
+    if (g === undefined) groups.set(k, [r.name])
+    else g.push(r.name)
+  }
+  return groups
+}
+
+const skipDirs = new Set(["checkpoints", "trajectories", "node_modules", ".git"])
+
+/** Relative names (posix) of run directories under `root`, depth ≤ 3, sorted. */
+export const discover = async (root: string): Promise<Array<string>> => {
+  const found: Array<string> = []
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    const abs = path.join(root, rel)
+    let entries: Array<fs.Dirent>
+    try {
+      entries = await fs.promises.readdir(abs, { withFileTypes: true })
+    } catch {
+      return
+    }
+    if (rel !== "" && entries.some((e) => e.isFile() && (e.name === "config.json" || e.name === "metrics.jsonl"))) {
+      found.push(rel.split(path.sep).join("/"))
+      return
+    }
+    if (depth >= 3) return
+    for (const e of entries) if (e.isDirectory() && !skipDirs.has(e.name) && !e.name.startsWith(".")) await walk(path.join(rel, e.name), depth + 1)
+  }
+  await walk("", 0)
+  return found.sort()
+}
+
+/**
+ * Resolve a run name to its directory, or `undefined` when the name is not a discovered run inside `root`
+ * (absolute paths, `..` segments, backslashes, NUL bytes and symlinks leading outside are all refused).
+ */
+export const resolveRun = (root: string, name: string, known: ReadonlySet<string>): string | undefined => {
+  if (name.length === 0 || name.includes("\0") || name.includes("\\") || path.isAbsolute(name)) return undefined
+  if (name.split("/").some((s) => s === ".." || s === "." || s === "")) return undefined
+  if (!known.has(name)) return undefined
+  const rootReal = fs.realpathSync(root)
+  let real: string
+  try {
+    real = fs.realpathSync(path.join(root, name))
+  } catch {
+    return undefined
+  }
+  const rel = path.relative(rootReal, real)
+  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return undefined
+  return real
+}
+
+interface Cached {
+  readonly dir: string
+  readonly reader: MetricsReader
+  config: Record<string, unknown>
+  configMtime: number
+  configError: string | undefined
+}
+
+/** Seconds since the last write under which a run without a summary row counts as running. */
+const liveSeconds = 60
+
+/**
+ * A cached view of a runs directory. Every call re-discovers runs and reads only what was appended since the
+ * previous call.
+ */
+export class RunStore {
+  private readonly cache = new Map<string, Cached>()
+  private known = new Set<string>()
+
+  constructor(readonly root: string) {}
+
+  private pending: Promise<unknown> = Promise.resolve()
+
+  /**
+   * Discover runs and refresh every one; resolves to the names whose metrics changed (or that appeared).
+   * Calls are serialized, so concurrent callers never read the same bytes twice.
+   */
+  refresh(): Promise<Array<string>> {
+    const next = this.pending.then(() => this.refreshNow())
+    this.pending = next.catch(() => undefined)
+    return next
+  }
+
+  private async refreshNow(): Promise<Array<string>> {
+    const names = await discover(this.root)
+    this.known = new Set(names)
+    for (const k of [...this.cache.keys()]) if (!this.known.has(k)) this.cache.delete(k)
+    const changed: Array<string> = []
+    for (const name of names) {
+      const isNew = !this.cache.has(name)
+      if ((await this.refreshRun(name)) || isNew) changed.push(name)
+    }
+    return changed
+  }
+
+  /** Bytes consumed per run (a version number for change detection). */
+  versions(): Map<string, number> {
+    return new Map([...this.cache].map(([name, c]) => [name, c.reader.offset]))
+  }
+
+  /** Names of the runs found by the last refresh. */
+  names(): ReadonlySet<string> {
+    return this.known
+  }
+
+  /** The directory of a discovered run, or undefined (see {@link resolveRun}). */
+  resolve(name: string): string | undefined {
+    return resolveRun(this.root, name, this.known)
+  }
+
+  private async refreshRun(name: string): Promise<boolean> {
+    let c = this.cache.get(name)
+    if (c === undefined) {
+      const dir = path.join(this.root, name)
+      c = { dir, reader: new MetricsReader(path.join(dir, "metrics.jsonl")), config: {}, configMtime: -1, configError: undefined }
+      this.cache.set(name, c)
+    }
+    const cfgFile = path.join(c.dir, "config.json")
+    try {
+      const st = await fs.promises.stat(cfgFile)
+      if (st.mtimeMs !== c.configMtime) {
+        c.configMtime = st.mtimeMs
+        try {
+          const parsed: unknown = JSON.parse(await fs.promises.readFile(cfgFile, "utf8"))
+          c.config = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {}
+          c.configError = undefined
+        } catch (e) {
+          c.configError = `config.json unreadable: ${String(e)}`
+        }
+      }
+    } catch {
+      c.configError = "no config.json"
+    }
+    return c.reader.refresh()
+  }
+
+  /** The config of a run (empty when unreadable). */
+  config(name: string): Record<string, unknown> | undefined {
+    return this.cache.get(name)?.config
+  }
+
+  /** The reader of a run. */
+  reader(name: string): MetricsReader | undefined {
+    return this.cache.get(name)?.reader
+  }
+
+  /** The runs table. */
+  summaries(now: number = Date.now()): Array<RunSummary> {
+    const groups = groupBySeed([...this.cache.entries()].map(([name, c]) => ({ name, config: c.config })))
+    const labels = groupLabels(groups, (n) => this.cache.get(n)!.config)
+    const out: Array<RunSummary> = []
+    for (const [name, c] of [...this.cache.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+      const r = c.reader
+      const cfg = c.config
+      const warnings: Array<string> = []
+      if (c.configError !== undefined) warnings.push(c.configError)
+      if (r.malformed > 0) warnings.push(`${r.malformed} malformed line${r.malformed === 1 ? "" : "s"} skipped`)
+      if (r.truncatedTail) warnings.push("last line incomplete (being written?)")
+      if (r.lines === 0) warnings.push("no metrics yet")
+      else if (r.episodes === 0) warnings.push("no episode rows")
+      const recent = r.recentReturns
+      const key = groupKey(cfg)
+      const status: RunSummary["status"] =
+        r.summary !== undefined ? "finished" : r.lines === 0 && r.size === 0 ? "empty" : now - r.mtimeMs < liveSeconds * 1000 ? "running" : "stopped"
+      const summaryWall = typeof r.summary?.["wallSeconds"] === "number" ? (r.summary["wallSeconds"] as number) : 0
+      const evalMean = r.lastEvaluation?.["meanReturn"]
+      out.push({
+        name,
+        env: str(cfg["env"]) ?? str(cfg["game"]) ?? "",
+        algo: str(cfg["algo"]) ?? str(cfg["solver"]) ?? str(cfg["command"]) ?? "",
+        seed: typeof cfg["seed"] === "number" ? cfg["seed"] : null,
+        groupKey: key,
+        groupLabel: labels.get(key) ?? key,
+        steps: r.lastStep,
+        episodes: r.episodes,
+        bestReturn: r.episodes > 0 ? r.bestReturn : null,
+        lastReturn: r.episodes > 0 ? r.lastReturn : null,
+        meanReturnLast100: recent.length > 0 ? recent.reduce((a, b) => a + b, 0) / recent.length : null,
+        evalMeanReturn: typeof evalMean === "number" ? evalMean : null,
+        wallSeconds: Math.max(r.lastWall, summaryWall),
+        status,
+        metrics: [...r.columns.keys()].sort(),
+        warnings,
+        hasTrajectories: fs.existsSync(path.join(c.dir, "trajectories")),
+        startedAt: str(cfg["startedAt"]) ?? null
+      })
+    }
+    return out
+  }
+
+  /** Chart data for one metric over some runs (unknown runs and runs without the metric are left out). */
+  series(options: SeriesOptions): SeriesResult {
+    const xAxis = options.xAxis ?? "step"
+    const smoothing = Math.min(Math.max(options.smoothing ?? 0, 0), 0.999)
+    const maxPoints = Math.max(3, Math.floor(options.maxPoints ?? 2000))
+    const full: Array<{ run: string; group: string; x: Array<number>; y: Array<number> }> = []
+    for (const run of options.runs) {
+      const c = this.known.has(run) ? this.cache.get(run) : undefined
+      const col = c?.reader.columns.get(options.metric)
+      if (c === undefined || col === undefined) continue
+      const xs = xAxis === "wall" ? col.wall : col.step
+      const x: Array<number> = []
+      const y: Array<number> = []
+      for (let i = 0; i < xs.length; i++) {
+        if (!Number.isFinite(xs[i]!)) continue
+        x.push(xs[i]!)
+        y.push(col.value[i]!)
+      }
+      full.push({ run, group: groupKey(c.config), x, y: Series.smooth(y, smoothing) })
+    }
+    const series = full.map((s) => ({ run: s.run, group: s.group, points: s.x.length, ...Series.lttb(s, maxPoints) }))
+    const bands: Array<GroupBand> = []
+    if (options.bands === true) {
+      const byGroup = new Map<string, Array<(typeof full)[number]>>()
+      for (const s of full) byGroup.set(s.group, [...(byGroup.get(s.group) ?? []), s])
+      const labels = groupLabels(new Map([...byGroup].map(([k, v]) => [k, v.map((s) => s.run)])), (n) => this.cache.get(n)!.config)
+      for (const [group, members] of byGroup) {
+        const b = Series.band(members, Math.min(maxPoints, 500))
+        if (b !== undefined) bands.push({ ...b, group, label: labels.get(group) ?? group, runs: members.map((m) => m.run) })
+      }
+    }
+    return { metric: options.metric, xAxis, smoothing, series, bands }
+  }
+}
+
+/** Short labels for groups: "env algo", with the differing config keys when several groups share them. */
+const groupLabels = (groups: Map<string, Array<string>>, config: (name: string) => Record<string, unknown>): Map<string, string> => {
+  const base = new Map<string, string>()
+  for (const [k, names] of groups) {
+    const cfg = config(names[0]!)
+    base.set(k, [str(cfg["env"]) ?? str(cfg["game"]), str(cfg["algo"]) ?? str(cfg["solver"]) ?? str(cfg["command"])].filter((s) => s !== undefined).join(" ") || "run")
+  }
+  const counts = new Map<string, number>()
+  for (const v of base.values()) counts.set(v, (counts.get(v) ?? 0) + 1)
+  const seen = new Map<string, number>()
+  const out = new Map<string, string>()
+  for (const [k, v] of base) {
+    if ((counts.get(v) ?? 0) <= 1) out.set(k, v)
+    else {
+      const i = (seen.get(v) ?? 0) + 1
+      seen.set(v, i)
+      out.set(k, `${v} #${i}`)
+    }
+  }
+  return out
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
+
+/**
+ * Read every run under `root` once and return the runs table.
+ * @category reading
+ */
+export const scan = (root: string): Effect.Effect<Array<RunSummary>, DashboardError> =>
+  Effect.tryPromise({
+    try: async () => {
+      await fs.promises.access(root)
+      const store = new RunStore(root)
+      await store.refresh()
+      return store.summaries()
+    },
+    catch: (e) => new DashboardError({ path: root, reason: `cannot read runs directory: ${String(e)}` })
+  })
+
+/**
+ * A loaded {@link RunStore} over `root`.
+ * @category reading
+ */
+export const load = (root: string): Effect.Effect<RunStore, DashboardError> =>
+  Effect.tryPromise({
+    try: async () => {
+      const st = await fs.promises.stat(root)
+      if (!st.isDirectory()) throw new Error("not a directory")
+      const store = new RunStore(root)
+      await store.refresh()
+      return store
+    },
+    catch: (e) => new DashboardError({ path: root, reason: `cannot read runs directory: ${String(e)}` })
+  })
+
+/** Episodes of a run's `trajectories/*.jsonl` (the core `Trajectory` schema, one per line). */
+export const trajectoryFiles = async (runDir: string): Promise<Array<{ file: string; episodes: number }>> => {
+  const dir = path.join(runDir, "trajectories")
+  let names: Array<string>
+  try {
+    names = (await fs.promises.readdir(dir)).filter((n) => n.endsWith(".jsonl")).sort()
+  } catch {
+    return []
+  }
+  const out: Array<{ file: string; episodes: number }> = []
+  for (const file of names) {
+    const text = await fs.promises.readFile(path.join(dir, file), "utf8")
+    out.push({ file, episodes: text.split("\n").filter((l) => l.trim().length > 0).length })
+  }
+  return out
+}
+
+/** One episode (line `index`) of a trajectory file; undefined when missing or malformed. */
+export const trajectory = async (runDir: string, file: string, index: number): Promise<unknown> => {
+  if (!/^[A-Za-z0-9._-]+\.jsonl$/.test(file) || file.startsWith(".")) return undefined
+  let text: string
+  try {
+    text = await fs.promises.readFile(path.join(runDir, "trajectories", file), "utf8")
+  } catch {
+    return undefined
+  }
+  const line = text.split("\n").filter((l) => l.trim().length > 0)[index]
+  if (line === undefined) return undefined
+  try {
+    return JSON.parse(line)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * The dashboard's HTTP server (`node:http`): the static UI, uPlot from `node_modules`, JSON endpoints over a
+ * {@link Runs.RunStore}, and server-sent events when runs change.
+ *
+ * *Endpoints*:
+ * - `GET /api/runs` → `{ root, runs: RunSummary[] }`
+ * - `GET /api/series?metric=episodeReturn&run=a&run=b&x=step|wall&smoothing=0.6&maxPoints=2000&bands=1` → `SeriesResult`
+ * - `GET /api/trajectories?run=a` → `{ files: [{ file, episodes }] }`; `GET /api/trajectory?run=a&file=f.jsonl&index=0`
+ * - `GET /api/events` → `text/event-stream`, an `update` event `{ changed: string[] }` whenever metrics grow or
+ *   runs appear (polling file sizes every `pollMs`)
+ *
+ * *Gotchas*: binds 127.0.0.1 unless told otherwise (there is no authentication). A run name that is not a
+ * discovered run directory is refused with 400 (malformed, e.g. `..`) or 404 (unknown); static paths never leave
+ * `ui/`. The server is a scoped resource: closing the scope closes every connection, SSE streams included.
+ *
+ * @example
+ * import { serve } from "@autodidact/dashboard"
+ * import { Effect } from "effect"
+ * Effect.runFork(Effect.scoped(Effect.flatMap(serve({ runsDir: "runs", port: 0 }), (s) => Effect.log(s.url).pipe(Effect.andThen(Effect.never)))))
+ * @since 0.0.0
+ */
+import { Effect, type Scope } from "effect"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as path from "node:path"
+import { uiDir, uplotDir } from "./Assets.js"
+import { DashboardError } from "./Errors.js"
+import * as Runs from "./Runs.js"
+
+/** Options of {@link serve}. */
+export interface ServeOptions {
+  readonly runsDir: string
+  /** 0 picks a free port. Default 6060. */
+  readonly port?: number
+  /** Default 127.0.0.1. */
+  readonly host?: string
+  /** How often to poll metrics files for live updates, in ms. Default 1000. */
+  readonly pollMs?: number
+}
+
+/** A running dashboard. */
+export interface Dashboard {
+  readonly url: string
+  readonly host: string
+  readonly port: number
+  readonly store: Runs.RunStore
+}
+
+const mime: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png"
+}
+
+class HttpError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message)
+  }
+}
+
+/** Serve a file only if it lies inside `base` (after resolving symlinks). */
+const sendFile = async (res: http.ServerResponse, base: string, rel: string): Promise<void> => {
+  if (rel.includes("\0") || rel.split(/[\\/]/).includes("..")) throw new HttpError(400, "bad path")
+  const baseReal = await fs.promises.realpath(base)
+  let real: string
+  try {
+    real = await fs.promises.realpath(path.join(base, rel))
+  } catch {
+    throw new HttpError(404, "not found")
+  }
+  const r = path.relative(baseReal, real)
+  if (r.startsWith("..") || path.isAbsolute(r)) throw new HttpError(403, "outside the served folder")
+  const body = await fs.promises.readFile(real)
+  res.writeHead(200, { "content-type": mime[path.extname(real)] ?? "application/octet-stream", "cache-control": "no-cache" })
+  res.end(body)
+}
+
+const sendJson = (res: http.ServerResponse, body: unknown, status = 200): void => {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" })
+  res.end(JSON.stringify(body))
+}
+
+/** Validate a `run` query value: 400 when malformed, 404 when not a discovered run. */
+const runDir = (store: Runs.RunStore, name: string | null): string => {
+  if (name === null || name.length === 0) throw new HttpError(400, "missing run")
+  if (name.includes("\0") || name.includes("\\") || path.isAbsolute(name) || name.split("/").some((s) => s === ".." || s === "." || s === "")) {
+    throw new HttpError(400, "invalid run name")
+  }
+  const dir = store.resolve(name)
+  if (dir === undefined) throw new HttpError(404, `unknown run ${name}`)
+  return dir
+}
+
+/** The request handler (exported for tests that want no socket). */
+export const handler = (store: Runs.RunStore, clients: Set<http.ServerResponse>) =>
+  async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    try {
+      if (req.method !== "GET" && req.method !== "HEAD") throw new HttpError(405, "method not allowed")
+      const url = new URL(req.url ?? "/", "http://localhost")
+      const p = decodeURIComponent(url.pathname)
+      const q = url.searchParams
+      if (p === "/favicon.ico") {
+        res.writeHead(204)
+        return void res.end()
+      }
+      if (p === "/" || p === "/index.html") return await sendFile(res, uiDir(), "index.html")
+      if (p.startsWith("/ui/")) return await sendFile(res, uiDir(), p.slice(4))
+      if (p === "/vendor/uPlot.iife.min.js" || p === "/vendor/uPlot.min.css") return await sendFile(res, uplotDir(), p.slice(8))
+      if (p === "/api/runs") {
+        await store.refresh()
+        return sendJson(res, { root: path.resolve(store.root), runs: store.summaries() })
+      }
+      if (p === "/api/series") {
+        await store.refresh()
+        const names = q.getAll("run").flatMap((r) => r.split(",")).filter((r) => r.length > 0)
+        for (const n of names) runDir(store, n)
+        const metric = q.get("metric") ?? "episodeReturn"
+        const x = q.get("x") === "wall" ? "wall" : "step"
+        const smoothing = Number(q.get("smoothing") ?? "0")
+        const maxPoints = Number(q.get("maxPoints") ?? "2000")
+        return sendJson(
+          res,
+          store.series({
+            metric,
+            runs: names,
+            xAxis: x,
+            smoothing: Number.isFinite(smoothing) ? smoothing : 0,
+            maxPoints: Number.isFinite(maxPoints) ? Math.min(maxPoints, 100_000) : 2000,
+            bands: q.get("bands") === "1"
+          })
+        )
+      }
+      if (p === "/api/trajectories") {
+        return sendJson(res, { files: await Runs.trajectoryFiles(runDir(store, q.get("run"))) })
+      }
+      if (p === "/api/trajectory") {
+        const dir = runDir(store, q.get("run"))
+        const ep = await Runs.trajectory(dir, q.get("file") ?? "", Number(q.get("index") ?? "0"))
+        if (ep === undefined) throw new HttpError(404, "no such episode")
+        return sendJson(res, ep)
+      }
+      if (p === "/api/events") {
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+        res.write(": connected\n\n")
+        clients.add(res)
+        res.on("close", () => clients.delete(res))
+        return
+      }
+      throw new HttpError(404, "not found")
+    } catch (e) {
+      const status = e instanceof HttpError ? e.status : 500
+      if (!res.headersSent) sendJson(res, { error: e instanceof Error ? e.message : String(e) }, status)
+      else res.end()
+    }
+  }
+
+/**
+ * Start the dashboard server as a scoped resource: listening when this succeeds, closed (connections and the
+ * live-update poller included) when the scope closes.
+ * @category server
+ */
+export const serve = (options: ServeOptions): Effect.Effect<Dashboard, DashboardError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const store = yield* Runs.load(options.runsDir)
+    const host = options.host ?? "127.0.0.1"
+    const pollMs = options.pollMs ?? 1000
+    const clients = new Set<http.ServerResponse>()
+    const { server, timer } = yield* Effect.acquireRelease(
+      Effect.callback<{ server: http.Server; timer: NodeJS.Timeout }, DashboardError>((resume) => {
+        const server = http.createServer((req, res) => void handler(store, clients)(req, res))
+        server.once("error", (e) => resume(Effect.fail(new DashboardError({ path: `${host}:${options.port ?? 6060}`, reason: `cannot listen: ${e.message}` }))))
+        server.listen(options.port ?? 6060, host, () => {
+          let polling = false
+          let beats = 0
+          // What the SSE clients were last told about, so refreshes made by API requests do not hide changes.
+          let seen = store.versions()
+          const timer = setInterval(() => {
+            if (polling || clients.size === 0) return
+            polling = true
+            store
+              .refresh()
+              .then(() => {
+                const now = store.versions()
+                const changed = [...now].filter(([name, v]) => seen.get(name) !== v).map(([name]) => name)
+                for (const name of seen.keys()) if (!now.has(name)) changed.push(name)
+                seen = now
+                const msg = changed.length > 0 ? `event: update\ndata: ${JSON.stringify({ changed })}\n\n` : ++beats % 15 === 0 ? ": ping\n\n" : ""
+                if (msg !== "") for (const c of clients) c.write(msg)
+              })
+              .catch(() => undefined)
+              .finally(() => {
+                polling = false
+              })
+          }, pollMs)
+          resume(Effect.succeed({ server, timer }))
+        })
+      }),
+      ({ server, timer }) =>
+        Effect.callback<void>((resume) => {
+          clearInterval(timer)
+          for (const c of clients) c.end()
+          clients.clear()
+          server.close(() => resume(Effect.void))
+          server.closeAllConnections()
+        })
+    )
+    void timer
+    const port = (server.address() as AddressInfo).port
+    const shownHost = host.includes(":") ? `[${host}]` : host
+    return { url: `http://${shownHost}:${port}/`, host, port, store }
+  })
+
+/**
+ * Serve until interrupted (Ctrl-C), logging the URL.
+ * @category server
+ */
+export const serveForever = (options: ServeOptions): Effect.Effect<never, DashboardError> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const d = yield* serve(options)
+      process.stderr.write(`Dashboard on ${d.url} (runs: ${path.resolve(options.runsDir)}); Ctrl-C to stop\n`)
+      return yield* Effect.never
+    })
+  )

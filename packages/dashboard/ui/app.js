@@ -1,0 +1,402 @@
+/* global document, window, fetch, EventSource, URLSearchParams, setTimeout, clearTimeout, AutodidactCharts */
+// The live dashboard: runs table (filter, sort, selection), learning curves (uPlot via charts.js), live updates
+// over server-sent events, a NashConv chart for game solvers and an episode viewer. Plain ES module, no build step.
+
+const $ = (id) => document.getElementById(id)
+
+const state = {
+  runs: [],
+  selected: new Set(),
+  touched: false,
+  sort: { key: "name", dir: 1 },
+  filter: "",
+  chart: undefined,
+  nashChart: undefined,
+  updates: 0,
+  episode: undefined,
+  step: 0
+}
+
+// Exposed for tests and for poking at from the devtools console.
+window.autodidact = state
+
+const numberCols = new Set(["seed", "steps", "episodes", "bestReturn", "lastReturn", "meanReturnLast100", "wallSeconds"])
+
+async function getJson(url) {
+  const res = await fetch(url)
+  if (!res.ok) throw new Error(url + ": " + res.status)
+  return res.json()
+}
+
+function fmtCell(key, v) {
+  if (v == null) return ""
+  if (key === "wallSeconds") return v.toFixed(1)
+  if (typeof v === "number" && !Number.isInteger(v)) return v.toFixed(2)
+  return String(v)
+}
+
+function visibleRuns() {
+  const f = state.filter.toLowerCase()
+  const rows = state.runs.filter((r) => f === "" || [r.name, r.env, r.algo, r.status, String(r.seed)].some((s) => s.toLowerCase().includes(f)))
+  const { key, dir } = state.sort
+  rows.sort((a, b) => {
+    const x = key === "selected" ? Number(state.selected.has(a.name)) : a[key]
+    const y = key === "selected" ? Number(state.selected.has(b.name)) : b[key]
+    if (x == null && y == null) return 0
+    if (x == null) return 1
+    if (y == null) return -1
+    return (typeof x === "number" ? x - y : String(x).localeCompare(String(y))) * dir
+  })
+  return rows
+}
+
+function renderTable() {
+  const tbody = $("runs").querySelector("tbody")
+  tbody.innerHTML = ""
+  const rows = visibleRuns()
+  const colorOf = new Map([...state.selected].map((n, i) => [n, AutodidactCharts.color(i)]))
+  for (const r of rows) {
+    const tr = document.createElement("tr")
+    tr.dataset.run = r.name
+    if (r.warnings.length > 0) {
+      tr.classList.add("warn")
+      tr.title = r.warnings.join("; ")
+    }
+    const cb = document.createElement("input")
+    cb.type = "checkbox"
+    cb.checked = state.selected.has(r.name)
+    cb.addEventListener("change", () => {
+      state.touched = true
+      if (cb.checked) state.selected.add(r.name)
+      else state.selected.delete(r.name)
+      renderTable()
+      refreshCharts()
+    })
+    const td0 = document.createElement("td")
+    td0.appendChild(cb)
+    tr.appendChild(td0)
+    for (const key of ["name", "env", "algo", "seed", "steps", "episodes", "bestReturn", "lastReturn", "meanReturnLast100", "wallSeconds", "status"]) {
+      const td = document.createElement("td")
+      td.className = key + (numberCols.has(key) ? " num" : "") + (key === "status" ? " status-" + r.status : "")
+      if (key === "name" && colorOf.has(r.name)) {
+        const sw = document.createElement("span")
+        sw.className = "swatch"
+        sw.style.background = colorOf.get(r.name)
+        td.appendChild(sw)
+      }
+      td.appendChild(document.createTextNode(fmtCell(key, r[key])))
+      tr.appendChild(td)
+    }
+    tbody.appendChild(tr)
+  }
+  for (const th of $("runs").querySelectorAll("th")) {
+    th.classList.toggle("sorted-asc", th.dataset.key === state.sort.key && state.sort.dir === 1)
+    th.classList.toggle("sorted-desc", th.dataset.key === state.sort.key && state.sort.dir === -1)
+  }
+  $("run-count").textContent = rows.length + " of " + state.runs.length + " runs, " + state.selected.size + " selected"
+}
+
+function updateMetricOptions() {
+  const sel = $("metric")
+  const metrics = new Set()
+  for (const r of state.runs) for (const m of r.metrics) metrics.add(m)
+  const list = [...metrics].sort()
+  const current = sel.value || (metrics.has("episodeReturn") ? "episodeReturn" : list[0] || "")
+  if (sel.options.length === list.length && list.every((m, i) => sel.options[i].value === m)) return
+  sel.innerHTML = ""
+  for (const m of list) {
+    const o = document.createElement("option")
+    o.value = m
+    o.textContent = m
+    sel.appendChild(o)
+  }
+  sel.value = metrics.has(current) ? current : list[0] || ""
+}
+
+async function loadRuns() {
+  const body = await getJson("/api/runs")
+  state.runs = body.runs
+  $("root").textContent = body.root
+  const names = new Set(body.runs.map((r) => r.name))
+  for (const n of [...state.selected]) if (!names.has(n)) state.selected.delete(n)
+  if (!state.touched) for (const r of body.runs.slice(0, 10)) state.selected.add(r.name)
+  updateMetricOptions()
+  renderTable()
+  updateViewerRuns()
+}
+
+function seriesUrl(metric, smoothing, maxPoints, bands) {
+  const p = new URLSearchParams({ metric, x: $("xaxis").value, smoothing: String(smoothing), maxPoints: String(maxPoints), bands: bands ? "1" : "0" })
+  for (const n of state.selected) p.append("run", n)
+  return "/api/series?" + p.toString()
+}
+
+async function loadChart() {
+  const el = $("chart")
+  const metric = $("metric").value
+  if (state.selected.size === 0 || metric === "") {
+    if (state.chart) state.chart.destroy()
+    state.chart = undefined
+    el.innerHTML = '<p class="empty">Select runs in the table to plot them.</p>'
+    return
+  }
+  const grouped = $("group").checked
+  // Keep the joined table small: n series × points each.
+  const maxPoints = Math.max(150, Math.min(2000, Math.floor(40000 / state.selected.size)))
+  const result = await getJson(seriesUrl(metric, Number($("smoothing").value), maxPoints, grouped))
+  const key = [metric, $("xaxis").value, grouped, $("spread").value, $("logy").checked, [...state.selected].join("|")].join("/")
+  state.chart = AutodidactCharts.render(el, result, {
+    mode: grouped ? "bands" : "runs",
+    spread: $("spread").value,
+    logY: $("logy").checked,
+    width: Math.max(400, el.clientWidth || 800),
+    height: 380,
+    previous: state.chart,
+    key
+  })
+  state.lastResult = result
+  el.dataset.points = String(result.series.reduce((s, r) => s + r.x.length, 0))
+}
+
+async function loadNash() {
+  const runs = state.runs.filter((r) => state.selected.has(r.name) && r.metrics.includes("nashConv"))
+  $("nash-section").hidden = runs.length === 0
+  if (runs.length === 0) return
+  const p = new URLSearchParams({ metric: "nashConv", x: "step", smoothing: "0", maxPoints: "2000" })
+  for (const r of runs) p.append("run", r.name)
+  const result = await getJson("/api/series?" + p.toString())
+  const xs = result.series.flatMap((s) => s.x)
+  const el = $("nash-chart")
+  state.nashChart = AutodidactCharts.render(el, result, {
+    mode: "runs",
+    logY: true,
+    logX: xs.length > 0 && xs.every((x) => x > 0),
+    title: "NashConv",
+    width: Math.max(400, el.clientWidth || 800),
+    height: 320,
+    previous: state.nashChart,
+    key: runs.map((r) => r.name).join("|")
+  })
+}
+
+let chartTimer
+function refreshCharts() {
+  clearTimeout(chartTimer)
+  chartTimer = setTimeout(() => {
+    Promise.all([loadChart(), loadNash()]).catch((e) => console.error(e))
+  }, 30)
+}
+
+// ---------- live updates ----------
+function connect() {
+  const es = new EventSource("/api/events")
+  es.addEventListener("open", () => {
+    $("live").textContent = "live"
+    $("live").classList.add("on")
+  })
+  es.addEventListener("error", () => {
+    $("live").textContent = "reconnecting…"
+    $("live").classList.remove("on")
+  })
+  let timer
+  es.addEventListener("update", () => {
+    clearTimeout(timer)
+    timer = setTimeout(async () => {
+      await loadRuns()
+      await Promise.all([loadChart(), loadNash()])
+      state.updates++
+      document.body.dataset.updates = String(state.updates)
+    }, 100)
+  })
+}
+
+// ---------- episode viewer ----------
+function updateViewerRuns() {
+  const withTraj = state.runs.filter((r) => r.hasTrajectories)
+  $("viewer").hidden = withTraj.length === 0
+  const sel = $("traj-run")
+  const current = sel.value
+  if (sel.options.length === withTraj.length && withTraj.every((r, i) => sel.options[i].value === r.name)) return
+  sel.innerHTML = ""
+  for (const r of withTraj) {
+    const o = document.createElement("option")
+    o.value = r.name
+    o.textContent = r.name
+    sel.appendChild(o)
+  }
+  if (withTraj.length > 0) {
+    sel.value = withTraj.some((r) => r.name === current) ? current : withTraj[0].name
+    loadTrajectoryFiles().catch((e) => console.error(e))
+  }
+}
+
+async function loadTrajectoryFiles() {
+  const body = await getJson("/api/trajectories?run=" + encodeURIComponent($("traj-run").value))
+  const sel = $("traj-file")
+  sel.innerHTML = ""
+  for (const f of body.files) {
+    const o = document.createElement("option")
+    o.value = f.file
+    o.textContent = f.file + " (" + f.episodes + ")"
+    o.dataset.episodes = String(f.episodes)
+    sel.appendChild(o)
+  }
+  await loadEpisode()
+}
+
+async function loadEpisode() {
+  const file = $("traj-file").value
+  if (!file) return
+  const p = new URLSearchParams({ run: $("traj-run").value, file, index: $("traj-episode").value })
+  state.episode = await getJson("/api/trajectory?" + p.toString())
+  state.step = 0
+  const n = state.episode.steps.length
+  $("step-slider").max = String(n)
+  $("episode-meta").textContent =
+    (state.episode.envId || "") + " · return " + state.episode.return + " · length " + state.episode.length + (state.episode.task ? " · task: " + state.episode.task : "")
+  drawStep()
+}
+
+function observationAt(ep, i) {
+  if (i < ep.steps.length) return ep.steps[i].observation
+  return ep.finalObservation !== undefined ? ep.finalObservation : ep.steps.length > 0 ? ep.steps[ep.steps.length - 1].observation : undefined
+}
+
+const frozenLakeMap = ["SFFF", "FHFH", "FFFH", "HFFG"]
+const gridChars = " #.$@*+"
+
+function gridText(ep, obs, step) {
+  const render = step && step.info && typeof step.info.render === "string" ? step.info.render : undefined
+  if (render !== undefined) return render
+  if (typeof obs === "string") return obs
+  if (/FrozenLake/.test(ep.envId || "") && typeof obs === "number") {
+    return frozenLakeMap.map((row, r) => [...row].map((c, col) => (r * 4 + col === obs ? "@" : c)).join("")).join("\n")
+  }
+  if (Array.isArray(obs) && Array.isArray(obs[0])) {
+    return obs.map((row) => row.map((v) => (typeof v === "number" ? gridChars[v] || String(v) : String(v))).join("")).join("\n")
+  }
+  return JSON.stringify(obs)
+}
+
+function drawCartPole(canvas, obs) {
+  const ctx = canvas.getContext("2d")
+  const w = canvas.width
+  const h = canvas.height
+  ctx.clearRect(0, 0, w, h)
+  const scale = w / 4.8
+  const cx = w / 2 + obs[0] * scale
+  const cy = h * 0.75
+  ctx.strokeStyle = "#999"
+  ctx.beginPath()
+  ctx.moveTo(0, cy + 10)
+  ctx.lineTo(w, cy + 10)
+  ctx.stroke()
+  ctx.fillStyle = "#333"
+  ctx.fillRect(cx - 25, cy - 10, 50, 20)
+  const len = scale * 1.0
+  ctx.strokeStyle = "#c87533"
+  ctx.lineWidth = 6
+  ctx.beginPath()
+  ctx.moveTo(cx, cy - 10)
+  ctx.lineTo(cx + Math.sin(obs[2]) * len, cy - 10 - Math.cos(obs[2]) * len)
+  ctx.stroke()
+  ctx.lineWidth = 1
+}
+
+function drawStep() {
+  const ep = state.episode
+  if (!ep) return
+  const n = ep.steps.length
+  const i = Math.max(0, Math.min(state.step, n))
+  state.step = i
+  $("step-slider").value = String(i)
+  const step = ep.steps[i]
+  $("step-label").textContent = "step " + i + " / " + n + (step ? " · action " + JSON.stringify(step.action) + " · reward " + step.reward : " · end")
+  const view = $("episode-view")
+  const obs = observationAt(ep, i)
+  const isText = typeof obs === "string" && ep.task !== undefined
+  if (/CartPole/.test(ep.envId || "") && Array.isArray(obs) && obs.length === 4) {
+    let canvas = view.querySelector("canvas")
+    if (!canvas) {
+      view.innerHTML = ""
+      canvas = document.createElement("canvas")
+      canvas.width = 480
+      canvas.height = 200
+      view.appendChild(canvas)
+    }
+    drawCartPole(canvas, obs)
+  } else if (isText) {
+    view.innerHTML = ""
+    const box = document.createElement("div")
+    box.className = "transcript"
+    ep.steps.forEach((s, k) => {
+      const turn = document.createElement("div")
+      turn.className = "turn" + (k === i ? " current" : "")
+      turn.textContent = String(s.observation) + "\n> " + (typeof s.action === "string" ? s.action : JSON.stringify(s.action)) + "   (reward " + s.reward + ")"
+      box.appendChild(turn)
+    })
+    view.appendChild(box)
+  } else {
+    view.innerHTML = ""
+    const pre = document.createElement("div")
+    pre.className = "frame"
+    pre.textContent = gridText(ep, obs, step)
+    view.appendChild(pre)
+  }
+}
+
+// ---------- wiring ----------
+function wire() {
+  $("filter").addEventListener("input", (e) => {
+    state.filter = e.target.value
+    renderTable()
+  })
+  $("select-all").addEventListener("change", (e) => {
+    state.touched = true
+    for (const r of visibleRuns()) {
+      if (e.target.checked) state.selected.add(r.name)
+      else state.selected.delete(r.name)
+    }
+    renderTable()
+    refreshCharts()
+  })
+  for (const th of $("runs").querySelectorAll("th")) {
+    th.addEventListener("click", () => {
+      const key = th.dataset.key
+      state.sort = { key, dir: state.sort.key === key ? -state.sort.dir : 1 }
+      renderTable()
+    })
+  }
+  $("smoothing").addEventListener("input", (e) => {
+    $("smoothing-value").textContent = Number(e.target.value).toFixed(2)
+    refreshCharts()
+  })
+  for (const id of ["metric", "xaxis", "group", "spread", "logy"]) $(id).addEventListener("change", refreshCharts)
+  $("traj-run").addEventListener("change", () => loadTrajectoryFiles().catch((e) => console.error(e)))
+  $("traj-file").addEventListener("change", () => loadEpisode().catch((e) => console.error(e)))
+  $("traj-episode").addEventListener("change", () => loadEpisode().catch((e) => console.error(e)))
+  $("step-prev").addEventListener("click", () => {
+    state.step--
+    drawStep()
+  })
+  $("step-next").addEventListener("click", () => {
+    state.step++
+    drawStep()
+  })
+  $("step-slider").addEventListener("input", (e) => {
+    state.step = Number(e.target.value)
+    drawStep()
+  })
+}
+
+wire()
+loadRuns()
+  .then(() => Promise.all([loadChart(), loadNash()]))
+  .then(() => {
+    document.body.dataset.ready = "1"
+  })
+  .catch((e) => {
+    console.error(e)
+    document.body.dataset.error = String(e)
+  })
+connect()

@@ -1,0 +1,315 @@
+/**
+ * The skill library: admission (compile, own tests in the sandbox, optional verifier), versions with rollback,
+ * retrieval by description embedding, composition through a granted `callSkill`, and durable storage as a directory
+ * of plain files (one `<name>.js` with the active source and one `<name>.json` with the metadata and every version),
+ * written atomically with `AtomicFile` — the same layout `export`/`import` use, so a library is reviewable in a PR.
+ *
+ * **Why files and not the ExperienceStore**: skills are few (thousands), change rarely and are reviewed by people;
+ * a directory of atomic files is durable, diffable, and needs no database. Retrieval embeds descriptions in memory
+ * with memory's `Embedder` service (the local hashed embedder by default).
+ *
+ * **Details**
+ * - `admit(spec)`: a new skill or a new version is admitted only if it compiles, passes all its tests in the sandbox
+ *   and (if given) the verifier; otherwise the result is `{ admitted: false, reason }` and the active version is
+ *   unchanged. Admitted versions are numbered 1, 2, ...; `rollback(name, version)` makes any of them active.
+ * - `call(name, args, host)`: runs the active version in the sandbox with the caller's host functions plus
+ *   `callSkill(name, args)`, which calls another admitted skill (host functions are passed on); a cycle (a skill
+ *   already on the call stack) or a depth above `maxCallDepth` is refused with `HostCallError`.
+ *
+ * @see Wang et al., "Voyager: An Open-Ended Embodied Agent with Large Language Models", arXiv:2305.16291 (Sec. 2.2)
+ * @since 0.1.0
+ */
+import { AtomicFile } from "@autodidact/core"
+import { Embedder } from "@autodidact/memory"
+import { Data, Effect, Schema } from "effect"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as Sandbox from "./Sandbox.js"
+import * as Skill from "./Skill.js"
+
+/** Why a skill was not admitted. */
+export class AdmissionError extends Data.TaggedError("AdmissionError")<{
+  readonly name: string
+  readonly stage: "name" | "compile" | "test" | "verifier"
+  readonly reason: string
+}> {}
+
+/** A skill or version that does not exist. */
+export class SkillNotFoundError extends Data.TaggedError("SkillNotFoundError")<{
+  readonly name: string
+  readonly version?: number
+}> {}
+
+/** Storage failed. */
+export class SkillStorageError extends Data.TaggedError("SkillStorageError")<{ readonly path: string; readonly reason: string }> {}
+
+/**
+ * A verifier: a rule function or a reward-model-like scorer. Return `true`/`false`, or a score that must reach
+ * `threshold` (default 0.5).
+ */
+export type Verifier = (spec: Skill.SkillSpec, sandbox: Sandbox.Sandbox["Service"]) => Effect.Effect<boolean | number, unknown>
+
+/** Library options. */
+export interface LibraryOptions {
+  /** Directory for durable storage (omit for an in-memory library). */
+  readonly directory?: string
+  readonly verifier?: Verifier
+  readonly verifierThreshold?: number
+  /** Maximum nesting of `callSkill` (default 4). */
+  readonly maxCallDepth?: number
+}
+
+/** A retrieval hit. */
+export interface Hit {
+  readonly name: string
+  readonly score: number
+  readonly spec: Skill.SkillSpec
+}
+
+const now = () => new Date().toISOString()
+const decodeRecord = Schema.decodeUnknownSync(Skill.SkillRecord)
+
+const deepEqual = (a: unknown, b: unknown): boolean => JSON.stringify(canon(a)) === JSON.stringify(canon(b))
+const canon = (v: unknown): unknown =>
+  Array.isArray(v) ? v.map(canon) : v !== null && typeof v === "object"
+    ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
+    : v
+
+/** Host functions that replay a test's scripted responses. */
+const scriptedHost = (script: Readonly<Record<string, ReadonlyArray<unknown>>> | undefined): Record<string, Sandbox.HostFunction> => {
+  const out: Record<string, Sandbox.HostFunction> = {}
+  for (const [name, values] of Object.entries(script ?? {})) {
+    let i = 0
+    out[name] = () => {
+      if (i >= values.length) throw new Sandbox.HostCallError({ fn: name, reason: "the test script has no more responses" })
+      return values[i++]
+    }
+  }
+  return out
+}
+
+/**
+ * A skill library over a sandbox and an embedder.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export class SkillLibrary {
+  private readonly records = new Map<string, Skill.SkillRecord>()
+  private readonly vectors = new Map<string, Float32Array>()
+  readonly maxCallDepth: number
+
+  private constructor(
+    readonly sandbox: Sandbox.Sandbox["Service"],
+    readonly embedder: Embedder.Embedder["Service"],
+    readonly options: LibraryOptions
+  ) {
+    this.maxCallDepth = options.maxCallDepth ?? 4
+  }
+
+  /** Open a library (loading `directory` if it exists). Needs `Sandbox` and `Embedder`. */
+  static make = (options: LibraryOptions = {}) =>
+    Effect.gen(function*() {
+      const lib = new SkillLibrary(yield* Sandbox.Sandbox, yield* Embedder.Embedder, options)
+      if (options.directory !== undefined) yield* lib.importDirectory(options.directory, { persist: false })
+      return lib
+    })
+
+  /** Names of all skills. */
+  names(): ReadonlyArray<string> {
+    return [...this.records.keys()].sort()
+  }
+
+  /** The stored record (versions, active version, stats). */
+  get(name: string): Skill.SkillRecord | undefined {
+    return this.records.get(name)
+  }
+
+  /** The active spec of a skill. */
+  active(name: string): Skill.SkillSpec | undefined {
+    const r = this.records.get(name)
+    return r?.versions.find((v) => v.version === r.active)?.spec
+  }
+
+  /** Check a spec without admitting it: name, compilation, own tests, verifier. */
+  check(spec: Skill.SkillSpec): Effect.Effect<number | undefined, AdmissionError> {
+    return Effect.gen({ self: this }, function*() {
+      const fail = (stage: AdmissionError["stage"], reason: string) => new AdmissionError({ name: spec.name, stage, reason })
+      if (!Skill.isValidName(spec.name)) return yield* fail("name", `invalid skill name ${JSON.stringify(spec.name)}`)
+      yield* this.sandbox.run({ source: spec.source, compileOnly: true }).pipe(Effect.mapError((e) => fail("compile", e.message)))
+      if (spec.tests.length === 0) return yield* fail("test", "a skill needs at least one test")
+      for (const [i, t] of spec.tests.entries()) {
+        const label = t.name ?? `test ${i}`
+        const got = yield* this.sandbox
+          .run({ source: spec.source, ...(spec.entry !== undefined ? { entry: spec.entry } : {}), args: t.input, host: { ...scriptedHost(t.host), callSkill: this.callSkillHost([spec.name], {}) } })
+          .pipe(Effect.mapError((e) => fail("test", `${label}: ${e._tag}: ${e.message}`)))
+        if (!deepEqual(got, t.expected)) return yield* fail("test", `${label}: expected ${JSON.stringify(t.expected)}, got ${JSON.stringify(got)}`)
+      }
+      if (this.options.verifier === undefined) return undefined
+      const v = yield* this.options.verifier(spec, this.sandbox).pipe(Effect.mapError((e) => fail("verifier", String(e))))
+      const threshold = this.options.verifierThreshold ?? 0.5
+      if (v === false || (typeof v === "number" && !(v >= threshold))) return yield* fail("verifier", `rejected (${String(v)})`)
+      return typeof v === "number" ? v : undefined
+    })
+  }
+
+  /** Admit a new skill or a new version; a failing spec never replaces a working version. */
+  admit(spec: Skill.SkillSpec): Effect.Effect<Skill.SkillVersion, AdmissionError | SkillStorageError> {
+    return Effect.gen({ self: this }, function*() {
+      const score = yield* this.check(spec)
+      const prev = this.records.get(spec.name)
+      const version: Skill.SkillVersion = {
+        version: (prev?.versions.reduce((m, v) => Math.max(m, v.version), 0) ?? 0) + 1,
+        spec,
+        admittedAt: now(),
+        ...(score !== undefined ? { verifierScore: score } : {})
+      }
+      const record: Skill.SkillRecord = {
+        name: spec.name,
+        active: version.version,
+        versions: [...(prev?.versions ?? []), version],
+        stats: prev?.stats ?? { calls: 0, successes: 0, meanReturn: 0 }
+      }
+      yield* this.put(record)
+      return version
+    })
+  }
+
+  /** Make `version` the active version. */
+  rollback(name: string, version: number): Effect.Effect<void, SkillNotFoundError | SkillStorageError> {
+    const r = this.records.get(name)
+    if (r === undefined || !r.versions.some((v) => v.version === version)) return Effect.fail(new SkillNotFoundError({ name, version }))
+    return this.put({ ...r, active: version })
+  }
+
+  /** Record the outcome of a use (for usage statistics: calls, successes, mean return). */
+  recordUse(name: string, outcome: { readonly success: boolean; readonly return?: number }): Effect.Effect<void, SkillNotFoundError | SkillStorageError> {
+    const r = this.records.get(name)
+    if (r === undefined) return Effect.fail(new SkillNotFoundError({ name }))
+    const calls = r.stats.calls + 1
+    const ret = outcome.return ?? 0
+    return this.put({
+      ...r,
+      stats: { calls, successes: r.stats.successes + (outcome.success ? 1 : 0), meanReturn: r.stats.meanReturn + (ret - r.stats.meanReturn) / calls }
+    })
+  }
+
+  /** Call the active version of a skill with the caller's host functions (plus `callSkill`). */
+  call(name: string, args: unknown, host: Readonly<Record<string, Sandbox.HostFunction>> = {}): Effect.Effect<unknown, Sandbox.SandboxError | SkillNotFoundError> {
+    return this.callAt([], name, args, host)
+  }
+
+  private callAt(
+    stack: ReadonlyArray<string>,
+    name: string,
+    args: unknown,
+    host: Readonly<Record<string, Sandbox.HostFunction>>
+  ): Effect.Effect<unknown, Sandbox.SandboxError | SkillNotFoundError> {
+    const spec = this.active(name)
+    if (spec === undefined) return Effect.fail(new SkillNotFoundError({ name }))
+    const path = [...stack, name]
+    return this.sandbox.run({
+      source: spec.source,
+      ...(spec.entry !== undefined ? { entry: spec.entry } : {}),
+      args,
+      host: { ...host, callSkill: this.callSkillHost(path, host) }
+    })
+  }
+
+  private callSkillHost(path: ReadonlyArray<string>, host: Readonly<Record<string, Sandbox.HostFunction>>): Sandbox.HostFunction {
+    return (name, args) => {
+      if (typeof name !== "string") throw new Sandbox.HostCallError({ fn: "callSkill", reason: "the skill name must be a string" })
+      if (path.includes(name)) throw new Sandbox.HostCallError({ fn: "callSkill", reason: `cycle: ${[...path, name].join(" -> ")}` })
+      if (path.length >= this.maxCallDepth) throw new Sandbox.HostCallError({ fn: "callSkill", reason: `call depth above ${this.maxCallDepth}` })
+      return Effect.runPromise(
+        this.callAt(path, name, args, host).pipe(
+          Effect.mapError((e) => new Sandbox.HostCallError({ fn: "callSkill", reason: `${name}: ${e._tag}: ${"message" in e ? e.message : ""}` }))
+        )
+      )
+    }
+  }
+
+  /** The `k` skills whose descriptions are nearest to `query` (cosine), optionally filtered. */
+  retrieve(query: string, options: { readonly k?: number; readonly tags?: ReadonlyArray<string>; readonly filter?: (r: Skill.SkillRecord) => boolean } = {}) {
+    return Effect.gen({ self: this }, function*() {
+      const [q] = yield* this.embedder.embed([query])
+      const hits: Array<Hit> = []
+      for (const [name, r] of this.records) {
+        if (options.filter !== undefined && !options.filter(r)) continue
+        const spec = this.active(name)!
+        if (options.tags !== undefined && !options.tags.every((t) => spec.tags?.includes(t))) continue
+        const v = this.vectors.get(name)!
+        let s = 0
+        for (let i = 0; i < v.length; i++) s += v[i] * q[i]
+        hits.push({ name, score: s, spec })
+      }
+      hits.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : 1))
+      return hits.slice(0, options.k ?? 5)
+    })
+  }
+
+  /** Write every skill as `<name>.js` + `<name>.json` into `directory`. */
+  exportDirectory(directory: string): Effect.Effect<void, SkillStorageError> {
+    return Effect.forEach([...this.records.values()], (r) => this.writeFiles(directory, r), { discard: true })
+  }
+
+  /**
+   * Load `<name>.json` files from `directory` (the `.js` file, if present, must match the active source: it is what a
+   * reviewer reads). Loaded skills are re-checked only when `recheck` is set.
+   */
+  importDirectory(
+    directory: string,
+    options: { readonly persist?: boolean; readonly recheck?: boolean } = {}
+  ): Effect.Effect<ReadonlyArray<string>, SkillStorageError | AdmissionError> {
+    return Effect.gen({ self: this }, function*() {
+      const names: Array<string> = []
+      if (!fs.existsSync(directory)) return names
+      for (const file of fs.readdirSync(directory).filter((f) => f.endsWith(".json")).sort()) {
+        const path = nodePath.join(directory, file)
+        const record = yield* Effect.try({
+          try: () => decodeRecord(JSON.parse(fs.readFileSync(path, "utf8"))),
+          catch: (e) => new SkillStorageError({ path, reason: String(e) })
+        })
+        const jsPath = nodePath.join(directory, `${record.name}.js`)
+        const active = record.versions.find((v) => v.version === record.active)
+        if (active === undefined) return yield* new SkillStorageError({ path, reason: `active version ${record.active} missing` })
+        if (fs.existsSync(jsPath) && fs.readFileSync(jsPath, "utf8") !== active.spec.source) {
+          return yield* new SkillStorageError({ path: jsPath, reason: "the .js file differs from the active version's source in the .json" })
+        }
+        if (options.recheck === true) yield* this.check(active.spec)
+        if (options.persist === false) yield* this.index(record)
+        else yield* this.put(record)
+        names.push(record.name)
+      }
+      return names
+    })
+  }
+
+  private index(record: Skill.SkillRecord): Effect.Effect<void> {
+    const spec = record.versions.find((v) => v.version === record.active)!.spec
+    return this.embedder.embed([`${spec.name.replace(/[-_]/g, " ")}: ${spec.description}`]).pipe(
+      Effect.orDie,
+      Effect.map(([v]) => {
+        this.records.set(record.name, record)
+        this.vectors.set(record.name, v)
+      })
+    )
+  }
+
+  private put(record: Skill.SkillRecord): Effect.Effect<void, SkillStorageError> {
+    const write = this.options.directory !== undefined ? this.writeFiles(this.options.directory, record) : Effect.void
+    return Effect.andThen(write, this.index(record))
+  }
+
+  private writeFiles(directory: string, record: Skill.SkillRecord): Effect.Effect<void, SkillStorageError> {
+    return Effect.try({
+      try: () => {
+        const active = record.versions.find((v) => v.version === record.active)!
+        // metadata first: it is the source of truth (it holds every version's source)
+        AtomicFile.writeSync(nodePath.join(directory, `${record.name}.json`), JSON.stringify(record, null, 2) + "\n")
+        AtomicFile.writeSync(nodePath.join(directory, `${record.name}.js`), active.spec.source)
+      },
+      catch: (e) => new SkillStorageError({ path: directory, reason: String(e) })
+    })
+  }
+}

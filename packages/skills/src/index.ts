@@ -1,0 +1,9 @@
+/**
+ * @autodidact/skills — a Voyager-style skill library (Wang et al. 2023, arXiv:2305.16291): sandboxed skills with
+ * schemas, tests and provenance; admission, versions and rollback; retrieval; skills as options; discovery.
+ *
+ * @since 0.1.0
+ */
+export * as Sandbox from "./Sandbox.js"
+export * as Skill from "./Skill.js"
+export * as SkillLibrary from "./SkillLibrary.js"
