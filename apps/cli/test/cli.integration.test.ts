@@ -2,7 +2,9 @@
  * End-to-end tests of the `autodidact` command: each runs the real bin (as `npx autodidact` does) in a child
  * process and checks what it prints with `--json` and what it writes to the run directory.
  */
+import { Trajectory } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -107,6 +109,33 @@ describe("autodidact CLI", () => {
     const again = cli("train", "--total-steps", "512", "--out", out, "--json")
     expect(again.code).not.toBe(0)
     expect(again.stderr).toContain("RunDirectoryError")
+  })
+
+  it("train --save-trajectories writes evaluation episodes in the core Trajectory schema", () => {
+    const out = path.join(tmp(), "run")
+    const r = cli("train", "--env", "CartPole-v1", "--seed", "2", "--total-steps", "1024", "--save-trajectories", "3", "--out", out, "--json")
+    expect(r.code, r.stderr).toBe(0)
+    const file = path.join(out, "trajectories", "eval.jsonl")
+    expect(r.json()[0]).toMatchObject({ trajectories: file })
+    const lines = fs.readFileSync(file, "utf8").split("\n").filter((l) => l.length > 0)
+    expect(lines).toHaveLength(3)
+    const decode = Schema.decodeUnknownSync(Trajectory.Trajectory)
+    for (const line of lines) {
+      const ep = decode(JSON.parse(line))
+      expect(ep.envId).toBe("CartPole-v1")
+      expect(ep.length).toBe(ep.steps.length)
+      expect(ep.length).toBeGreaterThanOrEqual(8)
+      expect(ep.return).toBe(ep.length) // +1 per step
+      const last = ep.steps[ep.steps.length - 1]!
+      expect(last.terminated || last.truncated).toBe(true)
+      for (const s of ep.steps) {
+        expect(Array.isArray(s.observation) && (s.observation as Array<unknown>).length === 4).toBe(true) // [x, x_dot, theta, theta_dot]
+        expect([0, 1]).toContain(s.action)
+        expect(s.reward).toBe(1)
+      }
+      expect(Array.isArray(ep.finalObservation)).toBe(true)
+    }
+    expect(cli("train", "--total-steps", "512", "--save-trajectories", "-1", "--out", path.join(tmp(), "bad"), "--json").stderr).toContain("save-trajectories")
   })
 
   it("eval of a corrupted checkpoint fails with a typed error and does not crash", () => {

@@ -42,6 +42,8 @@ export interface ReportChart {
   readonly mode: "runs" | "bands"
   readonly logY: boolean
   readonly logX: boolean
+  /** The x axis' name when it is not the series' own ("step" / "wall seconds"), e.g. "iteration" for NashConv. */
+  readonly xLabel?: string
   readonly result: Runs.SeriesResult
 }
 
@@ -75,7 +77,7 @@ export const charts = (store: Runs.RunStore, options: { readonly smoothing?: num
     const perRun = summaries.filter((s) => s.metrics.includes("nashConv")).map((s) => s.name)
     const result = store.series({ metric: "nashConv", runs: perRun, smoothing: 0, maxPoints })
     const logX = result.series.every((s) => s.x.every((x) => x > 0))
-    out.push({ title: "NashConv vs iterations", mode: "runs", logY: true, logX, result })
+    out.push({ title: "NashConv vs iterations", mode: "runs", logY: true, logX, xLabel: "iteration", result })
   }
   return out
 }

@@ -20,6 +20,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { DashboardError } from "./Errors.js"
+import * as Library from "./Library.js"
 import { MetricsReader } from "./Metrics.js"
 import * as Series from "./Series.js"
 
@@ -43,6 +44,8 @@ export interface RunSummary {
   readonly metrics: ReadonlyArray<string>
   readonly warnings: ReadonlyArray<string>
   readonly hasTrajectories: boolean
+  /** The run directory holds a `skills/` library, a `memory/` store or a `memory-summary.json` (see {@link Library}). */
+  readonly hasLibrary: boolean
   readonly startedAt: string | null
 }
 
@@ -133,7 +136,8 @@ export const discover = async (root: string): Promise<Array<string>> => {
       found.push(rel.split(path.sep).join("/"))
       return
     }
-    if (depth >= 3) return
+    // a PGlite (Postgres) data directory, e.g. an experience store: nothing to find inside
+    if (depth >= 3 || entries.some((e) => e.isFile() && e.name === "PG_VERSION")) return
     for (const e of entries) if (e.isDirectory() && !skipDirs.has(e.name) && !e.name.startsWith(".")) await walk(path.join(rel, e.name), depth + 1)
   }
   await walk("", 0)
@@ -294,6 +298,7 @@ export class RunStore {
         metrics: [...r.columns.keys()].sort(),
         warnings,
         hasTrajectories: fs.existsSync(path.join(c.dir, "trajectories")),
+        hasLibrary: Library.present(c.dir),
         startedAt: str(cfg["startedAt"]) ?? null
       })
     }

@@ -6,6 +6,7 @@
  * - `GET /api/runs` → `{ root, runs: RunSummary[] }`
  * - `GET /api/series?metric=episodeReturn&run=a&run=b&x=step|wall&smoothing=0.6&maxPoints=2000&bands=1` → `SeriesResult`
  * - `GET /api/trajectories?run=a` → `{ files: [{ file, episodes }] }`; `GET /api/trajectory?run=a&file=f.jsonl&index=0`
+ * - `GET /api/library?run=a` → memory and skills of run `a` (without `run`: of the runs directory), see {@link Library}
  * - `GET /api/events` → `text/event-stream`, an `update` event `{ changed: string[] }` whenever metrics grow or
  *   runs appear (polling file sizes every `pollMs`)
  *
@@ -26,6 +27,7 @@ import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { uiDir, uplotDir } from "./Assets.js"
 import { DashboardError } from "./Errors.js"
+import * as Library from "./Library.js"
 import * as Runs from "./Runs.js"
 
 /** Options of {@link serve}. */
@@ -112,7 +114,7 @@ export const handler = (store: Runs.RunStore, clients: Set<http.ServerResponse>)
       if (p === "/vendor/uPlot.iife.min.js" || p === "/vendor/uPlot.min.css") return await sendFile(res, uplotDir(), p.slice(8))
       if (p === "/api/runs") {
         await store.refresh()
-        return sendJson(res, { root: path.resolve(store.root), runs: store.summaries() })
+        return sendJson(res, { root: path.resolve(store.root), rootLibrary: Library.present(store.root), runs: store.summaries() })
       }
       if (p === "/api/series") {
         await store.refresh()
@@ -142,6 +144,12 @@ export const handler = (store: Runs.RunStore, clients: Set<http.ServerResponse>)
         const ep = await Runs.trajectory(dir, q.get("file") ?? "", Number(q.get("index") ?? "0"))
         if (ep === undefined) throw new HttpError(404, "no such episode")
         return sendJson(res, ep)
+      }
+      if (p === "/api/library") {
+        const name = q.get("run")
+        if (name === null || name === "") return sendJson(res, await Library.read(store.root))
+        await store.refresh()
+        return sendJson(res, await Library.read(runDir(store, name), name))
       }
       if (p === "/api/events") {
         res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })

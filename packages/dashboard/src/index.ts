@@ -3,6 +3,7 @@
  * @since 0.0.0
  */
 export * from "./Errors.js"
+export * as Library from "./Library.js"
 export * as Metrics from "./Metrics.js"
 export * as Report from "./Report.js"
 export * as Runs from "./Runs.js"

@@ -34,13 +34,17 @@ describe("Server", () => {
               status(u + "api/trajectory?run=a&file=" + encodeURIComponent("../../metrics.jsonl")),
               status(u + "ui/..%2f..%2fpackage.json"),
               status(u + "ui/%2e%2e%2f%2e%2e%2fpackage.json"),
-              status(u + "api/series?run=missing")
+              status(u + "api/series?run=missing"),
+              status(u + "api/library?run=..%2F..%2Fetc"),
+              status(u + "api/library?run=missing")
             ])
           )
           for (const c of codes) expect(c).toBeGreaterThanOrEqual(400)
           for (const c of codes) expect(c).toBeLessThan(500)
           expect(yield* Effect.promise(() => status(u + "api/trajectory?run=a&file=eval.jsonl&index=0"))).toBe(200)
           expect(yield* Effect.promise(() => status(u + "vendor/uPlot.iife.min.js"))).toBe(200)
+          const lib = yield* Effect.promise(async () => (await fetch(u + "api/library?run=a")).json())
+          expect(lib).toEqual({ skills: null, memory: null })
           expect(yield* Effect.promise(() => status(u))).toBe(200)
           // an SSE client is connected when the scope closes: closing must not hang
           yield* Effect.promise(async () => {

@@ -14,7 +14,7 @@ import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { chromiumArgs, defaultChromium } from "../src/Report.js"
 import { serve } from "../src/Server.js"
-import { cartPoleConfig, learningRows, tempDir, writeRun } from "./fixtures.js"
+import { cartPoleConfig, learningRows, skillRecord, tempDir, writeMemory, writeRun, writeSkills } from "./fixtures.js"
 
 const chromium = process.env["CHROMIUM_PATH"] ?? defaultChromium
 const hasChromium = fs.existsSync(chromium)
@@ -45,6 +45,22 @@ const frozenLakeEpisode = {
   length: 6
 }
 
+/**
+ * Episodes as `autodidact train --save-trajectories` writes them: core `Trajectory` records with the observation
+ * each action was taken on ([x, x_dot, theta, theta_dot]), the reset seed and the observation after the last step.
+ */
+const trainedCartPole = (seed: number, length: number) => {
+  const obs = (i: number) => [0.02 * i, 0.1, -0.03 + 0.012 * i, 0.05 * Math.sin(i)]
+  return {
+    envId: "CartPole-v1",
+    seed,
+    finalObservation: obs(length),
+    steps: Array.from({ length }, (_, i) => ({ observation: obs(i), action: i % 2, reward: 1, terminated: i === length - 1, truncated: false })),
+    return: length,
+    length
+  }
+}
+
 describe.runIf(hasChromium)("dashboard in Chromium", () => {
   let root: string
   let scope: Scope.Closeable
@@ -57,6 +73,15 @@ describe.runIf(hasChromium)("dashboard in Chromium", () => {
     fs.mkdirSync(shots, { recursive: true })
     root = tempDir()
     for (const s of [1, 2, 3]) writeRun(root, { name: `cartpole-s${s}`, config: cartPoleConfig(s), rows: learningRows(300, s) })
+    fs.mkdirSync(path.join(root, "cartpole-s1", "trajectories"))
+    fs.writeFileSync(path.join(root, "cartpole-s1", "trajectories", "eval.jsonl"), [trainedCartPole(1000, 30), trainedCartPole(1001, 12)].map((e) => JSON.stringify(e) + "\n").join(""))
+    writeSkills(root, [
+      skillRecord("push_box", 3, { calls: 40, successes: 30, meanReturn: 2.5 }, 2),
+      skillRecord("walk_to", 1, { calls: 100, successes: 99, meanReturn: 0.5 }),
+      skillRecord("unused", 1, { calls: 10, successes: 0, meanReturn: -1 })
+    ])
+    writeMemory(root, { trajectory: 12, insight: 4, reflection: 2, tip: 1 })
+    writeMemory(path.join(root, "cartpole-s3"))
     writeRun(root, { name: "kuhn-cfr", config: { command: "games", game: "kuhn_poker", solver: "cfr+" }, rows: Array.from({ length: 100 }, (_, i) => ({ kind: "iteration", iteration: i + 1, nashConv: 0.5 / (i + 1) })) })
     const fl = writeRun(root, { name: "frozenlake", config: { command: "train", env: "FrozenLake-v1", algo: "ppo", seed: 1 }, rows: learningRows(40, 1), tail: '{"kind":"epis' })
     fs.mkdirSync(path.join(fl, "trajectories"))
@@ -139,6 +164,8 @@ describe.runIf(hasChromium)("dashboard in Chromium", () => {
     await page.waitForFunction(() => (window as any).autodidact.lastResult?.bands?.length > 0)
     const labels = await page.$$eval("#chart .u-legend .u-series .u-label", (els) => els.map((e) => e.textContent))
     expect(labels).toContain("CartPole-v1 ppo (n=3)")
+    // the band edges are drawn but not listed
+    expect(labels.filter((l) => / (hi|lo)$/.test(l ?? ""))).toEqual([])
     await page.screenshot({ path: path.join(shots, "02-bands.png"), fullPage: true })
     await page.uncheck("#group")
   })
@@ -147,6 +174,80 @@ describe.runIf(hasChromium)("dashboard in Chromium", () => {
     expect(await page.isVisible("#nash-section")).toBe(true)
     const distr = await page.evaluate(() => (window as any).autodidact.nashChart.scales.y.distr)
     expect(distr).toBe(3)
+    const xLabels = await page.evaluate(() => {
+      const u = (window as any).autodidact.nashChart
+      return [u.axes[0].label, u.series[0].label]
+    })
+    expect(xLabels).toEqual(["iteration", "iteration"])
+  })
+
+  it("shows memory and skills of the runs directory and of a run", async () => {
+    expect(await page.isVisible("#library")).toBe(true)
+    expect(await page.$$eval("#lib-source option", (os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent]))).toEqual([
+      ["", "runs directory"],
+      ["cartpole-s3", "cartpole-s3"]
+    ])
+    await page.waitForSelector("#skills-panel")
+    expect(await page.textContent("#skills-counts")).toBe("3 skills · 5 versions · 150 calls")
+    const top = await page.$$eval("#skills-top tbody tr", (trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td"), (td) => td.textContent)))
+    expect(top).toEqual([
+      ["walk_to", "100", "99%", "0.50", "1 / 1"],
+      ["push_box", "40", "75%", "2.50", "2 / 3"],
+      ["unused", "10", "0%", "-1", "1 / 1"]
+    ])
+    const memory = await page.$$eval("#memory-counts tbody tr", (trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td"), (td) => td.textContent)))
+    expect(memory).toEqual([
+      ["insight", "4"],
+      ["reflection", "2"],
+      ["tip", "1"],
+      ["trajectory", "12"],
+      ["total", "19"]
+    ])
+    await page.locator("#library").screenshot({ path: path.join(shots, "05-memory-skills.png") })
+    await page.selectOption("#lib-source", "cartpole-s3")
+    await page.waitForFunction(() => document.querySelector("#skills-panel") === null && document.querySelector("#memory-panel") !== null)
+    expect(await page.textContent("#memory-panel")).toContain("no memory-summary.json")
+    await page.selectOption("#lib-source", "")
+    await page.waitForSelector("#skills-panel")
+  })
+
+  it("renders CartPole episodes written by train --save-trajectories on a canvas", async () => {
+    expect(await page.isVisible("#viewer")).toBe(true)
+    await page.waitForSelector("#episode-view canvas")
+    expect(await page.inputValue("#traj-run")).toBe("cartpole-s1")
+    expect(await page.$$eval("#traj-file option", (os) => os.map((o) => o.textContent))).toEqual(["eval.jsonl (2)"])
+    expect(await page.textContent("#episode-meta")).toContain("CartPole-v1 · return 30 · length 30")
+    const pixels = () =>
+      page.evaluate(() => {
+        const c = document.querySelector("#episode-view canvas") as HTMLCanvasElement
+        const d = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data
+        let n = 0
+        let h = 0
+        for (let i = 0; i < d.length; i += 4) {
+          if (d[i + 3]! === 0) continue
+          n++
+          h = (h * 31 + i) % 1_000_000_007
+        }
+        return { n, h }
+      })
+    const first = await pixels()
+    expect(first.n).toBeGreaterThan(1000)
+    for (let i = 0; i < 20; i++) await page.click("#step-next")
+    expect(await page.textContent("#step-label")).toContain("step 20 / 30")
+    const later = await pixels()
+    expect(later.h).not.toBe(first.h) // the cart moved and the pole tilted
+    // the end: the final observation is drawn
+    await page.evaluate(() => {
+      const el = document.getElementById("step-slider") as HTMLInputElement
+      el.value = "30"
+      el.dispatchEvent(new Event("input"))
+    })
+    expect(await page.textContent("#step-label")).toContain("step 30 / 30 · end")
+    expect(await page.$("#episode-view canvas")).not.toBeNull()
+    await page.fill("#traj-episode", "1")
+    await page.dispatchEvent("#traj-episode", "change")
+    await page.waitForFunction(() => (document.getElementById("episode-meta")?.textContent ?? "").includes("length 12"))
+    await page.locator("#viewer").screenshot({ path: path.join(shots, "06-cartpole-trained.png") })
   })
 
   it("updates live when rows are appended", async () => {
@@ -164,7 +265,7 @@ describe.runIf(hasChromium)("dashboard in Chromium", () => {
   })
 
   it("steps through episodes in the viewer", async () => {
-    expect(await page.isVisible("#viewer")).toBe(true)
+    await page.selectOption("#traj-run", "frozenlake")
     await page.waitForSelector("#episode-view .frame")
     expect(await page.textContent("#episode-view .frame")).toBe("@FFF\nFHFH\nFFFH\nHFFG")
     await page.click("#step-next")

@@ -57,3 +57,46 @@ export const learningRows = (n: number, seed: number, stepEvery = 20): Array<Rec
   }
   return rows
 }
+
+/** A skill record as `@autodidact/skills` stores it (`<name>.json`), with `n` admitted versions. */
+export const skillRecord = (name: string, n: number, stats: { calls: number; successes: number; meanReturn: number }, active = n) => ({
+  name,
+  active,
+  versions: Array.from({ length: n }, (_, i) => ({
+    version: i + 1,
+    spec: {
+      name,
+      description: `${name} v${i + 1}`,
+      parameters: { type: "object" },
+      result: {},
+      source: `export default (args) => ${i}`,
+      tests: [],
+      provenance: { source: "test" }
+    },
+    admittedAt: new Date(2026, 0, 1 + i).toISOString()
+  })),
+  stats
+})
+
+/** A skill library directory (`<dir>/skills/<name>.json` + `<name>.js`) in the skills package's format. */
+export const writeSkills = (dir: string, records: ReadonlyArray<ReturnType<typeof skillRecord>>): string => {
+  const lib = path.join(dir, "skills")
+  fs.mkdirSync(lib, { recursive: true })
+  for (const r of records) {
+    fs.writeFileSync(path.join(lib, `${r.name}.json`), JSON.stringify(r, null, 2) + "\n")
+    fs.writeFileSync(path.join(lib, `${r.name}.js`), r.versions.find((v) => v.version === r.active)!.spec.source)
+  }
+  return lib
+}
+
+/** A stand-in experience store: a `memory/` folder shaped like a PGlite data directory, with or without counts. */
+export const writeMemory = (dir: string, counts?: Record<string, number>): string => {
+  const store = path.join(dir, "memory")
+  fs.mkdirSync(path.join(store, "base", "1"), { recursive: true })
+  fs.writeFileSync(path.join(store, "PG_VERSION"), "17\n")
+  if (counts !== undefined) {
+    const total = Object.values(counts).reduce((a, b) => a + b, 0)
+    fs.writeFileSync(path.join(store, "memory-summary.json"), JSON.stringify({ counts, total, writtenAt: "2026-01-02T03:04:05.000Z" }) + "\n")
+  }
+  return store
+}

@@ -1,6 +1,6 @@
 /* global document, window, fetch, EventSource, URLSearchParams, setTimeout, clearTimeout, AutodidactCharts */
 // The live dashboard: runs table (filter, sort, selection), learning curves (uPlot via charts.js), live updates
-// over server-sent events, a NashConv chart for game solvers and an episode viewer. Plain ES module, no build step.
+// over server-sent events, a NashConv chart for game solvers, memory & skills panels and an episode viewer. Plain ES module, no build step.
 
 const $ = (id) => document.getElementById(id)
 
@@ -123,6 +123,7 @@ async function loadRuns() {
   updateMetricOptions()
   renderTable()
   updateViewerRuns()
+  updateLibrarySources(body.rootLibrary)
 }
 
 function seriesUrl(metric, smoothing, maxPoints, bands) {
@@ -172,6 +173,7 @@ async function loadNash() {
     logY: true,
     logX: xs.length > 0 && xs.every((x) => x > 0),
     title: "NashConv",
+    xLabel: "iteration",
     width: Math.max(400, el.clientWidth || 800),
     height: 320,
     previous: state.nashChart,
@@ -203,7 +205,7 @@ function connect() {
     clearTimeout(timer)
     timer = setTimeout(async () => {
       await loadRuns()
-      await Promise.all([loadChart(), loadNash()])
+      await Promise.all([loadChart(), loadNash(), $("library").hidden ? undefined : loadLibrary()])
       state.updates++
       document.body.dataset.updates = String(state.updates)
     }, 100)
@@ -241,12 +243,15 @@ async function loadTrajectoryFiles() {
     o.dataset.episodes = String(f.episodes)
     sel.appendChild(o)
   }
+  $("traj-episode").value = "0"
   await loadEpisode()
 }
 
 async function loadEpisode() {
   const file = $("traj-file").value
   if (!file) return
+  const episodes = Number($("traj-file").selectedOptions[0]?.dataset.episodes ?? "1")
+  $("traj-episode").max = String(Math.max(0, episodes - 1))
   const p = new URLSearchParams({ run: $("traj-run").value, file, index: $("traj-episode").value })
   state.episode = await getJson("/api/trajectory?" + p.toString())
   state.step = 0
@@ -345,6 +350,118 @@ function drawStep() {
   }
 }
 
+// ---------- memory & skills ----------
+function updateLibrarySources(rootLibrary) {
+  const sources = (rootLibrary ? [{ value: "", label: "runs directory" }] : []).concat(
+    state.runs.filter((r) => r.hasLibrary).map((r) => ({ value: r.name, label: r.name }))
+  )
+  $("library").hidden = sources.length === 0
+  const sel = $("lib-source")
+  const current = sel.value
+  if (sel.options.length === sources.length && sources.every((s, i) => sel.options[i].value === s.value)) return
+  sel.innerHTML = ""
+  for (const s of sources) {
+    const o = document.createElement("option")
+    o.value = s.value
+    o.textContent = s.label
+    sel.appendChild(o)
+  }
+  if (sources.length > 0) {
+    sel.value = sources.some((s) => s.value === current) ? current : sources[0].value
+    loadLibrary().catch((e) => console.error(e))
+  }
+}
+
+function cell(tr, text, cls) {
+  const td = document.createElement("td")
+  td.textContent = text
+  if (cls) td.className = cls
+  tr.appendChild(td)
+}
+
+function table(id, head, rows) {
+  const t = document.createElement("table")
+  t.className = "runs lib"
+  t.id = id
+  const thead = document.createElement("tr")
+  for (const h of head) {
+    const th = document.createElement("th")
+    th.textContent = h
+    thead.appendChild(th)
+  }
+  t.appendChild(document.createElement("thead")).appendChild(thead)
+  const tbody = document.createElement("tbody")
+  for (const r of rows) {
+    const tr = document.createElement("tr")
+    r.forEach((v, i) => cell(tr, v, i > 0 ? "num" : ""))
+    tbody.appendChild(tr)
+  }
+  t.appendChild(tbody)
+  return t
+}
+
+function fmtNum(v, digits) {
+  return v == null ? "–" : Number.isInteger(v) ? String(v) : v.toFixed(digits)
+}
+
+async function loadLibrary() {
+  const run = $("lib-source").value
+  const lib = await getJson("/api/library" + (run ? "?run=" + encodeURIComponent(run) : ""))
+  state.library = lib
+  const view = $("library-view")
+  view.innerHTML = ""
+  if (lib.skills) {
+    const s = lib.skills
+    const box = document.createElement("div")
+    box.className = "lib-panel"
+    box.id = "skills-panel"
+    const h = document.createElement("h3")
+    h.textContent = "Skills · " + s.path
+    box.appendChild(h)
+    const p = document.createElement("p")
+    p.className = "lib-counts"
+    p.id = "skills-counts"
+    p.textContent = s.skills + " skills · " + s.versions + " versions · " + s.calls + " calls"
+    box.appendChild(p)
+    box.appendChild(
+      table(
+        "skills-top",
+        ["most used", "calls", "success rate", "mean return", "active / versions"],
+        s.top.map((u) => [u.name, String(u.calls), u.successRate == null ? "–" : (100 * u.successRate).toFixed(0) + "%", fmtNum(u.meanReturn, 2), (u.activeVersion ?? "–") + " / " + u.versions])
+      )
+    )
+    if (s.warnings.length > 0) box.title = s.warnings.join("; ")
+    view.appendChild(box)
+  }
+  if (lib.memory) {
+    const m = lib.memory
+    const box = document.createElement("div")
+    box.className = "lib-panel"
+    box.id = "memory-panel"
+    const h = document.createElement("h3")
+    h.textContent = "Memory · " + m.path
+    box.appendChild(h)
+    if (m.counts) {
+      const rows = Object.keys(m.counts).sort().map((k) => [k, String(m.counts[k])])
+      rows.push(["total", String(m.total)])
+      box.appendChild(table("memory-counts", ["kind", "records"], rows))
+      if (m.writtenAt) {
+        const p = document.createElement("p")
+        p.className = "empty"
+        p.textContent = "as of " + m.writtenAt
+        box.appendChild(p)
+      }
+    }
+    for (const w of m.warnings) {
+      const p = document.createElement("p")
+      p.className = "empty"
+      p.textContent = w
+      box.appendChild(p)
+    }
+    view.appendChild(box)
+  }
+}
+
 // ---------- wiring ----------
 function wire() {
   $("filter").addEventListener("input", (e) => {
@@ -372,8 +489,12 @@ function wire() {
     refreshCharts()
   })
   for (const id of ["metric", "xaxis", "group", "spread", "logy"]) $(id).addEventListener("change", refreshCharts)
+  $("lib-source").addEventListener("change", () => loadLibrary().catch((e) => console.error(e)))
   $("traj-run").addEventListener("change", () => loadTrajectoryFiles().catch((e) => console.error(e)))
-  $("traj-file").addEventListener("change", () => loadEpisode().catch((e) => console.error(e)))
+  $("traj-file").addEventListener("change", () => {
+    $("traj-episode").value = "0"
+    loadEpisode().catch((e) => console.error(e))
+  })
   $("traj-episode").addEventListener("change", () => loadEpisode().catch((e) => console.error(e)))
   $("step-prev").addEventListener("click", () => {
     state.step--

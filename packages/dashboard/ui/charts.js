@@ -18,6 +18,20 @@
     return a >= 100 ? v.toFixed(0) : v.toFixed(3)
   }
 
+  // The x axis' name: opts.xLabel (e.g. "iteration" for NashConv), else "wall seconds" or "step".
+  function xLabel(result, opts) {
+    if (opts && opts.xLabel) return opts.xLabel
+    return result.xAxis === "wall" ? "wall seconds" : "step"
+  }
+
+  // Remove the band edges ("<group> hi" / "<group> lo") from the legend; the series stay, so the fill is drawn.
+  function hideBandEdges(u) {
+    const rows = u.root.querySelectorAll(".u-legend .u-series")
+    u.series.forEach(function (s, i) {
+      if (s.bandEdge && rows[i]) rows[i].remove()
+    })
+  }
+
   function positive(ys) {
     return ys.map(function (v) {
       return v != null && v > 0 ? v : null
@@ -30,7 +44,7 @@
     const mode = options.mode || "runs"
     const log = !!options.logY
     const tables = []
-    const series = [{ label: result.xAxis === "wall" ? "wall seconds" : "step" }]
+    const series = [{ label: xLabel(result, options) }]
     const bands = []
     if (mode === "bands" && result.bands.length > 0) {
       result.bands.forEach(function (b, i) {
@@ -44,8 +58,9 @@
         const c = color(i)
         const base = series.length
         series.push({ label: b.label + " (n=" + b.n + ")", stroke: c, width: 2, spanGaps: true, value: function (_u, v) { return fmt(v) } })
-        series.push({ label: b.label + " hi", stroke: c + "55", width: 0, spanGaps: true, points: { show: false }, value: function (_u, v) { return fmt(v) } })
-        series.push({ label: b.label + " lo", stroke: c + "55", width: 0, spanGaps: true, points: { show: false }, value: function (_u, v) { return fmt(v) } })
+        // the band's edges: drawn (uPlot fills between them) but kept out of the legend, see hideBandEdges
+        series.push({ label: b.label + " hi", stroke: c + "55", width: 0, spanGaps: true, points: { show: false }, bandEdge: true, value: function (_u, v) { return fmt(v) } })
+        series.push({ label: b.label + " lo", stroke: c + "55", width: 0, spanGaps: true, points: { show: false }, bandEdge: true, value: function (_u, v) { return fmt(v) } })
         bands.push({ series: [base + 1, base + 2], fill: c + "33" })
       })
     } else {
@@ -73,7 +88,7 @@
         y: { distr: logY ? 3 : 1 }
       },
       axes: [
-        { label: result.xAxis === "wall" ? "wall seconds" : "step", stroke: "#444", grid: { stroke: "#eee" } },
+        { label: xLabel(result, opts), stroke: "#444", grid: { stroke: "#eee" } },
         { label: result.metric, stroke: "#444", grid: { stroke: "#eee" }, size: 60 }
       ],
       series: built.series,
@@ -96,6 +111,7 @@
     el.innerHTML = ""
     const u = new uPlot(options(result, built, opts), built.data, el)
     u.__key = opts.key
+    hideBandEdges(u)
     el.setAttribute("data-series", String(result.series.length))
     return u
   }

@@ -25,7 +25,7 @@
     el.className = "chart"
     section.appendChild(el)
     host.appendChild(section)
-    AutodidactCharts.render(el, c.result, { mode: c.mode, spread: "std", logY: c.logY, logX: c.logX, title: c.title, width: 900, height: 320 })
+    AutodidactCharts.render(el, c.result, { mode: c.mode, spread: "std", logY: c.logY, logX: c.logX, xLabel: c.xLabel, title: c.title, width: 900, height: 320 })
   }
   document.body.dataset.ready = "1"
 })()

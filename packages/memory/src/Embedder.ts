@@ -8,8 +8,10 @@
  * with `^`/`$` boundary marks), hashes each feature with 32-bit FNV-1a into one of `dimension` buckets with a sign
  * taken from another hash bit (the signed hashing trick, Weinberger et al. 2009), weights each by sublinear term
  * frequency `1 + ln(tf)` (TF-IDF without a corpus IDF), and L2-normalizes. Texts that share words or word pieces get
- * a positive cosine; it is lexical, not semantic. An ONNX sentence-embedding model is not provided (optional, left
- * for later).
+ * a positive cosine; it is lexical, not semantic.
+ *
+ * `layerOnnx` (from `OnnxEmbedder.ts`) runs a local ONNX sentence-embedding model with `onnxruntime-node`: a
+ * tokenizer.json read from disk, mean pooling over the attention mask, L2 normalization; no network.
  *
  * @since 0.1.0
  */
@@ -210,3 +212,14 @@ export const layerOpenAi = (options: OpenAiOptions): Layer.Layer<Embedder, never
       })
     })
   )
+
+export {
+  /**
+   * A local ONNX sentence-embedding model run with `onnxruntime-node` (see `OnnxEmbedder.ts`).
+   *
+   * @category layers
+   * @since 0.1.0
+   */
+  layerOnnx,
+  type OnnxOptions
+} from "./OnnxEmbedder.js"

@@ -111,6 +111,45 @@ export class EmbedderError extends Schema.TaggedError<EmbedderError>()("Embedder
 }
 
 /**
+ * The ONNX embedder could not be opened: the model file is missing (`kind: "missing"`) or not a loadable ONNX model
+ * (`"corrupted"`), the tokenizer.json is missing or unusable (`"tokenizer"`), the model declares inputs the embedder
+ * cannot feed or lacks `input_ids` (`"inputs"`), or it has no output of a usable shape (`"outputs"`).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class EmbedderLoadError extends Schema.TaggedError<EmbedderLoadError>()("EmbedderLoadError", {
+  model: Schema.String,
+  kind: Schema.Literals(["missing", "corrupted", "tokenizer", "inputs", "outputs"]),
+  reason: Schema.String,
+  cause: Schema.optional(Schema.Unknown)
+}) {
+  override get message() {
+    return `Cannot open embedder ${this.model} (${this.kind}): ${this.reason}`
+  }
+}
+
+/**
+ * The tokenizer emits ids past the model's embedding table (its vocabulary is larger than the table has rows).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class EmbedderTokenizerMismatchError extends Schema.TaggedError<EmbedderTokenizerMismatchError>()(
+  "EmbedderTokenizerMismatchError",
+  {
+    model: Schema.String,
+    tokenizer: Schema.String,
+    tokenizerVocabSize: Schema.Number,
+    modelVocabSize: Schema.Number
+  }
+) {
+  override get message() {
+    return `Tokenizer ${this.tokenizer} (vocabulary ${this.tokenizerVocabSize}) emits ids past the embedding table of ${this.model} (${this.modelVocabSize} rows)`
+  }
+}
+
+/**
  * Every error a store operation can fail with.
  *
  * @category errors

@@ -23,10 +23,20 @@ export {
 export * as Records from "./Records.js"
 export * as Store from "./Store.js"
 export * as Embedder from "./Embedder.js"
+export * as OnnxEmbedder from "./OnnxEmbedder.js"
 export * as Retrieval from "./Retrieval.js"
 export * as Consolidation from "./Consolidation.js"
 export * as Migrations from "./Migrations.js"
 export * as SqlBackend from "./SqlBackend.js"
 export * as StoreErrors from "./StoreErrors.js"
 export { ExperienceStore } from "./Store.js"
-export { EmbedderError, InvalidQueryError, InvalidRecordError, SchemaVersionError, StoreOpenError, StoreSqlError } from "./StoreErrors.js"
+export {
+  EmbedderError,
+  EmbedderLoadError,
+  EmbedderTokenizerMismatchError,
+  InvalidQueryError,
+  InvalidRecordError,
+  SchemaVersionError,
+  StoreOpenError,
+  StoreSqlError
+} from "./StoreErrors.js"

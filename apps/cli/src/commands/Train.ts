@@ -1,10 +1,13 @@
 /**
  * `autodidact train --env CartPole-v1 --algo ppo --seed 1 --total-steps 500000 --out runs/x [--until-solved]`:
- * train an agent and write a run directory (`config.json`, `metrics.jsonl`, `checkpoints/latest.json`).
+ * train an agent and write a run directory (`config.json`, `metrics.jsonl`, `checkpoints/latest.json`); with
+ * `--save-trajectories N`, also N greedy evaluation episodes of the trained policy in `trajectories/eval.jsonl`
+ * (one `@autodidact/core` `Trajectory` per line, which the dashboard's episode viewer shows).
  * @since 0.1.0
  */
+import { AtomicFile, Trajectory } from "@autodidact/core"
 import { Registry } from "@autodidact/envs"
-import { Checkpoint, Ppo } from "@autodidact/optim"
+import { ActorCritic, Checkpoint, Ppo } from "@autodidact/optim"
 import { Effect, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as path from "node:path"
@@ -36,6 +39,8 @@ export interface TrainRequest {
   readonly resume: boolean
   readonly overwrite: boolean
   readonly json: boolean
+  /** Greedy evaluation episodes to write to `<out>/trajectories/eval.jsonl` after training (default 0: none). */
+  readonly saveTrajectories?: number
 }
 
 /** What a finished training run reports (the summary table, or the `--json` line). */
@@ -50,10 +55,62 @@ export interface TrainSummary {
   readonly meanReturnLast100: number
   readonly wallSeconds: number
   readonly checkpoint: string
+  /** `<out>/trajectories/eval.jsonl`, when `--save-trajectories` was given. */
+  readonly trajectories?: string
 }
 
 /** The checkpoint file of a run directory. */
 export const checkpointPath = (runDir: string): string => path.join(runDir, "checkpoints", "latest.json")
+
+/** The evaluation trajectories file of a run directory. */
+export const trajectoriesPath = (runDir: string): string => path.join(runDir, "trajectories", "eval.jsonl")
+
+/**
+ * Play `episodes` greedy episodes of `agent` on a fresh `envId` (episode k reset with seed `seed + k`) and return
+ * them as core `Trajectory` records: per step the observation it acted on (as a plain array), the action, the
+ * reward and the end flags; `finalObservation` is the observation after the last step.
+ */
+export const playEpisodes = (
+  agent: ActorCritic.ActorCritic,
+  envId: string,
+  episodes: number,
+  seed: number,
+  maxSteps = 100_000
+): Effect.Effect<Array<Trajectory.Trajectory>, TrainConfigError> =>
+  Effect.gen(function* () {
+    const env = Registry.make(envId)
+    try {
+      const obsSpace = env.observationSpace
+      const actSpace = env.actionSpace
+      if (obsSpace._tag !== "Box" || actSpace._tag !== "Discrete") {
+        return yield* new TrainConfigError({ option: "save-trajectories", value: envId, reason: "needs a Box observation space and a Discrete action space" })
+      }
+      const D = agent.obsDim
+      const obs = new Float32Array(D)
+      const action = new Int32Array(1)
+      const out: Array<Trajectory.Trajectory> = []
+      for (let k = 0; k < episodes; k++) {
+        let current: unknown = env.reset({ seed: seed + k }).observation
+        const steps: Array<Trajectory.Step> = []
+        let done = false
+        while (!done && steps.length < maxSteps) {
+          const flat = current as ArrayLike<number>
+          for (let i = 0; i < D; i++) obs[i] = flat[i]!
+          ActorCritic.actGreedy(agent, obs, 1, action)
+          const a = action[0]! + actSpace.start
+          const r = env.step(a)
+          steps.push({ observation: Trajectory.toJsonValue(current), action: a, reward: r.reward, terminated: r.terminated, truncated: r.truncated })
+          done = r.terminated || r.truncated
+          current = r.observation
+        }
+        out.push(Trajectory.fromSteps(envId, steps, { seed: seed + k, finalObservation: Trajectory.toJsonValue(current) }))
+        yield* Effect.yieldNow
+      }
+      return out
+    } finally {
+      env.close()
+    }
+  })
 
 /** Train per `request`, writing the run directory; prints a progress bar and returns the summary. */
 export const train = (request: TrainRequest) =>
@@ -62,6 +119,10 @@ export const train = (request: TrainRequest) =>
     const threshold = spec.rewardThreshold
     if (request.untilSolved && threshold === undefined) {
       return yield* new TrainConfigError({ option: "env", value: request.env, reason: "has no reward threshold, so --until-solved cannot tell when it is solved" })
+    }
+    const saveTrajectories = request.saveTrajectories ?? 0
+    if (!Number.isSafeInteger(saveTrajectories) || saveTrajectories < 0) {
+      return yield* new TrainConfigError({ option: "save-trajectories", value: saveTrajectories, reason: "must be a non-negative integer" })
     }
     if (!Number.isSafeInteger(request.totalSteps) || request.totalSteps <= 0) {
       return yield* new TrainConfigError({ option: "total-steps", value: request.totalSteps, reason: "must be a positive integer" })
@@ -122,7 +183,17 @@ export const train = (request: TrainRequest) =>
       episodes: result.episodes,
       meanReturnLast100: Number(result.meanRecentReturn.toFixed(2)),
       wallSeconds: Number(result.wallSeconds.toFixed(2)),
-      checkpoint: ckpt
+      checkpoint: ckpt,
+      ...(saveTrajectories > 0 ? { trajectories: trajectoriesPath(run.dir) } : {})
+    }
+    if (saveTrajectories > 0) {
+      const episodes = yield* playEpisodes(result.agent, request.env, saveTrajectories, request.seed * 1000)
+      const file = trajectoriesPath(run.dir)
+      yield* Effect.try({
+        try: () => AtomicFile.writeSync(file, episodes.map((e) => JSON.stringify(e) + "\n").join("")),
+        catch: (e) => new RunDirectory.RunDirectoryError({ path: file, reason: `cannot write trajectories: ${String(e)}` })
+      })
+      Output.note(request.json, `Wrote ${saveTrajectories} evaluation episode${saveTrajectories === 1 ? "" : "s"} (mean return ${(episodes.reduce((a, e) => a + e.return, 0) / episodes.length).toFixed(1)}) -> ${file}`)
     }
     run.append({ kind: "summary", ...summary })
     return summary
@@ -141,6 +212,10 @@ export const trainCommand = Command.make(
     numEnvs: Flag.Int("num-envs").pipe(Flag.withDefault(4), Flag.withDescription("Parallel environments")),
     resume: Flag.Boolean("resume").pipe(Flag.withDefault(false), Flag.withDescription("Continue the run in --out from its checkpoint")),
     overwrite: Flag.Boolean("overwrite").pipe(Flag.withDefault(false), Flag.withDescription("Replace an existing run in --out")),
+    saveTrajectories: Flag.Int("save-trajectories").pipe(
+      Flag.withDefault(0),
+      Flag.withDescription("After training, play N greedy episodes and write them to <out>/trajectories/eval.jsonl (for the dashboard's episode viewer)")
+    ),
     json: jsonFlag
   },
   (config) =>
