@@ -26,7 +26,8 @@
  *                                  { 0                             otherwise
  * ```
  *
- * **Implementations**: {@link lossAndGradientSync} (typed arrays, doubles, closed form above) and
+ * **Implementations**: {@link lossAndGradientSync} (typed arrays, doubles, closed form above; its allocation-free
+ * twin {@link lossAndGradientInto} writes into caller-owned buffers, for training loops) and
  * {@link lossAndGradientTf} (TensorFlow.js forward pass differentiated by `tf.valueAndGrads`: autodiff, no
  * hand-written gradient). Tests check both against each other and against central finite differences.
  * Advantages are used as given (normalize them first with `Gae.normalizeInPlace` for CleanRL's `norm_adv`).
@@ -133,17 +134,24 @@ export const validate = (input: PpoLossInput, backend: string = REFERENCE, logit
   return coefsOf(input, site)
 }
 
-/**
- * Loss and closed-form gradients, typed-array reference (doubles throughout). Validates the `[batch]` inputs up
- * front and the logits/mask through the fused check of `Softmax.rowInto` (a NaN entropy triggers the full check).
- */
-export const lossAndGradientSync = (input: PpoLossInput): PpoLossResult => {
-  const { c, cv, clipVloss, ent, vf } = validate(input, REFERENCE, false)
+/** The scalar parts of a {@link PpoLossResult} (what {@link lossAndGradientInto} returns). */
+export type PpoLossParts = Omit<PpoLossResult, "dLogits" | "dValues">
+
+/** Caller-owned buffers of {@link lossAndGradientInto}; each at least as long as stated (only the prefix is used). */
+export interface PpoLossBuffers {
+  /** ≥ `batch × numActions`: scratch for the log-probabilities. */
+  readonly logProbs: Float64Array
+  /** ≥ `batch × numActions`: receives ∂loss/∂logits (0 at masked actions). */
+  readonly dLogits: Float64Array
+  /** ≥ `batch`: receives ∂loss/∂values. */
+  readonly dValues: Float64Array
+}
+
+const compute = (input: PpoLossInput, coefs: Coefs, out: PpoLossBuffers): PpoLossParts => {
+  const { c, cv, clipVloss, ent, vf } = coefs
   const B = input.batch
   const A = input.numActions
-  const logp = new Float64Array(B * A)
-  const dLogits = new Float64Array(B * A)
-  const dValues = new Float64Array(B)
+  const { logProbs: logp, dLogits, dValues } = out
   let pgLoss = 0
   let vLoss = 0
   let entropy = 0
@@ -151,7 +159,6 @@ export const lossAndGradientSync = (input: PpoLossInput): PpoLossResult => {
   let clipped = 0
   for (let b = 0; b < B; b++) {
     const h = Softmax.rowInto(input.logits, input.mask, A, b, logp)
-    if (h !== h) Softmax.validate(input, kernelName, REFERENCE) // throws the precise error
     entropy += h
     const action = input.actions[b]!
     const logRatio = logp[b * A + action]! - input.oldLogProbs[b]!
@@ -166,7 +173,10 @@ export const lossAndGradientSync = (input: PpoLossInput): PpoLossResult => {
     const off = b * A
     for (let a = 0; a < A; a++) {
       const lp = logp[off + a]!
-      if (lp === -Infinity) continue
+      if (lp === -Infinity) {
+        dLogits[off + a] = 0
+        continue
+      }
       const p = Math.exp(lp)
       dLogits[off + a] = (g * ((a === action ? 1 : 0) - p) + ent * p * (lp + h)) / B
     }
@@ -190,16 +200,37 @@ export const lossAndGradientSync = (input: PpoLossInput): PpoLossResult => {
   pgLoss /= B
   vLoss = (0.5 * vLoss) / B
   entropy /= B
-  return {
-    loss: pgLoss - ent * entropy + vf * vLoss,
-    policyLoss: pgLoss,
-    valueLoss: vLoss,
-    entropy,
-    approxKl: approxKl / B,
-    clipFraction: clipped / B,
-    dLogits,
-    dValues
-  }
+  return { loss: pgLoss - ent * entropy + vf * vLoss, policyLoss: pgLoss, valueLoss: vLoss, entropy, approxKl: approxKl / B, clipFraction: clipped / B }
+}
+
+/**
+ * Loss and closed-form gradients into caller-owned buffers: the allocation-free form of {@link lossAndGradientSync}
+ * for training loops (same arithmetic, same order, so the same bits). Checks only the coefficients and that the
+ * buffers are long enough; the arrays are trusted (a NaN/±Infinity input, or a row without a valid action, gives a
+ * non-finite `loss`, which the caller should check). Only the first `batch × numActions` (`batch`) entries of
+ * `logits`/`mask` and the buffers (`[batch]` arrays) are read or written.
+ */
+export const lossAndGradientInto = (input: PpoLossInput, out: PpoLossBuffers): PpoLossParts => {
+  const site: Site = { kernel: kernelName, backend: REFERENCE }
+  const n = input.batch * input.numActions
+  if (out.logProbs.length < n) fail(site, "logProbs", "shape", `[${out.logProbs.length}]`, `buffer needs at least ${n} elements`)
+  if (out.dLogits.length < n) fail(site, "dLogits", "shape", `[${out.dLogits.length}]`, `buffer needs at least ${n} elements`)
+  if (out.dValues.length < input.batch) fail(site, "dValues", "shape", `[${out.dValues.length}]`, `buffer needs at least ${input.batch} elements`)
+  return compute(input, coefsOf(input, site), out)
+}
+
+/**
+ * Loss and closed-form gradients, typed-array reference (doubles throughout). Validates the `[batch]` inputs up
+ * front and the logits/mask through the fused check of `Softmax.rowInto` (a NaN entropy triggers the full check).
+ */
+export const lossAndGradientSync = (input: PpoLossInput): PpoLossResult => {
+  const coefs = validate(input, REFERENCE, false)
+  const n = input.batch * input.numActions
+  const dLogits = new Float64Array(n)
+  const dValues = new Float64Array(input.batch)
+  const parts = compute(input, coefs, { logProbs: new Float64Array(n), dLogits, dValues })
+  if (parts.entropy !== parts.entropy) Softmax.validate(input, kernelName, REFERENCE) // throws the precise error
+  return { ...parts, dLogits, dValues }
 }
 
 /** A logit that stands in for a masked action inside the differentiated graph (finite, so no 0 · ∞ = NaN). */

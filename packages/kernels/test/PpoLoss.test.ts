@@ -114,6 +114,25 @@ describe("PpoLoss gradients", () => {
       for (let k = 0; k < ref.dLogits.length; k++) if (input.mask![k] === 0) expect(got.output.dLogits[k]).toBe(0)
     }).pipe(Effect.provide(Backend.layerWith({ force: "wasm" }))))
 
+  it("lossAndGradientInto = lossAndGradientSync bit for bit, into reused, longer buffers (masked entries reset to 0)", () => {
+    const n = 40 * 6
+    const buffers = { logProbs: new Float64Array(n + 5), dLogits: new Float64Array(n + 5).fill(7), dValues: new Float64Array(45).fill(7) }
+    for (const seed of [3, 4]) {
+      const input = randomInput(seed, 40, 6)
+      const ref = PpoLoss.lossAndGradientSync(input)
+      const parts = PpoLoss.lossAndGradientInto(input, buffers)
+      const { dLogits, dValues, ...scalars } = ref
+      expect(parts).toEqual(scalars)
+      expect(Array.from(buffers.dLogits.subarray(0, n))).toEqual(Array.from(dLogits))
+      expect(Array.from(buffers.dValues.subarray(0, 40))).toEqual(Array.from(dValues))
+      expect(buffers.dLogits[n]).toBe(7)
+    }
+    // untrusted arrays are not checked: a NaN advantage gives a NaN loss instead of an error; short buffers throw
+    expect(PpoLoss.lossAndGradientInto({ ...one, advantages: [Number.NaN] }, buffers).loss).toBeNaN()
+    const short = thrown(() => PpoLoss.lossAndGradientInto(one, { ...buffers, dLogits: new Float64Array(1) }))
+    expect([short.input, short.reason]).toEqual(["dLogits", "shape"])
+  })
+
   it("bad input: masked action, action out of range, NaN advantage", () => {
     expect(thrown(() => PpoLoss.lossAndGradientSync({ ...one, mask: [0, 1] })).detail).toBe("action 0 at index 0 is masked (invalid)")
     expect(thrown(() => PpoLoss.lossAndGradientSync({ ...one, actions: [2] })).detail).toBe("expected an integer in [0, 2), got 2 at index 0")

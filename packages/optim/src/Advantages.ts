@@ -34,6 +34,7 @@
  *
  * **Details**
  * - std is the sample standard deviation (n − 1 in the denominator), as `torch.std` in verl/verl-agent; ε = 1e-6.
+ *   GiGPO's anchor-group statistics are the segment-statistics kernel `GroupNorm.statsInto` of `@autodidact/kernels`.
  * - A group of one trajectory has no baseline: group-relative estimators give it 0 (verl passes the raw score
  *   through instead; we prefer no update to an unbaselined one). All-equal returns give exactly 0, never NaN.
  * - verl-agent groups anchor states by the observation text; here by `stateKeys` (the env's `stateKey()`, the full
@@ -56,7 +57,7 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import { Gae } from "@autodidact/kernels"
+import { Gae, GroupNorm } from "@autodidact/kernels"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Inputs, options, errors
@@ -306,28 +307,47 @@ export const reinforcePlusPlus: Estimator = (batch, o) => {
 export const gigpoStep = (batch: ReadonlyArray<Group>, o: Options): Result => {
   validate("gigpo", batch, { stateKeys: true })
   checkOptions("gigpo", o)
+  const byStd = o.normalize === "std"
   return batch.map((group) => {
-    const returns = group.map((tr) => discountedReturns(tr.rewards, o.gamma))
-    const out = group.map((tr) => new Float64Array(tr.rewards.length))
-    // anchor groups: state key → flat list of (trajectory, step)
-    const anchors = new Map<string, Array<number>>()
-    for (let i = 0; i < group.length; i++) {
-      const keys = group[i]!.stateKeys!
+    // every step of the group, flattened trajectory by trajectory, with its discounted return and its anchor group:
+    // the dense id of its state key, numbered in order of first appearance
+    let n = 0
+    for (const tr of group) n += tr.rewards.length
+    const returns = new Float64Array(n)
+    const ids = new Int32Array(n)
+    const anchorOf = new Map<string, number>()
+    let offset = 0
+    for (const tr of group) {
+      discountedReturns(tr.rewards, o.gamma, returns.subarray(offset, offset + tr.rewards.length))
+      const keys = tr.stateKeys!
       for (let t = 0; t < keys.length; t++) {
-        const members = anchors.get(keys[t]!)
-        if (members === undefined) anchors.set(keys[t]!, [i, t])
-        else members.push(i, t)
+        let id = anchorOf.get(keys[t]!)
+        if (id === undefined) {
+          id = anchorOf.size
+          anchorOf.set(keys[t]!, id)
+        }
+        ids[offset + t] = id
       }
+      offset += tr.rewards.length
     }
-    for (const members of anchors.values()) {
-      const size = members.length / 2
-      if (size < 2) continue // singleton anchor group: A^S = 0
-      const vals = new Float64Array(size)
-      for (let m = 0; m < size; m++) vals[m] = returns[members[2 * m]!]![members[2 * m + 1]!]!
-      normalizeInPlace(vals, o.normalize === "std", o.eps)
-      for (let m = 0; m < size; m++) out[members[2 * m]!]![members[2 * m + 1]!] = vals[m]!
-    }
-    return out
+    // anchor-group count, mean and sample std: the segment-statistics kernel (two passes in step order)
+    const G = anchorOf.size
+    const count = new Int32Array(G)
+    for (let k = 0; k < n; k++) count[ids[k]!]++
+    const mean = new Float64Array(G)
+    const std = new Float64Array(G)
+    GroupNorm.statsInto(returns, ids, count, 1, mean, std)
+    offset = 0
+    return group.map((tr) => {
+      const out = new Float64Array(tr.rewards.length)
+      for (let t = 0; t < out.length; t++, offset++) {
+        const id = ids[offset]!
+        if (count[id]! < 2) continue // singleton anchor group: A^S = 0
+        const d = returns[offset]! - mean[id]!
+        out[t] = d === 0 ? 0 : byStd ? d / (std[id]! + o.eps) : d
+      }
+      return out
+    })
   })
 }
 

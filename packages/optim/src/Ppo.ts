@@ -42,7 +42,7 @@
  */
 import { InvalidOptionError, Metrics, NonFiniteValueError, Rng } from "@autodidact/core"
 import type { VectorEnv } from "@autodidact/envs"
-import { Gae } from "@autodidact/kernels"
+import { Gae, PpoLoss } from "@autodidact/kernels"
 import { Effect } from "effect"
 import * as Adam from "./Adam.js"
 import * as ActorCritic from "./ActorCritic.js"
@@ -421,12 +421,40 @@ export interface LossParts {
   readonly clipFraction: number
 }
 
+/** Per-scratch gather buffers: the minibatch's `[B]` rows made contiguous for the kernel, and its log-prob scratch. */
+interface Gathered {
+  readonly actions: Float64Array
+  readonly oldLogProbs: Float64Array
+  readonly oldValues: Float64Array
+  readonly returns: Float64Array
+  readonly logProbs: Float64Array
+}
+
+const gathered = new WeakMap<LossScratch, Gathered>()
+
+/** The gather buffers of `sc` (allocated on first use and when the minibatch outgrows them; no allocation after). */
+const gatheredOf = (sc: LossScratch, B: number, A: number): Gathered => {
+  const g = gathered.get(sc)
+  if (g !== undefined && g.actions.length >= B && g.logProbs.length >= B * A) return g
+  const fresh: Gathered = {
+    actions: new Float64Array(B),
+    oldLogProbs: new Float64Array(B),
+    oldValues: new Float64Array(B),
+    returns: new Float64Array(B),
+    logProbs: new Float64Array(B * A)
+  }
+  gathered.set(sc, fresh)
+  return fresh
+}
+
 /**
  * loss = pg_loss − entCoef · entropy + vfCoef · v_loss, with
  *   ratio = π(a|s) / π_old(a|s),  pg_loss = mean(max(−A·ratio, −A·clip(ratio, 1 ± ε)))
  *   v_loss = ½ · mean(max((V − R)², (V_old + clip(V − V_old, ±ε) − R)²))
- * Gradients w.r.t. the logits and the value are written out, then backpropagated through the MLPs: `scratch.grad`
- * receives dloss/dθ (zeroed first; not clipped). What {@link train} runs for every minibatch; exported for tests.
+ * The loss and its gradients w.r.t. the logits and the values are the kernel `PpoLoss.lossAndGradientInto` of
+ * `@autodidact/kernels` (closed form, doubles; value clipping ε_v = ε as CleanRL), on the minibatch rows gathered
+ * into contiguous scratch; they are then backpropagated through the MLPs: `scratch.grad` receives dloss/dθ (zeroed
+ * first; not clipped). What {@link train} runs for every minibatch; exported for tests.
  * @internal
  */
 export const lossAndGradient = (
@@ -436,70 +464,42 @@ export const lossAndGradient = (
   sc: LossScratch
 ): LossParts => {
   const A = agent.numActions
-  const c = o.clipCoef
   const B = mb.size
   const start = mb.start
   ActorCritic.forward(agent, mb.obs, B, mb.indices, start) // newlogprob, entropy, newvalue
-  const probs = ActorCritic.probsOf(agent)
-  const newValues = ActorCritic.valuesOf(agent)
-  for (let b = 0; b < B; b++) sc.mbAdv[b] = mb.advantages[mb.indices[start + b]!]!
-  if (o.normAdv) Gae.normalizeInPlace(sc.mbAdv, 1e-8, 0, B)
-  let pgLoss = 0
-  let vLoss = 0
-  let entropy = 0
-  let approxKl = 0
-  let clipped = 0
+  const g = gatheredOf(sc, B, A)
   for (let b = 0; b < B; b++) {
     const k = mb.indices[start + b]!
-    const action = mb.actions[k]!
-    // policy: clipped surrogate objective (paper eq. 7)
-    const newLogProb = ActorCritic.logProbAt(agent, b, action)
-    const logRatio = newLogProb - mb.logprobs[k]!
-    const ratio = Math.exp(logRatio)
-    approxKl += ratio - 1 - logRatio // http://joschu.net/blog/kl-approx.html
-    if (Math.abs(ratio - 1) > c) clipped++
-    const adv = sc.mbAdv[b]!
-    const pg1 = -adv * ratio
-    const pg2 = -adv * Math.min(Math.max(ratio, 1 - c), 1 + c)
-    pgLoss += Math.max(pg1, pg2)
-    const dPgDLogProb = pg1 >= pg2 ? -adv * ratio : 0 // the clipped branch has zero gradient
-    // entropy bonus
-    const h = ActorCritic.entropyAt(agent, b)
-    entropy += h
-    for (let a = 0; a < A; a++) {
-      const p = probs[b * A + a]!
-      const logP = p > 0 ? Math.log(p) : 0
-      const dLogProb = (a === action ? 1 : 0) - p // ∂ log π(action) / ∂ z_a
-      const dEntropy = -p * (logP + h) // ∂ H / ∂ z_a
-      sc.dLogits[b * A + a] = (dPgDLogProb * dLogProb - o.entCoef * dEntropy) / B
-    }
-    // value: (clipped) squared error against the λ-returns
-    const v = newValues[b]!
-    const ret = mb.returns[k]!
-    const diff = v - ret
-    let dV: number
-    if (o.clipVloss) {
-      const old = mb.values[k]!
-      const vClipped = old + Math.min(Math.max(v - old, -c), c)
-      const unclippedLoss = diff * diff
-      const clippedLoss = (vClipped - ret) * (vClipped - ret)
-      vLoss += Math.max(unclippedLoss, clippedLoss)
-      dV = unclippedLoss >= clippedLoss ? 2 * diff : Math.abs(v - old) <= c ? 2 * (vClipped - ret) : 0
-    } else {
-      vLoss += diff * diff
-      dV = 2 * diff
-    }
-    sc.dValues[b] = (o.vfCoef * 0.5 * dV) / B
+    sc.mbAdv[b] = mb.advantages[k]!
+    g.actions[b] = mb.actions[k]!
+    g.oldLogProbs[b] = mb.logprobs[k]!
+    g.oldValues[b] = mb.values[k]!
+    g.returns[b] = mb.returns[k]!
   }
-  pgLoss /= B
-  vLoss = (0.5 * vLoss) / B
-  entropy /= B
-  const loss = pgLoss - o.entCoef * entropy + o.vfCoef * vLoss
-  if (!Number.isFinite(loss)) throw new NonFiniteValueError({ where: "Ppo.loss", value: loss })
+  if (o.normAdv) Gae.normalizeInPlace(sc.mbAdv, 1e-8, 0, B)
+  const parts = PpoLoss.lossAndGradientInto(
+    {
+      batch: B,
+      numActions: A,
+      logits: ActorCritic.logitsOf(agent),
+      actions: g.actions,
+      oldLogProbs: g.oldLogProbs,
+      advantages: sc.mbAdv,
+      values: ActorCritic.valuesOf(agent),
+      oldValues: g.oldValues,
+      returns: g.returns,
+      clipCoef: o.clipCoef,
+      clipVloss: o.clipVloss,
+      entCoef: o.entCoef,
+      vfCoef: o.vfCoef
+    },
+    { logProbs: g.logProbs, dLogits: sc.dLogits, dValues: sc.dValues }
+  )
+  if (!Number.isFinite(parts.loss)) throw new NonFiniteValueError({ where: "Ppo.loss", value: parts.loss })
   // optimizer.zero_grad(); loss.backward()
   sc.grad.fill(0)
   ActorCritic.backward(agent, B, sc.dLogits, sc.dValues, sc.grad)
-  return { loss, policyLoss: pgLoss, valueLoss: vLoss, entropy, approxKl: approxKl / B, clipFraction: clipped / B }
+  return parts
 }
 
 /**
