@@ -7,8 +7,10 @@
  *
  * Environments: `TextHousehold-v0` (train split → evaluation on `unseen`, ALFWorld's valid_unseen),
  * `Sokoban-6x6-1box-v0` (text Sokoban; train levels are seeds < 10^6, test levels seeds ≥ 10^6), `TextFrozenLake`.
- * Options: `--group-size 8 --tasks-per-batch 8 --lr 1e-3 --epochs 2 --max-steps N --difficulty easy|default
- * --eval-every 0 --eval-greedy`.
+ * Options: `--group-size 8 --tasks-per-batch 8 --lr 1e-3 --epochs 2 --minibatches 4 --ent-coef 0.01 --max-steps N
+ * --difficulty easy|default --eval-difficulty easy|default (TextHousehold: also evaluate the trained policy on unseen
+ * tasks of that difficulty) --eval-every 0 --eval-greedy --history 2 --relational false --relational-weight 2
+ * --verbose`. The table reports the success rate of sampled actions and of greedy (argmax) actions, on the same tasks.
  */
 import { Rng } from "@autodidact/core"
 import { Effect } from "effect"
@@ -88,12 +90,12 @@ const setup = async (): Promise<Setup> => {
 
 const s = await setup()
 const envs = [s.makeEnv()]
-const rows: Array<{ algo: string; steps: number; seconds: number; success: number; ret: number; len: number; trainSuccess: number }> = []
+const rows: Array<{ algo: string; steps: number; seconds: number; success: number; ret: number; len: number; trainSuccess: number; other: number }> = []
 for (const algo of algos) {
   const t0 = performance.now()
   if (algo === "random") {
     const r = MultiTurnTrainer.evaluate(envs, GroupRollout.randomPolicy, s.evalTask, evalEpisodes, Rng.make([seed, 1]), { maxSteps: s.maxSteps })
-    rows.push({ algo, steps: 0, seconds: (performance.now() - t0) / 1000, success: r.successRate, ret: r.episodeReturn, len: r.episodeLength, trainSuccess: Number.NaN })
+    rows.push({ algo, steps: 0, seconds: (performance.now() - t0) / 1000, success: r.successRate, ret: r.episodeReturn, len: r.episodeLength, trainSuccess: Number.NaN, other: Number.NaN })
     console.log(`random: success ${r.successRate.toFixed(3)}`)
     continue
   }
@@ -115,14 +117,23 @@ for (const algo of algos) {
         evalEvery: num("eval-every", 0),
         evalEpisodes,
         evalGreedy: args.get("eval-greedy") === "true",
-        policy: { grid: s.grid, buckets: num("buckets", 8192), hidden: num("hidden", 64), embed: num("embed", 32) },
+        minibatches: num("minibatches", MultiTurnTrainer.defaults.minibatches),
+        policy: {
+          grid: s.grid,
+          buckets: num("buckets", 8192),
+          hidden: num("hidden", 64),
+          embed: num("embed", 32),
+          history: num("history", 2),
+          relational: args.get("relational") !== "false",
+          relationalWeight: num("relational-weight", 2)
+        },
         tasks: { train: s.trainTask, eval: s.evalTask }
       },
       {
         onUpdate: (u) => {
           lastTrain = u.successRate
           if (args.get("verbose") === "true") {
-            console.log(JSON.stringify({ step: u.globalStep, s: +u.wallSeconds.toFixed(1), trainSuccess: +u.successRate.toFixed(3), entropy: +u.entropy!.toFixed(3), approxKl: +u.approxKl!.toFixed(4), clip: +u.clipFraction!.toFixed(3) }))
+            console.log(JSON.stringify({ step: u.globalStep, s: +u.wallSeconds.toFixed(1), trainSuccess: +u.successRate.toFixed(3), entropy: +u.entropy!.toFixed(3), approxKl: +u.approxKl!.toFixed(4), clip: +u.clipFraction!.toFixed(3), anchorShare: +u.anchorGroupShare.toFixed(3) }))
           }
         },
         onEvaluation: (e) => console.log(`${algo} eval @${e.globalStep}: success ${e.successRate.toFixed(3)} (${e.wallSeconds.toFixed(0)} s)`)
@@ -130,11 +141,29 @@ for (const algo of algos) {
     )
   )
   const seconds = (performance.now() - t0) / 1000
-  rows.push({ algo, steps: result.globalStep, seconds, success: result.final.successRate, ret: result.final.episodeReturn, len: result.final.episodeLength, trainSuccess: lastTrain })
+  // the other evaluation mode on the same tasks (greedy when the trainer sampled, sampled when it was greedy)
+  const other = MultiTurnTrainer.evaluate(envs, MultiTurnTrainer.drrnTextPolicy(result.policy), s.evalTask, evalEpisodes, Rng.make([seed, 0x5eed]), {
+    maxSteps: s.maxSteps,
+    greedy: args.get("eval-greedy") !== "true"
+  })
+  rows.push({ algo, steps: result.globalStep, seconds, success: result.final.successRate, ret: result.final.episodeReturn, len: result.final.episodeLength, trainSuccess: lastTrain, other: other.successRate })
+  console.log(`${algo}: success ${result.final.successRate.toFixed(3)}, other mode ${other.successRate.toFixed(3)}, ${seconds.toFixed(0)} s`)
+  const evalDifficulty = args.get("eval-difficulty")
+  if (envId === "TextHousehold-v0" && evalDifficulty !== undefined) {
+    // transfer: the policy trained at --difficulty, evaluated on unseen tasks at --eval-difficulty
+    const mod = await load("TextHousehold")
+    const evalEnvs = [mod.make({ difficulty: evalDifficulty }) as GroupRollout.TextEnv]
+    const pol = MultiTurnTrainer.drrnTextPolicy(result.policy)
+    for (const greedy of [false, true]) {
+      const r = MultiTurnTrainer.evaluate(evalEnvs, pol, s.evalTask, evalEpisodes, Rng.make([seed, 0x5eed]), { maxSteps: s.maxSteps, greedy })
+      console.log(`${algo} transfer to difficulty ${evalDifficulty} (${s.evalName}, ${greedy ? "greedy" : "sampled"}): success ${r.successRate.toFixed(3)}, mean length ${r.episodeLength.toFixed(1)}`)
+    }
+  }
 }
 console.log(`\n${envId}, seed ${seed}, evaluation: ${evalEpisodes} episodes on ${s.evalName} (sampled actions${args.get("eval-greedy") === "true" ? ", greedy" : ""})`)
-console.log("| algo | env steps | wall s (train + eval) | steps/s | success | mean return | mean length | last batch train success |")
-console.log("|:--|--:|--:|--:|--:|--:|--:|--:|")
+const greedy = args.get("eval-greedy") === "true"
+console.log(`| algo | env steps | wall s (train + eval) | steps/s | success (${greedy ? "greedy" : "sampled"}) | success (${greedy ? "sampled" : "greedy"}) | mean return | mean length | last batch train success |`)
+console.log("|:--|--:|--:|--:|--:|--:|--:|--:|--:|")
 for (const r of rows) {
-  console.log(`| ${r.algo} | ${r.steps} | ${r.seconds.toFixed(1)} | ${r.steps === 0 ? "-" : (r.steps / r.seconds).toFixed(0)} | ${r.success.toFixed(3)} | ${r.ret.toFixed(3)} | ${r.len.toFixed(1)} | ${Number.isNaN(r.trainSuccess) ? "-" : r.trainSuccess.toFixed(3)} |`)
+  console.log(`| ${r.algo} | ${r.steps} | ${r.seconds.toFixed(1)} | ${r.steps === 0 ? "-" : (r.steps / r.seconds).toFixed(0)} | ${r.success.toFixed(3)} | ${Number.isNaN(r.other) ? "-" : r.other.toFixed(3)} | ${r.ret.toFixed(3)} | ${r.len.toFixed(1)} | ${Number.isNaN(r.trainSuccess) ? "-" : r.trainSuccess.toFixed(3)} |`)
 }

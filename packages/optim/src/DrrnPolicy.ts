@@ -13,6 +13,14 @@
  *   `positional` (default true) each word also gets a `(line, index, word)` feature, and with `grid` each
  *   non-blank character of a line gets a `(line, column, char)` feature (a one-hot board for grid worlds rendered as
  *   text). Each sparse vector is scaled to unit L2 norm.
+ * - Relational features (`relational`, default true; {@link TextAbstraction}): on a household task
+ *   (`TextHousehold-v0`'s templates) the task object, target and tool are replaced by placeholder words in every
+ *   text before hashing (entity abstraction, as LeDeepChef does for unseen TextWorld games), the state gets keys of an
+ *   episode summary read off all earlier observations (location, visited/opened receptacles, where the task object
+ *   was seen, what is held and treated) and each action gets relational keys (verb, "go to" an unvisited receptacle
+ *   or to where the task object was seen, "take" the task object, "move" it to the target, ...), also conjoined with
+ *   the task phase; on a Sokoban grid (with `grid`) the state gets egocentric keys and each move its local
+ *   geometry. Each key counts `relationalWeight` (default 2) word features. Unrecognized texts get none.
  * - History (`history`, default 2): the last actions and observations of the episode are featurized too (bag of
  *   words per step, namespaced by recency), a short memory for partially observed text worlds (verl-agent's prompts
  *   likewise carry the recent history).
@@ -40,6 +48,7 @@
  * @since 0.1.0
  */
 import type { Rng } from "@autodidact/core"
+import * as TextAbstraction from "./TextAbstraction.js"
 
 /** Sizes and feature switches. */
 export interface Config {
@@ -55,10 +64,21 @@ export interface Config {
   readonly grid: boolean
   /** Also featurize the last `history` (observation, action) pairs of the episode, each in its own namespace. Default 2. */
   readonly history: number
+  /**
+   * Entity abstraction and relational features ({@link TextAbstraction}): delexicalize household tasks (task object,
+   * target and tool become placeholder words) and add episode-summary and per-action relational keys; add
+   * egocentric keys for Sokoban grids. A no-op on texts it does not recognize. Default true.
+   */
+  readonly relational: boolean
+  /** Weight of each relational key relative to a word feature (before the L2 normalization). Default 2. */
+  readonly relationalWeight: number
 }
 
-/** Defaults: 8192 buckets, 64 hidden, 32 embed, positional words, no grid features, 2 steps of history. */
-export const defaults: Config = { buckets: 8192, hidden: 64, embed: 32, positional: true, grid: false, history: 2 }
+/**
+ * Defaults: 8192 buckets, 64 hidden, 32 embed, positional words, no grid features, 2 steps of history, relational
+ * features of weight 2.
+ */
+export const defaults: Config = { buckets: 8192, hidden: 64, embed: 32, positional: true, grid: false, history: 2, relational: true, relationalWeight: 2 }
 
 /** A sparse feature vector: bucket indices (distinct) and values. */
 export interface SparseVector {
@@ -192,9 +212,15 @@ const WORD = /[a-z0-9]+|[^\sa-z0-9]/g
 /** Lower-cased words (alphanumeric runs) and single punctuation/symbol characters. */
 export const tokenize = (text: string): Array<string> => text.toLowerCase().match(WORD) ?? []
 
-const addFeature = (acc: Map<number, number>, key: string, buckets: number): void => {
+const addFeature = (acc: Map<number, number>, key: string, buckets: number, weight = 1): void => {
   const b = hash(key) % buckets
-  acc.set(b, (acc.get(b) ?? 0) + 1)
+  acc.set(b, (acc.get(b) ?? 0) + weight)
+}
+
+const addKeys = (acc: Map<number, number>, keys: ReadonlyArray<string> | undefined, c: Config): void => {
+  if (keys === undefined) return
+  const w = c.relationalWeight ?? defaults.relationalWeight
+  for (const k of keys) addFeature(acc, `r/${k}`, c.buckets, w)
 }
 
 const toSparse = (acc: Map<number, number>): SparseVector => {
@@ -231,14 +257,19 @@ const addText = (acc: Map<number, number>, ns: string, text: string, c: Config, 
   }
 }
 
-/** The sparse features of a state (`task`, `observation` and the last `c.history` steps of `history`). */
+/**
+ * The sparse features of a state (`task`, `observation` and the last `c.history` steps of `history`), plus the
+ * relational keys `extra` (hashed with weight `c.relationalWeight`).
+ */
 export const featurizeState = (
   c: Config,
   task: string,
   observation: string,
-  history: ReadonlyArray<{ readonly observation: string; readonly action: string }> = []
+  history: ReadonlyArray<{ readonly observation: string; readonly action: string }> = [],
+  extra?: ReadonlyArray<string>
 ): SparseVector => {
   const acc = new Map<number, number>()
+  addKeys(acc, extra, c)
   addText(acc, "t/", task, c, false)
   addText(acc, "o/", observation, c, c.grid)
   const noPos = { ...c, positional: false }
@@ -250,18 +281,48 @@ export const featurizeState = (
   return toSparse(acc)
 }
 
-/** The sparse features of an action text. */
-export const featurizeAction = (c: Config, action: string): SparseVector => {
+/** The sparse features of an action text, plus the relational keys `extra`. */
+export const featurizeAction = (c: Config, action: string, extra?: ReadonlyArray<string>): SparseVector => {
   const acc = new Map<number, number>()
+  addKeys(acc, extra, c)
   addText(acc, "a/", action, { ...c, positional: false }, false)
   return toSparse(acc)
 }
 
-/** Featurize a decision once. */
-export const encode = (p: Drrn, input: Input): Encoded => ({
-  state: featurizeState(p.config, input.task, input.observation, input.history),
-  actions: input.admissible.map((a) => featurizeAction(p.config, a))
-})
+/**
+ * Featurize a decision once. With `relational`, a household task is delexicalized and gets its episode summary's
+ * keys, a Sokoban grid its egocentric keys ({@link TextAbstraction}).
+ */
+export const encode = (p: Drrn, input: Input): Encoded => {
+  const c = p.config
+  const history = input.history ?? []
+  if (c.relational ?? defaults.relational) {
+    const task = TextAbstraction.parseHouseholdTask(input.task)
+    if (task !== undefined) {
+      const d = (t: string) => TextAbstraction.delexicalize(task, t)
+      const summary = TextAbstraction.householdSummary(task, [...history.map((h) => h.observation), input.observation])
+      const f = TextAbstraction.householdFeatures(task, summary, input.admissible)
+      const from = Math.max(0, history.length - c.history)
+      const recent = history.slice(from).map((h) => ({ observation: d(h.observation), action: d(h.action) }))
+      return {
+        state: featurizeState(c, d(input.task), d(input.observation), recent, f.state),
+        actions: input.admissible.map((a, i) => featurizeAction(c, d(a), f.actions[i]))
+      }
+    }
+    const grid = c.grid ? TextAbstraction.parseSokobanGrid(input.observation) : undefined
+    const f = grid === undefined ? undefined : TextAbstraction.sokobanFeatures(grid, input.admissible)
+    if (f !== undefined) {
+      return {
+        state: featurizeState(c, input.task, input.observation, history, f.state),
+        actions: input.admissible.map((a, i) => featurizeAction(c, a, f.actions[i]))
+      }
+    }
+  }
+  return {
+    state: featurizeState(c, input.task, input.observation, history),
+    actions: input.admissible.map((a) => featurizeAction(c, a))
+  }
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Forward, sampling, backward

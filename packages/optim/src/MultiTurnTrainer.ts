@@ -150,6 +150,11 @@ export type UpdateRow = Metrics.UpdateRow & {
   readonly successRate: number
   readonly episodeReturn: number
   readonly failures: number
+  /**
+   * GiGPO diagnostics: the fraction of step-level anchor groups (steps of one task's group sharing `stateKey`) that
+   * hold more than one step; 0 means GiGPO's step level has nothing to compare and reduces to GRPO.
+   */
+  readonly anchorGroupShare: number
 }
 
 /** An evaluation row (`successRate` on the evaluation split). */
@@ -440,6 +445,14 @@ export const train = (
         kept.map((g) => g.trajectories.map((tr) => ({ rewards: tr.steps.map((s) => s.reward), stateKeys: tr.steps.map((s) => s.stateKey) }))),
         advOptions
       )
+      let anchorGroups = 0
+      let sharedGroups = 0
+      for (const g of kept) {
+        const counts = new Map<string, number>()
+        for (const tr of g.trajectories) for (const st of tr.steps) counts.set(st.stateKey, (counts.get(st.stateKey) ?? 0) + 1)
+        anchorGroups += counts.size
+        for (const c of counts.values()) if (c > 1) sharedGroups++
+      }
       const samples: Array<Sample> = []
       for (let gi = 0; gi < kept.length; gi++) {
         const trs = kept[gi]!.trajectories
@@ -493,7 +506,8 @@ export const train = (
         learningRate: o.learningRate,
         successRate: successes / episodes,
         episodeReturn: returns / episodes,
-        failures: batchFailures
+        failures: batchFailures,
+        anchorGroupShare: anchorGroups === 0 ? 0 : sharedGroups / anchorGroups
       }
     }
 

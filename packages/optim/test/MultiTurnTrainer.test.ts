@@ -116,6 +116,11 @@ describe("MultiTurnTrainer.train", () => {
         expect(Number.isFinite(updates[0]![key])).toBe(true)
       }
       expect(updates[updates.length - 1]!.entropy!).toBeLessThan(updates[0]!.entropy!)
+      // every trajectory of a group starts in the same state, so at least that anchor group is shared
+      for (const u of updates) {
+        expect(u.anchorGroupShare).toBeGreaterThan(0)
+        expect(u.anchorGroupShare).toBeLessThanOrEqual(1)
+      }
     }), 30_000)
 
   it.effect("GiGPO runs and is reproducible: the same seed gives the same run", () =>

@@ -1,0 +1,347 @@
+/**
+ * Entity abstraction and relational features for text agents: what {@link DrrnPolicy} adds to its bag of words so
+ * that a policy trained on some objects, receptacles and levels transfers to unseen ones.
+ *
+ * **When to use**: through `DrrnPolicy` (`relational: true`, the default). The functions are exported for tests and
+ * for other featurizers.
+ *
+ * **Details**
+ * - Delexicalization (entity abstraction): the task's object type, target receptacle type and the tool its type
+ *   implies (`sinkbasin` to clean, `microwave` to heat, `fridge` to cool, `desklamp` to look) are replaced in the
+ *   task, the observations and every action by the placeholder words `taskobj`, `tasktgt`, `tasktool`, so "take
+ *   mug 1 from cabinet 2" under "put a clean mug in coffeemachine." and "take apple 3 from fridge 1" under "put a
+ *   clean apple in countertop." share their features. Abstracting entity names before learning is the standard
+ *   remedy for unseen objects in text games: Adolphs & Hofmann, "LeDeepChef: Deep Reinforcement Learning Agent for
+ *   Families of Text-Based Games", AAAI 2020 (arXiv:1909.01646), abstract recipe ingredients and directions to
+ *   generalize to unseen TextWorld cooking games; Ammanabrolu & Riedl, "Playing Text-Adventure Games with Graph-Based
+ *   Deep Reinforcement Learning", NAACL 2019 (arXiv:1812.01628), track entities and their relations in a knowledge
+ *   graph built from the observations.
+ * - Episode summary (household tasks, {@link householdSummary}): a small belief state read off every observation of
+ *   the episode so far (ALFWorld's texts): where the agent is, the receptacles visited and opened, where objects of
+ *   the task type and desk lamps were seen, what the agent holds, which objects were cleaned/heated/cooled, how many
+ *   task objects were put in a target receptacle. It is the "graph" of Ammanabrolu & Riedl reduced to what the six
+ *   task types need.
+ * - Relational features (household): the state gets `phase` keys (task type × holds the task object × it is
+ *   treated × one was seen × how many are placed) and each action gets indicator keys (verb; mentions the task
+ *   object / target / tool; `go to` a receptacle visited or not, where the task object or a lamp was seen; `take` /
+ *   `move` / `heat|cool|clean` of the task object, into the target, matching the task type), each also conjoined
+ *   with the phase, so that the action tower can score "what to do next" without depending on entity identities.
+ * - Sokoban grids (RAGEN symbols `# _ O X √ P S`, actions Up/Down/Left/Right): egocentric features, i.e. the 5 × 5
+ *   window around the player and the box and target positions relative to the player (state), and per action the
+ *   two cells ahead, whether the move pushes the box, whether a push brings the box closer to the target (Manhattan)
+ *   or into a non-target corner, and whether a move brings the player closer to the cell behind the box from
+ *   which the needed push starts (action). Only local geometry and Manhattan distances: no search, no solver.
+ * - Every key is a string; {@link DrrnPolicy} hashes it like a word feature.
+ *
+ * **Gotchas**: the household parser knows `TextHousehold-v0`'s (ALFWorld's) task templates and observation texts
+ * only; on any other task text the household part returns nothing and the policy falls back to plain words.
+ *
+ * @see https://arxiv.org/abs/1909.01646 (LeDeepChef)
+ * @see https://arxiv.org/abs/1812.01628 (KG-DQN)
+ * @since 0.1.0
+ */
+
+// ---------------------------------------------------------------------------------------------------------------
+// Household tasks
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The task types of `TextHousehold-v0` (ALFWorld's six). */
+export type HouseholdTaskType = "pick" | "look" | "clean" | "heat" | "cool" | "two"
+
+/** A parsed household task: object type, target receptacle type (undefined for `look`) and implied tool. */
+export interface HouseholdTask {
+  readonly type: HouseholdTaskType
+  readonly object: string
+  readonly target: string | undefined
+  readonly tool: string | undefined
+}
+
+/** Placeholder words of the delexicalized text. */
+export const PLACEHOLDER = { object: "taskobj", target: "tasktgt", tool: "tasktool" } as const
+
+const TOOL: Record<HouseholdTaskType, string | undefined> = { pick: undefined, two: undefined, look: "desklamp", clean: "sinkbasin", heat: "microwave", cool: "fridge" }
+
+const TEMPLATES: ReadonlyArray<readonly [RegExp, HouseholdTaskType]> = [
+  [/put a clean (\w+) (?:in|on) (\w+)\./, "clean"],
+  [/clean some (\w+) and put it (?:in|on) (\w+)\./, "clean"],
+  [/put a hot (\w+) (?:in|on) (\w+)\./, "heat"],
+  [/heat some (\w+) and put it (?:in|on) (\w+)\./, "heat"],
+  [/put a cool (\w+) (?:in|on) (\w+)\./, "cool"],
+  [/cool some (\w+) and put it (?:in|on) (\w+)\./, "cool"],
+  [/put two (\w+) (?:in|on) (\w+)\./, "two"],
+  [/find two (\w+) and put them (?:in|on) (\w+)\./, "two"],
+  [/examine the (\w+) with the (\w+)\./, "look"],
+  [/look at (\w+) under the (\w+)\./, "look"],
+  [/put (?:a|some) (\w+) (?:in|on) (\w+)\./, "pick"]
+]
+
+/** Parse an ALFWorld-style task sentence ("put a clean mug in coffeemachine."); undefined when none matches. */
+export const parseHouseholdTask = (task: string): HouseholdTask | undefined => {
+  const text = task.toLowerCase()
+  for (const [re, type] of TEMPLATES) {
+    const m = re.exec(text)
+    if (m === null) continue
+    if (type === "look") return { type, object: m[1]!, target: undefined, tool: m[2]! }
+    return { type, object: m[1]!, target: m[2]!, tool: TOOL[type] }
+  }
+  return undefined
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * Replace the task's entity words (whole words, case-insensitive) by {@link PLACEHOLDER} words. A receptacle that
+ * is both the target and the tool becomes `tasktgt`.
+ */
+export const delexicalize = (task: HouseholdTask, text: string): string => {
+  const map = new Map<string, string>()
+  if (task.tool !== undefined) map.set(task.tool, PLACEHOLDER.tool)
+  if (task.target !== undefined) map.set(task.target, PLACEHOLDER.target)
+  map.set(task.object, PLACEHOLDER.object)
+  const re = new RegExp(`\\b(${[...map.keys()].map(escape).join("|")})\\b`, "gi")
+  return text.replace(re, (w) => map.get(w.toLowerCase()) ?? w)
+}
+
+/** The belief state read off an episode's observations (see the module docs). */
+export interface HouseholdSummary {
+  /** Current receptacle ("cabinet 1"), undefined before the first `go to`. */
+  location: string | undefined
+  readonly visited: Set<string>
+  readonly opened: Set<string>
+  /** Receptacles last seen closed and not opened since. */
+  readonly closed: Set<string>
+  /** Receptacle → object instances last seen in/on it. */
+  readonly contents: Map<string, Set<string>>
+  /** Held object instance ("mug 1"). */
+  held: string | undefined
+  /** Object instances cleaned, heated or cooled (by verb). */
+  readonly treated: Map<string, Set<string>>
+  /** Task objects moved into a target receptacle. */
+  placed: number
+}
+
+const typeOf = (name: string): string => name.replace(/ \d+$/, "")
+const ITEM = /a (\w+ \d+)/g
+
+const readContents = (s: HouseholdSummary, rec: string, text: string): void => {
+  const set = new Set<string>()
+  for (const m of text.matchAll(ITEM)) set.add(m[1]!)
+  s.contents.set(rec, set)
+}
+
+/** Update `s` with one observation text. */
+export const observe = (task: HouseholdTask, s: HouseholdSummary, obs: string): void => {
+  let m = /You arrive at (\w+ \d+)\. (.*)/.exec(obs)
+  if (m !== null) {
+    const rec = m[1]!
+    s.location = rec
+    s.visited.add(rec)
+    if (/ is closed\./.test(m[2]!)) {
+      s.closed.add(rec)
+      if (!s.contents.has(rec)) s.contents.set(rec, new Set())
+    } else readContents(s, rec, m[2]!)
+    return
+  }
+  m = /You open the (\w+ \d+)\. (.*)/.exec(obs)
+  if (m !== null) {
+    s.opened.add(m[1]!)
+    s.closed.delete(m[1]!)
+    readContents(s, m[1]!, m[2]!)
+    return
+  }
+  m = /You close the (\w+ \d+)\./.exec(obs)
+  if (m !== null) {
+    s.closed.add(m[1]!)
+    return
+  }
+  m = /You pick up the (\w+ \d+) from the (\w+ \d+)\./.exec(obs)
+  if (m !== null) {
+    s.held = m[1]!
+    s.contents.get(m[2]!)?.delete(m[1]!)
+    return
+  }
+  m = /You move the (\w+ \d+) to the (\w+ \d+)\./.exec(obs)
+  if (m !== null) {
+    s.held = undefined
+    if (!s.contents.has(m[2]!)) s.contents.set(m[2]!, new Set())
+    s.contents.get(m[2]!)!.add(m[1]!)
+    if (typeOf(m[1]!) === task.object && typeOf(m[2]!) === task.target) s.placed++
+    return
+  }
+  m = /You (heat|cool|clean) the (\w+ \d+) using/.exec(obs)
+  if (m !== null) {
+    if (!s.treated.has(m[1]!)) s.treated.set(m[1]!, new Set())
+    s.treated.get(m[1]!)!.add(m[2]!)
+  }
+}
+
+/** The summary after the observations `observations` (oldest first). */
+export const householdSummary = (task: HouseholdTask, observations: ReadonlyArray<string>): HouseholdSummary => {
+  const s: HouseholdSummary = {
+    location: undefined,
+    visited: new Set(),
+    opened: new Set(),
+    closed: new Set(),
+    contents: new Map(),
+    held: undefined,
+    treated: new Map(),
+    placed: 0
+  }
+  for (const o of observations) observe(task, s, o)
+  return s
+}
+
+const has = (s: HouseholdSummary, rec: string, type: string): boolean => {
+  const c = s.contents.get(rec)
+  if (c === undefined) return false
+  for (const o of c) if (typeOf(o) === type) return true
+  return false
+}
+
+/** State and per-action relational keys of a household decision. */
+export const householdFeatures = (
+  task: HouseholdTask,
+  s: HouseholdSummary,
+  actions: ReadonlyArray<string>
+): { readonly state: Array<string>; readonly actions: Array<Array<string>> } => {
+  const treatVerb = task.type === "clean" || task.type === "heat" || task.type === "cool" ? task.type : undefined
+  const holdsObj = s.held !== undefined && typeOf(s.held) === task.object
+  const treated = holdsObj && treatVerb !== undefined && (s.treated.get(treatVerb)?.has(s.held!) ?? false)
+  const recClass = (rec: string): string => {
+    const t = typeOf(rec)
+    return t === task.target ? "tgt" : t === task.tool ? "tool" : "other"
+  }
+  let objKnown = false
+  let lampKnown = false
+  for (const rec of s.contents.keys()) {
+    if (has(s, rec, task.object) && !(task.type === "two" && typeOf(rec) === task.target)) objKnown = true
+    if (has(s, rec, "desklamp")) lampKnown = true
+  }
+  const phase = `${task.type}|h${holdsObj ? 1 : s.held !== undefined ? 2 : 0}|t${treated ? 1 : 0}|k${objKnown ? 1 : 0}|p${Math.min(s.placed, 2)}|l${lampKnown ? 1 : 0}`
+  const loc = s.location
+  const here = loc === undefined ? "none" : recClass(loc)
+  const state = [
+    `hh:type:${task.type}`,
+    `hh:phase:${phase}`,
+    `hh:at:${here}`,
+    `hh:phase-at:${phase}|${here}|${loc !== undefined && s.closed.has(loc) ? "closed" : "open"}`,
+    `hh:visited:${Math.min(s.visited.size, 6)}`
+  ]
+  const out = actions.map((a) => {
+    const text = a.toLowerCase()
+    const f: Array<string> = []
+    let m: RegExpExecArray | null
+    if ((m = /^go to (\w+ \d+)$/.exec(text)) !== null) {
+      const r = m[1]!
+      const cls = recClass(r)
+      const visited = s.visited.has(r)
+      const unknown = !visited || (s.closed.has(r) && !s.opened.has(r))
+      f.push(`go:${cls}`, `go:visited:${visited ? 1 : 0}`, `go:unknown:${unknown ? 1 : 0}`, `go:${cls}:unknown:${unknown ? 1 : 0}`)
+      const objThere = has(s, r, task.object) && !(task.type === "two" && typeOf(r) === task.target)
+      f.push(`go:obj:${objThere ? 1 : 0}`)
+      if (task.type === "look") f.push(`go:lamp:${has(s, r, "desklamp") ? 1 : 0}`)
+    } else if ((m = /^(open|close) (\w+ \d+)$/.exec(text)) !== null) {
+      f.push(`${m[1]}:${recClass(m[2]!)}`, `${m[1]}:opened-before:${s.opened.has(m[2]!) ? 1 : 0}`)
+    } else if ((m = /^take (\w+ \d+) from (\w+ \d+)$/.exec(text)) !== null) {
+      const isObj = typeOf(m[1]!) === task.object
+      f.push(`take:obj:${isObj ? 1 : 0}`, `take:obj:${isObj ? 1 : 0}:from:${recClass(m[2]!)}`)
+    } else if ((m = /^move (\w+ \d+) to (\w+ \d+)$/.exec(text)) !== null) {
+      const isObj = typeOf(m[1]!) === task.object
+      f.push(`move:obj:${isObj ? 1 : 0}:to:${recClass(m[2]!)}`)
+    } else if ((m = /^(heat|cool|clean) (\w+ \d+) with (\w+ \d+)$/.exec(text)) !== null) {
+      const isObj = typeOf(m[2]!) === task.object
+      const done = s.treated.get(m[1]!)?.has(m[2]!) ?? false
+      f.push(`treat:obj:${isObj ? 1 : 0}:match:${m[1] === treatVerb ? 1 : 0}:done:${done ? 1 : 0}`)
+    } else if ((m = /^use (\w+ \d+)$/.exec(text)) !== null) {
+      f.push(`use:${typeOf(m[1]!) === "desklamp" ? "lamp" : "other"}`)
+    } else if ((m = /^examine (\w+ \d+)$/.exec(text)) !== null) {
+      const t = typeOf(m[1]!)
+      f.push(`examine:${t === task.object ? "obj" : s.contents.has(m[1]!) || s.visited.has(m[1]!) ? "rec" : "other"}`)
+    } else {
+      f.push(`verb:${text.split(" ")[0] ?? ""}`)
+    }
+    const n = f.length
+    for (let i = 0; i < n; i++) f.push(`ph:${phase}|${f[i]}`)
+    return f
+  })
+  return { state, actions: out }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sokoban grids
+// ---------------------------------------------------------------------------------------------------------------
+
+const DIRS: Record<string, readonly [number, number]> = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] }
+const GRID_LINE = /^[#_OX√PS]+$/
+
+/** The grid lines of a RAGEN Sokoban observation (lines made only of `# _ O X √ P S`), or undefined. */
+export const parseSokobanGrid = (observation: string): Array<string> | undefined => {
+  const lines = observation.split("\n").map((l) => l.trim()).filter((l) => GRID_LINE.test(l))
+  return lines.length >= 3 ? lines : undefined
+}
+
+const sign = (x: number) => (x > 0 ? 1 : x < 0 ? -1 : 0)
+
+/**
+ * Egocentric state keys and per-action local keys of a Sokoban grid (see the module docs); undefined when the grid
+ * has no player or no box or an action is not a direction.
+ */
+export const sokobanFeatures = (
+  grid: ReadonlyArray<string>,
+  actions: ReadonlyArray<string>
+): { readonly state: Array<string>; readonly actions: Array<Array<string>> } | undefined => {
+  const at = (x: number, y: number): string => (y >= 0 && y < grid.length && x >= 0 && x < grid[y]!.length ? grid[y]![x]! : "#")
+  let px = -1, py = -1, bx = -1, by = -1, tx = -1, ty = -1
+  for (let y = 0; y < grid.length; y++) {
+    for (let x = 0; x < grid[y]!.length; x++) {
+      const c = grid[y]![x]!
+      if (c === "P" || c === "S") {
+        px = x
+        py = y
+      }
+      if (c === "X" || c === "√") {
+        bx = x
+        by = y
+      }
+      if (c === "O" || c === "S" || c === "√") {
+        tx = x
+        ty = y
+      }
+    }
+  }
+  if (px < 0 || bx < 0 || tx < 0) return undefined
+  const dirs = actions.map((a) => DIRS[a.trim().toLowerCase()])
+  if (dirs.some((d) => d === undefined)) return undefined
+  const state: Array<string> = [`sk:box:${bx - px},${by - py}`, `sk:tgt:${tx - px},${ty - py}`, `sk:boxtgt:${tx - bx},${ty - by}`]
+  for (let dy = -2; dy <= 2; dy++) for (let dx = -2; dx <= 2; dx++) if (dx !== 0 || dy !== 0) state.push(`sk:win:${dx},${dy}:${at(px + dx, py + dy)}`)
+  const isWall = (x: number, y: number) => at(x, y) === "#"
+  const free = (c: string) => c === "_" || c === "O"
+  // push positions: the cell behind the box for each push direction that reduces the box-target distance
+  const pushFrom: Array<[number, number]> = []
+  if (tx !== bx) pushFrom.push([bx - sign(tx - bx), by])
+  if (ty !== by) pushFrom.push([bx, by - sign(ty - by)])
+  const distPush = (x: number, y: number) => Math.min(...pushFrom.map(([qx, qy]) => Math.abs(qx - x) + Math.abs(qy - y)))
+  const out = dirs.map((d) => {
+    const [dx, dy] = d!
+    const c1 = at(px + dx, py + dy)
+    const c2 = at(px + 2 * dx, py + 2 * dy)
+    const f = [`sk:c1:${c1}`, `sk:c1c2:${c1}${c2}`]
+    if (c1 === "X" || c1 === "√") {
+      if (!free(c2)) f.push("sk:push:blocked")
+      else {
+        const nbx = bx + dx, nby = by + dy
+        const before = Math.abs(tx - bx) + Math.abs(ty - by)
+        const after = Math.abs(tx - nbx) + Math.abs(ty - nby)
+        const onTarget = nbx === tx && nby === ty
+        const corner = !onTarget && (isWall(nbx - 1, nby) || isWall(nbx + 1, nby)) && (isWall(nbx, nby - 1) || isWall(nbx, nby + 1))
+        f.push(`sk:push:${sign(after - before)}`, `sk:push:target:${onTarget ? 1 : 0}`, `sk:push:corner:${corner ? 1 : 0}`)
+      }
+    } else if (c1 === "#") f.push("sk:move:wall")
+    else if (pushFrom.length > 0) {
+      f.push(`sk:move:push-pos:${sign(distPush(px + dx, py + dy) - distPush(px, py))}`)
+      f.push(`sk:move:box:${sign(Math.abs(bx - px - dx) + Math.abs(by - py - dy) - Math.abs(bx - px) - Math.abs(by - py))}`)
+    }
+    return f
+  })
+  return { state, actions: out }
+}

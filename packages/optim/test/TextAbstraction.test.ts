@@ -1,0 +1,120 @@
+import { Rng } from "@autodidact/core"
+import { describe, expect, it } from "@effect/vitest"
+import * as DrrnPolicy from "../src/DrrnPolicy.js"
+import * as TextAbstraction from "../src/TextAbstraction.js"
+
+describe("TextAbstraction household tasks", () => {
+  it("parses every task template of TextHousehold-v0 (hand-written examples)", () => {
+    const p = TextAbstraction.parseHouseholdTask
+    expect(p("put some pen on bed.")).toEqual({ type: "pick", object: "pen", target: "bed", tool: undefined })
+    expect(p("put a mug in cabinet.")).toEqual({ type: "pick", object: "mug", target: "cabinet", tool: undefined })
+    expect(p("put a clean mug on countertop.")).toEqual({ type: "clean", object: "mug", target: "countertop", tool: "sinkbasin" })
+    expect(p("clean some plate and put it on diningtable.")).toEqual({ type: "clean", object: "plate", target: "diningtable", tool: "sinkbasin" })
+    expect(p("put a hot apple in fridge.")).toEqual({ type: "heat", object: "apple", target: "fridge", tool: "microwave" })
+    expect(p("cool some tomato and put it in microwave.")).toEqual({ type: "cool", object: "tomato", target: "microwave", tool: "fridge" })
+    expect(p("find two cellphone and put them in sofa.")).toEqual({ type: "two", object: "cellphone", target: "sofa", tool: undefined })
+    expect(p("examine the book with the desklamp.")).toEqual({ type: "look", object: "book", target: undefined, tool: "desklamp" })
+    expect(p("look at book under the desklamp.")).toEqual({ type: "look", object: "book", target: undefined, tool: "desklamp" })
+    expect(p("go north")).toBeUndefined()
+  })
+
+  it("delexicalizes whole words only, in observations and actions", () => {
+    const task = TextAbstraction.parseHouseholdTask("put a clean mug on countertop.")!
+    expect(TextAbstraction.delexicalize(task, "You arrive at countertop 1. On the countertop 1, you see a mug 2, and a mugwort 1."))
+      .toBe("You arrive at tasktgt 1. On the tasktgt 1, you see a taskobj 2, and a mugwort 1.")
+    expect(TextAbstraction.delexicalize(task, "clean mug 2 with sinkbasin 1")).toBe("clean taskobj 2 with tasktool 1")
+    // an unseen object type in the same role gives the same text, hence the same features
+    const other = TextAbstraction.parseHouseholdTask("put a clean plate on countertop.")!
+    expect(TextAbstraction.delexicalize(other, "take plate 1 from cabinet 3")).toBe(TextAbstraction.delexicalize(task, "take mug 1 from cabinet 3"))
+  })
+
+  it("the episode summary tracks location, visits, sightings, the held object and treatments", () => {
+    const task = TextAbstraction.parseHouseholdTask("put a clean mug on countertop.")!
+    const s = TextAbstraction.householdSummary(task, [
+      "-= Welcome =- You are in the middle of a room.",
+      "You arrive at microwave 1. The microwave 1 is closed.",
+      "You open the microwave 1. The microwave 1 is open. In it, you see a mug 1, and a egg 2.",
+      "You pick up the mug 1 from the microwave 1.",
+      "You arrive at sinkbasin 1. On the sinkbasin 1, you see nothing.",
+      "You clean the mug 1 using the sinkbasin 1."
+    ])
+    expect(s.location).toBe("sinkbasin 1")
+    expect([...s.visited]).toEqual(["microwave 1", "sinkbasin 1"])
+    expect([...s.opened]).toEqual(["microwave 1"])
+    expect(s.held).toBe("mug 1")
+    expect([...s.contents.get("microwave 1")!]).toEqual(["egg 2"])
+    expect(s.treated.get("clean")?.has("mug 1")).toBe(true)
+    const f = TextAbstraction.householdFeatures(task, s, ["go to countertop 1", "go to microwave 1", "move mug 1 to sinkbasin 1"])
+    expect(f.state).toContain("hh:phase:clean|h1|t1|k0|p0|l0")
+    expect(f.actions[0]).toContain("go:tgt")
+    expect(f.actions[0]).toContain("go:visited:0")
+    expect(f.actions[1]).toContain("go:visited:1")
+    expect(f.actions[2]).toContain("move:obj:1:to:tool")
+    expect(f.actions[0]).toContain("ph:clean|h1|t1|k0|p0|l0|go:tgt")
+  })
+
+  it("marks the receptacle where the task object was seen and the placed count", () => {
+    const task = TextAbstraction.parseHouseholdTask("put two cellphone in sofa.")!
+    const s = TextAbstraction.householdSummary(task, [
+      "You arrive at shelf 1. On the shelf 1, you see a cellphone 2.",
+      "You arrive at drawer 1. The drawer 1 is closed.",
+      "You arrive at sofa 1. On the sofa 1, you see a cellphone 1."
+    ])
+    const f = TextAbstraction.householdFeatures(task, s, ["go to shelf 1", "go to drawer 1", "take cellphone 1 from sofa 1"])
+    expect(f.actions[0]).toContain("go:obj:1")
+    expect(f.actions[1]).toContain("go:unknown:1") // visited but closed, never opened
+    expect(f.actions[2]).toContain("take:obj:1:from:tgt")
+    const moved = TextAbstraction.householdSummary(task, ["You pick up the cellphone 2 from the shelf 1.", "You move the cellphone 2 to the sofa 1."])
+    expect(moved.placed).toBe(1)
+    expect(moved.held).toBeUndefined()
+  })
+})
+
+describe("TextAbstraction Sokoban", () => {
+  const grid = ["######", "#_P__#", "#_X__#", "#____#", "#_O__#", "######"]
+  it("parses the grid lines of an observation (legend skipped)", () => {
+    expect(TextAbstraction.parseSokobanGrid(`Symbols: # wall, _ floor.\n${grid.join("\n")}`)).toEqual(grid)
+    expect(TextAbstraction.parseSokobanGrid("You see a mug 1.")).toBeUndefined()
+  })
+  it("action keys: push toward the target, wall, move toward the push position", () => {
+    const f = TextAbstraction.sokobanFeatures(grid, ["Up", "Down", "Left", "Right"])!
+    expect(f.state).toContain("sk:box:0,1")
+    expect(f.state).toContain("sk:boxtgt:0,2")
+    expect(f.actions[0]).toContain("sk:move:wall")
+    expect(f.actions[1]).toEqual(expect.arrayContaining(["sk:c1:X", "sk:push:-1", "sk:push:target:0", "sk:push:corner:0"]))
+    expect(f.actions[2]).toContain("sk:move:push-pos:1") // leaves the push position (distance +1)
+    const corner = TextAbstraction.sokobanFeatures(["#####", "#P__#", "#_X_#", "#___#", "#_O_#", "#####"], ["Right", "Left"])!
+    expect(corner.actions[0]).toContain("sk:move:push-pos:-1") // reaches the cell above the box
+    expect(corner.actions[1]).toContain("sk:move:wall")
+    const toCorner = TextAbstraction.sokobanFeatures(["#####", "#_PX#", "#___#", "#O__#", "#####"], ["Right"])!
+    expect(toCorner.actions[0]).toContain("sk:push:blocked")
+    const intoCorner = TextAbstraction.sokobanFeatures(["######", "#PX_##", "#____#", "#O___#", "######"], ["Right"])!
+    expect(intoCorner.actions[0]).toEqual(expect.arrayContaining(["sk:push:1", "sk:push:corner:1"]))
+  })
+  it("is undefined for non-direction actions or a grid without a box", () => {
+    expect(TextAbstraction.sokobanFeatures(grid, ["jump"])).toBeUndefined()
+    expect(TextAbstraction.sokobanFeatures(["####", "#P_#", "####"], ["Up"])).toBeUndefined()
+  })
+})
+
+describe("DrrnPolicy with relational features", () => {
+  it("two tasks that differ only in the object type encode identically", () => {
+    const p = DrrnPolicy.make({ buckets: 256, hidden: 4, embed: 3, rng: Rng.make(0) })
+    const a = DrrnPolicy.encode(p, {
+      task: "put a mug in cabinet.",
+      observation: "You arrive at shelf 1. On the shelf 1, you see a mug 1.",
+      admissible: ["take mug 1 from shelf 1", "go to cabinet 1"]
+    })
+    const b = DrrnPolicy.encode(p, {
+      task: "put a kettle in cabinet.",
+      observation: "You arrive at shelf 1. On the shelf 1, you see a kettle 1.",
+      admissible: ["take kettle 1 from shelf 1", "go to cabinet 1"]
+    })
+    expect(Array.from(a.state.indices)).toEqual(Array.from(b.state.indices))
+    expect(a.actions.map((x) => Array.from(x.indices))).toEqual(b.actions.map((x) => Array.from(x.indices)))
+    const off = DrrnPolicy.make({ buckets: 256, hidden: 4, embed: 3, relational: false, rng: Rng.make(0) })
+    const c = DrrnPolicy.encode(off, { task: "put a mug in cabinet.", observation: "x", admissible: ["take mug 1 from shelf 1"] })
+    const d = DrrnPolicy.encode(off, { task: "put a kettle in cabinet.", observation: "x", admissible: ["take kettle 1 from shelf 1"] })
+    expect(Array.from(c.actions[0]!.indices)).not.toEqual(Array.from(d.actions[0]!.indices))
+  })
+})
