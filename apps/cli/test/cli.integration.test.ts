@@ -199,4 +199,27 @@ describe("autodidact CLI", () => {
       if (row["numpyMs"] !== null) expect(row["ratio"]).toBeCloseTo((row["ourMs"] as number) / (row["numpyMs"] as number), 6)
     }
   })
+
+  it("train --algo gigpo on the text Sokoban writes evaluation rows with successRate and a policy; eval reads it back", () => {
+    const out = path.join(tmp(), "text")
+    const r = cli("train", "--env", "Sokoban-6x6-1box-v0", "--algo", "gigpo", "--group-size", "8", "--total-steps", "3000", "--seed", "1", "--out", out, "--json")
+    expect(r.code, r.stderr).toBe(0)
+    const [summary] = r.json()
+    expect(summary).toMatchObject({ env: "Sokoban-6x6-1box-v0", algo: "gigpo", seed: 1 })
+    const rows = fs.readFileSync(path.join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    const evaluations = rows.filter((row) => row.kind === "evaluation")
+    expect(evaluations.length).toBeGreaterThan(0)
+    for (const e of evaluations) expect(e.successRate).toBeGreaterThanOrEqual(0)
+    expect(rows.some((row) => row.kind === "episode" && typeof row.success === "boolean")).toBe(true)
+    const ev = cli("eval", "--run", out, "--episodes", "10", "--json")
+    expect(ev.code, ev.stderr).toBe(0)
+    const [report] = ev.json()
+    expect(report).toMatchObject({ env: "Sokoban-6x6-1box-v0", episodes: 10 })
+    expect(report!["successRate"]).toBeGreaterThanOrEqual(0)
+    expect(report!["randomPolicySuccessRate"]).toBeGreaterThanOrEqual(0)
+    // PPO is refused on a text env, naming the algorithm
+    const bad = cli("train", "--env", "TextHousehold-v0", "--algo", "ppo", "--out", path.join(tmp(), "y"), "--json")
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toContain("TrainConfigError")
+  })
 })

@@ -16,7 +16,7 @@ import { Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import * as GroupRollout from "../src/GroupRollout.js"
 import * as MultiTurnTrainer from "../src/MultiTurnTrainer.js"
-import { TextFrozenLake, TextHousehold, TextSokoban } from "@autodidact/envs"
+import * as TextTasks from "../src/TextTasks.js"
 
 const args = new Map<string, string>()
 const argv = process.argv.slice(2)
@@ -37,55 +37,10 @@ const seed = Number(args.get("seed") ?? 1)
 const evalEpisodes = Number(args.get("eval-episodes") ?? 200)
 const num = (k: string, d: number) => (args.has(k) ? Number(args.get(k)) : d)
 
-interface Setup {
-  readonly makeEnv: () => GroupRollout.TextEnv
-  readonly maxSteps: number
-  readonly grid: boolean
-  readonly trainTask: (rng: Rng) => GroupRollout.Task
-  readonly evalTask: (k: number) => GroupRollout.Task
-  readonly evalName: string
-}
-
-const modules: Record<string, any> = { TextHousehold, TextSokoban, TextFrozenLake }
-const load = async (name: string): Promise<any> => modules[name]
-
-const setup = async (): Promise<Setup> => {
-  const EVAL_BASE = 1_000_000
-  if (envId === "TextHousehold-v0") {
-    const mod = await load("TextHousehold")
-    const difficulty = args.get("difficulty") ?? "default"
-    return {
-      makeEnv: () => mod.make({ difficulty }),
-      maxSteps: num("max-steps", 50),
-      grid: false,
-      trainTask: (rng) => ({ seed: rng.integers(EVAL_BASE), options: { split: "train" } }),
-      evalTask: (k) => ({ seed: EVAL_BASE + k, options: { split: "unseen" } }),
-      evalName: "unseen"
-    }
-  }
-  if (envId === "Sokoban-6x6-1box-v0" || envId === "TextSokoban") {
-    const mod = await load("TextSokoban")
-    return {
-      makeEnv: () => mod.make({}),
-      maxSteps: num("max-steps", 20),
-      grid: true,
-      trainTask: (rng) => ({ seed: rng.integers(EVAL_BASE) }),
-      evalTask: (k) => ({ seed: EVAL_BASE + k }),
-      evalName: "test levels (seeds ≥ 10^6)"
-    }
-  }
-  if (envId === "TextFrozenLake") {
-    const mod = await load("TextFrozenLake")
-    return {
-      makeEnv: () => mod.make({}),
-      maxSteps: num("max-steps", 20),
-      grid: true,
-      trainTask: (rng) => ({ seed: rng.integers(EVAL_BASE) }),
-      evalTask: (k) => ({ seed: EVAL_BASE + k }),
-      evalName: "test maps (seeds ≥ 10^6)"
-    }
-  }
-  throw new Error(`unknown --env ${envId}`)
+const setup = async (): Promise<TextTasks.Setup> => {
+  const id = envId === "TextSokoban" ? "Sokoban-6x6-1box-v0" : envId === "TextFrozenLake" ? "TextFrozenLake-v1" : envId
+  const maxSteps = args.has("max-steps") ? num("max-steps", 0) : undefined
+  return TextTasks.setupFor(id, { difficulty: args.get("difficulty") ?? "default", maxSteps })
 }
 
 const s = await setup()
@@ -151,8 +106,7 @@ for (const algo of algos) {
   const evalDifficulty = args.get("eval-difficulty")
   if (envId === "TextHousehold-v0" && evalDifficulty !== undefined) {
     // transfer: the policy trained at --difficulty, evaluated on unseen tasks at --eval-difficulty
-    const mod = await load("TextHousehold")
-    const evalEnvs = [mod.make({ difficulty: evalDifficulty }) as GroupRollout.TextEnv]
+    const evalEnvs = [TextTasks.setupFor(envId, { difficulty: evalDifficulty }).makeEnv()]
     const pol = MultiTurnTrainer.drrnTextPolicy(result.policy)
     for (const greedy of [false, true]) {
       const r = MultiTurnTrainer.evaluate(evalEnvs, pol, s.evalTask, evalEpisodes, Rng.make([seed, 0x5eed]), { maxSteps: s.maxSteps, greedy })

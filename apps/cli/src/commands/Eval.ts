@@ -12,6 +12,7 @@ import * as path from "node:path"
 import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
+import { evaluateText, isTextEnvId } from "./TextTrain.js"
 import { checkpointPath, TrainConfigError } from "./Train.js"
 
 /** What an evaluation reports. */
@@ -70,11 +71,26 @@ export const evalCommand = Command.make(
     run: Flag.String("run").pipe(Flag.withDescription("Run directory written by `autodidact train`")),
     episodes: Flag.Int("episodes").pipe(Flag.withDefault(100), Flag.withDescription("Episodes to play")),
     seed: Flag.Int("seed").pipe(Flag.withDefault(10_000), Flag.withDescription("Seed of the first evaluation episode (episode k uses seed + k)")),
+    split: Flag.String("split").pipe(Flag.optional, Flag.withDescription("TextHousehold-v0: evaluation split (unseen (default), seen, train)")),
     sample: Flag.Boolean("sample").pipe(Flag.withDefault(false), Flag.withDescription("Sample actions from the policy instead of taking the argmax")),
     json: jsonFlag
   },
   (config) =>
     Effect.gen(function* () {
+      const runConfig = yield* RunDirectory.readConfig(config.run)
+      if (typeof runConfig["env"] === "string" && isTextEnvId(runConfig["env"])) {
+        if (!Number.isSafeInteger(config.episodes) || config.episodes <= 0) {
+          return yield* new TrainConfigError({ option: "episodes", value: config.episodes, reason: "must be a positive integer" })
+        }
+        const summary = yield* evaluateText(config.run, runConfig, {
+          episodes: config.episodes,
+          split: config.split._tag === "Some" ? config.split.value : undefined,
+          greedy: !config.sample,
+          seed: config.seed
+        })
+        Output.printSummary(config.json, "Evaluation", { ...summary })
+        return
+      }
       const summary = yield* evaluate(config.run, { episodes: config.episodes, seed: config.seed, greedy: !config.sample })
       Output.printSummary(config.json, "Evaluation", { ...summary })
     })

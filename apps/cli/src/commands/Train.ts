@@ -15,6 +15,7 @@ import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
 import { versions } from "../Versions.js"
+import { isTextEnvId, textAlgos, trainText } from "./TextTrain.js"
 
 /** A training request that cannot be carried out as given (unknown algorithm, no solve threshold, ...). */
 export class TrainConfigError extends Schema.TaggedError<TrainConfigError>()("TrainConfigError", {
@@ -30,7 +31,7 @@ export class TrainConfigError extends Schema.TaggedError<TrainConfigError>()("Tr
 /** Resolved options of a training run. */
 export interface TrainRequest {
   readonly env: string
-  readonly algo: "ppo"
+  readonly algo: string
   readonly seed: number
   readonly totalSteps: number
   readonly out: string
@@ -115,6 +116,9 @@ export const playEpisodes = (
 /** Train per `request`, writing the run directory; prints a progress bar and returns the summary. */
 export const train = (request: TrainRequest) =>
   Effect.gen(function* () {
+    if (request.algo !== "ppo") {
+      return yield* new TrainConfigError({ option: "algo", value: request.algo, reason: `${textAlgos.join(", ")} train the text environments (${request.env} is not one); use ppo` })
+    }
     const spec = yield* Effect.try({ try: () => Registry.spec(request.env), catch: (e) => e as Registry.UnknownEnvError })
     const threshold = spec.rewardThreshold
     if (request.untilSolved && threshold === undefined) {
@@ -204,7 +208,7 @@ export const trainCommand = Command.make(
   "train",
   {
     env: Flag.String("env").pipe(Flag.withDefault("CartPole-v1"), Flag.withDescription("Registered environment id")),
-    algo: Flag.Literals("algo", ["ppo"]).pipe(Flag.withDefault("ppo" as const), Flag.withDescription("Algorithm")),
+    algo: Flag.Literals("algo", ["ppo", ...textAlgos]).pipe(Flag.optional, Flag.withDescription("Algorithm: ppo (default for CartPole and other Box envs) or, for text envs, gigpo (default), grpo, dr-grpo, rloo, reinforce++")),
     seed: Flag.Int("seed").pipe(Flag.withDefault(1), Flag.withDescription("Seed of everything (envs, init, sampling)")),
     totalSteps: Flag.Int("total-steps").pipe(Flag.withDefault(500_000), Flag.withDescription("Environment steps budget")),
     out: Flag.String("out").pipe(Flag.withDescription("Run directory to write (config.json, metrics.jsonl, checkpoints/)")),
@@ -216,11 +220,22 @@ export const trainCommand = Command.make(
       Flag.withDefault(0),
       Flag.withDescription("After training, play N greedy episodes and write them to <out>/trajectories/eval.jsonl (for the dashboard's episode viewer)")
     ),
+    groupSize: Flag.Int("group-size").pipe(Flag.withDefault(8), Flag.withDescription("Text envs: trajectories per task (GRPO/GiGPO group size)")),
+    difficulty: Flag.Literals("difficulty", ["default", "easy"]).pipe(Flag.withDefault("default" as const), Flag.withDescription("TextHousehold-v0: room size and distractors")),
     json: jsonFlag
   },
   (config) =>
     Effect.gen(function* () {
-      const summary = yield* train(config)
+      if (isTextEnvId(config.env)) {
+        const algo = config.algo._tag === "Some" ? config.algo.value : "gigpo"
+        if (algo === "ppo") {
+          return yield* new TrainConfigError({ option: "algo", value: algo, reason: `${config.env} is a text environment; use one of ${textAlgos.join(", ")}` })
+        }
+        const summary = yield* trainText({ ...config, algo })
+        Output.printSummary(config.json, "Training summary", { ...summary })
+        return
+      }
+      const summary = yield* train({ ...config, algo: config.algo._tag === "Some" ? config.algo.value : "ppo" })
       Output.printSummary(config.json, "Training summary", { ...summary })
     })
 ).pipe(Command.withDescription("Train an agent (PPO) and write a run directory"))
