@@ -4,6 +4,7 @@
  */
 import { Command } from "effect/cli"
 import { benchCommand } from "./commands/Bench.js"
+import { compareCommand } from "./commands/Compare.js"
 import { dashboardCommand } from "./commands/Dashboard.js"
 import { evalCommand } from "./commands/Eval.js"
 import { gamesCommand } from "./commands/Games.js"
@@ -15,7 +16,7 @@ import { trainCommand } from "./commands/Train.js"
 /** The root command with every subcommand. */
 export const app = Command.make("autodidact").pipe(
   Command.withDescription("Autodidact: agents that learn from experience"),
-  Command.withSubcommands([startCommand, trainCommand, evalCommand, sokobanCommand, gamesCommand, benchCommand, dashboardCommand, reportCommand])
+  Command.withSubcommands([startCommand, trainCommand, evalCommand, sokobanCommand, gamesCommand, benchCommand, compareCommand, dashboardCommand, reportCommand])
 )
 
 /** The CLI's version (the app is private; this is what `--version` prints). */
