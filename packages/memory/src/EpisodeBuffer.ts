@@ -31,7 +31,7 @@
 import { InvalidOptionError, Trajectory } from "@autodidact/core"
 import { Effect } from "effect"
 import * as Columns from "./ReplayColumns.js"
-import { ShapeMismatchError } from "./ReplayErrors.js"
+import { construct, ShapeMismatchError } from "./ReplayErrors.js"
 import type { CorruptReplayFileError, ReplayIoError } from "./ReplayErrors.js"
 import * as ReplayFile from "./ReplayFile.js"
 
@@ -326,10 +326,7 @@ export const KIND = "episode"
  * @returns fails with InvalidOptionError for numEnvs/obsDim/actDim/initialLength < 1 or an unknown action dtype.
  */
 export const make = (options: Options): Effect.Effect<EpisodeBuffer, InvalidOptionError> =>
-  Effect.try({
-    try: () => new EpisodeBuffer(options),
-    catch: (e) => (e instanceof InvalidOptionError ? e : new InvalidOptionError({ option: "options", value: options, reason: String(e) }))
-  })
+  construct(EpisodeBuffer)(options)
 
 /** {@link make}, synchronously. @throws InvalidOptionError */
 export const unsafeMake = (options: Options): EpisodeBuffer => new EpisodeBuffer(options)

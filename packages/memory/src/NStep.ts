@@ -36,6 +36,7 @@
  * @since 0.1.0
  */
 import { InvalidOptionError } from "@autodidact/core"
+import { construct } from "./ReplayErrors.js"
 import { Effect } from "effect"
 import type { TransitionSink } from "./ReplayBuffer.js"
 import * as Columns from "./ReplayColumns.js"
@@ -335,10 +336,7 @@ export const KIND = "nstep"
  * @returns fails with InvalidOptionError for numEnvs/n/obsDim/actDim < 1, gamma outside [0, 1] or an unknown dtype.
  */
 export const make = (options: Options): Effect.Effect<NStep, InvalidOptionError> =>
-  Effect.try({
-    try: () => new NStep(options),
-    catch: (e) => (e instanceof InvalidOptionError ? e : new InvalidOptionError({ option: "options", value: options, reason: String(e) }))
-  })
+  construct(NStep)(options)
 
 /** {@link make}, synchronously. @throws InvalidOptionError */
 export const unsafeMake = (options: Options): NStep => new NStep(options)

@@ -47,7 +47,7 @@ import { MinTree } from "./MinTree.js"
 import type { Batch, TransitionSink } from "./ReplayBuffer.js"
 import * as ReplayBufferModule from "./ReplayBuffer.js"
 import * as Columns from "./ReplayColumns.js"
-import { InvalidPriorityError } from "./ReplayErrors.js"
+import { construct, InvalidPriorityError } from "./ReplayErrors.js"
 import type { CorruptReplayFileError, ReplayIoError } from "./ReplayErrors.js"
 import * as ReplayFile from "./ReplayFile.js"
 import { SumTree } from "./SumTree.js"
@@ -347,10 +347,7 @@ export const KIND = "prioritized"
  *   outside [0, 1], betaSteps < 1, eps <= 0, or any uniform-buffer option).
  */
 export const make = (options: Options): Effect.Effect<PrioritizedReplay, InvalidOptionError> =>
-  Effect.try({
-    try: () => new PrioritizedReplay(options),
-    catch: (e) => (e instanceof InvalidOptionError ? e : new InvalidOptionError({ option: "options", value: options, reason: String(e) }))
-  })
+  construct(PrioritizedReplay)(options)
 
 /** {@link make}, synchronously. @throws InvalidOptionError */
 export const unsafeMake = (options: Options): PrioritizedReplay => new PrioritizedReplay(options)

@@ -44,7 +44,7 @@
 import { InvalidOptionError, NonFiniteValueError, Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import * as Columns from "./ReplayColumns.js"
-import { InsufficientDataError, ShapeMismatchError } from "./ReplayErrors.js"
+import { construct, InsufficientDataError, ShapeMismatchError } from "./ReplayErrors.js"
 import type { CorruptReplayFileError, ReplayIoError } from "./ReplayErrors.js"
 import * as ReplayFile from "./ReplayFile.js"
 import { BatchRandom } from "./ReplayRandom.js"
@@ -453,10 +453,7 @@ export const KIND = "uniform"
  *   outside [0, 1], a dtype is unknown or the seed is not a non-negative safe integer.
  */
 export const make = (options: Options): Effect.Effect<ReplayBuffer, InvalidOptionError> =>
-  Effect.try({
-    try: () => new ReplayBuffer(options),
-    catch: (e) => (e instanceof InvalidOptionError ? e : new InvalidOptionError({ option: "options", value: options, reason: String(e) }))
-  })
+  construct(ReplayBuffer)(options)
 
 /** {@link make}, synchronously. @throws InvalidOptionError */
 export const unsafeMake = (options: Options): ReplayBuffer => new ReplayBuffer(options)

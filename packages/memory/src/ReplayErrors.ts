@@ -10,8 +10,8 @@
  *
  * @since 0.1.0
  */
-import { Errors } from "@autodidact/core"
-import { Schema } from "effect"
+import { Errors, InvalidOptionError } from "@autodidact/core"
+import { Effect, Schema } from "effect"
 
 /**
  * An input has the wrong number of elements (observation of length 3 for `obsDim` 4, a batch whose rows do not
@@ -99,3 +99,14 @@ export class CorruptReplayFileError extends Schema.TaggedError<CorruptReplayFile
     return `Corrupt replay file ${this.path}: ${this.reason}`
   }
 }
+
+/**
+ * Construct a buffer as an Effect: the constructor's option checks (which throw `InvalidOptionError`) become the
+ * error channel; anything else it throws is reported as an invalid `options` value.
+ * @internal
+ */
+export const construct = <O, A>(Ctor: new (options: O) => A) => (options: O): Effect.Effect<A, InvalidOptionError> =>
+  Effect.try({
+    try: () => new Ctor(options),
+    catch: (e) => (e instanceof InvalidOptionError ? e : new InvalidOptionError({ option: "options", value: options, reason: String(e) }))
+  })
