@@ -182,6 +182,20 @@ export class SkillLibrary {
     return this.put({ ...r, active: version })
   }
 
+  /** Remove a skill and every version (and its files, for a library with a directory); a no-op for an unknown name. */
+  remove(name: string): Effect.Effect<void, SkillStorageError> {
+    return Effect.try({
+      try: () => {
+        this.records.delete(name)
+        this.vectors.delete(name)
+        if (this.options.directory !== undefined) {
+          for (const ext of [".json", ".js"]) fs.rmSync(nodePath.join(this.options.directory, `${name}${ext}`), { force: true })
+        }
+      },
+      catch: (e) => new SkillStorageError({ path: this.options.directory ?? "", reason: String(e) })
+    })
+  }
+
   /** Record the outcome of a use (for usage statistics: calls, successes, mean return). */
   recordUse(name: string, outcome: { readonly success: boolean; readonly return?: number }): Effect.Effect<void, SkillNotFoundError | SkillStorageError> {
     const r = this.records.get(name)
@@ -233,18 +247,31 @@ export class SkillLibrary {
   retrieve(query: string, options: { readonly k?: number; readonly tags?: ReadonlyArray<string>; readonly filter?: (r: Skill.SkillRecord) => boolean } = {}) {
     return Effect.gen({ self: this }, function*() {
       const [q] = yield* this.embedder.embed([query])
-      const hits: Array<Hit> = []
+      const k = options.k ?? 5
+      if (!(k > 0)) return []
+      // top-k by insertion (k is small): no per-skill allocation, no full sort
+      const top: Array<{ name: string; score: number }> = []
+      const better = (a: { name: string; score: number }, b: { name: string; score: number }) => a.score > b.score || (a.score === b.score && a.name < b.name)
       for (const [name, r] of this.records) {
         if (options.filter !== undefined && !options.filter(r)) continue
-        const spec = this.active(name)!
-        if (options.tags !== undefined && !options.tags.every((t) => spec.tags?.includes(t))) continue
+        if (options.tags !== undefined) {
+          const tags = this.active(name)!.tags
+          if (!options.tags.every((t) => tags?.includes(t))) continue
+        }
         const v = this.vectors.get(name)!
         let s = 0
         for (let i = 0; i < v.length; i++) s += v[i] * q[i]
-        hits.push({ name, score: s, spec })
+        const hit = { name, score: s }
+        if (top.length === k && !better(hit, top[k - 1]!)) continue
+        let j = top.length < k ? top.length : k - 1
+        while (j > 0 && better(hit, top[j - 1]!)) {
+          top[j] = top[j - 1]!
+          j--
+        }
+        top[j] = hit
       }
-      hits.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : 1))
-      return hits.slice(0, options.k ?? 5)
+      const hits: Array<Hit> = top.map((h) => ({ ...h, spec: this.active(h.name)! }))
+      return hits
     })
   }
 

@@ -4,6 +4,8 @@
  *
  * @since 0.1.0
  */
+export * as Discovery from "./Discovery.js"
 export * as Sandbox from "./Sandbox.js"
 export * as Skill from "./Skill.js"
 export * as SkillLibrary from "./SkillLibrary.js"
+export * as SkillOptions from "./SkillOptions.js"

@@ -80,4 +80,23 @@ describe("SkillLibrary", () => {
       expect(tampered._tag).toBe("SkillStorageError")
       fs.rmSync(dir, { recursive: true })
     }).pipe(Effect.provide(layer)))
+
+  it.effect("retrieve returns the top k in score order, with tag filters and k = 0", () =>
+    Effect.gen(function*() {
+      const lib = yield* SkillLibrary.SkillLibrary.make()
+      const words = ["apple", "mug", "plate", "book", "lamp", "towel"]
+      for (const [i, w] of words.entries()) {
+        yield* lib.admit({ ...spec(`s${i}`, "function main(x) { return x }", [{ input: 1, expected: 1 }], `find the ${w} and the ${words[(i + 1) % words.length]}`), tags: i % 2 === 0 ? ["even"] : [] })
+      }
+      const all = yield* lib.retrieve("find the mug", { k: 100 })
+      expect(all.length).toBe(words.length)
+      for (let i = 1; i < all.length; i++) expect(all[i - 1].score).toBeGreaterThanOrEqual(all[i].score)
+      const top3 = yield* lib.retrieve("find the mug", { k: 3 })
+      expect(top3.map((h) => h.name)).toEqual(all.slice(0, 3).map((h) => h.name))
+      const even = yield* lib.retrieve("find the mug", { k: 2, tags: ["even"] })
+      expect(even.map((h) => h.name)).toEqual(all.filter((h) => h.spec.tags?.includes("even")).slice(0, 2).map((h) => h.name))
+      expect(yield* lib.retrieve("mug", { k: 0 })).toEqual([])
+      yield* lib.remove("s1")
+      expect(lib.names()).not.toContain("s1")
+    }).pipe(Effect.provide(layer)))
 })

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "@effect/vitest"
+import { TextHousehold } from "@autodidact/envs"
+import { Embedder } from "@autodidact/memory"
+import { Effect, Layer } from "effect"
+import { Discovery, Sandbox, SkillLibrary } from "../src/index.js"
+
+const layer = Layer.mergeAll(Sandbox.layer({ timeoutMs: 10_000, poolSize: 2 }), Embedder.layerHashed())
+
+describe("Discovery", () => {
+  it("delexicalizes and matches step templates", () => {
+    const d = Discovery.delexicalize(["go to cabinet 2", "open cabinet 2", "take mug 1 from cabinet 2"])
+    expect(d.steps).toEqual(["go to {0}", "open {0}", "take {1} from {0}"])
+    expect(d.entities).toEqual(["cabinet 2", "mug 1"])
+    expect([...Discovery.matchStep("take {1} from {0}", "take mug 1 from cabinet 2")!]).toEqual([[1, "mug 1"], [0, "cabinet 2"]])
+    expect(Discovery.matchStep("move {0} to {0}", "move mug 1 to cabinet 2")).toBeUndefined()
+  })
+
+  it.effect("mines expert trajectories, verifies on held-out episodes and admits macros that shorten them", () =>
+    Effect.gen(function*() {
+      const env = new TextHousehold.TextHousehold({ difficulty: "easy" })
+      const expert = () => env.expertAction()
+      const train = Array.from({ length: 30 }, (_, k) => Discovery.rollout(env, { seed: k, options: { taskIndex: k } }, expert))
+      const held = Array.from({ length: 10 }, (_, k) => Discovery.rollout(env, { seed: k, options: { taskIndex: k, split: "seen" } }, expert))
+      expect(train.every((e) => e.won)).toBe(true)
+      const patterns = Discovery.minePatterns(train, { top: 5 })
+      expect(patterns.length).toBeGreaterThan(0)
+      const lib = yield* SkillLibrary.SkillLibrary.make()
+      const found = yield* Discovery.discover(lib, env, train, held, { top: 4, maxChecks: 8 })
+      const admitted = found.filter((f) => f.admitted)
+      expect(admitted.length).toBeGreaterThan(0)
+      expect([...lib.names()].sort()).toEqual(admitted.map((f) => f.name).sort())
+      for (const f of admitted) expect(f.successRate).toBeGreaterThanOrEqual(0.8)
+    }).pipe(Effect.provide(layer)), 60_000)
+})
