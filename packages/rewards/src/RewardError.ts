@@ -12,6 +12,9 @@
  * - {@link NonFiniteScoreError}: a NaN or ±Infinity score (from a model or a rule).
  * - {@link EmptyBatchError}: an empty batch, or an episode with no steps where steps are scored.
  * - {@link InferenceError}: the runtime failed while running a loaded model.
+ * - {@link JudgeAnswerError}: an LLM judge answered with no number in its scale (the answer text is kept).
+ * - {@link JudgeHttpError}: an LLM judge endpoint answered with a non-2xx HTTP status (after retries for 429/5xx).
+ * - {@link JudgeUnreachableError}: an LLM judge endpoint could not be reached or timed out (after retries).
  * @since 0.1.0
  */
 import { Schema } from "effect"
@@ -82,8 +85,45 @@ export class InferenceError extends Schema.TaggedError<InferenceError>()("Infere
   }
 }
 
+/** An LLM judge's answer holds no number in the judge's scale (or no answer text at all). @category errors */
+export class JudgeAnswerError extends Schema.TaggedError<JudgeAnswerError>()("JudgeAnswerError", {
+  model: Schema.String,
+  answer: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `judge ${this.model} gave an unusable answer (${this.reason}): ${JSON.stringify(this.answer.slice(0, 200))}`
+  }
+}
+
+/** An LLM judge endpoint answered with a non-2xx HTTP status. @category errors */
+export class JudgeHttpError extends Schema.TaggedError<JudgeHttpError>()("JudgeHttpError", {
+  model: Schema.String,
+  url: Schema.String,
+  status: Schema.Number,
+  body: Schema.String
+}) {
+  override get message() {
+    return `judge ${this.model} at ${this.url} answered HTTP ${this.status}: ${this.body.slice(0, 200)}`
+  }
+}
+
+/** An LLM judge endpoint could not be reached (connection refused, DNS, invalid URL) or did not answer in time. @category errors */
+export class JudgeUnreachableError extends Schema.TaggedError<JudgeUnreachableError>()("JudgeUnreachableError", {
+  model: Schema.String,
+  url: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `judge ${this.model} cannot reach ${this.url}: ${this.reason}`
+  }
+}
+
+/** The failures of an LLM judge. */
+export type JudgeError = JudgeAnswerError | JudgeHttpError | JudgeUnreachableError
+
 /** Any failure of scoring. */
-export type ScoreError = InputMismatchError | TokenizerMismatchError | NonFiniteScoreError | EmptyBatchError | InferenceError
+export type ScoreError = InputMismatchError | TokenizerMismatchError | NonFiniteScoreError | EmptyBatchError | InferenceError | JudgeError
 
 /** @internal */
 export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 300)

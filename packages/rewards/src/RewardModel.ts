@@ -14,7 +14,7 @@
  * - `scoreOutcome(batch)` returns one finite number per candidate; `scoreSteps(batch)` one finite number per step.
  * - Every implementation built by {@link make} fails with `EmptyBatchError` for an empty batch (or an episode with no
  *   steps in `scoreSteps`) and `NonFiniteScoreError` for NaN/±Infinity, naming the item (and step).
- * - An LLM judge is not included; an `effect/ai` judge is a {@link RewardModelShape} like any other.
+ * - An LLM judge over an OpenAI-compatible endpoint is `LlmJudge.make` / `LlmJudge.layer` (a {@link RewardModelShape} like any other).
  *
  * @example
  * ```ts

@@ -1,7 +1,7 @@
 /**
  * `@autodidact/rewards`: reward models for agents that learn: one {@link RewardModel} service for outcome and
  * process rewards (rules, ONNX models via onnxruntime-node, TF.js models, ensembles), Bradley-Terry and pointwise
- * training in TF.js with export to ONNX, process reward models from Monte Carlo targets, reward-guided search and
+ * training in TF.js with export to ONNX, process reward models from Monte Carlo targets, an LLM judge over OpenAI-compatible endpoints, reward-guided search and
  * potential-based shaping.
  * @since 0.1.0
  */
@@ -10,11 +10,15 @@ export {
   EmptyBatchError,
   InferenceError,
   InputMismatchError,
+  JudgeAnswerError,
+  JudgeHttpError,
+  JudgeUnreachableError,
   ModelLoadError,
   NonFiniteScoreError,
   TokenizerMismatchError
 } from "./RewardError.js"
 export * as RewardModel from "./RewardModel.js"
+export * as LlmJudge from "./LlmJudge.js"
 export * as OnnxSession from "./OnnxSession.js"
 export * as OnnxRewardModel from "./OnnxRewardModel.js"
 export * as TextTokenizer from "./TextTokenizer.js"
