@@ -30,6 +30,7 @@
  * @see H. W. Kuhn, "A simplified two-person poker", Contributions to the Theory of Games I (1950)
  * @since 0.1.0
  */
+import { DealCache } from "./Deck.js"
 import { CHANCE, type Game, type GameInfo, IllegalActionError, INVALID_PLAYER, InvalidGameError, type State, TERMINAL } from "./Game.js"
 
 /** Check (when nobody has bet) or fold. */
@@ -51,8 +52,7 @@ export class KuhnPokerGame implements Game {
   readonly info: GameInfo
   readonly numPlayers: number
   /** Chance legal actions / outcomes cached by the bitmask of dealt cards. */
-  private readonly chanceActions = new Map<number, ReadonlyArray<number>>()
-  private readonly chanceOutcomeCache = new Map<number, ReadonlyArray<readonly [number, number]>>()
+  private readonly deals: DealCache
 
   constructor(options: Options = {}) {
     const n = options.players ?? 2
@@ -60,6 +60,7 @@ export class KuhnPokerGame implements Game {
       throw new InvalidGameError({ game: "kuhn_poker", reason: `players must be an integer in [2, 10], got ${n}` })
     }
     this.numPlayers = n
+    this.deals = new DealCache(n + 1)
     this.info = {
       name: "kuhn_poker",
       numPlayers: n,
@@ -81,26 +82,12 @@ export class KuhnPokerGame implements Game {
 
   /** @internal */
   chanceLegal(mask: number): ReadonlyArray<number> {
-    let out = this.chanceActions.get(mask)
-    if (out === undefined) {
-      const xs: Array<number> = []
-      for (let c = 0; c <= this.numPlayers; c++) if ((mask & (1 << c)) === 0) xs.push(c)
-      out = Object.freeze(xs)
-      this.chanceActions.set(mask, out)
-    }
-    return out
+    return this.deals.legal(mask)
   }
 
   /** @internal */
   chanceOutcomes(mask: number): ReadonlyArray<readonly [number, number]> {
-    let out = this.chanceOutcomeCache.get(mask)
-    if (out === undefined) {
-      const legal = this.chanceLegal(mask)
-      const p = 1 / legal.length
-      out = Object.freeze(legal.map((c) => Object.freeze([c, p] as const)))
-      this.chanceOutcomeCache.set(mask, out)
-    }
-    return out
+    return this.deals.outcomes(mask)
   }
 }
 

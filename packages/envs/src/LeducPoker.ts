@@ -35,6 +35,7 @@
  * @see Southey et al., "Bayes' Bluff: Opponent Modelling in Poker", UAI 2005
  * @since 0.1.0
  */
+import { DealCache } from "./Deck.js"
 import { CHANCE, type Game, type GameInfo, IllegalActionError, InvalidGameError, type State, TERMINAL } from "./Game.js"
 
 /** Fold (only legal when facing a bet). */
@@ -98,8 +99,7 @@ export class LeducPokerGame implements Game {
     readonly r2: number
     readonly size: number
   }
-  private readonly chanceActions = new Map<number, ReadonlyArray<number>>()
-  private readonly chanceOutcomeCache = new Map<number, ReadonlyArray<readonly [number, number]>>()
+  private readonly deals: DealCache
 
   constructor(options: Options = {}) {
     const n = options.players ?? 2
@@ -108,6 +108,7 @@ export class LeducPokerGame implements Game {
     }
     this.numPlayers = n
     this.numCards = 2 * (n + 1)
+    this.deals = new DealCache(this.numCards)
     this.maxBetsPerRound = 3 * n - 2
     const winner = SCALARS
     const priv = winner + n
@@ -140,26 +141,12 @@ export class LeducPokerGame implements Game {
 
   /** @internal chance actions when the cards in `mask` have left the deck. */
   chanceLegal(mask: number): ReadonlyArray<number> {
-    let out = this.chanceActions.get(mask)
-    if (out === undefined) {
-      const xs: Array<number> = []
-      for (let c = 0; c < this.numCards; c++) if ((mask & (1 << c)) === 0) xs.push(c)
-      out = Object.freeze(xs)
-      this.chanceActions.set(mask, out)
-    }
-    return out
+    return this.deals.legal(mask)
   }
 
   /** @internal */
   chanceOutcomes(mask: number): ReadonlyArray<readonly [number, number]> {
-    let out = this.chanceOutcomeCache.get(mask)
-    if (out === undefined) {
-      const legal = this.chanceLegal(mask)
-      const p = 1 / legal.length
-      out = Object.freeze(legal.map((c) => Object.freeze([c, p] as const)))
-      this.chanceOutcomeCache.set(mask, out)
-    }
-    return out
+    return this.deals.outcomes(mask)
   }
 }
 
