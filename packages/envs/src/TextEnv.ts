@@ -19,7 +19,7 @@
  * @see Feng et al., "Group-in-Group Policy Optimization for LLM Agent Training", arXiv:2505.10978
  * @since 0.1.0
  */
-import type { Trajectory } from "@autodidact/core"
+import { InvalidActionError, type Trajectory } from "@autodidact/core"
 import type { Env } from "./Env.js"
 
 /** One chat turn (OpenAI-style roles). */
@@ -51,3 +51,22 @@ export interface TextEnv extends Env<string, string> {
 /** Whether an environment implements the text contract. */
 export const isTextEnv = (env: unknown): env is TextEnv =>
   typeof env === "object" && env !== null && "admissibleActions" in env && "stateKey" in env && "toMessages" in env
+
+/**
+ * Index of a named command in `names` (matched ignoring case and surrounding white space), or -1 when it is not one
+ * of them and `policy` is `"penalize"`; for the grid text environments whose admissible actions are a fixed list of
+ * names (`"Up"`, `"Down"`, ...).
+ * @throws InvalidActionError when `action` is not a string, or is not one of `names` under `policy: "error"`.
+ */
+export const namedActionIndex = (
+  envId: string,
+  action: unknown,
+  names: ReadonlyArray<string>,
+  policy: InvalidActionPolicy
+): number => {
+  if (typeof action !== "string") throw new InvalidActionError({ envId, action, space: `one of ${names.join(", ")}` })
+  const a = action.trim().toLowerCase()
+  const index = names.findIndex((name) => name.toLowerCase() === a)
+  if (index < 0 && policy === "error") throw new InvalidActionError({ envId, action, space: `one of ${names.join(", ")}` })
+  return index
+}

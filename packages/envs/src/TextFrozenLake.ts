@@ -24,11 +24,11 @@
  * @category environments
  * @since 0.1.0
  */
-import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
+import { InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import type { Trajectory } from "@autodidact/core"
 import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "./Env.js"
 import * as FrozenLake from "./FrozenLake.js"
-import type { ChatMessage, InvalidActionPolicy, TextEnv } from "./TextEnv.js"
+import { type ChatMessage, type InvalidActionPolicy, namedActionIndex, type TextEnv } from "./TextEnv.js"
 import { TEXT_CHARSET, textMessages } from "./TextHousehold.js"
 
 /** Action names by FrozenLake action id (0 left, 1 down, 2 right, 3 up). */
@@ -174,12 +174,7 @@ export class TextFrozenLake implements TextEnv {
     if (!this.running) {
       throw new ResetNeededError({ envId: ENV_ID, reason: this.started ? "the episode has ended" : "step before reset" })
     }
-    if (typeof action !== "string") throw new InvalidActionError({ envId: ENV_ID, action, space: "one of Left, Down, Right, Up" })
-    const a = action.trim().toLowerCase()
-    const d = a === "left" ? 0 : a === "down" ? 1 : a === "right" ? 2 : a === "up" ? 3 : -1
-    if (d < 0 && this.invalidActionPolicy === "error") {
-      throw new InvalidActionError({ envId: ENV_ID, action, space: "one of Left, Down, Right, Up" })
-    }
+    const d = namedActionIndex(ENV_ID, action, ACTION_NAMES, this.invalidActionPolicy)
     this.steps++
     let reward = this.invalidActionPenalty
     let terminated = false

@@ -37,11 +37,11 @@
  * @category environments
  * @since 0.1.0
  */
-import { InvalidActionError, InvalidOptionError, ResetNeededError, Space } from "@autodidact/core"
+import { InvalidOptionError, ResetNeededError, Space } from "@autodidact/core"
 import type { Rng, Trajectory } from "@autodidact/core"
 import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "./Env.js"
 import { Sokoban } from "./Sokoban.js"
-import type { ChatMessage, InvalidActionPolicy, TextEnv } from "./TextEnv.js"
+import { type ChatMessage, type InvalidActionPolicy, namedActionIndex, type TextEnv } from "./TextEnv.js"
 import { TEXT_CHARSET, textMessages } from "./TextHousehold.js"
 
 /** RAGEN's symbols by gym-sokoban cell code (0 wall ... 6 player on target). */
@@ -174,12 +174,7 @@ export class TextSokoban implements TextEnv {
     if (!this.running) {
       throw new ResetNeededError({ envId: ENV_ID, reason: this.started ? "the episode has ended" : "step before reset" })
     }
-    if (typeof action !== "string") throw new InvalidActionError({ envId: ENV_ID, action, space: "one of Up, Down, Left, Right" })
-    const a = action.trim().toLowerCase()
-    const d = a === "up" ? 0 : a === "down" ? 1 : a === "left" ? 2 : a === "right" ? 3 : -1
-    if (d < 0 && this.invalidActionPolicy === "error") {
-      throw new InvalidActionError({ envId: ENV_ID, action, space: "one of Up, Down, Left, Right" })
-    }
+    const d = namedActionIndex(ENV_ID, action, ACTION_NAMES, this.invalidActionPolicy)
     this.steps++
     let reward = this.invalidActionPenalty
     let terminated = false
