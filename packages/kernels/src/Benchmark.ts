@@ -8,7 +8,10 @@
  *   initialize is skipped with a logged reason. Backend `onnxruntime` times the {@link OrtEngine} kernels (top-k,
  *   masked log-softmax, KL) end to end from typed arrays (`session.run` included): rows `onnxruntime` (top-k matrix fed
  *   as a resident input tensor) and, for top-k, `onnxruntime (baked)` (matrix baked into the model as an initializer);
- *   session creation happens in the warm-up call and is not timed.
+ *   session creation happens in the warm-up call and is not timed. Backend `wasm-simd` times the {@link WasmSimd}
+ *   kernels (GAE, log-softmax, KL, PPO loss, group norm, top-k) end to end from typed arrays (inputs copied into the
+ *   WebAssembly memory and results copied out on every call), and for top-k also `wasm-simd (resident)` (the matrix
+ *   copied once into a `WasmSimd.makeTopKIndex`). Without WebAssembly SIMD the backend is skipped with the reason.
  * - Timing: one warm-up call, then calls until `minTimeMs` has passed (at least 3, at most 200); the fastest call
  *   is reported (as `timeit` recommends: on a shared machine, slower calls measure other processes, not the kernel).
  *   TensorFlow.js timings include uploading the inputs and reading the outputs back (`dataSync`): end to end from
@@ -44,14 +47,17 @@ import * as Returns from "./Returns.js"
 import * as Softmax from "./Softmax.js"
 import * as SumTree from "./SumTree.js"
 import * as TopK from "./TopK.js"
+import * as WasmSimd from "./WasmSimd.js"
 
 /** One line of the table. */
 export interface BenchRow {
   readonly kernel: string
   readonly size: string
   /**
-   * `typed-array`, `wasm`, `cpu`, `tensorflow`, `onnxruntime` (top-k matrix fed as a resident input tensor) or
-   * `onnxruntime (baked)` (top-k matrix baked into the model as an initializer).
+   * `typed-array`, `wasm`, `cpu`, `tensorflow`, `onnxruntime` (top-k matrix fed as a resident input tensor),
+   * `onnxruntime (baked)` (top-k matrix baked into the model as an initializer), `wasm-simd` (the {@link WasmSimd}
+   * kernels, inputs copied into WebAssembly memory on every call) or `wasm-simd (resident)` (top-k against a
+   * `WasmSimd.makeTopKIndex` matrix copied once).
    */
   readonly backend: string
   readonly ourMs: number
@@ -64,11 +70,11 @@ export interface BenchRow {
 /** Options of {@link runKernelBenchmarks}. */
 export interface BenchOptions {
   /**
-   * Implementations to time (default: typed-array, wasm, cpu, tensorflow; unavailable backends are skipped).
+   * Implementations to time (default: typed-array, wasm-simd, wasm, cpu, tensorflow; unavailable backends are skipped).
    * `onnxruntime` times the {@link OrtEngine} kernels (top-k, log-softmax, KL) and, for top-k, both ways of keeping
    * the matrix resident.
    */
-  readonly backends?: ReadonlyArray<typeof REFERENCE | BackendName | typeof OrtEngine.BACKEND_NAME> | undefined
+  readonly backends?: ReadonlyArray<typeof REFERENCE | BackendName | typeof OrtEngine.BACKEND_NAME | typeof WasmSimd.BACKEND_NAME> | undefined
   /** Smaller sizes (seconds instead of minutes; for tests and smoke runs). Default false. */
   readonly quick?: boolean | undefined
   /** Only kernels whose name starts with one of these (e.g. `["gae", "topk"]`). */
@@ -91,11 +97,20 @@ interface Case {
   readonly setup: () => Impl
 }
 
-/** The call to time on the typed-array path (`tf` undefined) or a TensorFlow.js backend; `ort`: on ONNX Runtime. */
-type Impl = ((tf: Tf | undefined) => (() => unknown) | undefined) & { readonly ort?: (engine: OrtEngine.OrtEngineShape) => () => Promise<unknown> }
+/**
+ * The call to time on the typed-array path (`tf` undefined) or a TensorFlow.js backend; `ort`: on ONNX Runtime;
+ * `simd`: the WebAssembly SIMD kernel; `simdResident`: top-k against a resident index (returns the call and a release).
+ */
+type Impl = ((tf: Tf | undefined) => (() => unknown) | undefined) & {
+  readonly ort?: (engine: OrtEngine.OrtEngineShape) => () => Promise<unknown>
+  readonly simd?: () => unknown
+  readonly simdResident?: () => { readonly call: () => unknown; readonly release: () => void }
+}
 
-const withOrt = (impl: (tf: Tf | undefined) => (() => unknown) | undefined, ort: (engine: OrtEngine.OrtEngineShape) => () => Promise<unknown>): Impl =>
-  Object.assign(impl, { ort })
+const withOrt = (impl: Impl, ort: (engine: OrtEngine.OrtEngineShape) => () => Promise<unknown>): Impl => Object.assign(impl, { ort })
+
+const withSimd = (impl: Impl, simd: () => unknown, simdResident?: Impl["simdResident"]): Impl =>
+  Object.assign(impl, { simd }, simdResident === undefined ? {} : { simdResident })
 
 /** Fast deterministic filler for big inputs (xorshift32, ~N(0, 1)-ish via a sum of uniforms). */
 const filler = (seed: number) => {
@@ -186,7 +201,7 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
           nextValue: f.normal(N),
           nextDone: new Float32Array(N)
         }
-        return tfOnly(input, Gae.computeSync, Gae.computeTf)
+        return withSimd(tfOnly(input, Gae.computeSync, Gae.computeTf), () => WasmSimd.gae(input))
       }
     })
   }
@@ -199,7 +214,7 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
     setup: () => {
       const f = filler(3)
       const input: Softmax.SoftmaxInput = { batch: B, numActions: A, logits: f.normal(B * A), mask: maskOf(f, B, A) }
-      return withOrt(tfOnly(input, Softmax.logSoftmaxSync, Softmax.logSoftmaxTf), (e) => () => e.logSoftmax(input))
+      return withSimd(withOrt(tfOnly(input, Softmax.logSoftmaxSync, Softmax.logSoftmaxTf), (e) => () => e.logSoftmax(input)), () => WasmSimd.logSoftmax(input))
     }
   })
   out.push({
@@ -226,7 +241,7 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
     setup: () => {
       const f = filler(5)
       const input: Kl.KlInput = { logProbs: f.normal(nKl, 0.1, -2), otherLogProbs: f.normal(nKl, 0.1, -2), estimator: "k3" }
-      return withOrt(tfOnly(input, Kl.estimateSync, Kl.estimateTf), (e) => () => e.klEstimate(input))
+      return withSimd(withOrt(tfOnly(input, Kl.estimateSync, Kl.estimateTf), (e) => () => e.klEstimate(input)), () => WasmSimd.klEstimate(input))
     }
   })
   out.push({
@@ -254,7 +269,7 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
         oldValues: f.normal(B),
         returns: f.normal(B)
       }
-      return tfOnly(input, PpoLoss.lossAndGradientSync, PpoLoss.lossAndGradientTf)
+      return withSimd(tfOnly(input, PpoLoss.lossAndGradientSync, PpoLoss.lossAndGradientTf), () => WasmSimd.ppoLoss(input))
     }
   })
   const [n, G] = quick ? [8192, 512] : [65536, 4096]
@@ -265,7 +280,8 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
     numpy: { kernel: "groupnorm", params: { n, G } },
     setup: () => {
       const f = filler(7)
-      return tfOnly({ values: f.normal(n), segmentIds: segmentIds(f, n, G, 1), numSegments: G }, GroupNorm.groupNormalizeSync, GroupNorm.groupNormalizeTf)
+      const input: GroupNorm.NormalizeInput = { values: f.normal(n), segmentIds: segmentIds(f, n, G, 1), numSegments: G }
+      return withSimd(tfOnly(input, GroupNorm.groupNormalizeSync, GroupNorm.groupNormalizeTf), () => WasmSimd.groupNormalize(input))
     }
   })
   out.push({
@@ -303,7 +319,11 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
           metric,
           ...(metric === "cosine" ? { rowNorms: norms } : {})
         }
-        return withOrt(tfOnly(input, TopK.topKSync, TopK.topKTf), (e) => () => e.topK(input))
+        const resident = () => {
+          const index = WasmSimd.makeTopKIndex(input.matrix, M, D)
+          return { call: () => index.search(input.queries, Q, 10, metric), release: index.dispose }
+        }
+        return withSimd(withOrt(tfOnly(input, TopK.topKSync, TopK.topKTf), (e) => () => e.topK(input)), () => WasmSimd.topK(input), resident)
       }
     })
   }
@@ -410,7 +430,7 @@ export const runKernelBenchmarks = (options: BenchOptions = {}): Effect.Effect<R
   Effect.gen(function* () {
     const quick = options.quick ?? false
     const minTimeMs = options.minTimeMs ?? 300
-    const wanted = options.backends ?? [REFERENCE, "wasm", "cpu", "tensorflow"]
+    const wanted = options.backends ?? [REFERENCE, WasmSimd.BACKEND_NAME, "wasm", "cpu", "tensorflow"]
     const selected = cases(quick).filter((c) => options.kernels === undefined || options.kernels.some((k) => c.id.startsWith(k)))
     const measured: Array<Omit<BenchRow, "numpyMs" | "ratio"> & { readonly id: string }> = []
     const calls = selected.map((c) => ({ c, forTf: c.setup() }))
@@ -436,6 +456,31 @@ export const runKernelBenchmarks = (options: BenchOptions = {}): Effect.Effect<R
             (engine) => Effect.promise(() => engine.close())
           ).pipe(Effect.catch((e) => Effect.as(Effect.logWarning(`bench kernels: skipping backend ${label}: ${String(e)}`), false)))
           if (!ok) break
+        }
+        continue
+      }
+      if (backend === WasmSimd.BACKEND_NAME) {
+        const available = WasmSimd.load()
+        if (!available.ok) {
+          yield* Effect.logWarning(`bench kernels: skipping backend ${backend}: ${available.reason}`)
+          continue
+        }
+        for (const { c, forTf } of calls) {
+          if (forTf.simd !== undefined) {
+            const ourMs = yield* Effect.sync(() => time(forTf.simd!, minTimeMs))
+            const row = { id: c.id, kernel: c.kernel, size: c.size, backend, ourMs }
+            measured.push(row)
+            options.onRow?.(row)
+          }
+          if (forTf.simdResident !== undefined) {
+            const { call, release } = forTf.simdResident()
+            const ourMs = yield* Effect.sync(() => time(call, minTimeMs))
+            release()
+            const row = { id: c.id, kernel: c.kernel, size: c.size, backend: `${backend} (resident)`, ourMs }
+            measured.push(row)
+            options.onRow?.(row)
+          }
+          yield* Effect.yieldNow
         }
         continue
       }

@@ -9,9 +9,11 @@
  * goes through {@link run}.
  *
  * **Details**
- * - Engine: `RunOptions.engine` or `AUTODIDACT_KERNEL_ENGINE` (`backend` (default), `typed-array`, `onnxruntime`). With
- *   `onnxruntime`, `b` is `"onnxruntime"` for kernels registered there (by `OrtEngine.layer`), else the
- *   {@link Backend} service's backend (logged once per kernel).
+ * - Engine: `RunOptions.engine` or `AUTODIDACT_KERNEL_ENGINE` (`backend` (default), `typed-array`, `onnxruntime`,
+ *   `wasm-simd`). With `onnxruntime` / `wasm-simd`, `b` is that name for kernels registered there (by `OrtEngine.layer`
+ *   / `WasmSimd.layer`), else the {@link Backend} service's backend (logged once per kernel). With `backend`, a kernel
+ *   registered for `wasm-simd` is preferred over TensorFlow.js on the `wasm` and `cpu` backends (not on native
+ *   `tensorflow`): registering the WebAssembly SIMD kernels makes them the default.
  * - Resolution for kernel `k` on the active backend `b` (the {@link Backend} service, or `engine: "typed-array"`):
  *   1. a kernel registered for `(k, b)`;
  *   2. the built-in TensorFlow.js implementation of `k` (every kernel has one), run on `b`;
@@ -148,18 +150,22 @@ export const dispatchSync = <I, O, E>(
 /** Registry backend name of the ONNX Runtime engine (`OrtEngine`). */
 export const ONNXRUNTIME = "onnxruntime"
 
+/** Registry backend name of the WebAssembly SIMD kernels (`WasmSimd`). */
+export const WASM_SIMD = "wasm-simd"
+
 /** The environment variable that picks the default engine of {@link run}: `backend`, `typed-array` or `onnxruntime`. */
 export const ENGINE_ENV_VAR = "AUTODIDACT_KERNEL_ENGINE"
 
 /** Engines {@link run} can use. */
-export const engines = ["backend", "typed-array", "onnxruntime"] as const
+export const engines = ["backend", "typed-array", "onnxruntime", "wasm-simd"] as const
 export type Engine = (typeof engines)[number]
 
 /** Options of {@link run}. */
 export interface RunOptions {
   /**
    * `backend`: the {@link Backend} service's backend; `typed-array`: the reference directly; `onnxruntime`: the kernel
-   * registered for backend `"onnxruntime"` (provide `OrtEngine.layer`), else the {@link Backend} path. Default: the
+   * registered for backend `"onnxruntime"` (provide `OrtEngine.layer`), else the {@link Backend} path; `wasm-simd`: the
+   * kernel registered for backend `"wasm-simd"` (provide `WasmSimd.layer`), else the {@link Backend} path. Default: the
    * `AUTODIDACT_KERNEL_ENGINE` environment variable, else `backend`.
    */
   readonly engine?: Engine | undefined
@@ -195,16 +201,18 @@ export const run = <I, O, E = KernelInputError>(
       yield* Effect.logWarning(warning)
     }
     let backendName: string = engine === "typed-array" ? REFERENCE : backend.name
-    if (engine === ONNXRUNTIME) {
-      if (getKernel(builtin.kernelName, ONNXRUNTIME) !== undefined) backendName = ONNXRUNTIME
+    if (engine === ONNXRUNTIME || engine === WASM_SIMD) {
+      if (getKernel(builtin.kernelName, engine) !== undefined) backendName = engine
       else {
-        const note = `${builtin.kernelName}: no kernel registered for engine ${ONNXRUNTIME} (provide OrtEngine.layer; ` +
-          `only TopK, LogSoftmax and Kl have one); running on backend ${backend.name}`
+        const provider = engine === ONNXRUNTIME ? "OrtEngine.layer; only TopK, LogSoftmax and Kl have one" : "WasmSimd.layer"
+        const note = `${builtin.kernelName}: no kernel registered for engine ${engine} (provide ${provider}); running on backend ${backend.name}`
         if (!warnedOnce.has(note)) {
           warnedOnce.add(note)
           yield* Effect.logWarning(note)
         }
       }
+    } else if (engine === "backend" && backend.name !== "tensorflow" && getKernel(builtin.kernelName, WASM_SIMD) !== undefined) {
+      backendName = WASM_SIMD
     }
     const context: KernelContext = { tf: backend.tf, backendName }
     const registered = backendName === REFERENCE ? undefined : getKernel<I, O | PromiseLike<O>>(builtin.kernelName, backendName)

@@ -79,7 +79,7 @@ export const validate = (input: TopKInput, backend: string): Site => {
 }
 
 /** Locate the non-finite element behind a non-finite score and throw. */
-const reportNonFinite = (site: Site, input: TopKInput, q: number, j: number): never => {
+export const reportNonFinite = (site: Site, input: TopKInput, q: number, j: number): never => {
   const D = input.dim
   for (let d = 0; d < D; d++) {
     const v = input.queries[q * D + d]!

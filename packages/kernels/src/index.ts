@@ -2,8 +2,9 @@
  * `@autodidact/kernels`: the numeric core. Every kernel has a typed-array reference implementation and a
  * TensorFlow.js implementation (wasm, cpu, or native TensorFlow via `@tensorflow/tfjs-node(-gpu)` when installed),
  * dispatched through a {@link KernelRegistry} that users can extend; {@link OrtEngine} adds ONNX Runtime as a second
- * engine for top-k, log-softmax and KL (`AUTODIDACT_KERNEL_ENGINE=onnxruntime`); {@link Benchmark} times them against
- * NumPy.
+ * engine for top-k, log-softmax and KL (`AUTODIDACT_KERNEL_ENGINE=onnxruntime`); {@link WasmSimd} adds WebAssembly SIMD
+ * kernels (backend `wasm-simd`: top-k, log-softmax, KL, PPO loss, GAE, group norm), preferred on wasm/cpu once
+ * registered; {@link Benchmark} times them against NumPy.
  * @since 0.1.0
  */
 export * as Backend from "./Backend.js"
@@ -21,3 +22,4 @@ export * as Returns from "./Returns.js"
 export * as Softmax from "./Softmax.js"
 export * as SumTree from "./SumTree.js"
 export * as TopK from "./TopK.js"
+export * as WasmSimd from "./WasmSimd.js"

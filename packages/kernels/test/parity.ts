@@ -3,6 +3,10 @@
  * backend is active. Run on wasm and cpu by Parity.test.ts and on the GPU (`tensorflow` via tfjs-node-gpu) by
  * Gpu.test.ts when AUTODIDACT_GPU_TESTS=1.
  *
+ * The `wasm-simd` kernels are checked against this backend's TensorFlow.js kernels too (a third implementation on
+ * the same inputs), and dispatch is checked: with `WasmSimd.register()` they answer on wasm/cpu, while the native
+ * `tensorflow` backend (the GPU path) keeps its TensorFlow.js kernels.
+ *
  * Tolerances (float32 TensorFlow.js vs the double-accumulating references): returns/GAE rtol 1e-4 (a log-depth scan
  * in float32), log-softmax/entropy/KL/group statistics rtol 1e-5…1e-4, PPO loss rtol 1e-5 and gradients atol 1e-6,
  * top-k indices exact (no ties in the random data) and scores rtol 1e-4, sampling and sum-tree indices exact.
@@ -10,7 +14,7 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Backend, Categorical, Gae, GroupNorm, Kl, PpoLoss, Returns, Softmax, SumTree, TopK } from "../src/index.js"
+import { Backend, Categorical, Gae, GroupNorm, Kl, PpoLoss, Returns, Softmax, SumTree, TopK, WasmSimd } from "../src/index.js"
 import type { Tf } from "../src/Backend.js"
 import { close } from "./helpers.js"
 
@@ -146,6 +150,66 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
         close(got.scores, ref.scores, 1e-4, 1e-5)
       }
     })
+
+    it("wasm-simd kernels agree with this backend's TensorFlow.js kernels", () => {
+      const rng = Rng.make(10)
+      const [B, A] = [129, 7]
+      const sm = { batch: B, numActions: A, logits: normal(rng, B * A, 3), mask: mask(rng, B, A) }
+      const s1 = Softmax.logSoftmaxTf(tf, sm)
+      const s2 = WasmSimd.logSoftmax(sm)
+      close(s2.logProbs, s1.logProbs, 1e-5, 1e-5)
+      close(s2.entropy, s1.entropy, 1e-5, 1e-5)
+      const logProbs = normal(rng, 1001, 0.5)
+      const otherLogProbs = Float32Array.from(logProbs, (x) => x + rng.normal(0, 0.3))
+      for (const estimator of ["k1", "k2", "k3"] as const) close(WasmSimd.klEstimate({ logProbs, otherLogProbs, estimator }).values, Kl.estimateTf(tf, { logProbs, otherLogProbs, estimator }).values, 1e-4, 1e-6)
+      const actions = Int32Array.from({ length: B }, (_, b) => {
+        for (;;) {
+          const a = rng.integers(A)
+          if (sm.mask[b * A + a] === 1) return a
+        }
+      })
+      const lp = Softmax.logSoftmaxSync(sm).logProbs
+      const ppo: PpoLoss.PpoLossInput = {
+        ...sm, actions, oldLogProbs: Float32Array.from(actions, (a, b) => lp[b * A + a]! + rng.normal(0, 0.3)),
+        advantages: normal(rng, B), values: normal(rng, B), oldValues: normal(rng, B), returns: normal(rng, B)
+      }
+      const p1 = PpoLoss.lossAndGradientTf(tf, ppo)
+      const p2 = WasmSimd.ppoLoss(ppo)
+      expect(p2.loss).toBeCloseTo(p1.loss, 5)
+      close(p2.dLogits, p1.dLogits, 1e-3, 2e-6)
+      close(p2.dValues, p1.dValues, 1e-4, 1e-6)
+      const [Q, M, D] = [5, 2001, 40]
+      const queries = normal(rng, Q * D)
+      const matrix = normal(rng, M * D)
+      for (const metric of ["dot", "cosine"] as const) {
+        const input = { queries, matrix, numQueries: Q, numRows: M, dim: D, k: 10, metric }
+        const t1 = TopK.topKTf(tf, input)
+        const t2 = WasmSimd.topK(input)
+        expect(Array.from(t2.indices)).toEqual(Array.from(t1.indices))
+        close(t2.scores, t1.scores, 1e-4, 1e-5)
+      }
+      const [T, N] = [64, 8]
+      const gae: Gae.GaeInput = {
+        numSteps: T, numEnvs: N, gamma: 0.99, lambda: 0.95, rewards: normal(rng, T * N), values: normal(rng, T * N),
+        dones: flags(rng, T * N, 0.05), nextValue: normal(rng, N), nextDone: flags(rng, N, 0.2)
+      }
+      close(WasmSimd.gae(gae).advantages, Gae.computeTf(tf, gae).advantages, 1e-4, 1e-4)
+      const segmentIds = Int32Array.from({ length: 500 }, (_, i) => (i < 40 ? i : rng.integers(40)))
+      const values = normal(rng, 500, 2)
+      close(WasmSimd.groupNormalize({ values, segmentIds, numSegments: 40 }), GroupNorm.groupNormalizeTf(tf, { values, segmentIds, numSegments: 40 }), 1e-4, 1e-4)
+    })
+
+    it.effect("dispatch with the wasm-simd kernels registered: wasm-simd on wasm/cpu, TensorFlow.js on tensorflow", () =>
+      Effect.gen(function* () {
+        const registration = WasmSimd.register()
+        try {
+          const r = yield* Softmax.logSoftmax({ batch: 1, numActions: 2, logits: [0, 0] }).pipe(Effect.provide(Backend.layerWith({ force: backend })))
+          expect(r.backendName).toBe(backend === "tensorflow" ? "tensorflow" : "wasm-simd")
+          expect(r.output.entropy[0]).toBeCloseTo(Math.LN2, 5)
+        } finally {
+          registration.restore()
+        }
+      }))
 
     it("sum-tree prefix sampling: upperBound(cumsum) = tree descent", () => {
       const tree = SumTree.make(100)
