@@ -1,0 +1,201 @@
+/**
+ * `autodidact agent eval|train`: an LLM agent on a text environment through any OpenAI-compatible chat-completions
+ * endpoint (vLLM, llama.cpp's server, Ollama, a hosted API; or the recording `autodidact gateway` in front of one).
+ *
+ * - `agent eval` plays `--episodes` evaluation tasks with the ReAct {@link LlmPolicy} (optionally with an experience
+ *   library learned earlier, `--library`) and prints the success rate, mean return/length, tokens and latency.
+ * - `agent train` runs Training-Free GRPO (Cai et al., arXiv:2510.08191): per epoch a group of rollouts per task, the
+ *   model summarizes them, extracts semantic advantages and edits the experience library (`<run>/library.json`, atomic
+ *   writes, every version kept); with `--eval-episodes` the library is evaluated after each epoch. Rows go to
+ *   `<run>/metrics.jsonl` (`kind: "epoch"` and `kind: "evaluation"`).
+ *
+ * The endpoint comes from `--base-url`/`--model`/`--api-key` or `AUTODIDACT_LLM_BASE_URL`, `AUTODIDACT_LLM_MODEL`,
+ * `AUTODIDACT_LLM_API_KEY` (then `OPENAI_API_KEY`); a non-loopback URL without an API key is refused
+ * (`LlmConfigError`). All the logic lives in `@autodidact/optim` and `@autodidact/llm`.
+ * @since 0.1.0
+ */
+import { Rng } from "@autodidact/core"
+import { ExperienceLibrary, LlmPolicy, LlmRollout, TextTasks, TrainingFreeGrpo } from "@autodidact/optim"
+import { OpenAiCompat } from "@autodidact/llm"
+import { Effect, Layer } from "effect"
+import { Command, Flag } from "effect/cli"
+import * as path from "node:path"
+import { jsonFlag } from "../Flags.js"
+import * as Output from "../Output.js"
+import * as RunDirectory from "../RunDirectory.js"
+import { versions } from "../Versions.js"
+
+const optionalString = (name: string, description: string) => Flag.String(name).pipe(Flag.optional, Flag.withDescription(description))
+const some = <A>(o: { readonly _tag: "Some"; readonly value: A } | { readonly _tag: "None" }): A | undefined => (o._tag === "Some" ? o.value : undefined)
+
+const endpointFlags = {
+  baseUrl: optionalString("base-url", "OpenAI-compatible API root, e.g. http://127.0.0.1:8080/v1 (default: $AUTODIDACT_LLM_BASE_URL)"),
+  model: optionalString("model", "Model name (default: $AUTODIDACT_LLM_MODEL)"),
+  apiKey: optionalString("api-key", "Bearer token (default: $AUTODIDACT_LLM_API_KEY, then $OPENAI_API_KEY; not needed on loopback)"),
+  temperature: Flag.Finite("temperature").pipe(Flag.optional, Flag.withDescription("Sampling temperature of the policy (default: the server's)")),
+  toolCalling: Flag.Boolean("tool-calling").pipe(Flag.withDefault(false), Flag.withDescription("Ask for the action through an `act` tool call instead of an `Action:` line")),
+  fallback: Flag.Literals("fallback", ["first", "random", "invalid", "fail"] as const).pipe(
+    Flag.withDefault("first" as const),
+    Flag.withDescription("After an answer that names no admissible action (and one re-ask)")
+  )
+}
+
+const envFlags = {
+  env: Flag.String("env").pipe(Flag.withDefault("TextHousehold-v0"), Flag.withDescription(`Text environment: ${TextTasks.envIds.join(", ")}`)),
+  difficulty: optionalString("difficulty", "TextHousehold-v0: easy or default"),
+  split: optionalString("split", "TextHousehold-v0: evaluation split (unseen (default), seen, train)"),
+  maxSteps: Flag.Int("max-steps").pipe(Flag.optional, Flag.withDescription("Step limit per episode (default: the env's setup)")),
+  concurrency: Flag.Int("concurrency").pipe(Flag.withDefault(4), Flag.withDescription("Episodes played at once (requests in flight)"))
+}
+
+interface EndpointConfig {
+  readonly baseUrl: { readonly _tag: "Some"; readonly value: string } | { readonly _tag: "None" }
+  readonly model: { readonly _tag: "Some"; readonly value: string } | { readonly _tag: "None" }
+  readonly apiKey: { readonly _tag: "Some"; readonly value: string } | { readonly _tag: "None" }
+  readonly temperature: { readonly _tag: "Some"; readonly value: number } | { readonly _tag: "None" }
+  readonly toolCalling: boolean
+  readonly fallback: LlmPolicy.Fallback
+}
+
+/** The model layer of the endpoint flags. */
+const modelLayer = (c: EndpointConfig) =>
+  OpenAiCompat.layerFetch({ baseUrl: some(c.baseUrl), model: some(c.model), apiKey: some(c.apiKey) })
+
+/** The policy of the endpoint flags (the temperature reaches the request through the provider's sampling). */
+const policyConfig = (c: EndpointConfig, experiences: string): LlmPolicy.Config =>
+  LlmPolicy.config({
+    toolCalling: c.toolCalling,
+    fallback: c.fallback,
+    experiences,
+    temperature: some(c.temperature),
+    sampling: ({ temperature }) => OpenAiCompat.withSampling({ temperature })
+  })
+
+const setupOf = (c: { readonly env: string; readonly difficulty: { _tag: "Some"; value: string } | { _tag: "None" }; readonly split: { _tag: "Some"; value: string } | { _tag: "None" }; readonly maxSteps: { _tag: "Some"; value: number } | { _tag: "None" } }) =>
+  Effect.try({
+    try: () => TextTasks.setupFor(c.env, { difficulty: some(c.difficulty), split: some(c.split), maxSteps: some(c.maxSteps) }),
+    catch: (e) => e as Error
+  })
+
+const positive = (option: string, value: number) =>
+  Number.isSafeInteger(value) && value > 0
+    ? Effect.void
+    : Effect.fail(new RunDirectory.RunDirectoryError({ path: option, reason: `--${option} must be a positive integer, got ${value}` }))
+
+/** `autodidact agent eval` */
+const evalCommand = Command.make(
+  "eval",
+  {
+    ...endpointFlags,
+    ...envFlags,
+    episodes: Flag.Int("episodes").pipe(Flag.withDefault(20), Flag.withDescription("Evaluation tasks to play (task k uses the env's evaluation seed k)")),
+    library: optionalString("library", "An experience library (library.json written by `agent train`) to put in the prompt"),
+    json: jsonFlag
+  },
+  (c) =>
+    Effect.gen(function* () {
+      yield* positive("episodes", c.episodes)
+      yield* positive("concurrency", c.concurrency)
+      const setup = yield* setupOf(c)
+      const libraryFile = some(c.library)
+      const experiences = libraryFile === undefined
+        ? ""
+        : ExperienceLibrary.render(yield* ExperienceLibrary.ExperienceLibrary.use((l) => l.current).pipe(Effect.provide(ExperienceLibrary.layerFile(libraryFile))))
+      const envs = Array.from({ length: c.concurrency }, () => setup.makeEnv())
+      const tasks = Array.from({ length: c.episodes }, (_, k) => setup.evalTask(k))
+      const result = yield* LlmRollout.evaluate(envs, policyConfig(c, experiences), tasks, {
+        maxSteps: setup.maxSteps,
+        concurrency: c.concurrency,
+        envId: setup.envId
+      }, {
+        onEpisode: (row) => { if (c.json) console.log(JSON.stringify(row)) }
+      }).pipe(Effect.provide(modelLayer(c)))
+      Output.printSummary(c.json, `LLM agent on ${setup.envId} (${setup.evalName})`, { env: setup.envId, ...result.row })
+    })
+).pipe(Command.withDescription("Evaluate an LLM agent (any OpenAI-compatible endpoint) on a text environment"))
+
+/** `autodidact agent train` */
+const trainCommand = Command.make(
+  "train",
+  {
+    ...endpointFlags,
+    ...envFlags,
+    method: Flag.Literals("method", ["training-free-grpo"] as const).pipe(Flag.withDefault("training-free-grpo" as const), Flag.withDescription("Training-free optimizer")),
+    epochs: Flag.Int("epochs").pipe(Flag.withDefault(3), Flag.withDescription("Epochs (passes over the training tasks)")),
+    groupSize: Flag.Int("group-size").pipe(Flag.withDefault(5), Flag.withDescription("Rollouts per task (the group)")),
+    tasks: Flag.Int("tasks").pipe(Flag.withDefault(10), Flag.withDescription("Training tasks (drawn from the env's training split)")),
+    evalEpisodes: Flag.Int("eval-episodes").pipe(Flag.withDefault(0), Flag.withDescription("Evaluation tasks after each epoch (0: none)")),
+    seed: Flag.Int("seed").pipe(Flag.withDefault(1), Flag.withDescription("Seed of task draws and sampling")),
+    run: optionalString("run", "Run directory (default runs/agent-<env>-<seed>)"),
+    overwrite: Flag.Boolean("overwrite").pipe(Flag.withDefault(false), Flag.withDescription("Replace an existing run directory")),
+    json: jsonFlag
+  },
+  (c) =>
+    Effect.gen(function* () {
+      for (const [name, v] of [["epochs", c.epochs], ["group-size", c.groupSize], ["tasks", c.tasks], ["concurrency", c.concurrency]] as const) {
+        yield* positive(name, v)
+      }
+      const setup = yield* setupOf(c)
+      const dir = some(c.run) ?? path.join("runs", `agent-${setup.envId}-${c.seed}`)
+      const config = {
+        command: "agent train",
+        method: c.method,
+        env: setup.envId,
+        difficulty: some(c.difficulty) ?? null,
+        epochs: c.epochs,
+        groupSize: c.groupSize,
+        tasks: c.tasks,
+        evalEpisodes: c.evalEpisodes,
+        seed: c.seed,
+        model: some(c.model) ?? process.env["AUTODIDACT_LLM_MODEL"] ?? null,
+        baseUrl: some(c.baseUrl) ?? process.env["AUTODIDACT_LLM_BASE_URL"] ?? null,
+        temperature: some(c.temperature) ?? null,
+        toolCalling: c.toolCalling,
+        versions
+      }
+      const run = yield* RunDirectory.open(dir, config, { overwrite: c.overwrite })
+      const rng = Rng.make(c.seed)
+      const tasks = Array.from({ length: c.tasks }, () => setup.trainTask(rng))
+      const evalTasks = Array.from({ length: c.evalEpisodes }, (_, k) => setup.evalTask(k))
+      const envs = Array.from({ length: c.concurrency }, () => setup.makeEnv())
+      const libraryFile = path.join(dir, "library.json")
+      const result = yield* TrainingFreeGrpo.train(envs, tasks, policyConfig(c, ""), {
+        epochs: c.epochs,
+        groupSize: c.groupSize,
+        maxSteps: setup.maxSteps,
+        concurrency: c.concurrency,
+        seed: c.seed,
+        evalTasks
+      }, {
+        onEpoch: (row) => {
+          run.append(row)
+          Output.note(c.json, `epoch ${row.epoch}: success ${row.successRate.toFixed(3)}, ${row.groupsWithSignal}/${row.groups} groups with signal, library v${row.libraryVersion} (${row.librarySize} experiences)`)
+          if (c.json) console.log(JSON.stringify(row))
+        },
+        onEvaluation: (row) => {
+          run.append(row)
+          if (c.json) console.log(JSON.stringify(row))
+        }
+      }).pipe(Effect.provide(Layer.merge(modelLayer(c), ExperienceLibrary.layerFile(libraryFile))))
+      const last = result.epochs[result.epochs.length - 1]
+      const lastEval = result.evaluations[result.evaluations.length - 1]
+      Output.printSummary(c.json, "Training-Free GRPO", {
+        run: dir,
+        env: setup.envId,
+        epochs: result.epochs.length,
+        firstEpochSuccess: result.epochs[0]?.successRate ?? null,
+        lastEpochSuccess: last?.successRate ?? null,
+        evalSuccess: lastEval?.successRate ?? null,
+        libraryVersion: result.library.version,
+        librarySize: result.library.experiences.length,
+        library: libraryFile
+      })
+    })
+).pipe(Command.withDescription("Improve an LLM agent without weight updates (Training-Free GRPO); writes a run directory with the experience library"))
+
+/** `autodidact agent` (annotated: the inferred type would name optim internals, which declaration emit cannot). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export const agentCommand: Command.Command<"agent", {}, {}, unknown, never> = Command.make("agent").pipe(
+  Command.withDescription("LLM agents on text environments through an OpenAI-compatible endpoint"),
+  Command.withSubcommands([evalCommand, trainCommand])
+)

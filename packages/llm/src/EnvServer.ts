@@ -1,0 +1,243 @@
+/**
+ * Serve any registered Autodidact text environment (`TextHousehold-v0`, `TextFrozenLake-v1`,
+ * `Sokoban-6x6-1box-v0`, ...) over HTTP with the AgentGym environment-server protocol, so that AgentGym's clients,
+ * AgentGym-RL and verl-agent style trainers in Python can roll out on them.
+ *
+ * **Protocol** (routes and JSON field names follow AgentGym's `agentenv-*` servers, e.g.
+ * `agentenv-alfworld/agentenv_alfworld/server.py` and `env_wrapper.py`, and `agentenv-webshop/.../server.py` in
+ * github.com/WooooDyy/AgentGym): integer environment ids from a counter; the id is read from `id` or `env_idx`.
+ * - `GET /` → `"This is environment <EnvId>."`; `GET /list_envs` → `[ids]`.
+ * - `POST /create` → `{ id }`: a fresh environment (`Registry.make(envId, kwargs)`).
+ * - `POST /reset` `{ id, data_idx?, seed? }` → `{ id, observation, available_actions, task, info }`. The seed is
+ *   `seed`, else `data_idx` (AgentGym's task index; also `idx` / `game`), else 0, so one `data_idx` always gives the
+ *   same task.
+ * - `POST /step` `{ id, action }` → `{ observation, state, reward, done, terminated, truncated, available_actions,
+ *   info }` (`state` repeats the observation for WebShop-style clients). An inadmissible action is handled by the
+ *   environment's own policy (penalized, `info.invalidAction: true`); stepping a finished episode is `409`.
+ * - `GET /observation?id=` → the current observation (a string); `GET /available_actions?id=` → `[string]`;
+ *   `GET /detail?id=` → `{ id, env, task, seed, steps, reward, done }`.
+ * - `POST /close` `{ id }` → `{ closed: true }`.
+ * - Errors: `{ error: message }` with status 400 (bad body), 404 (unknown or reaped id), 409 (reset needed or
+ *   finished), 503 (too many sessions).
+ *
+ * **Sessions**: each id owns its environment; requests are handled one at a time on the event loop, so sessions never
+ * share state. A session idle (no request) for longer than `idleTtl` (default 10 minutes) is closed by a reaper
+ * that runs every `idleTtl / 2` (at most every 30 s); at most `maxSessions` (default 1024) live at once.
+ *
+ * @example
+ * ```ts
+ * import { EnvServer } from "@autodidact/llm"
+ * import { Effect } from "effect"
+ * Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+ *   const s = yield* EnvServer.start({ envId: "TextHousehold-v0", port: 36001 })
+ *   console.log(`AgentGym server on ${s.url}`)
+ *   yield* Effect.never
+ * })))
+ * // python: requests.post(f"{url}/create").json()["id"]; requests.post(f"{url}/reset", json={"id": 0, "data_idx": 3})
+ * ```
+ * @see Xi et al., "AgentGym: Evolving Large Language Model-based Agents across Diverse Environments", arXiv:2406.04151
+ * @since 0.1.0
+ */
+import type { Env, TextEnv } from "@autodidact/envs"
+import { Registry } from "@autodidact/envs"
+import { Duration, Effect, Schedule, type Scope } from "effect"
+import { HttpServerRequest } from "effect/http"
+import * as HttpListen from "./HttpListen.js"
+import { LlmConfigError, type ServerStartError } from "./LlmErrors.js"
+
+/** Options of the server. @category models @since 0.1.0 */
+export interface Options {
+  /** A registered environment id whose environment implements the text contract. */
+  readonly envId: string
+  /** Constructor options of the environment. */
+  readonly kwargs?: { readonly [key: string]: unknown } | undefined
+  /** Default `127.0.0.1`. */
+  readonly host?: string | undefined
+  /** Default 0 (any free port). */
+  readonly port?: number | undefined
+  /** Idle time after which a session is closed (default 10 minutes). */
+  readonly idleTtl?: Duration.Input | undefined
+  /** Most sessions alive at once (default 1024). */
+  readonly maxSessions?: number | undefined
+}
+
+interface Session {
+  readonly env: Env.Env<string, string>
+  readonly text: TextEnv.TextEnv
+  lastUsed: number
+  observation: string | undefined
+  seed: number | undefined
+  steps: number
+  reward: number
+  done: boolean
+}
+
+/** A running server: where it listens, and its live session ids (for tests and monitoring). @category models @since 0.1.0 */
+export interface Running extends HttpListen.Listening {
+  readonly sessions: () => ReadonlyArray<number>
+}
+
+type Obj = { readonly [key: string]: unknown }
+const isObj = (u: unknown): u is Obj => typeof u === "object" && u !== null && !Array.isArray(u)
+
+class HttpFail {
+  constructor(readonly status: number, readonly message: string) {}
+}
+
+const seedOf = (b: Obj): number | HttpFail => {
+  for (const k of ["seed", "data_idx", "idx", "game"]) {
+    const v = b[k]
+    if (v === undefined || v === null) continue
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) return new HttpFail(400, `${k} must be a non-negative integer, got ${JSON.stringify(v)}`)
+    return v
+  }
+  return 0
+}
+
+/**
+ * Start the server as a scoped resource. Fails with `LlmConfigError` for an unknown or non-text environment id or
+ * bad options, `ServerStartError` when the address cannot be bound.
+ *
+ * @category servers
+ * @since 0.1.0
+ */
+export const start = (options: Options): Effect.Effect<Running, LlmConfigError | ServerStartError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { envId } = options
+    const kwargs = options.kwargs ?? {}
+    const make = () => Registry.make<string, string>(envId, kwargs)
+    // check the id and the text contract once, up front
+    yield* Effect.try({
+      try: () => {
+        const probe = make()
+        const ok = isText(probe.unwrapped)
+        probe.close()
+        if (!ok) throw new Error("not a text environment (no admissibleActions/task): serve a text environment such as TextHousehold-v0")
+      },
+      catch: (e) => new LlmConfigError({ option: "env", value: envId, reason: String((e as Error).message ?? e) })
+    })
+    const ttl = Duration.fromInputUnsafe(options.idleTtl ?? Duration.minutes(10))
+    const ttlMs = Duration.toMillis(ttl)
+    if (!(ttlMs > 0)) return yield* new LlmConfigError({ option: "idleTtl", value: Duration.format(ttl), reason: "must be positive" })
+    const maxSessions = options.maxSessions ?? 1024
+    if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) return yield* new LlmConfigError({ option: "maxSessions", value: maxSessions, reason: "must be a positive integer" })
+
+    const sessions = new Map<number, Session>()
+    let nextId = 0
+    const closeSession = (id: number) => {
+      const s = sessions.get(id)
+      if (s === undefined) return false
+      sessions.delete(id)
+      try {
+        s.env.close()
+      } catch {
+        // closing is best effort
+      }
+      return true
+    }
+    yield* Effect.addFinalizer(() => Effect.sync(() => [...sessions.keys()].forEach(closeSession)))
+
+    const reap = Effect.sync(() => {
+      const now = Date.now()
+      for (const [id, s] of sessions) if (now - s.lastUsed > ttlMs) closeSession(id)
+    })
+    yield* Effect.forkScoped(Effect.repeat(reap, Schedule.spaced(Duration.millis(Math.min(ttlMs / 2, 30_000)))))
+
+    const get = (id: unknown): Session | HttpFail => {
+      const n = typeof id === "string" && /^\d+$/.test(id) ? Number(id) : id
+      if (typeof n !== "number" || !Number.isSafeInteger(n)) return new HttpFail(400, `the environment id must be an integer, got ${JSON.stringify(id)}`)
+      const s = sessions.get(n)
+      if (s === undefined) return new HttpFail(404, `the id ${n} is not valid (never created, closed, or reaped after ${Duration.format(ttl)} idle)`)
+      s.lastUsed = Date.now()
+      return s
+    }
+    const idOf = (b: Obj) => b["id"] ?? b["env_idx"]
+
+    const handle = (method: string, route: string, query: URLSearchParams, body: unknown): unknown => {
+      const b: Obj = isObj(body) ? body : {}
+      if (method === "GET" && route === "/") return `This is environment ${envId}.`
+      if (method === "GET" && route === "/list_envs") return [...sessions.keys()]
+      if (method === "POST" && route === "/create") {
+        if (sessions.size >= maxSessions) return new HttpFail(503, `too many sessions (${maxSessions}): close some first`)
+        const env = make()
+        const id = nextId++
+        sessions.set(id, { env, text: env.unwrapped as unknown as TextEnv.TextEnv, lastUsed: Date.now(), observation: undefined, seed: undefined, steps: 0, reward: 0, done: false })
+        return { id }
+      }
+      if (method === "POST" && route === "/reset") {
+        const s = get(idOf(b))
+        if (s instanceof HttpFail) return s
+        const seed = seedOf(b)
+        if (seed instanceof HttpFail) return seed
+        const r = s.env.reset({ seed })
+        Object.assign(s, { observation: r.observation, seed, steps: 0, reward: 0, done: false })
+        return { id: idOf(b), observation: r.observation, available_actions: [...s.text.admissibleActions()], task: s.text.task, info: r.info }
+      }
+      if (method === "POST" && route === "/step") {
+        const s = get(idOf(b))
+        if (s instanceof HttpFail) return s
+        if (typeof b["action"] !== "string") return new HttpFail(400, `action must be a string, got ${JSON.stringify(b["action"])}`)
+        if (s.observation === undefined) return new HttpFail(409, "reset the environment before stepping it")
+        if (s.done) return new HttpFail(409, `the episode of environment ${String(idOf(b))} has finished: reset it`)
+        const r = s.env.step(b["action"])
+        s.observation = r.observation
+        s.steps++
+        s.reward += r.reward
+        s.done = r.terminated || r.truncated
+        return {
+          observation: r.observation,
+          state: r.observation,
+          reward: r.reward,
+          done: s.done,
+          terminated: r.terminated,
+          truncated: r.truncated,
+          available_actions: s.done ? [] : [...s.text.admissibleActions()],
+          info: r.info
+        }
+      }
+      if (method === "GET" && (route === "/observation" || route === "/available_actions" || route === "/detail")) {
+        const s = get(query.get("id") ?? query.get("env_idx"))
+        if (s instanceof HttpFail) return s
+        if (route === "/detail") return { id: Number(query.get("id") ?? query.get("env_idx")), env: envId, task: s.observation === undefined ? null : s.text.task, seed: s.seed ?? null, steps: s.steps, reward: s.reward, done: s.done }
+        if (s.observation === undefined) return new HttpFail(409, "reset the environment first")
+        return route === "/observation" ? s.observation : s.done ? [] : [...s.text.admissibleActions()]
+      }
+      if (method === "POST" && route === "/close") {
+        const s = get(idOf(b))
+        if (s instanceof HttpFail) return s
+        return { closed: closeSession(Number(idOf(b))) }
+      }
+      return new HttpFail(404, `no route ${method} ${route}`)
+    }
+
+    const app = Effect.gen(function*() {
+      const req = yield* HttpServerRequest.HttpServerRequest
+      const url = new URL(req.url, "http://env")
+      let body: unknown = undefined
+      if (req.method === "POST") {
+        const read = yield* HttpListen.readBody(req, 1024 * 1024)
+        if (read._tag === "TooLarge") return HttpListen.json({ error: "request body over 1 MiB" }, 413)
+        if (read._tag === "Broken") return HttpListen.json({ error: read.reason }, 400)
+        if (read.text.trim() !== "") {
+          try {
+            body = JSON.parse(read.text)
+          } catch {
+            return HttpListen.json({ error: "the body is not JSON" }, 400)
+          }
+        }
+      }
+      let out: unknown
+      try {
+        out = handle(req.method, url.pathname.replace(/(.)\/+$/, "$1"), url.searchParams, body)
+      } catch (e) {
+        out = new HttpFail(400, `${(e as { _tag?: string })._tag ?? "Error"}: ${String((e as Error).message ?? e)}`)
+      }
+      return out instanceof HttpFail ? HttpListen.json({ error: out.message }, out.status) : HttpListen.json(out)
+    })
+
+    const listening = yield* HttpListen.listen(app, { host: options.host, port: options.port })
+    return { ...listening, sessions: () => [...sessions.keys()] }
+  })
+
+const isText = (env: unknown): boolean =>
+  typeof env === "object" && env !== null && "admissibleActions" in env && "task" in env

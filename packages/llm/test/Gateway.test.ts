@@ -1,0 +1,296 @@
+import { Gateway, Recorder } from "@autodidact/llm"
+import { Embedder, Store } from "@autodidact/memory"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Layer, Scope } from "effect"
+import { FetchHttpClient } from "effect/http"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import OpenAI from "openai"
+import { startUpstream, type Upstream } from "./ScriptedUpstream.js"
+
+let up: Upstream
+let scope: Scope.Closeable
+let gw: { url: string; host: string; port: number }
+let dir: string
+
+const rows = () => Effect.runPromise(Recorder.readJsonlDir(dir))
+const exchanges = async () => (await rows()).filter((r): r is Recorder.Exchange => r.type === "exchange")
+const client = (apiKey = "sk-test", headers: Record<string, string> = {}) =>
+  new OpenAI({ baseURL: `${gw.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: headers })
+
+beforeAll(async () => {
+  up = await startUpstream()
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-"))
+  scope = await Effect.runPromise(Scope.make())
+  gw = await Effect.runPromise(
+    Gateway.start({ upstream: up.url, maxBodyBytes: 64 * 1024 }).pipe(
+      Effect.provideService(Scope.Scope, scope),
+      Effect.provide(Layer.mergeAll(Recorder.layerJsonl(dir), FetchHttpClient.layer))
+    )
+  )
+})
+afterAll(async () => {
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  await up.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+describe("Gateway with the official openai client", () => {
+  it("non-streaming: answer relayed, exchange recorded with messages, sampling, usage, latency and grouping", async () => {
+    const c = client("sk-test", { "x-autodidact-session": "s1", "x-autodidact-episode": "e1" })
+    const { data, response } = await c.chat.completions
+      .create({ model: "scripted-1", messages: [{ role: "system", content: "sys" }, { role: "user", content: "hi there" }], temperature: 0.2, seed: 3 })
+      .withResponse()
+    expect(data.choices[0]!.message.content).toBe("echo: hi there")
+    expect(data.usage).toEqual({ prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 })
+    const id = response.headers.get("x-autodidact-exchange-id")!
+    expect(id).toMatch(/^xch_/)
+    expect(response.headers.get("x-autodidact-session")).toBe("s1")
+    const x = (await exchanges()).find((r) => r.id === id)!
+    expect(x.session).toBe("s1")
+    expect(x.episode).toBe("e1")
+    expect(x.stream).toBe(false)
+    expect(x.status).toBe(200)
+    expect(x.request.model).toBe("scripted-1")
+    expect(x.request.messages).toEqual([{ role: "system", content: "sys" }, { role: "user", content: "hi there" }])
+    expect(x.request.sampling).toEqual({ temperature: 0.2, seed: 3 })
+    expect(x.response!.content).toBe("echo: hi there")
+    expect(x.response!.finishReason).toBe("stop")
+    expect(x.usage).toEqual({ prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 })
+    expect(x.latencyMs).toBeGreaterThan(0)
+    expect(x.firstByteMs!).toBeLessThanOrEqual(x.latencyMs)
+    expect(x.error).toBeUndefined()
+    // the client's key went upstream unchanged
+    expect(up.headers.at(-1)!.authorization).toBe("Bearer sk-test")
+  })
+
+  it("streaming: chunks relayed in order; content, usage, logprobs and token ids recorded", async () => {
+    const c = client("sk-test", { "x-autodidact-session": "s1", "x-autodidact-episode": "e1" })
+    const stream = await c.chat.completions.create({
+      model: "scripted-1",
+      messages: [{ role: "user", content: "stream me please" }],
+      stream: true,
+      stream_options: { include_usage: true },
+      logprobs: true
+    })
+    const deltas: Array<string> = []
+    let usage: unknown
+    for await (const chunk of stream) {
+      const d = chunk.choices[0]?.delta?.content
+      if (d) deltas.push(d)
+      if (chunk.usage) usage = chunk.usage
+    }
+    expect(deltas).toEqual(["echo:", " stream", " me", " please"])
+    expect(usage).toEqual({ prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 })
+    const x = (await exchanges()).at(-1)!
+    expect(x.stream).toBe(true)
+    expect(x.response!.content).toBe("echo: stream me please")
+    expect(x.response!.tokenIds).toEqual([100, 101, 102, 103])
+    expect((x.response!.logprobs as Array<{ logprob: number }>).map((l) => l.logprob)).toEqual([-0.5, -1, -1.5, -2])
+    expect(x.usage).toEqual({ prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 })
+    expect(x.request.sampling).toEqual({ stream_options: { include_usage: true }, logprobs: true })
+    expect(x.error).toBeUndefined()
+    expect(x.latencyMs).toBeGreaterThan(0)
+  })
+
+  it("streamed tool calls are reassembled in the record", async () => {
+    const c = client("sk-test", { "x-autodidact-session": "tools" })
+    const tools = [{ type: "function" as const, function: { name: "lookup", parameters: { type: "object", properties: { query: { type: "string" } } } } }]
+    const stream = await c.chat.completions.create({ model: "scripted-1", messages: [{ role: "user", content: "call tool" }], tools, stream: true })
+    for await (const _ of stream) {
+      // drain
+    }
+    const x = (await exchanges()).at(-1)!
+    expect(x.session).toBe("tools")
+    expect(x.request.tools).toEqual(tools)
+    expect(x.response!.toolCalls).toEqual([{ id: "call_1", type: "function", function: { name: "lookup", arguments: "{\"query\":\"fridge\"}" } }])
+    expect(x.response!.finishReason).toBe("tool_calls")
+    expect(x.response!.content).toBe("") // the scripted upstream's first chunk carries content: ""
+  })
+
+  it("rewards attach to an exchange (session/episode resolved) and to an episode; bad rewards are 400", async () => {
+    const c = client("sk-test", { "x-autodidact-session": "s2", "x-autodidact-episode": "ep-9" })
+    const { response } = await c.chat.completions.create({ model: "scripted-1", messages: [{ role: "user", content: "reward me" }] }).withResponse()
+    const exchangeId = response.headers.get("x-autodidact-exchange-id")!
+    const post = (body: unknown) => fetch(`${gw.url}/v1/rewards`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    const r1 = await post({ exchange_id: exchangeId, reward: 0.25 })
+    expect(r1.status).toBe(200)
+    expect(await r1.json()).toMatchObject({ session: "s2", episode: "ep-9" })
+    const r2 = await post({ session: "s2", episode: "ep-9", reward: 1, terminated: true, success: true })
+    expect(r2.status).toBe(200)
+    const bad = await post({ session: "s2", reward: "lots" })
+    expect(bad.status).toBe(400)
+    expect(((await bad.json()) as any).error.message).toContain("reward must be a finite number")
+    const unknown = await post({ exchange_id: "xch_nope", reward: 1 })
+    expect(unknown.status).toBe(404)
+    const rewards = (await rows()).filter((r): r is Recorder.Reward => r.type === "reward" && r.session === "s2")
+    expect(rewards.map((r) => [r.exchangeId, r.episode, r.reward, r.terminated, r.success])).toEqual([
+      [exchangeId, "ep-9", 0.25, undefined, undefined],
+      [undefined, "ep-9", 1, true, true]
+    ])
+  })
+
+  it("an upstream failing mid-stream: the client gets an error, the exchange is recorded with what arrived", async () => {
+    const c = client("sk-test", { "x-autodidact-session": "broken" })
+    const stream = await c.chat.completions.create({ model: "scripted-1", messages: [{ role: "user", content: "fail midstream" }], stream: true })
+    const got: Array<string> = []
+    await expect((async () => {
+      for await (const chunk of stream) {
+        const d = chunk.choices[0]?.delta?.content
+        if (d) got.push(d)
+      }
+    })()).rejects.toThrow(/upstream stream broke/)
+    expect(got.join("")).toBe("echo: fail midstream")
+    await new Promise((r) => setTimeout(r, 50))
+    const x = (await exchanges()).filter((e) => e.session === "broken").at(-1)!
+    expect(x.error!.kind).toBe("stream-broken")
+    expect(x.response!.content).toBe("echo: fail midstream")
+    expect(x.status).toBe(200)
+  })
+
+  it("upstream errors are relayed with their status and OpenAI error body, and recorded", async () => {
+    const c = client("sk-test", { "x-autodidact-session": "errs" })
+    const e = await c.chat.completions.create({ model: "scripted-1", messages: [{ role: "user", content: "boom" }] }).catch((err: any) => err)
+    expect(e).toBeInstanceOf(OpenAI.InternalServerError)
+    expect(e.status).toBe(500)
+    expect(e.message).toContain("upstream exploded")
+    const x = (await exchanges()).filter((r) => r.session === "errs").at(-1)!
+    expect(x.status).toBe(500)
+    expect(x.error).toMatchObject({ kind: "upstream-status", status: 500 })
+    expect(x.error!.message).toContain("upstream exploded")
+  })
+
+  it("an oversized request is 413 with a JSON error, recorded; invalid JSON is 400", async () => {
+    const c = client("sk-test", { "x-autodidact-session": "big" })
+    const e = await c.chat.completions.create({ model: "scripted-1", messages: [{ role: "user", content: "x".repeat(100 * 1024) }] }).catch((err: any) => err)
+    expect(e).toBeInstanceOf(OpenAI.APIError)
+    expect(e.status).toBe(413)
+    expect(e.code).toBe("request_too_large")
+    const before = up.requests.length
+    const raw = await fetch(`${gw.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" })
+    expect(raw.status).toBe(400)
+    expect(((await raw.json()) as any).error.type).toBe("invalid_request_error")
+    expect(up.requests.length).toBe(before) // never forwarded
+    const x = (await exchanges()).filter((r) => r.session === "big").at(-1)!
+    expect(x.status).toBe(413)
+  })
+
+  it("without a session header, one session per API key", async () => {
+    await client("key-A").chat.completions.create({ model: "scripted-1", messages: [{ role: "user", content: "a1" }] })
+    await client("key-A").chat.completions.create({ model: "scripted-1", messages: [{ role: "user", content: "a2" }] })
+    await client("key-B").chat.completions.create({ model: "scripted-1", messages: [{ role: "user", content: "b1" }] })
+    const text = (x: Recorder.Exchange) => (x.request.messages[0] as { content?: string } | undefined)?.content
+    const xs = (await exchanges()).filter((x) => ["a1", "a2", "b1"].includes(text(x) ?? ""))
+    const sessionOf = (t: string) => xs.find((x) => text(x) === t)!.session
+    expect(sessionOf("a1")).toBe(sessionOf("a2"))
+    expect(sessionOf("a1")).not.toBe(sessionOf("b1"))
+    expect(sessionOf("a1")).toBe(Gateway.sessionOf({ authorization: "Bearer key-A" }))
+    expect(sessionOf("a1")).toMatch(/^key-[0-9a-f]{12}$/)
+  })
+
+  it("models are proxied; unknown routes are 404", async () => {
+    const list = await client().models.list()
+    expect(list.data.map((m) => m.id)).toEqual(["scripted-1"])
+    expect((await fetch(`${gw.url}/v1/embeddings`, { method: "POST" })).status).toBe(404)
+  })
+
+  it("listens on loopback only by default", async () => {
+    expect(gw.host).toBe("127.0.0.1")
+    const external = Object.values(os.networkInterfaces()).flat().find((i) => i !== undefined && i.family === "IPv4" && !i.internal)
+    if (external === undefined) return // no non-loopback interface on this machine: nothing else to reach it by
+    const refused = await new Promise<boolean>((resolve) => {
+      const s = net.connect({ host: external.address, port: gw.port })
+      s.once("connect", () => {
+        s.destroy()
+        resolve(false)
+      })
+      s.once("error", () => resolve(true))
+    })
+    expect(refused).toBe(true)
+  })
+})
+
+describe("Gateway recording into the experience store", () => {
+  it.live("an exchange and a reward land in the store and read back as rows", () =>
+    Effect.gen(function*() {
+      const up2 = yield* Effect.promise(() => startUpstream())
+      yield* Effect.addFinalizer(() => Effect.promise(() => up2.close()))
+      const g = yield* Gateway.start({ upstream: up2.url })
+      const c = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: "k", maxRetries: 0, defaultHeaders: { "x-autodidact-session": "stored" } })
+      const { response } = yield* Effect.promise(() => c.chat.completions.create({ model: "scripted-1", messages: [{ role: "user", content: "remember me" }] }).withResponse())
+      const id = response.headers.get("x-autodidact-exchange-id")!
+      const r = yield* Effect.promise(() => fetch(`${g.url}/v1/rewards`, { method: "POST", body: JSON.stringify({ exchange_id: id, reward: 1, success: true }) }))
+      expect(r.status).toBe(200)
+      const recorder = yield* Recorder.Recorder
+      const read = yield* recorder.read()
+      expect(read.map((x) => x.type)).toEqual(["exchange", "reward"])
+      const x = read[0] as Recorder.Exchange
+      expect(x.id).toBe(id)
+      expect(x.response!.content).toBe("echo: remember me")
+      const store = yield* Store.ExperienceStore
+      const hits = yield* store.query({ text: "remember me", filters: { tags: ["gateway:exchange", "session:stored"] }, k: 5 })
+      expect(hits.map((h) => h.record.kind)).toEqual(["trajectory"])
+      expect(yield* store.count({ tags: ["gateway:reward"] })).toBe(1)
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(Layer.mergeAll(
+        Recorder.layerStore.pipe(Layer.provideMerge(Store.layerMemory().pipe(Layer.provide(Embedder.layerHashed({ dimension: 64 }))))),
+        FetchHttpClient.layer
+      ))
+    ), 60_000)
+})
+
+describe("Gateway failure paths", () => {
+  it.live("client disconnect mid-stream, unreachable upstream (502), upstream timeout (504), port in use", () =>
+    Effect.gen(function*() {
+      const up2 = yield* Effect.promise(() => startUpstream())
+      yield* Effect.addFinalizer(() => Effect.promise(() => up2.close()))
+      const g = yield* Gateway.start({ upstream: up2.url, timeout: "300 millis" })
+      const recorder = yield* Recorder.Recorder
+      // the client reads the first chunk and goes away
+      yield* Effect.promise(async () => {
+        const ac = new AbortController()
+        const res = await fetch(`${g.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "x-autodidact-session": "gone" },
+          body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "slow stream" }] }),
+          signal: ac.signal
+        })
+        const reader = res.body!.getReader()
+        await reader.read()
+        ac.abort()
+      })
+      yield* Effect.sleep("300 millis")
+      const gone = (yield* recorder.read()).filter((r): r is Recorder.Exchange => r.type === "exchange" && r.session === "gone")
+      expect(gone.length).toBe(1)
+      expect(gone[0]!.error!.kind).toBe("client-closed")
+      expect(gone[0]!.response!.content).toBe("echo:")
+      // a client that gives up on a non-streaming request before the (hanging) upstream answers
+      yield* Effect.promise(async () => {
+        const ac = new AbortController()
+        const pending = fetch(`${g.url}/v1/chat/completions`, { method: "POST", headers: { "x-autodidact-session": "impatient" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hang" }] }), signal: ac.signal }).catch(() => undefined)
+        await new Promise((r) => setTimeout(r, 100))
+        ac.abort()
+        await pending
+      })
+      yield* Effect.sleep("150 millis") // well before the 300 ms upstream timeout
+      const impatient = (yield* recorder.read()).filter((r): r is Recorder.Exchange => r.type === "exchange" && r.session === "impatient")
+      expect(impatient.map((x) => [x.status, x.error?.kind])).toEqual([[499, "client-closed"]])
+      // an upstream that never answers: 504 after the timeout
+      const hang = yield* Effect.promise(() => fetch(`${g.url}/v1/chat/completions`, { method: "POST", headers: { "x-autodidact-session": "slow" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hang" }] }) }))
+      expect(hang.status).toBe(504)
+      expect(((yield* Effect.promise(() => hang.json())) as any).error.type).toBe("upstream_error")
+      // an upstream that is not there: 502
+      const dead = yield* Gateway.start({ upstream: "http://127.0.0.1:1/v1" })
+      const r502 = yield* Effect.promise(() => fetch(`${dead.url}/v1/chat/completions`, { method: "POST", headers: { "x-autodidact-session": "dead" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "x" }] }) }))
+      expect(r502.status).toBe(502)
+      const kinds = (yield* recorder.read()).flatMap((r) => (r.type === "exchange" && (r.session === "slow" || r.session === "dead") ? [[r.session, r.error?.kind, r.status]] : []))
+      expect(kinds).toEqual([["slow", "upstream-timeout", 504], ["dead", "upstream-unreachable", 502]])
+      // the port is taken
+      const clash = yield* Effect.flip(Gateway.start({ upstream: up2.url, port: g.port }))
+      expect(clash._tag).toBe("ServerStartError")
+      expect(clash.port).toBe(g.port)
+    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(Recorder.layerMemory, FetchHttpClient.layer))), 30_000)
+})
