@@ -1,5 +1,18 @@
 /**
- * `@autodidact/cluster`: Distributed rollouts on effect/cluster with PostgreSQL: one rollout service, an in-process layer and a cluster layer of runner processes..
- * @since 0.0.0
+ * `@autodidact/cluster`: distributed rollouts on `effect/cluster` with PostgreSQL. One rollout service
+ * ({@link RolloutService.RolloutService}) with an in-process layer and a cluster layer of runner processes, a runner
+ * process entry ({@link Runner}), and an episode-based PPO trainer that collects through the service
+ * ({@link Trainer}) and a group-based text trainer ({@link TextTrainer}).
+ * @since 0.1.0
  */
-export const name = "cluster"
+export * as Collect from "./Collect.js"
+export * as Errors from "./Errors.js"
+export * as Policy from "./Policy.js"
+export * as RolloutService from "./RolloutService.js"
+export * as RolloutStore from "./RolloutStore.js"
+export * as Runner from "./Runner.js"
+export * as Worker from "./Worker.js"
+export * as Trainer from "./Trainer.js"
+export { ClusterStoreError, PolicyLagError, RolloutError } from "./Errors.js"
+export { PolicyDecodeError } from "./Policy.js"
+export * as TextTrainer from "./TextTrainer.js"

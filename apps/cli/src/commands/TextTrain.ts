@@ -5,6 +5,7 @@
  * with `successRate`), and `checkpoints/policy.json` (the DRRN configuration and weights, written atomically).
  * @since 0.1.0
  */
+import { RolloutService, TextTrainer } from "@autodidact/cluster"
 import { AtomicFile, Rng } from "@autodidact/core"
 import { DrrnPolicy, GroupRollout, MultiTurnTrainer, TextTasks } from "@autodidact/optim"
 import { Effect, Schema } from "effect"
@@ -157,6 +158,84 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       evalTasks: setup.evalName,
       successRate: result.final.successRate,
       meanReturn: Number(result.final.episodeReturn.toFixed(3)),
+      wallSeconds: Number(result.wallSeconds.toFixed(2)),
+      checkpoint: file
+    }
+    run.append({ kind: "summary", ...summary })
+    return summary
+  })
+
+/**
+ * `train --cluster postgres://...` on a text environment: `TextTrainer` of `@autodidact/cluster` (the group-based
+ * optimizer with group rollouts from the cluster's runners), then a final 100-task evaluation here. Writes the same
+ * run directory as {@link trainText} (episode rows also carry `groupId`, `policyVersion` and `runner`).
+ */
+export const trainTextCluster = (request: TextTrainRequest & { readonly cluster: string; readonly clusterLocation: string }): Effect.Effect<TextTrainSummary, Error> =>
+  Effect.gen(function* () {
+    const setup = yield* Effect.try({ try: () => TextTasks.setupFor(request.env, { difficulty: request.difficulty }), catch: (e) => e as Error })
+    const household = request.env === "TextHousehold-v0"
+    const options: Partial<TextTrainer.Options> & { envId: string } = {
+      envId: request.env,
+      runId: `${path.basename(path.resolve(request.out)).replace(/[^A-Za-z0-9_.-]/g, "_")}-${request.seed}-${Date.now()}`,
+      algo: request.algo,
+      seed: request.seed,
+      totalSteps: request.totalSteps,
+      groupSize: request.groupSize,
+      difficulty: request.difficulty,
+      ...(household ? { learningRate: 5e-3, epochs: 4 } : {})
+    }
+    const run = yield* RunDirectory.open(
+      request.out,
+      {
+        command: "train",
+        env: request.env,
+        algo: request.algo,
+        seed: request.seed,
+        totalSteps: request.totalSteps,
+        groupSize: request.groupSize,
+        difficulty: request.difficulty,
+        evalTasks: setup.evalName,
+        cluster: request.clusterLocation,
+        textTrainer: { ...TextTrainer.defaults, ...options },
+        versions: versions(),
+        startedAt: new Date().toISOString()
+      },
+      { overwrite: request.overwrite }
+    )
+    Output.note(request.json, `Training ${request.algo.toUpperCase()} (DRRN policy, groups of ${request.groupSize}) on ${request.env} with group rollouts from the cluster at ${request.clusterLocation} -> ${run.dir}`)
+    const bar = Output.progress(request.json, request.totalSteps, "{bar} {percentage}% | {value}/{total} steps | success (batch) {success}")
+    let lastSuccess = "-"
+    const result = yield* TextTrainer.train(options, {
+      onEpisode: (row) => {
+        run.append(row)
+        bar.update(Math.min(row.globalStep, request.totalSteps), { success: lastSuccess })
+      },
+      onUpdate: (row) => {
+        run.append(row)
+        lastSuccess = row.successRate.toFixed(2)
+      }
+    }).pipe(
+      Effect.provide(RolloutService.layerCluster({
+        url: request.cluster,
+        onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
+      })),
+      Effect.ensuring(Effect.sync(() => bar.stop()))
+    )
+    const final = MultiTurnTrainer.evaluate([setup.makeEnv()], MultiTurnTrainer.drrnTextPolicy(result.policy), setup.evalTask, 100, Rng.make([request.seed, 0x5eed]), { maxSteps: setup.maxSteps })
+    run.append({ kind: "evaluation", globalStep: result.globalStep, wallSeconds: result.wallSeconds, ...final })
+    const file = policyPath(request.out)
+    yield* savePolicy(file, result.policy)
+    const summary: TextTrainSummary = {
+      run: run.dir,
+      env: request.env,
+      algo: request.algo,
+      seed: request.seed,
+      stopReason: "budget",
+      globalStep: result.globalStep,
+      updates: result.updates,
+      evalTasks: setup.evalName,
+      successRate: final.successRate,
+      meanReturn: Number(final.episodeReturn.toFixed(3)),
       wallSeconds: Number(result.wallSeconds.toFixed(2)),
       checkpoint: file
     }

@@ -5,6 +5,7 @@
  * (one `@autodidact/core` `Trajectory` per line, which the dashboard's episode viewer shows).
  * @since 0.1.0
  */
+import { Policy, RolloutService, Trainer } from "@autodidact/cluster"
 import { AtomicFile, Trajectory } from "@autodidact/core"
 import { Registry } from "@autodidact/envs"
 import { ActorCritic, Checkpoint, Ppo } from "@autodidact/optim"
@@ -15,7 +16,7 @@ import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
 import { versions } from "../Versions.js"
-import { isTextEnvId, textAlgos, trainText } from "./TextTrain.js"
+import { isTextEnvId, textAlgos, trainText, trainTextCluster } from "./TextTrain.js"
 
 /** A training request that cannot be carried out as given (unknown algorithm, no solve threshold, ...). */
 export class TrainConfigError extends Schema.TaggedError<TrainConfigError>()("TrainConfigError", {
@@ -42,6 +43,8 @@ export interface TrainRequest {
   readonly json: boolean
   /** Greedy evaluation episodes to write to `<out>/trajectories/eval.jsonl` after training (default 0: none). */
   readonly saveTrajectories?: number
+  /** `postgres://...`: collect rollouts on the cluster runners registered there (`autodidact runner`). */
+  readonly cluster?: string | undefined
 }
 
 /** What a finished training run reports (the summary table, or the `--json` line). */
@@ -203,6 +206,121 @@ export const train = (request: TrainRequest) =>
     return summary
   }).pipe(Effect.scoped)
 
+/** The final policy of a `--cluster` run (`Policy.encode` bytes of `@autodidact/cluster`). */
+export const clusterPolicyPath = (runDir: string): string => path.join(runDir, "checkpoints", "policy.bin")
+
+const redactUrl = (url: string): string => {
+  try {
+    const u = new URL(url)
+    if (u.password !== "") u.password = "***"
+    return u.toString()
+  } catch {
+    return "<invalid url>"
+  }
+}
+
+/**
+ * `train --cluster postgres://...`: episode-based PPO (`Trainer` of `@autodidact/cluster`) whose rollouts are
+ * collected by the runners registered in that database. Each update consumes `2 × --num-envs` whole episodes;
+ * `metrics.jsonl` gets `episode` rows (with `episodeId`, `policyVersion`, `runner`), `update` rows and, after each
+ * update, one `runner` row per runner (episodes/s, steps/s, policy-version lag, failures, storage and send retries). The final weights
+ * are written to `checkpoints/policy.bin`.
+ */
+export const trainCluster = (request: TrainRequest & { readonly cluster: string }) =>
+  Effect.gen(function*() {
+    if (request.algo !== "ppo") {
+      return yield* new TrainConfigError({ option: "algo", value: request.algo, reason: "--cluster trains PPO on Box/Discrete environments" })
+    }
+    if (request.resume) return yield* new TrainConfigError({ option: "resume", value: true, reason: "resuming is not supported with --cluster yet" })
+    const u = yield* Effect.try({ try: () => new URL(request.cluster), catch: () => new TrainConfigError({ option: "cluster", value: request.cluster, reason: "is not a URL (expected postgres://user@host:port/database)" }) })
+    if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") return yield* new TrainConfigError({ option: "cluster", value: request.cluster, reason: "must be a postgres:// URL" })
+    const spec = yield* Effect.try({ try: () => Registry.spec(request.env), catch: (e) => e as Registry.UnknownEnvError })
+    const threshold = spec.rewardThreshold
+    if (request.untilSolved && threshold === undefined) {
+      return yield* new TrainConfigError({ option: "env", value: request.env, reason: "has no reward threshold, so --until-solved cannot tell when it is solved" })
+    }
+    if (!Number.isSafeInteger(request.totalSteps) || request.totalSteps <= 0) {
+      return yield* new TrainConfigError({ option: "total-steps", value: request.totalSteps, reason: "must be a positive integer" })
+    }
+    const saveTrajectories = request.saveTrajectories ?? 0
+    const episodesPerUpdate = 2 * request.numEnvs
+    const options: Partial<Trainer.Options> & { envId: string } = {
+      envId: request.env,
+      runId: `${path.basename(path.resolve(request.out)).replace(/[^A-Za-z0-9_.-]/g, "_")}-${request.seed}-${Date.now()}`,
+      seed: request.seed,
+      episodesPerUpdate,
+      updates: Math.floor((2 ** 32 - 1) / Math.max(1, episodesPerUpdate)),
+      totalSteps: request.totalSteps,
+      ...(request.untilSolved && threshold !== undefined ? { stopWhenMeanReturn: threshold } : {})
+    }
+    const run = yield* RunDirectory.open(
+      request.out,
+      {
+        command: "train",
+        env: request.env,
+        algo: request.algo,
+        seed: request.seed,
+        totalSteps: request.totalSteps,
+        untilSolved: request.untilSolved,
+        solveThreshold: threshold ?? null,
+        cluster: redactUrl(request.cluster),
+        trainer: { ...Trainer.defaults, ...options },
+        versions: versions(),
+        startedAt: new Date().toISOString()
+      },
+      { resume: false, overwrite: request.overwrite }
+    )
+    Output.note(request.json, `Training PPO on ${request.env} with rollouts from the cluster at ${redactUrl(request.cluster)} (seed ${request.seed}, ${episodesPerUpdate} episodes per update) -> ${run.dir}`)
+    const bar = Output.progress(request.json, request.totalSteps, "{bar} {percentage}% | {value}/{total} steps | mean return (last 100) {meanReturn} | {eta_formatted} left")
+    const recent: Array<number> = []
+    let recentSum = 0
+    const result = yield* Trainer.train(options, {
+      onEpisode: (row) => {
+        run.append(row)
+        recent.push(row.episodeReturn)
+        recentSum += row.episodeReturn
+        if (recent.length > 100) recentSum -= recent.shift()!
+        bar.update(Math.min(row.globalStep, request.totalSteps), { meanReturn: (recentSum / recent.length).toFixed(1) })
+      },
+      onUpdate: (row) => run.append(row),
+      onRunner: (row) => run.append(row)
+    }).pipe(
+      Effect.provide(RolloutService.layerCluster({
+        url: request.cluster,
+        onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
+      })),
+      Effect.ensuring(Effect.sync(() => bar.stop()))
+    )
+    const policyFile = clusterPolicyPath(run.dir)
+    yield* Effect.try({
+      try: () => AtomicFile.writeSync(policyFile, Policy.encode(Policy.ofActorCritic(result.agent))),
+      catch: (e) => new RunDirectory.RunDirectoryError({ path: policyFile, reason: `cannot write the policy: ${String(e)}` })
+    })
+    const summary: TrainSummary = {
+      run: run.dir,
+      env: request.env,
+      algo: request.algo,
+      seed: request.seed,
+      stopReason: result.stopReason,
+      globalStep: result.globalStep,
+      episodes: result.episodes,
+      meanReturnLast100: Number(result.meanRecentReturn.toFixed(2)),
+      wallSeconds: Number(result.wallSeconds.toFixed(2)),
+      checkpoint: policyFile,
+      ...(saveTrajectories > 0 ? { trajectories: trajectoriesPath(run.dir) } : {})
+    }
+    if (saveTrajectories > 0) {
+      const episodes = yield* playEpisodes(result.agent, request.env, saveTrajectories, request.seed * 1000)
+      const file = trajectoriesPath(run.dir)
+      yield* Effect.try({
+        try: () => AtomicFile.writeSync(file, episodes.map((e) => JSON.stringify(e) + "\n").join("")),
+        catch: (e) => new RunDirectory.RunDirectoryError({ path: file, reason: `cannot write trajectories: ${String(e)}` })
+      })
+    }
+    run.append({ kind: "summary", ...summary })
+    return summary
+  })
+
 /** `autodidact train` */
 export const trainCommand = Command.make(
   "train",
@@ -222,10 +340,30 @@ export const trainCommand = Command.make(
     ),
     groupSize: Flag.Int("group-size").pipe(Flag.withDefault(8), Flag.withDescription("Text envs: trajectories per task (GRPO/GiGPO group size)")),
     difficulty: Flag.Literals("difficulty", ["default", "easy"]).pipe(Flag.withDefault("default" as const), Flag.withDescription("TextHousehold-v0: room size and distractors")),
+    cluster: Flag.String("cluster").pipe(
+      Flag.optional,
+      Flag.withDescription("PostgreSQL URL of a rollout cluster (postgres://user@host:port/db): collect episodes on the runners registered there (start them with `autodidact runner`)")
+    ),
     json: jsonFlag
   },
-  (config) =>
+  ({ cluster, ...config }) =>
     Effect.gen(function* () {
+      if (cluster._tag === "Some") {
+        if (isTextEnvId(config.env)) {
+          const algo = config.algo._tag === "Some" ? config.algo.value : "gigpo"
+          if (algo === "ppo") {
+            return yield* new TrainConfigError({ option: "algo", value: algo, reason: `${config.env} is a text environment; use one of ${textAlgos.join(", ")}` })
+          }
+          const u = yield* Effect.try({ try: () => new URL(cluster.value), catch: () => new TrainConfigError({ option: "cluster", value: cluster.value, reason: "is not a URL (expected postgres://user@host:port/database)" }) })
+          if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") return yield* new TrainConfigError({ option: "cluster", value: cluster.value, reason: "must be a postgres:// URL" })
+          const summary = yield* trainTextCluster({ ...config, algo, cluster: cluster.value, clusterLocation: redactUrl(cluster.value) })
+          Output.printSummary(config.json, "Training summary", { ...summary })
+          return
+        }
+        const summary = yield* trainCluster({ ...config, algo: config.algo._tag === "Some" ? config.algo.value : "ppo", cluster: cluster.value })
+        Output.printSummary(config.json, "Training summary", { ...summary })
+        return
+      }
       if (isTextEnvId(config.env)) {
         const algo = config.algo._tag === "Some" ? config.algo.value : "gigpo"
         if (algo === "ppo") {

@@ -1,0 +1,345 @@
+/**
+ * The rollout service: "give me these episodes (or groups of G) of environment E with policy version V", answered
+ * as a stream in order of arrival. One interface, two layers:
+ *
+ * - {@link layerLocal}: in this process, one episode after another (the default; no configuration).
+ * - {@link layerCluster}: rollout workers are `effect/cluster` entities ({@link Worker.RolloutWorker}) hosted by
+ *   runner processes (`autodidact runner --cluster postgres://...`); requests and replies go through PostgreSQL
+ *   (`SqlMessageStorage`, `SqlRunnerStorage`), so a request survives the runner handling it.
+ *
+ * **Policies** are published once per version ({@link RolloutService.publish}): the weights' bytes are stored under
+ * their SHA-256 and requests carry (version, hash); a worker acts with exactly those bytes.
+ *
+ * **Off-policy bound**: the service delivers what was asked; the learner states how stale a policy it accepts with
+ * `maxPolicyLag` and checks every episode with {@link checkLag} (`learnerVersion − policyVersion ≤ maxPolicyLag`).
+ * {@link requestVersion} is the schedule that keeps a pipelined learner within that bound (IMPALA/AReaL-style
+ * asynchronous RL with a staleness limit; 0 = synchronous on-policy PPO).
+ *
+ * **Exactly once**: each id is emitted at most once per request (a duplicate reply, e.g. after a redelivery, is
+ * dropped and counted in {@link Stats}); a request fails rather than completes if an id is missing.
+ *
+ * @example
+ * ```ts
+ * const program = Effect.gen(function*() {
+ *   const rollouts = yield* RolloutService
+ *   const policy = yield* rollouts.publish("run-1", 0, Policy.ofActorCritic(net))
+ *   yield* rollouts.episodes({ runId: "run-1", runSeed: 1, envId: "CartPole-v1", policy, episodeIds: [0, 1, 2, 3] }).pipe(
+ *     Stream.runForEach((e) => Effect.log(e.episodeId, e.episodeReturn))
+ *   )
+ * })
+ * Effect.runPromise(program.pipe(Effect.provide(RolloutService.layerLocal)))
+ * ```
+ * @see Espeholt et al., "IMPALA", 2018 (arXiv:1802.01561); Fu et al., "AReaL", 2025 (arXiv:2505.24298)
+ * @since 0.1.0
+ */
+import { NodeClusterSocket } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import { ActorCritic, DrrnPolicy } from "@autodidact/optim"
+import { Context, Duration, Effect, Layer, Redacted, Schedule, Stream } from "effect"
+import type { ShardingConfig } from "effect/cluster"
+import { SqlClient } from "effect/sql"
+import * as Collect from "./Collect.js"
+import { ClusterStoreError, PolicyLagError, reasonOf, RolloutError } from "./Errors.js"
+import * as Policy from "./Policy.js"
+import * as RolloutStore from "./RolloutStore.js"
+import * as Worker from "./Worker.js"
+
+/** A request for episodes of a Box/Discrete environment. */
+export interface EpisodesRequest {
+  readonly runId: string
+  readonly runSeed: number
+  readonly envId: string
+  readonly policy: Policy.PolicyRef
+  readonly episodeIds: ReadonlyArray<number>
+  /** Step cap on top of the environment's time limit. */
+  readonly maxSteps?: number | undefined
+  /** Cluster: episodes per message (default 1: finest load balancing). */
+  readonly perMessage?: number | undefined
+}
+
+/** A request for text groups (G trajectories of one task each). */
+export interface GroupsRequest {
+  readonly runId: string
+  readonly runSeed: number
+  readonly envId: string
+  readonly policy: Policy.PolicyRef
+  readonly groupIds: ReadonlyArray<number>
+  readonly groupSize: number
+  readonly difficulty?: string | undefined
+  readonly maxSteps?: number | undefined
+  /** Cluster: groups per message (default 1). */
+  readonly perMessage?: number | undefined
+}
+
+/** Counters of a service instance. */
+export interface Stats {
+  /** Messages sent (cluster) or requests run (local). */
+  messages: number
+  /** Sends retried because cluster storage or routing was unavailable. */
+  retries: number
+  /** Replies for ids already delivered, dropped. */
+  duplicatesDropped: number
+}
+
+/**
+ * The rollout service.
+ * @category services
+ */
+export class RolloutService extends Context.Service<RolloutService, {
+  readonly mode: "local" | "cluster"
+  /** Store `weights` as version `version` of run `runId`; returns its reference (version, SHA-256). */
+  readonly publish: (runId: string, version: number, weights: Policy.Weights) => Effect.Effect<Policy.PolicyRef, RolloutError>
+  /** The requested episodes, each exactly once, in order of arrival. */
+  readonly episodes: (request: EpisodesRequest) => Stream.Stream<Collect.Episode, RolloutError>
+  /** The requested groups, each exactly once, in order of arrival. */
+  readonly groups: (request: GroupsRequest) => Stream.Stream<Collect.Group, RolloutError>
+  readonly stats: Stats
+}>()("@autodidact/cluster/RolloutService") {}
+
+/**
+ * Fail with {@link PolicyLagError} when an episode's policy is older than the learner accepts.
+ */
+export const checkLag = (episodeId: number, policyVersion: number, learnerVersion: number, maxPolicyLag: number): Effect.Effect<number, PolicyLagError> => {
+  const lag = learnerVersion - policyVersion
+  return lag > maxPolicyLag || lag < 0
+    ? Effect.fail(new PolicyLagError({ episodeId, policyVersion, learnerVersion, maxPolicyLag }))
+    : Effect.succeed(lag)
+}
+
+/**
+ * The policy version to collect batch `k` with when the learner consumes batch k at version k and may lag by
+ * `maxPolicyLag`: `max(0, k − maxPolicyLag)`. Batches 0..L are requested at once; batch k + L + 1 as soon as version
+ * k + 1 is published, so L + 1 batches are in flight while the learner trains.
+ */
+export const requestVersion = (k: number, maxPolicyLag: number): number => Math.max(0, k - maxPolicyLag)
+
+const chunks = <A>(xs: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  const n = Math.max(1, Math.floor(size))
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n))
+  return out
+}
+
+const checkIds = (runId: string, ids: ReadonlyArray<number>, what: string): Effect.Effect<void, RolloutError> => {
+  const seen = new Set<number>()
+  for (const id of ids) {
+    if (!Number.isInteger(id) || id < 0 || id >= 2 ** 32) return Effect.fail(new RolloutError({ runId, id, reason: `${what} ids must be integers in [0, 2^32)`, where: "trainer" }))
+    if (seen.has(id)) return Effect.fail(new RolloutError({ runId, id, reason: `${what} id ${id} requested twice`, where: "trainer" }))
+    seen.add(id)
+  }
+  return Effect.void
+}
+
+/** Drop a second delivery of an id; fail at the end if an id never arrived. */
+const exactlyOnce = <A>(runId: string, ids: ReadonlyArray<number>, idOf: (a: A) => number, stats: Stats) =>
+  (stream: Stream.Stream<A, RolloutError>): Stream.Stream<A, RolloutError> =>
+    Stream.suspend(() => {
+      const pending = new Set(ids)
+      return stream.pipe(
+        Stream.filter((a) => {
+          if (pending.delete(idOf(a))) return true
+          stats.duplicatesDropped++
+          return false
+        }),
+        Stream.concat(Stream.suspend(() =>
+          pending.size === 0 ? Stream.empty : Stream.fail(new RolloutError({ runId, id: [...pending][0]!, reason: `${pending.size} requested ids never arrived`, where: "trainer" }))
+        ))
+      )
+    })
+
+// ---------------------------------------------------------------------------------------------------------------
+// In-process layer
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The in-process service: policies in a map, episodes collected here one after another. */
+export const makeLocal = (runner = "local"): Effect.Effect<RolloutService["Service"]> =>
+  Effect.sync(() => {
+    const policies = new Map<string, Policy.Weights>()
+    const stats: Stats = { messages: 0, retries: 0, duplicatesDropped: 0 }
+    const weights = (runId: string, id: number, ref: Policy.PolicyRef) => {
+      const w = policies.get(ref.hash)
+      return w === undefined ? Effect.fail(new RolloutError({ runId, id, reason: `policy ${ref.hash} was never published`, where: runner })) : Effect.succeed(w)
+    }
+    return RolloutService.of({
+      mode: "local",
+      stats,
+      publish: (runId, version, w) =>
+        Effect.try({
+          try: () => {
+            const bytes = Policy.encode(w)
+            const hash = Policy.hashOf(bytes)
+            // Store the decoded bytes, so local workers act with exactly what a remote worker would.
+            if (!policies.has(hash)) policies.set(hash, Policy.decode(bytes))
+            return { version, hash }
+          },
+          catch: (e) => new RolloutError({ runId, id: version, reason: reasonOf(e), where: runner })
+        }),
+      episodes: (r) =>
+        Stream.unwrap(Effect.gen(function*() {
+          yield* checkIds(r.runId, r.episodeIds, "episode")
+          const w = yield* weights(r.runId, r.episodeIds[0] ?? -1, r.policy)
+          if (w.kind !== "actor-critic") return yield* new RolloutError({ runId: r.runId, id: r.episodeIds[0] ?? -1, reason: `policy ${r.policy.hash} is a ${w.kind} policy; episodes need an actor-critic`, where: runner })
+          const net = ActorCritic.fromParams(w.sizes, w.params)
+          stats.messages++
+          return Stream.fromIterable(r.episodeIds).pipe(
+            Stream.mapEffect((episodeId) =>
+              Effect.try({
+                try: () => Collect.collectEpisode({ runId: r.runId, runSeed: r.runSeed, envId: r.envId, episodeId, policy: r.policy, maxSteps: r.maxSteps }, net, runner),
+                catch: (e) => new RolloutError({ runId: r.runId, id: episodeId, reason: reasonOf(e), where: runner })
+              }).pipe(Effect.tap(() => Effect.yieldNow))
+            )
+          )
+        })),
+      groups: (r) =>
+        Stream.unwrap(Effect.gen(function*() {
+          yield* checkIds(r.runId, r.groupIds, "group")
+          const w = yield* weights(r.runId, r.groupIds[0] ?? -1, r.policy)
+          if (w.kind !== "drrn") return yield* new RolloutError({ runId: r.runId, id: r.groupIds[0] ?? -1, reason: `policy ${r.policy.hash} is a ${w.kind} policy; text groups need a DRRN policy`, where: runner })
+          const p = DrrnPolicy.fromParams(w.config, w.params)
+          stats.messages++
+          return Stream.fromIterable(r.groupIds).pipe(
+            Stream.mapEffect((groupId) =>
+              Effect.try({
+                try: () => Collect.collectGroup({ runId: r.runId, runSeed: r.runSeed, envId: r.envId, groupId, groupSize: r.groupSize, policy: r.policy, difficulty: r.difficulty, maxSteps: r.maxSteps }, p, runner),
+                catch: (e) => new RolloutError({ runId: r.runId, id: groupId, reason: reasonOf(e), where: runner })
+              }).pipe(Effect.tap(() => Effect.yieldNow))
+            )
+          )
+        }))
+    })
+  })
+
+/**
+ * The in-process layer (the default).
+ * @category layers
+ */
+export const layerLocal: Layer.Layer<RolloutService> = Layer.effect(RolloutService, makeLocal())
+
+// ---------------------------------------------------------------------------------------------------------------
+// Cluster layer
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Sharding settings shared by runners and trainers (they must agree on `shardsPerGroup`). Faster failure detection
+ * than `effect/cluster`'s defaults (which suit long-lived services): assignments refresh every second, runner health
+ * every 2 s, shard locks expire after 6 s.
+ */
+export const shardingDefaults: Partial<ShardingConfig.ShardingConfig["Service"]> = {
+  shardsPerGroup: 64,
+  refreshAssignmentsInterval: Duration.seconds(1),
+  runnerHealthCheckInterval: Duration.seconds(2),
+  entityMessagePollInterval: Duration.seconds(1),
+  entityReplyPollInterval: Duration.millis(50),
+  shardLockRefreshInterval: Duration.seconds(2),
+  shardLockExpiration: Duration.seconds(6),
+  sendRetryInterval: Duration.millis(100),
+  entityRegistrationTimeout: Duration.seconds(60),
+  entityTerminationTimeout: Duration.seconds(2)
+}
+
+/** The PostgreSQL client layer for a `postgres://` URL (a small pool: cluster polling plus rollout tables). */
+export const layerSql = (url: string, maxConnections = 8) =>
+  PgClient.layer({ url: Redacted.make(url), maxConnections, connectTimeout: Duration.seconds(5) })
+
+/** Options of {@link layerCluster}. */
+export interface ClusterOptions {
+  readonly url: string
+  readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
+  /** Called with store availability changes (outages) while the layer is up. */
+  readonly onAvailability?: ((a: RolloutStore.Availability) => void) | undefined
+  /** Called when a send is retried (cluster storage or routing unavailable). */
+  readonly onRetry?: ((reason: string) => void) | undefined
+}
+
+const isRetryable = (e: unknown): boolean =>
+  typeof e === "object" && e !== null && "_tag" in e && ["PersistenceError", "MailboxFull", "EntityNotAssignedToRunner", "AlreadyProcessingMessage", "RpcClientError"].includes((e as { _tag: string })._tag)
+
+/** The cluster service, given a `Sharding` (client-only or runner) and a `SqlClient`. */
+export const makeCluster = (options: Pick<ClusterOptions, "onAvailability" | "onRetry"> = {}) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* RolloutStore.migrate(sql).pipe(Effect.mapError((e) => new ClusterStoreError({ location: "rollout tables", reason: reasonOf(e) })))
+    if (options.onAvailability !== undefined) yield* RolloutStore.watch(sql, options.onAvailability)
+    const clientFor = yield* Worker.RolloutWorker.client
+    const stats: Stats = { messages: 0, retries: 0, duplicatesDropped: 0 }
+    const send = <A, E>(runId: string, id: number, effect: Effect.Effect<A, E>): Effect.Effect<A, RolloutError> =>
+      effect.pipe(
+        Effect.tapError((e) =>
+          Effect.sync(() => {
+            if (!isRetryable(e)) return
+            stats.retries++
+            options.onRetry?.(reasonOf(e))
+          })
+        ),
+        Effect.retry({ schedule: Schedule.spaced("250 millis"), times: 480, while: isRetryable }),
+        Effect.mapError((e) => e instanceof RolloutError ? e : new RolloutError({ runId, id, reason: reasonOf(e), where: "trainer" }))
+      )
+    return RolloutService.of({
+      mode: "cluster",
+      stats,
+      publish: (runId, version, w) =>
+        Effect.gen(function*() {
+          const bytes = yield* Effect.try({ try: () => Policy.encode(w), catch: (e) => new RolloutError({ runId, id: version, reason: reasonOf(e), where: "trainer" }) })
+          const hash = yield* RolloutStore.putPolicy(sql, runId, version, bytes).pipe(
+            Effect.retry(Worker.storageRetry),
+            Effect.mapError((e) => new RolloutError({ runId, id: version, reason: `publishing policy: ${reasonOf(e)}`, where: "trainer" }))
+          )
+          return { version, hash }
+        }),
+      episodes: (r) =>
+        Stream.unwrap(Effect.gen(function*() {
+          yield* checkIds(r.runId, r.episodeIds, "episode")
+          const messages = chunks(r.episodeIds, r.perMessage ?? 1)
+          return Stream.fromIterable(messages).pipe(
+            Stream.flatMap((ids) =>
+              Stream.fromEffect(Effect.suspend(() => {
+                stats.messages++
+                return send(r.runId, ids[0]!, clientFor(`${r.runId}/episodes/${ids[0]}`).CollectEpisodes({
+                  runId: r.runId,
+                  runSeed: r.runSeed,
+                  envId: r.envId,
+                  policyVersion: r.policy.version,
+                  policyHash: r.policy.hash,
+                  episodeIds: ids,
+                  ...(r.maxSteps === undefined ? {} : { maxSteps: r.maxSteps })
+                }))
+              })).pipe(Stream.flatMap((episodes) => Stream.fromIterable(episodes))), { concurrency: "unbounded" }),
+            exactlyOnce(r.runId, r.episodeIds, (e: Collect.Episode) => e.episodeId, stats)
+          )
+        })),
+      groups: (r) =>
+        Stream.unwrap(Effect.gen(function*() {
+          yield* checkIds(r.runId, r.groupIds, "group")
+          const messages = chunks(r.groupIds, r.perMessage ?? 1)
+          return Stream.fromIterable(messages).pipe(
+            Stream.flatMap((ids) =>
+              Stream.fromEffect(Effect.suspend(() => {
+                stats.messages++
+                return send(r.runId, ids[0]!, clientFor(`${r.runId}/groups/${ids[0]}`).CollectGroups({
+                  runId: r.runId,
+                  runSeed: r.runSeed,
+                  envId: r.envId,
+                  policyVersion: r.policy.version,
+                  policyHash: r.policy.hash,
+                  groupIds: ids,
+                  groupSize: r.groupSize,
+                  ...(r.difficulty === undefined ? {} : { difficulty: r.difficulty }),
+                  ...(r.maxSteps === undefined ? {} : { maxSteps: r.maxSteps })
+                }))
+              })).pipe(Stream.flatMap((groups) => Stream.fromIterable(groups))), { concurrency: "unbounded" }),
+            exactlyOnce(r.runId, r.groupIds, (g: Collect.Group) => g.groupId, stats)
+          )
+        }))
+    })
+  })
+
+/**
+ * The cluster layer for a trainer: a client-only member of the cluster stored in PostgreSQL at `url` (it hosts no
+ * entities; runner processes do).
+ * @category layers
+ */
+export const layerCluster = (options: ClusterOptions) =>
+  Layer.effect(RolloutService, makeCluster(options)).pipe(
+    Layer.provide(NodeClusterSocket.layer({ clientOnly: true, storage: "sql", shardingConfig: { ...shardingDefaults, ...options.shardingConfig } })),
+    Layer.provide(layerSql(options.url))
+  )

@@ -1,0 +1,389 @@
+/**
+ * Episode-based PPO over the {@link RolloutService.RolloutService}: each update consumes a batch of whole episodes
+ * requested from the service (in-process or from cluster runners) instead of stepping a local vector environment.
+ *
+ * The math is `@autodidact/optim`'s PPO (Schulman et al. 2017, CleanRL's `ppo.py`): the same clipped-surrogate loss
+ * and gradients (`Ppo.lossAndGradient`), global-norm clipping and Adam, GAE(γ, λ) (Schulman et al. 2016) per
+ * episode with the episode's end treated as terminal (CleanRL's default for truncations), advantages normalized per
+ * minibatch, the learning rate annealed linearly over the updates.
+ *
+ * **Batches and versions**: update `k` consumes episodes `k·E .. k·E + E − 1` (E = `episodesPerUpdate`) collected
+ * with policy version `max(0, k − maxPolicyLag)` ({@link RolloutService.requestVersion}) and publishes version
+ * k + 1. With `maxPolicyLag: 0` this is synchronous on-policy PPO; with L > 0, L + 1 batches are in flight while the
+ * learner trains (asynchronous RL with bounded staleness, as IMPALA/AReaL); every episode's lag is checked.
+ *
+ * **What is bit-identical across layers and runner counts** (same seed and options): every episode's content (it
+ * depends only on run seed, episode id and the weights of its version: see `Collect`), hence every batch once
+ * sorted by episode id, hence every update, the final weights (`result.weightsHash`) and the per-episode returns.
+ * **What is not**: the order in which episodes arrive and therefore the order and `globalStep`/`wallSeconds` of the
+ * `episode` metric rows, wall-clock times, and which runner produced which episode. The learner sorts each batch by
+ * episode id before the update precisely so that arrival order cannot change the result.
+ *
+ * @since 0.1.0
+ */
+import { InvalidOptionError, NonFiniteValueError, Rng } from "@autodidact/core"
+import { Registry } from "@autodidact/envs"
+import { ActorCritic, Adam, Ppo } from "@autodidact/optim"
+import { Effect, Fiber, Stream } from "effect"
+import type * as Collect from "./Collect.js"
+import type { PolicyLagError, RolloutError } from "./Errors.js"
+import * as Policy from "./Policy.js"
+import * as RolloutService from "./RolloutService.js"
+
+/** Options: PPO's hyper-parameters (CleanRL defaults) plus the batch and staleness settings. */
+export interface Options {
+  readonly envId: string
+  /** Run identity in the cluster tables. Default `"<envId>-<seed>-<timestamp>"`. */
+  readonly runId: string
+  readonly seed: number
+  /** Whole episodes per update. Default 8. */
+  readonly episodesPerUpdate: number
+  /** Number of updates (at most). Default 10. */
+  readonly updates: number
+  /** Stop after the update whose consumed batches reach this many environment steps. Default: no limit. */
+  readonly totalSteps?: number | undefined
+  /** Stop once the mean return of the last 100 consumed episodes (by id) reaches this. Default: never. */
+  readonly stopWhenMeanReturn?: number | undefined
+  /** Maximum policy-version lag of a consumed episode. Default 0 (synchronous). */
+  readonly maxPolicyLag: number
+  /** Episodes per cluster message. Default 1. */
+  readonly perMessage: number
+  readonly hidden: number
+  readonly learningRate: number
+  readonly annealLr: boolean
+  readonly adamEps: number
+  readonly gamma: number
+  readonly gaeLambda: number
+  readonly numMinibatches: number
+  readonly updateEpochs: number
+  readonly normAdv: boolean
+  readonly clipCoef: number
+  readonly clipVloss: boolean
+  readonly entCoef: number
+  readonly vfCoef: number
+  readonly maxGradNorm: number
+}
+
+/** Defaults (PPO's are CleanRL's). */
+export const defaults: Omit<Options, "envId" | "runId"> = {
+  seed: 1,
+  episodesPerUpdate: 8,
+  updates: 10,
+  maxPolicyLag: 0,
+  perMessage: 1,
+  hidden: 64,
+  learningRate: 2.5e-4,
+  annealLr: true,
+  adamEps: 1e-5,
+  gamma: 0.99,
+  gaeLambda: 0.95,
+  numMinibatches: 4,
+  updateEpochs: 4,
+  normAdv: true,
+  clipCoef: 0.2,
+  clipVloss: true,
+  entCoef: 0.01,
+  vfCoef: 0.5,
+  maxGradNorm: 0.5
+}
+
+/** A consumed episode, as the `episode` row of `metrics.jsonl` plus where it came from. */
+export interface EpisodeRow {
+  readonly kind: "episode"
+  readonly globalStep: number
+  readonly episodeReturn: number
+  readonly episodeLength: number
+  readonly wallSeconds: number
+  readonly episodeId: number
+  readonly policyVersion: number
+  readonly runner: string
+}
+
+/** After each update: the `update` row. */
+export interface UpdateRow {
+  readonly kind: "update"
+  readonly globalStep: number
+  readonly wallSeconds: number
+  readonly policyLoss: number
+  readonly valueLoss: number
+  readonly entropy: number
+  readonly approxKl: number
+  readonly clipFraction: number
+  readonly explainedVariance: number
+  readonly learningRate: number
+  readonly policyVersion: number
+}
+
+/** After each update, one per runner seen so far: cumulative throughput and staleness of what it produced. */
+export interface RunnerRow {
+  readonly kind: "runner"
+  readonly runner: string
+  readonly globalStep: number
+  readonly wallSeconds: number
+  readonly episodes: number
+  readonly steps: number
+  readonly episodesPerSecond: number
+  readonly stepsPerSecond: number
+  readonly meanPolicyLag: number
+  readonly maxPolicyLag: number
+  /** The runner's own counters, as of its latest reply: requests that failed there, storage calls it retried. */
+  readonly failures: number
+  readonly storageRetries: number
+  /** Run-wide: cluster sends retried (storage or routing unavailable) and duplicate replies dropped so far. */
+  readonly sendRetries: number
+  readonly duplicatesDropped: number
+}
+
+/** Callbacks (all optional, synchronous). */
+export interface Hooks {
+  readonly onEpisode?: ((row: EpisodeRow) => void) | undefined
+  readonly onUpdate?: ((row: UpdateRow) => void) | undefined
+  readonly onRunner?: ((row: RunnerRow) => void) | undefined
+}
+
+/** What {@link train} returns. */
+export interface TrainResult {
+  readonly runId: string
+  readonly agent: ActorCritic.ActorCritic
+  /** SHA-256 of the final weights' bytes (`Policy.encode`). */
+  readonly weightsHash: string
+  /** Return of every consumed episode, in episode-id order (episode i at index i). */
+  readonly returns: ReadonlyArray<number>
+  /** Episodes consumed by updates. */
+  readonly episodes: number
+  /** Environment steps consumed by updates. */
+  readonly globalStep: number
+  readonly wallSeconds: number
+  /** Mean return of the last (up to) 100 consumed episodes by id. */
+  readonly meanRecentReturn: number
+  readonly runners: ReadonlyArray<RunnerRow>
+  readonly stopReason: "budget" | "solved"
+}
+
+const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
+
+/** Check the options; {@link InvalidOptionError} names the first bad one. */
+export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError> =>
+  Effect.suspend(() => {
+    const bad = (option: string, value: unknown, reason: string) => Effect.fail(new InvalidOptionError({ option, value, reason }))
+    for (const key of ["episodesPerUpdate", "updates", "perMessage", "hidden", "numMinibatches", "updateEpochs"] as const) {
+      if (!Number.isInteger(o[key]) || o[key] < 1) return bad(key, o[key], "must be a positive integer")
+    }
+    if (!Number.isInteger(o.maxPolicyLag) || o.maxPolicyLag < 0) return bad("maxPolicyLag", o.maxPolicyLag, "must be a non-negative integer")
+    if (!Number.isSafeInteger(o.seed) || o.seed < 0) return bad("seed", o.seed, "must be a non-negative safe integer")
+    if (o.episodesPerUpdate * o.updates >= 2 ** 32) return bad("updates", o.updates, "episode ids must stay below 2^32")
+    if (!(o.learningRate > 0 && Number.isFinite(o.learningRate))) return bad("learningRate", o.learningRate, "must be a positive finite number")
+    if (!(o.gamma >= 0 && o.gamma <= 1)) return bad("gamma", o.gamma, "must be in [0, 1]")
+    if (!(o.gaeLambda >= 0 && o.gaeLambda <= 1)) return bad("gaeLambda", o.gaeLambda, "must be in [0, 1]")
+    for (const key of ["clipCoef", "entCoef", "vfCoef", "maxGradNorm", "adamEps"] as const) {
+      if (!(o[key] >= 0 && Number.isFinite(o[key]))) return bad(key, o[key], "must be a non-negative finite number")
+    }
+    if (o.totalSteps !== undefined && !(Number.isSafeInteger(o.totalSteps) && o.totalSteps > 0)) return bad("totalSteps", o.totalSteps, "must be a positive integer")
+    if (o.stopWhenMeanReturn !== undefined && !Number.isFinite(o.stopWhenMeanReturn)) return bad("stopWhenMeanReturn", o.stopWhenMeanReturn, "must be finite")
+    if (o.runId.length === 0 || o.runId.includes("/")) return bad("runId", o.runId, "must be non-empty and contain no '/'")
+    return Effect.succeed(o)
+  })
+
+/** The batch of one update, sorted by episode id, in flat typed arrays. */
+interface Batch {
+  readonly size: number
+  readonly obs: Float32Array
+  readonly actions: Int32Array
+  readonly logprobs: Float64Array
+  readonly values: Float64Array
+  readonly advantages: Float64Array
+  readonly returns: Float64Array
+}
+
+/** GAE over each episode (terminal at its end), written into one flat batch in episode-id order. */
+export const toBatch = (episodes: ReadonlyArray<Collect.Episode>, obsDim: number, gamma: number, lambda: number): Batch => {
+  const sorted = [...episodes].sort((a, b) => a.episodeId - b.episodeId)
+  const size = sorted.reduce((a, e) => a + e.length, 0)
+  const b: Batch = {
+    size,
+    obs: new Float32Array(size * obsDim),
+    actions: new Int32Array(size),
+    logprobs: new Float64Array(size),
+    values: new Float64Array(size),
+    advantages: new Float64Array(size),
+    returns: new Float64Array(size)
+  }
+  let row = 0
+  for (const e of sorted) {
+    const T = e.length
+    for (let k = 0; k < T * obsDim; k++) b.obs[row * obsDim + k] = e.obs[k]!
+    let lastGae = 0
+    for (let t = T - 1; t >= 0; t--) {
+      const nextValue = t === T - 1 ? 0 : e.values[t + 1]!
+      const delta = e.rewards[t]! + gamma * nextValue - e.values[t]!
+      lastGae = delta + gamma * lambda * lastGae
+      b.advantages[row + t] = lastGae
+      b.returns[row + t] = lastGae + e.values[t]!
+    }
+    for (let t = 0; t < T; t++) {
+      b.actions[row + t] = e.actions[t]!
+      b.logprobs[row + t] = e.logprobs[t]!
+      b.values[row + t] = e.values[t]!
+    }
+    row += T
+  }
+  return b
+}
+
+/** `updateEpochs` epochs of shuffled minibatches over the batch; returns the last minibatch's losses. */
+const update = (agent: ActorCritic.ActorCritic, adam: Adam.AdamState, shuffleRng: Rng, o: Options, b: Batch, lr: number) => {
+  const inds = Int32Array.from({ length: b.size }, (_, k) => k)
+  const mb = Math.ceil(b.size / o.numMinibatches)
+  const A = agent.numActions
+  const sc = { mbAdv: new Float64Array(mb), dLogits: new Float64Array(mb * A), dValues: new Float64Array(mb), grad: new Float64Array(agent.params.length) }
+  let last: Ppo.LossParts = { loss: 0, policyLoss: 0, valueLoss: 0, entropy: 0, approxKl: 0, clipFraction: 0 }
+  let clipSum = 0
+  let clipCount = 0
+  for (let epoch = 0; epoch < o.updateEpochs; epoch++) {
+    shuffleRng.shuffle(inds)
+    for (let start = 0; start < b.size; start += mb) {
+      const size = Math.min(mb, b.size - start)
+      last = Ppo.lossAndGradient(agent, o, { obs: b.obs, actions: b.actions, logprobs: b.logprobs, advantages: b.advantages, returns: b.returns, values: b.values, indices: inds, start, size }, sc)
+      const norm = Adam.clipGradNorm(sc.grad, o.maxGradNorm)
+      if (!Number.isFinite(norm)) throw new NonFiniteValueError({ where: "Trainer.gradNorm", value: norm })
+      Adam.step(adam, agent.params, sc.grad, lr)
+      clipSum += last.clipFraction
+      clipCount++
+    }
+  }
+  return { ...last, clipFraction: clipSum / clipCount }
+}
+
+/**
+ * Train with rollouts from the {@link RolloutService.RolloutService} in context.
+ */
+export const train = (
+  options: Partial<Options> & { readonly envId: string },
+  hooks: Hooks = {}
+): Effect.Effect<TrainResult, InvalidOptionError | NonFiniteValueError | RolloutError | PolicyLagError, RolloutService.RolloutService> =>
+  Effect.gen(function*() {
+    const o = yield* validate({ ...defaults, runId: `${options.envId}-${options.seed ?? defaults.seed}-${Date.now()}`, ...options })
+    const svc = yield* RolloutService.RolloutService
+    const spec = yield* Effect.try({
+      try: () => {
+        const env = Registry.make(o.envId)
+        try {
+          return { obs: env.observationSpace, act: env.actionSpace }
+        } finally {
+          env.close()
+        }
+      },
+      catch: (e) => new InvalidOptionError({ option: "envId", value: o.envId, reason: String(e) })
+    })
+    if (spec.obs._tag !== "Box" || spec.act._tag !== "Discrete") {
+      return yield* new InvalidOptionError({ option: "envId", value: o.envId, reason: "needs a Box observation space and a Discrete action space" })
+    }
+    const D = spec.obs.shape.reduce((a, b) => a * b, 1)
+    const [initRng, , shuffleRng] = Rng.make(o.seed).spawn(3) as [Rng, Rng, Rng]
+    const agent = ActorCritic.make({ obsDim: D, numActions: spec.act.n, hidden: o.hidden, rng: initRng })
+    const adam = Adam.make(agent.params.length, { eps: o.adamEps })
+    const started = performance.now()
+    const wall = () => (performance.now() - started) / 1000
+    const E = o.episodesPerUpdate
+    const U = o.updates
+    const L = o.maxPolicyLag
+    const refs: Array<Policy.PolicyRef> = [yield* svc.publish(o.runId, 0, Policy.ofActorCritic(agent))]
+    const perRunner = new Map<string, { episodes: number; steps: number; lagSum: number; lagMax: number; failures: number; storageRetries: number }>()
+    let globalStep = 0
+    let learnerVersion = 0
+    const onArrival = (e: Collect.Episode) =>
+      Effect.sync(() => {
+        globalStep += e.length
+        const r = perRunner.get(e.runner) ?? { episodes: 0, steps: 0, lagSum: 0, lagMax: 0, failures: 0, storageRetries: 0 }
+        r.failures = Math.max(r.failures, e.runnerFailures)
+        r.storageRetries = Math.max(r.storageRetries, e.runnerStorageRetries)
+        const lag = Math.max(0, learnerVersion - e.policyVersion)
+        r.episodes++
+        r.steps += e.length
+        r.lagSum += lag
+        r.lagMax = Math.max(r.lagMax, lag)
+        perRunner.set(e.runner, r)
+        hooks.onEpisode?.({ kind: "episode", globalStep, episodeReturn: e.episodeReturn, episodeLength: e.length, wallSeconds: wall(), episodeId: e.episodeId, policyVersion: e.policyVersion, runner: e.runner })
+      })
+    const request = (k: number) =>
+      svc.episodes({
+        runId: o.runId,
+        runSeed: o.seed,
+        envId: o.envId,
+        policy: refs[RolloutService.requestVersion(k, L)]!,
+        episodeIds: Array.from({ length: E }, (_, i) => k * E + i),
+        perMessage: o.perMessage
+      }).pipe(Stream.tap(onArrival), Stream.runCollect, Effect.forkChild)
+    const inFlight = new Map<number, Fiber.Fiber<Array<Collect.Episode>, RolloutError>>()
+    for (let k = 0; k <= Math.min(L, U - 1); k++) inFlight.set(k, yield* request(k))
+    const runnerRows = (): Array<RunnerRow> =>
+      [...perRunner.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([runner, r]) => ({
+        kind: "runner",
+        runner,
+        globalStep,
+        wallSeconds: wall(),
+        episodes: r.episodes,
+        steps: r.steps,
+        episodesPerSecond: r.episodes / Math.max(wall(), 1e-9),
+        stepsPerSecond: r.steps / Math.max(wall(), 1e-9),
+        meanPolicyLag: r.lagSum / Math.max(1, r.episodes),
+        maxPolicyLag: r.lagMax,
+        failures: r.failures,
+        storageRetries: r.storageRetries,
+        sendRetries: svc.stats.retries,
+        duplicatesDropped: svc.stats.duplicatesDropped
+      }))
+    let consumedSteps = 0
+    let stopReason: TrainResult["stopReason"] = "budget"
+    const consumed: Array<number> = []
+    for (let k = 0; k < U; k++) {
+      learnerVersion = k
+      const episodes = yield* Fiber.join(inFlight.get(k)!)
+      inFlight.delete(k)
+      for (const e of episodes) yield* RolloutService.checkLag(e.episodeId, e.policyVersion, k, L)
+      for (const e of [...episodes].sort((a, b) => a.episodeId - b.episodeId)) {
+        consumedSteps += e.length
+        consumed.push(e.episodeReturn)
+      }
+      const lr = o.annealLr ? (1 - k / U) * o.learningRate : o.learningRate
+      const batch = toBatch(episodes, D, o.gamma, o.gaeLambda)
+      const stats = yield* Effect.try({ try: () => update(agent, adam, shuffleRng, o, batch, lr), catch: (e) => e }).pipe(
+        Effect.catch((e) => e instanceof NonFiniteValueError || e instanceof InvalidOptionError ? Effect.fail(e) : Effect.die(e))
+      )
+      refs.push(yield* svc.publish(o.runId, k + 1, Policy.ofActorCritic(agent)))
+      if (k + 1 + L < U) inFlight.set(k + 1 + L, yield* request(k + 1 + L))
+      hooks.onUpdate?.({
+        kind: "update",
+        globalStep,
+        wallSeconds: wall(),
+        policyLoss: stats.policyLoss,
+        valueLoss: stats.valueLoss,
+        entropy: stats.entropy,
+        approxKl: stats.approxKl,
+        clipFraction: stats.clipFraction,
+        explainedVariance: Ppo.explainedVariance(batch.values, batch.returns),
+        learningRate: lr,
+        policyVersion: k + 1
+      })
+      for (const row of runnerRows()) hooks.onRunner?.(row)
+      if (o.stopWhenMeanReturn !== undefined && consumed.length >= 100 && mean(consumed.slice(-100)) >= o.stopWhenMeanReturn) {
+        stopReason = "solved"
+        break
+      }
+      if (o.totalSteps !== undefined && consumedSteps >= o.totalSteps) break
+    }
+    for (const fiber of inFlight.values()) yield* Fiber.interrupt(fiber)
+    const recent = consumed.slice(-100)
+    return {
+      runId: o.runId,
+      agent,
+      weightsHash: Policy.hashOf(Policy.encode(Policy.ofActorCritic(agent))),
+      returns: consumed,
+      episodes: consumed.length,
+      globalStep: consumedSteps,
+      wallSeconds: wall(),
+      meanRecentReturn: mean(recent),
+      runners: runnerRows(),
+      stopReason
+    }
+  })
