@@ -1,5 +1,6 @@
 /**
- * Benchmark of the skill library: sandbox cold start and warm call latency, admission time per skill, retrievals per
+ * Benchmark of the skill library: sandbox cold start and warm call latency (worker pool and the synchronous in-process
+ * runner), admission time per skill, retrievals per
  * second over 10k skills, and the discovery measurement (a random-admissible agent on easy TextHousehold-v0 over
  * primitives vs primitives + discovered macros vs primitives + the hand-written example skills, at the same budget of
  * decisions per episode).
@@ -12,7 +13,7 @@
 import { TextHousehold } from "@autodidact/envs"
 import { Embedder } from "@autodidact/memory"
 import { Effect, Layer } from "effect"
-import { Discovery, Sandbox, type Skill, SkillLibrary, SkillOptions } from "../src/index.js"
+import { Discovery, Sandbox, type Skill, SkillLibrary, SkillOptions, SyncSandbox } from "../src/index.js"
 
 const SKILLS = Number(process.argv[2] ?? 10_000)
 const EPISODES = Number(process.argv[3] ?? 100)
@@ -74,6 +75,28 @@ const mulberry32 = (seed: number) => () => {
   )
 }
 
+// 1b. the synchronous in-process runner (what SyncSkillOptionsEnv uses): load, then warm calls
+{
+  const t0 = performance.now()
+  const sb = await Effect.runPromise(SyncSandbox.make())
+  sb.run({ source: "function main(a) { return a + 1 }", args: 1 })
+  const first = ms(t0)
+  const lat: Array<number> = []
+  for (let i = 0; i < 300; i++) {
+    const t = performance.now()
+    sb.run({ source: "function main(a) { return a + 1 }", args: i })
+    lat.push(ms(t))
+  }
+  const hostLat: Array<number> = []
+  for (let i = 0; i < 100; i++) {
+    const t = performance.now()
+    sb.run({ source: "function main() { var s = 0; for (var i = 0; i < 10; i++) s += act(i); return s }", host: { act: (x) => x } })
+    hostLat.push(ms(t))
+  }
+  console.log(`sync runner cold start (module load + first call): ${first.toFixed(0)} ms`)
+  console.log(`sync runner warm call: median ${pct(lat, 0.5).toFixed(2)} ms, p95 ${pct(lat, 0.95).toFixed(2)} ms; with 10 host calls: median ${pct(hostLat, 0.5).toFixed(2)} ms, p95 ${pct(hostLat, 0.95).toFixed(2)} ms`)
+}
+
 const layer = Layer.mergeAll(Sandbox.layer({ timeoutMs: 10_000, poolSize: 2 }), Embedder.layerHashed())
 
 await Effect.runPromise(
@@ -120,7 +143,11 @@ await Effect.runPromise(
       const envN = new TextHousehold.TextHousehold({ difficulty: "easy", maxSteps })
       const agents: Array<[string, SkillOptions.SkillOptionsEnv]> = [
         ["primitives", new SkillOptions.SkillOptionsEnv(envN, macros, [])],
-        ["primitives + discovered macros", new SkillOptions.SkillOptionsEnv(envN, macros, found.filter((f) => f.admitted).map((f) => Discovery.patternOption(f.name, f.steps, f.varTypes)))],
+        ["primitives + discovered macros (type grounding, patternOption)", new SkillOptions.SkillOptionsEnv(envN, macros, found.filter((f) => f.admitted).map((f) => Discovery.patternOption(f.name, f.steps, f.varTypes)))],
+        [
+          "primitives + discovered macros (applicable grounding, macroOption, 3/macro, 8/step)",
+          new SkillOptions.SkillOptionsEnv(envN, macros, found.filter((f) => f.admitted).map((f) => Discovery.macroOption(f.name, f.steps, f.varTypes, { maxGroundings: 3 })), { maxSkillActions: 8 })
+        ],
         ["primitives + hand-written skills", new SkillOptions.SkillOptionsEnv(envN, hand, SkillOptions.householdOptions())]
       ]
     console.log(`random-admissible agent, easy TextHousehold-v0 (split seen, tasks 1000..${1000 + EPISODES - 1}), budget ${BUDGET} decisions, env limit ${maxSteps} primitive steps:`)

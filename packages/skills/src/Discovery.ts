@@ -13,6 +13,9 @@
  * - Verification: for up to `maxChecks` occurrences in held-out expert episodes, reset the env to the episode,
  *   replay the expert prefix, run the macro through {@link SkillOptionsEnv}, and compare `stateKey()` with the expert's
  *   after the same n-gram. The success rate is the macro's verifier score.
+ * - Options: {@link macroOption} grounds a macro from what the agent sees (applicable first-step instances, goal or
+ *   visible types, ranked by goal relevance, capped); {@link patternOption} is the older type-only grounding.
+ * - Composition: {@link composeSkills} builds a skill that calls admitted skills in order through `callSkill`.
  *
  * @see Sutton, Precup, Singh 1999 (options); cf. frequent-subsequence macro-actions (e.g. Durugkar et al. 2016)
  * @since 0.1.0
@@ -34,6 +37,8 @@ export interface Episode {
   readonly admissible: ReadonlyArray<ReadonlyArray<string>>
   readonly stateKeys: ReadonlyArray<string>
   readonly won: boolean
+  /** The task text (for goal-bound variables); absent in episodes recorded before it was kept. */
+  readonly task?: string
 }
 
 /** Roll out `policy` (e.g. the env's expert) from a reset; records what discovery needs. */
@@ -44,6 +49,7 @@ export const rollout = (
   maxSteps = 100
 ): Episode => {
   env.reset(reset)
+  const task = env.task
   const actions: Array<string> = []
   const admissible: Array<ReadonlyArray<string>> = [[...env.admissibleActions()]]
   const stateKeys: Array<string> = [env.stateKey()]
@@ -59,7 +65,7 @@ export const rollout = (
       break
     }
   }
-  return { reset, actions, admissible, stateKeys, won }
+  return { reset, actions, admissible, stateKeys, won, task }
 }
 
 /** Delexicalize a window of actions: the template key and the entity instances in variable order. */
@@ -80,14 +86,8 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /** Match a step template (`take {1} from {0}`) against a command; the instances by variable, or undefined. */
 export const matchStep = (template: string, command: string): Map<number, string> | undefined => {
-  const vars: Array<number> = []
-  const re = template.split(/(\{\d+\})/).map((p) => {
-    const m = /^\{(\d+)\}$/.exec(p)
-    if (m === null) return escapeRe(p)
-    vars.push(Number(m[1]))
-    return "(\\S+ \\d+)"
-  }).join("")
-  const mm = new RegExp(`^${re}$`).exec(command)
+  const { re, vars } = compileStep(template)
+  const mm = re.exec(command)
   if (mm === null) return undefined
   const out = new Map<number, string>()
   for (const [k, v] of vars.entries()) {
@@ -96,6 +96,24 @@ export const matchStep = (template: string, command: string): Map<number, string
     out.set(v, mm[k + 1]!)
   }
   return out
+}
+
+const compiled = new Map<string, { readonly re: RegExp; readonly vars: ReadonlyArray<number> }>()
+/** A step template's anchored regular expression and its variables in order (memoized: templates are few). */
+const compileStep = (template: string) => {
+  let c = compiled.get(template)
+  if (c === undefined) {
+    const vars: Array<number> = []
+    const re = template.split(/(\{\d+\})/).map((p) => {
+      const m = /^\{(\d+)\}$/.exec(p)
+      if (m === null) return escapeRe(p)
+      vars.push(Number(m[1]))
+      return "(\\S+ \\d+)"
+    }).join("")
+    c = { re: new RegExp(`^${re}$`), vars }
+    if (compiled.size < 10_000) compiled.set(template, c)
+  }
+  return c
 }
 
 /** A mined pattern. */
@@ -143,24 +161,33 @@ export const patternParams = (steps: ReadonlyArray<string>): Array<number> =>
 
 const MACRO_RUNTIME = String.raw`
 function esc(s) { return s.replace(/[.*+?^${"$"}{}()|[\]\\]/g, "\\$&"); }
-function fit(template, cmd, bind, types) {
+var COMPILED = Object.create(null);
+function compile(template) {
+  var c = COMPILED[template];
+  if (c) return c;
   var vars = [];
   var re = template.split(/(\{\d+\})/).map(function (p) { var m = /^\{(\d+)\}$/.exec(p); if (!m) return esc(p); vars.push(m[1]); return "(\\S+ \\d+)"; }).join("");
-  var mm = new RegExp("^" + re + "$").exec(cmd);
+  c = { re: new RegExp("^" + re + "$"), vars: vars };
+  COMPILED[template] = c;
+  return c;
+}
+function fit(template, cmd, bind, types) {
+  var c = compile(template), vars = c.vars;
+  var mm = c.re.exec(cmd);
   if (!mm) return null;
   var nb = {};
   for (var k = 0; k < vars.length; k++) {
     var v = vars[k], inst = mm[k + 1];
     var prev = bind[v] !== undefined ? bind[v] : nb[v];
     if (prev !== undefined) { if (prev !== inst) return null; }
-    else if (types[v] !== undefined && inst.indexOf(types[v] + " ") !== 0) return null;
+    else if (types[v] !== undefined && inst !== types[v] && inst.indexOf(types[v] + " ") !== 0) return null;
     nb[v] = inst;
   }
   return nb;
 }
 function main(a) {
   var types = {};
-  for (var i = 0; i < PARAMS.length; i++) if (a && a["x" + PARAMS[i]] !== undefined) types[PARAMS[i]] = a["x" + PARAMS[i]];
+  for (var i = 0; i < PARAMS.length; i++) { var g = a ? a["x" + PARAMS[i]] : undefined; if (typeof g === "string" && g !== "" && g !== "-") types[PARAMS[i]] = g; }
   var o = observe();
   if (o.done) return { ok: false, step: 0 };
   var adm = o.admissible, bind = {}, n = 0;
@@ -272,6 +299,109 @@ export const patternOption = (
     }
   }
 }
+
+const taskWords = (task: string): Set<string> => new Set(task.toLowerCase().match(/[a-z0-9]+/g) ?? [])
+
+/** Grounding options of {@link macroOption}. */
+export interface MacroGrounding {
+  /** Most argument tuples offered per state (default 4), the most goal-relevant first. */
+  readonly maxGroundings?: number
+  /** Restrict later variables to the entity types they took in training (default true). */
+  readonly trainingTypesOnly?: boolean
+}
+
+/**
+ * The option of a macro, grounded from what the agent can see (the admissible commands and the task text; never
+ * the hidden world state):
+ * - the variables of the first step are bound to the *instances* of each admissible command that fits it (so the
+ *   first step is applicable by construction, and `go to {0}` becomes one call per reachable receptacle);
+ * - every other variable to an entity *type* named in the task or present in the admissible commands, among the
+ *   types it took in training (`varTypes`; any such type when `trainingTypesOnly` is false or `varTypes` lacks it);
+ * - tuples are ranked by how many arguments the task names (goal relevance), ties in admissible order, and at most
+ *   `maxGroundings` are offered. Duplicate tuples are dropped; a 1-step pattern gets no option (it would only repeat
+ *   a primitive).
+ */
+export const macroOption = (
+  name: string,
+  steps: ReadonlyArray<string>,
+  varTypes: Record<number, ReadonlyArray<string>> = {},
+  config: MacroGrounding = {}
+): SkillOption => {
+  const params = patternParams(steps)
+  const first = new Set(patternParams([steps[0]!]))
+  const rest = params.filter((p) => !first.has(p))
+  const cap = config.maxGroundings ?? 4
+  const onlyTraining = config.trainingTypesOnly ?? true
+  return {
+    name,
+    params: params.map((p) => `x${p}`),
+    ground: (env) => {
+      if (steps.length < 2) return []
+      const adm = env.admissibleActions()
+      const goal = taskWords(env.task)
+      const present = new Set<string>()
+      for (const text of adm) for (const m of text.matchAll(ENTITY)) present.add(typeOf(m[0]))
+      const candidates = rest.map((v) =>
+        [...new Set([...present, ...goal])].filter((t) => (goal.has(t) || present.has(t)) && (!onlyTraining || varTypes[v] === undefined || varTypes[v]!.includes(t)))
+      )
+      const seen = new Set<string>()
+      const scored: Array<{ args: Array<string>; score: number; order: number }> = []
+      for (const c of adm) {
+        const m = matchStep(steps[0]!, c)
+        if (m === undefined) continue
+        const expand = (i: number, acc: ReadonlyArray<string>): void => {
+          if (scored.length >= 10_000) return
+          if (i === rest.length) {
+            const args = params.map((p) => first.has(p) ? m.get(p)! : acc[rest.indexOf(p)]!)
+            const key = args.join("\u0000")
+            if (seen.has(key)) return
+            seen.add(key)
+            const score = args.filter((a) => goal.has(typeOf(a))).length
+            scored.push({ args, score, order: scored.length })
+            return
+          }
+          for (const w of candidates[i]!) expand(i + 1, [...acc, w])
+        }
+        expand(0, [])
+      }
+      scored.sort((a, b) => b.score - a.score || a.order - b.order)
+      return scored.slice(0, cap).map((x) => x.args)
+    }
+  }
+}
+
+/**
+ * A composite skill (skills calling skills, Voyager-style): calls `parts` in order through `callSkill`, passing
+ * each the composite's arguments; stops at the first part that fails (`ok: false`) or ends the episode (`done`).
+ * Returns `{ ok: true, parts, results }`, or `{ ok: false, parts: <how many ran>, failed: <the part> }`. Its admission test checks, on a scripted host whose episode has
+ * ended, that the first part's refusal stops the composite (the children's host I/O is scripted, see
+ * `SkillLibrary.check`); the parts must be admitted first.
+ */
+export const composeSkills = (name: string, parts: ReadonlyArray<string>, description?: string): Skill.SkillSpec => ({
+  name,
+  description: description ?? `composite: ${parts.join(" then ")}`,
+  parameters: { type: "object" },
+  result: { type: "object" },
+  source: `var PARTS = ${JSON.stringify(parts)};
+function main(a) {
+  var results = [];
+  for (var i = 0; i < PARTS.length; i++) {
+    var r = callSkill(PARTS[i], a);
+    results.push(r);
+    if (!r || r.ok !== true) return { ok: false, parts: i + 1, failed: PARTS[i] };
+    if (r.done) return { ok: true, parts: i + 1, results: results, done: true };
+  }
+  return { ok: true, parts: PARTS.length, results: results };
+}`,
+  tests: [{
+    name: "stops at the first failing part",
+    input: {},
+    expected: { ok: false, parts: 1, failed: parts[0] },
+    host: { observe: [{ observation: "", admissible: [], done: true }] }
+  }],
+  provenance: { author: "discovery", note: `composed of ${parts.join(", ")}` },
+  tags: ["composite"]
+})
 
 /** Outcome of discovery for one pattern. */
 export interface Discovered {

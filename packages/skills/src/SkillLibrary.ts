@@ -26,6 +26,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Sandbox from "./Sandbox.js"
 import * as Skill from "./Skill.js"
+import type * as SyncSandbox from "./SyncSandbox.js"
 
 /** Why a skill was not admitted. */
 export class AdmissionError extends Data.TaggedError("AdmissionError")<{
@@ -140,8 +141,10 @@ export class SkillLibrary {
       if (spec.tests.length === 0) return yield* fail("test", "a skill needs at least one test")
       for (const [i, t] of spec.tests.entries()) {
         const label = t.name ?? `test ${i}`
+        // the scripted host is shared with nested `callSkill`s, so a composite skill's test scripts its children's I/O
+        const scripted = scriptedHost(t.host)
         const got = yield* this.sandbox
-          .run({ source: spec.source, ...(spec.entry !== undefined ? { entry: spec.entry } : {}), args: t.input, host: { ...scriptedHost(t.host), callSkill: this.callSkillHost([spec.name], {}) } })
+          .run({ source: spec.source, ...(spec.entry !== undefined ? { entry: spec.entry } : {}), args: t.input, host: { ...scripted, callSkill: this.callSkillHost([spec.name], scripted) } })
           .pipe(Effect.mapError((e) => fail("test", `${label}: ${e._tag}: ${e.message}`)))
         if (!deepEqual(got, t.expected)) return yield* fail("test", `${label}: expected ${JSON.stringify(t.expected)}, got ${JSON.stringify(got)}`)
       }
@@ -241,6 +244,39 @@ export class SkillLibrary {
         )
       )
     }
+  }
+
+  /**
+   * {@link call}, synchronously, on an in-process {@link SyncSandbox.SyncSandbox} (host functions must be synchronous;
+   * `callSkill` nests synchronously with the same cycle and depth checks). Throws a `SandboxError` or
+   * {@link SkillNotFoundError}.
+   */
+  callSync(runner: SyncSandbox.SyncSandbox, name: string, args: unknown, host: Readonly<Record<string, Sandbox.HostFunction>> = {}): unknown {
+    return this.callSyncAt(runner, [], name, args, host)
+  }
+
+  private callSyncAt(
+    runner: SyncSandbox.SyncSandbox,
+    stack: ReadonlyArray<string>,
+    name: string,
+    args: unknown,
+    host: Readonly<Record<string, Sandbox.HostFunction>>
+  ): unknown {
+    const spec = this.active(name)
+    if (spec === undefined) throw new SkillNotFoundError({ name })
+    const path = [...stack, name]
+    const callSkill: Sandbox.HostFunction = (child, childArgs) => {
+      if (typeof child !== "string") throw new Sandbox.HostCallError({ fn: "callSkill", reason: "the skill name must be a string" })
+      if (path.includes(child)) throw new Sandbox.HostCallError({ fn: "callSkill", reason: `cycle: ${[...path, child].join(" -> ")}` })
+      if (path.length >= this.maxCallDepth) throw new Sandbox.HostCallError({ fn: "callSkill", reason: `call depth above ${this.maxCallDepth}` })
+      try {
+        return this.callSyncAt(runner, path, child, childArgs, host)
+      } catch (e) {
+        const tag = (e as { _tag?: string })._tag ?? "Error"
+        throw new Sandbox.HostCallError({ fn: "callSkill", reason: `${child}: ${tag}: ${e instanceof Error ? e.message : String(e)}` })
+      }
+    }
+    return runner.run({ source: spec.source, ...(spec.entry !== undefined ? { entry: spec.entry } : {}), args, host: { ...host, callSkill } })
   }
 
   /** The `k` skills whose descriptions are nearest to `query` (cosine), optionally filtered. */

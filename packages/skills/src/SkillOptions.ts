@@ -13,27 +13,37 @@
  *   summed reward, `info.primitiveSteps`, `info.skill`, `info.skillResult` or `info.skillError`. A skill that takes
  *   no step returns the current observation with reward 0 (a wasted decision, as an invalid command would be).
  * - `admissibleActions()`: the environment's commands followed by the grounded skill commands, which each
- *   {@link SkillOption}'s `ground(env)` lists (argument tuples that make sense now, e.g. object types in the room).
- *   Arguments are single words (TextHousehold object and receptacle types are); the last parameter takes the rest.
+ *   {@link SkillOption}'s `ground(env)` lists (argument tuples that make sense now, e.g. object types in the room),
+ *   de-duplicated, without texts equal to a primitive command, and at most `maxSkillActions` (round-robin over the
+ *   options). An offered command is parsed by lookup (its arguments may contain spaces, `cabinet 1`); any other
+ *   `skill NAME a b` text by words, the last parameter taking the rest.
+ * - Stepping after the episode ended (before `reset`) is refused with {@link EpisodeEndedError}.
+ * - {@link SyncSkillOptionsEnv} is the synchronous twin (skills on an in-process `SyncSandbox`): a plain `TextEnv`
+ *   for synchronous rollouts such as `@autodidact/optim`'s `MultiTurnTrainer`. Both count decisions, skill decisions
+ *   and primitive steps in `counters`.
  *
  * @see Sutton, Precup, Singh, "Between MDPs and semi-MDPs", Artificial Intelligence 112 (1999)
  * @since 0.1.0
  */
 import type { Env, TextEnv as TextEnvModule } from "@autodidact/envs"
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 import * as Sandbox from "./Sandbox.js"
 import type * as Skill from "./Skill.js"
+import type { SkillLibrary, SkillNotFoundError } from "./SkillLibrary.js"
+import type * as SyncSandbox from "./SyncSandbox.js"
 
 type TextEnv = TextEnvModule.TextEnv
 type StepResult<O> = Env.StepResult<O>
-import type { SkillLibrary, SkillNotFoundError } from "./SkillLibrary.js"
 
 /** A library skill offered as an option, with the argument names in command order and a grounding. */
 export interface SkillOption {
   readonly name: string
   /** Parameter names, in the order the command spells them (`skill put-in apple fridge` → `["object", "receptacle"]`). */
   readonly params: ReadonlyArray<string>
-  /** Argument tuples offered in the current state (each one becomes an admissible `skill NAME a b` command). */
+  /**
+   * Argument tuples offered in the current state (each one becomes an admissible `skill NAME a b` command). An
+   * argument may contain spaces (an instance such as `cabinet 2`); the offered command is then parsed by lookup.
+   */
   readonly ground: (env: TextEnv) => ReadonlyArray<ReadonlyArray<string>>
 }
 
@@ -43,36 +53,162 @@ export interface SkillCommand {
   readonly args: Record<string, string>
 }
 
-/**
- * A text environment with skill commands. Wraps a `TextEnv` (which it owns: `reset` is passed through).
- *
- * @category models
- * @since 0.1.0
- */
-export class SkillOptionsEnv {
-  private lastObservation = ""
-  private done = false
+/** A step of an episode that has already ended (terminated or truncated), before the next `reset`. */
+export class EpisodeEndedError extends Data.TaggedError("EpisodeEndedError")<{ readonly action: string }> {
+  override get message() {
+    return `the episode has ended; reset before stepping (action ${JSON.stringify(this.action)})`
+  }
+}
+
+/** Wrapper configuration. */
+export interface SkillOptionsConfig {
+  /** Most primitive steps one skill call may take (default 100). */
+  readonly maxPrimitiveSteps?: number
+  /**
+   * Most skill commands offered per step (default unlimited): groundings are taken round-robin over the options, in
+   * option order, so each option keeps some. Skill commands whose text repeats one already offered are dropped.
+   */
+  readonly maxSkillActions?: number
+}
+
+/** Counters of a wrapper since construction (or `resetCounters`). */
+export interface SkillCounters {
+  decisions: number
+  skillDecisions: number
+  primitiveSteps: number
+  /** Skill calls that ended in an error (a refused `act`, a guest error) or took no primitive step. */
+  failedSkillCalls: number
+}
+
+/** The offered skill commands of a state: text → parsed command. */
+const offerSkills = (env: TextEnv, options: ReadonlyArray<SkillOption>, cap: number, primitives: ReadonlyArray<string>): Map<string, SkillCommand> => {
+  const perOption = options.map((o) =>
+    o.ground(env).map((args): [string, SkillCommand] => {
+      const named: Record<string, string> = {}
+      o.params.forEach((p, i) => {
+        const v = args[i]
+        if (v !== undefined && v !== "") named[p] = v
+      })
+      return [["skill", o.name, ...args].join(" "), { name: o.name, args: named }]
+    })
+  )
+  const out = new Map<string, SkillCommand>()
+  const prim = new Set(primitives)
+  for (let round = 0; out.size < cap; round++) {
+    let any = false
+    for (const list of perOption) {
+      const item = list[round]
+      if (item === undefined) continue
+      any = true
+      if (out.size >= cap) break
+      if (!out.has(item[0]) && !prim.has(item[0])) out.set(item[0], item[1])
+    }
+    if (!any) break
+  }
+  return out
+}
+
+/** The word parse of `skill NAME a b ...` against the options (the last parameter takes the rest). */
+const parseWords = (options: ReadonlyArray<SkillOption>, action: string): SkillCommand | undefined => {
+  const words = action.trim().split(/\s+/)
+  if (words[0] !== "skill" || words.length < 2) return undefined
+  const opt = options.find((o) => o.name === words[1])
+  if (opt === undefined) return undefined
+  const rest = words.slice(2)
+  const args: Record<string, string> = {}
+  opt.params.forEach((p, i) => {
+    const v = i === opt.params.length - 1 ? rest.slice(i).join(" ") : rest[i]
+    if (v !== undefined && v !== "") args[p] = v
+  })
+  return { name: opt.name, args }
+}
+
+/** The guest's host functions over `env` for one skill call, and the call's tally. */
+const skillHost = (env: TextEnv, state: { lastObservation: string; done: boolean }, maxSteps: number) => {
+  const tally: { steps: number; reward: number; last: StepResult<string> | undefined } = { steps: 0, reward: 0, last: undefined }
+  const observe: Sandbox.HostFunction = () => ({
+    observation: state.lastObservation,
+    admissible: [...env.admissibleActions()],
+    task: env.task,
+    done: state.done
+  })
+  const act: Sandbox.HostFunction = (command) => {
+    if (typeof command !== "string") throw new Sandbox.HostCallError({ fn: "act", reason: "the command must be a string" })
+    if (state.done) throw new Sandbox.HostCallError({ fn: "act", reason: "the episode has ended" })
+    if (tally.steps >= maxSteps) throw new Sandbox.HostCallError({ fn: "act", reason: `more than ${maxSteps} primitive steps` })
+    if (!env.admissibleActions().includes(command)) {
+      throw new Sandbox.HostCallError({ fn: "act", reason: `inadmissible command ${JSON.stringify(command)}` })
+    }
+    const r = env.step(command)
+    tally.steps++
+    tally.reward += r.reward
+    tally.last = r
+    state.lastObservation = r.observation
+    state.done = r.terminated || r.truncated
+    return { observation: r.observation, reward: r.reward, admissible: [...env.admissibleActions()], done: state.done, won: r.info["won"] === true }
+  }
+  return { tally, host: { observe, act } }
+}
+
+const skillResult = (
+  state: { lastObservation: string },
+  cmd: SkillCommand,
+  tally: { steps: number; reward: number; last: StepResult<string> | undefined },
+  out: { ok: true; result: unknown } | { ok: false; error: string }
+): StepResult<string> => ({
+  observation: tally.last?.observation ?? state.lastObservation,
+  reward: tally.reward,
+  terminated: tally.last?.terminated ?? false,
+  truncated: tally.last?.truncated ?? false,
+  info: {
+    ...(tally.last?.info ?? {}),
+    primitiveSteps: tally.steps,
+    skill: cmd.name,
+    ...(out.ok ? { skillResult: out.result } : { skillError: out.error })
+  }
+})
+
+/** Shared state and bookkeeping of both wrappers. */
+abstract class OptionsEnvBase {
+  protected readonly state = { lastObservation: "", done: false }
+  protected offered = new Map<string, SkillCommand>()
+  readonly counters: SkillCounters = { decisions: 0, skillDecisions: 0, primitiveSteps: 0, failedSkillCalls: 0 }
 
   constructor(
     readonly env: TextEnv,
     readonly library: SkillLibrary,
     readonly options: ReadonlyArray<SkillOption>,
-    readonly config: { readonly maxPrimitiveSteps?: number } = {}
+    readonly config: SkillOptionsConfig = {}
   ) {}
+
+  /** The wrapped env's task. */
+  get task(): string {
+    return this.env.task
+  }
+
+  /** The wrapped env's spec. */
+  get spec(): TextEnv["spec"] {
+    return this.env.spec
+  }
+
+  /** Whether the current episode has ended. */
+  get isDone(): boolean {
+    return this.state.done
+  }
 
   /** Reset the wrapped environment. */
   reset(options?: Parameters<TextEnv["reset"]>[0]) {
     const r = this.env.reset(options)
-    this.lastObservation = r.observation
-    this.done = false
+    this.state.lastObservation = r.observation
+    this.state.done = false
     return r
   }
 
-  /** Primitive commands, then grounded skill commands. */
+  /** Primitive commands, then the grounded skill commands (deduplicated, at most `maxSkillActions`). */
   admissibleActions(): ReadonlyArray<string> {
-    const out = [...this.env.admissibleActions()]
-    for (const o of this.options) for (const args of o.ground(this.env)) out.push(["skill", o.name, ...args].join(" "))
-    return out
+    const prim = this.env.admissibleActions()
+    this.offered = offerSkills(this.env, this.options, this.config.maxSkillActions ?? Infinity, prim)
+    return [...prim, ...this.offered.keys()]
   }
 
   /** Only the grounded skill commands. */
@@ -80,80 +216,106 @@ export class SkillOptionsEnv {
     return this.admissibleActions().filter((a) => a.startsWith("skill "))
   }
 
-  /** Parse `skill NAME a b ...` (undefined for a primitive command or an unknown skill). */
+  /** The wrapped env's state key (a skill call changes it only through primitive steps). */
+  stateKey(): string {
+    return this.env.stateKey()
+  }
+
+  /** The wrapped env's rendering. */
+  render(): string | undefined {
+    return this.env.render() ?? undefined
+  }
+
+  /** Zero the counters. */
+  resetCounters(): void {
+    this.counters.decisions = 0
+    this.counters.skillDecisions = 0
+    this.counters.primitiveSteps = 0
+    this.counters.failedSkillCalls = 0
+  }
+
+  /** Parse a skill command (an offered one by lookup, else `skill NAME a b ...`); undefined for a primitive. */
   parse(action: string): SkillCommand | undefined {
-    const words = action.trim().split(/\s+/)
-    if (words[0] !== "skill" || words.length < 2) return undefined
-    const opt = this.options.find((o) => o.name === words[1])
-    if (opt === undefined) return undefined
-    const rest = words.slice(2)
-    const args: Record<string, string> = {}
-    opt.params.forEach((p, i) => {
-      const v = i === opt.params.length - 1 ? rest.slice(i).join(" ") : rest[i]
-      if (v !== undefined && v !== "") args[p] = v
-    })
-    return { name: opt.name, args }
+    return this.offered.get(action) ?? parseWords(this.options, action)
+  }
+
+  protected primitive(action: string): StepResult<string> {
+    const r = this.env.step(action)
+    this.state.lastObservation = r.observation
+    this.state.done = r.terminated || r.truncated
+    this.counters.decisions++
+    this.counters.primitiveSteps++
+    return { ...r, info: { ...r.info, primitiveSteps: 1 } }
+  }
+
+  protected tallySkill(r: StepResult<string>): StepResult<string> {
+    const steps = Number(r.info["primitiveSteps"] ?? 0)
+    this.counters.decisions++
+    this.counters.skillDecisions++
+    this.counters.primitiveSteps += steps
+    if (steps === 0 || r.info["skillError"] !== undefined) this.counters.failedSkillCalls++
+    return r
+  }
+}
+
+/**
+ * A text environment with skill commands. Wraps a `TextEnv` (which it owns: `reset` is passed through). `step`
+ * is an Effect (skills run in the worker {@link Sandbox}); stepping after the episode ended fails with
+ * {@link EpisodeEndedError}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export class SkillOptionsEnv extends OptionsEnvBase {
+  /** One decision: a primitive command or a whole skill. */
+  step(action: string): Effect.Effect<StepResult<string>, SkillNotFoundError | EpisodeEndedError> {
+    if (this.state.done) return Effect.fail(new EpisodeEndedError({ action }))
+    const cmd = this.parse(action)
+    if (cmd === undefined) return Effect.sync(() => this.primitive(action))
+    const { tally, host } = skillHost(this.env, this.state, this.config.maxPrimitiveSteps ?? 100)
+    return this.library.call(cmd.name, cmd.args, host).pipe(
+      Effect.map((result) => ({ ok: true as const, result })),
+      Effect.catchIf(Sandbox.isSandboxError, (e) => Effect.succeed({ ok: false as const, error: `${e._tag}: ${e.message}` })),
+      Effect.map((out) => this.tallySkill(skillResult(this.state, cmd, tally, out)))
+    )
+  }
+}
+
+/**
+ * The synchronous twin of {@link SkillOptionsEnv}: skills run on an in-process {@link SyncSandbox.SyncSandbox}, so
+ * `step` returns a plain step result and the wrapper is a `TextEnv` as far as synchronous rollouts go (e.g.
+ * `@autodidact/optim`'s `GroupRollout` and `MultiTurnTrainer`). `info.primitiveSteps` and {@link SkillCounters}
+ * count the primitive steps; stepping after the episode ended throws {@link EpisodeEndedError}; a skill naming an
+ * unknown library skill throws `SkillNotFoundError`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export class SyncSkillOptionsEnv extends OptionsEnvBase {
+  constructor(
+    env: TextEnv,
+    library: SkillLibrary,
+    options: ReadonlyArray<SkillOption>,
+    readonly runner: SyncSandbox.SyncSandbox,
+    config: SkillOptionsConfig = {}
+  ) {
+    super(env, library, options, config)
   }
 
   /** One decision: a primitive command or a whole skill. */
-  step(action: string): Effect.Effect<StepResult<string>, SkillNotFoundError> {
+  step(action: string): StepResult<string> {
+    if (this.state.done) throw new EpisodeEndedError({ action })
     const cmd = this.parse(action)
-    if (cmd === undefined) {
-      return Effect.sync(() => {
-        const r = this.env.step(action)
-        this.lastObservation = r.observation
-        this.done = r.terminated || r.truncated
-        return { ...r, info: { ...r.info, primitiveSteps: 1 } }
-      })
+    if (cmd === undefined) return this.primitive(action)
+    const { tally, host } = skillHost(this.env, this.state, this.config.maxPrimitiveSteps ?? 100)
+    let out: { ok: true; result: unknown } | { ok: false; error: string }
+    try {
+      out = { ok: true, result: this.library.callSync(this.runner, cmd.name, cmd.args, host) }
+    } catch (e) {
+      if (!Sandbox.isSandboxError(e)) throw e
+      out = { ok: false, error: `${e._tag}: ${e.message}` }
     }
-    return this.runSkill(cmd)
-  }
-
-  private runSkill(cmd: SkillCommand): Effect.Effect<StepResult<string>, SkillNotFoundError> {
-    const maxSteps = this.config.maxPrimitiveSteps ?? 100
-    let steps = 0
-    let reward = 0
-    let last: StepResult<string> | undefined
-    const observe: Sandbox.HostFunction = () => ({
-      observation: this.lastObservation,
-      admissible: [...this.env.admissibleActions()],
-      task: this.env.task,
-      done: this.done
-    })
-    const act: Sandbox.HostFunction = (command) => {
-      if (typeof command !== "string") throw new Sandbox.HostCallError({ fn: "act", reason: "the command must be a string" })
-      if (this.done) throw new Sandbox.HostCallError({ fn: "act", reason: "the episode has ended" })
-      if (steps >= maxSteps) throw new Sandbox.HostCallError({ fn: "act", reason: `more than ${maxSteps} primitive steps` })
-      if (!this.env.admissibleActions().includes(command)) {
-        throw new Sandbox.HostCallError({ fn: "act", reason: `inadmissible command ${JSON.stringify(command)}` })
-      }
-      const r = this.env.step(command)
-      steps++
-      reward += r.reward
-      last = r
-      this.lastObservation = r.observation
-      this.done = r.terminated || r.truncated
-      return { observation: r.observation, reward: r.reward, admissible: [...this.env.admissibleActions()], done: this.done, won: r.info["won"] === true }
-    }
-    return this.library.call(cmd.name, cmd.args, { observe, act }).pipe(
-      Effect.map((result) => ({ ok: true as const, result })),
-      Effect.catchIf(Sandbox.isSandboxError, (e) => Effect.succeed({ ok: false as const, error: `${e._tag}: ${e.message}` })),
-      Effect.map((out) => {
-        const info = {
-          ...(last?.info ?? {}),
-          primitiveSteps: steps,
-          skill: cmd.name,
-          ...(out.ok ? { skillResult: out.result } : { skillError: out.error })
-        }
-        return {
-          observation: last?.observation ?? this.lastObservation,
-          reward,
-          terminated: last?.terminated ?? false,
-          truncated: last?.truncated ?? false,
-          info
-        }
-      })
-    )
+    return this.tallySkill(skillResult(this.state, cmd, tally, out))
   }
 }
 

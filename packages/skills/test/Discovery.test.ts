@@ -32,3 +32,23 @@ describe("Discovery", () => {
       for (const f of admitted) expect(f.successRate).toBeGreaterThanOrEqual(0.8)
     }).pipe(Effect.provide(layer)), 60_000)
 })
+
+describe("Discovery.macroOption", () => {
+  const fakeEnv = (task: string, admissible: ReadonlyArray<string>) => ({ task, admissibleActions: () => admissible, render: () => "" }) as unknown as TextHousehold.TextHousehold
+
+  it("binds first-step variables to applicable instances and later ones to goal types, most goal-relevant first", () => {
+    const opt = Discovery.macroOption("go-take", ["go to {0}", "take {1} from {0}"], { 1: ["cd", "mug"] }, { maxGroundings: 3 })
+    expect(opt.params).toEqual(["x0", "x1"])
+    const env = fakeEnv("put a cd on shelf.", ["go to desk 1", "go to shelf 1", "go to drawer 1", "look", "take mug 1 from desk 1"])
+    // {1} may be cd (named in the task, a training type) or mug (visible, a training type); a tuple scores one per
+    // argument whose type the task names (shelf 1 → shelf, cd): shelf-cd 2; desk-cd, shelf-mug, drawer-cd 1; ties in
+    // admissible order (desk, shelf, drawer; then cd before mug)
+    expect(opt.ground(env)).toEqual([["shelf 1", "cd"], ["desk 1", "cd"], ["shelf 1", "mug"]])
+    expect(Discovery.macroOption("go-take", ["go to {0}", "take {1} from {0}"], { 1: ["cd", "mug"] }, { maxGroundings: 10 }).ground(env)).toEqual([
+      ["shelf 1", "cd"], ["desk 1", "cd"], ["shelf 1", "mug"], ["drawer 1", "cd"], ["desk 1", "mug"], ["drawer 1", "mug"]
+    ])
+    // a macro whose first step fits no admissible command is not offered; a 1-step pattern never is
+    expect(opt.ground(fakeEnv("put a cd on shelf.", ["look"]))).toEqual([])
+    expect(Discovery.macroOption("go", ["go to {0}"]).ground(env)).toEqual([])
+  })
+})

@@ -1,0 +1,213 @@
+/**
+ * The skill-library acceptance experiment on `TextHousehold-v0`: does an agent that *learns to choose* do better with
+ * discovered skills than without them, at the same budget of primitive environment steps?
+ *
+ * 1. Discovery ({@link Discovery.discover}): expert episodes on the `train` split are mined for n-gram macros, each
+ *    verified on held-out `seen` episodes; the admitted ones become options ({@link Discovery.macroOption}: first-step
+ *    variables bound to applicable instances, later ones to goal/visible types, a few groundings per macro).
+ * 2. Two arms, same seeds and the same primitive-step budget: a DRRN text policy trained with a group-relative
+ *    estimator (GiGPO by default) over (a) the primitive commands only and (b) primitives + discovered skills, both
+ *    through {@link SkillOptions.SyncSkillOptionsEnv} (skills run in the in-process QuickJS {@link SyncSandbox}; the
+ *    wrapper counts the primitive steps of each skill). The trainer counts *decisions*; training stops at the first
+ *    batch boundary after the wrapper has counted `budget` primitive steps.
+ * 3. Greedy evaluation on unseen tasks: success rate, decisions per episode and primitive steps per episode, plus
+ *    non-learning baselines (uniform random over each action set; the env's expert for the ceiling).
+ *
+ * This file (in `bench/`, since it needs `@autodidact/optim`, which the library does not depend on) is the core of
+ * `bench/acceptance.ts` and of `test/Acceptance.test.ts`; it does not decide what
+ * the numbers must be.
+ *
+ * @since 0.1.0
+ */
+import { Rng } from "@autodidact/core"
+import { TextHousehold } from "@autodidact/envs"
+import { GroupRollout, MultiTurnTrainer } from "@autodidact/optim"
+import { Effect } from "effect"
+import * as Discovery from "../src/Discovery.js"
+import type { SkillLibrary } from "../src/SkillLibrary.js"
+import * as SkillOptions from "../src/SkillOptions.js"
+import type * as SyncSandbox from "../src/SyncSandbox.js"
+
+/** Experiment settings. */
+export interface Settings {
+  readonly difficulty: "easy" | "default"
+  /** Primitive env steps of training per run. */
+  readonly budget: number
+  /** Unseen tasks of the greedy evaluation. */
+  readonly evalEpisodes: number
+  /** Episode limit, in primitive steps (the env's) and in decisions (the trainer's). Default 50. */
+  readonly maxSteps?: number
+  /** Advantage estimator. Default "gigpo". */
+  readonly algo?: string
+  /** Expert episodes mined / held out. Defaults 100 / 30. */
+  readonly trainEpisodes?: number
+  readonly heldOutEpisodes?: number
+  /** Admitted macros kept as options (best first). Default 4. */
+  readonly maxMacros?: number
+  /** Groundings per macro and skill commands per step. Defaults 3 and 8. */
+  readonly maxGroundings?: number
+  readonly maxSkillActions?: number
+  /** Trainer overrides (group size, tasks per batch, learning rate, ...). */
+  readonly trainer?: Partial<MultiTurnTrainer.Options>
+}
+
+/** One row of the results table. */
+export interface Row {
+  readonly agent: string
+  readonly seed: number
+  readonly successRate: number
+  /** Mean decisions per evaluation episode (and in won episodes). */
+  readonly decisions: number
+  readonly decisionsWon: number
+  /** Mean primitive env steps per evaluation episode. */
+  readonly primitiveSteps: number
+  /** Share of evaluation decisions that were skill calls. */
+  readonly skillShare: number
+  /** Training: primitive steps and decisions actually used, wall seconds (training + evaluation). */
+  readonly trainPrimitiveSteps: number
+  readonly trainDecisions: number
+  readonly wallSeconds: number
+}
+
+/** What discovery produced. */
+export interface Discovered {
+  readonly found: ReadonlyArray<Discovery.Discovered>
+  readonly options: ReadonlyArray<SkillOptions.SkillOption>
+}
+
+const EVAL_BASE = 1_000_000
+
+/** The evaluation task k: a household task of the `unseen` split (or `split`). */
+export const evalTask = (k: number, split = "unseen"): GroupRollout.Task => ({ seed: EVAL_BASE + k, options: { split, taskIndex: k } })
+
+/** Mine, verify and admit macros into `library`; the options of the best `maxMacros` admitted ones. */
+export const discoverOptions = (library: SkillLibrary, s: Settings) =>
+  Effect.gen(function*() {
+    const env = new TextHousehold.TextHousehold({ difficulty: s.difficulty })
+    const expert = () => env.expertAction()
+    const train = Array.from({ length: s.trainEpisodes ?? 100 }, (_, k) => Discovery.rollout(env, { seed: k, options: { taskIndex: k } }, expert))
+    const held = Array.from({ length: s.heldOutEpisodes ?? 30 }, (_, k) => Discovery.rollout(env, { seed: k, options: { taskIndex: k, split: "seen" } }, expert))
+    const found = yield* Discovery.discover(library, env, train, held, { top: 8, maxChecks: 20 })
+    const admitted = found.filter((f) => f.admitted).sort((a, b) => b.savedPerEpisode - a.savedPerEpisode).slice(0, s.maxMacros ?? 4)
+    const options = admitted.map((f) => Discovery.macroOption(f.name, f.steps, f.varTypes, { maxGroundings: s.maxGroundings ?? 3 }))
+    return { found, options } satisfies Discovered
+  })
+
+/** A wrapped env of an arm. */
+export const makeEnv = (s: Settings, library: SkillLibrary, options: ReadonlyArray<SkillOptions.SkillOption>, runner: SyncSandbox.SyncSandbox) =>
+  new SkillOptions.SyncSkillOptionsEnv(
+    new TextHousehold.TextHousehold({ difficulty: s.difficulty, maxSteps: s.maxSteps ?? 50 }),
+    library,
+    options,
+    runner,
+    { maxSkillActions: s.maxSkillActions ?? 8 }
+  )
+
+/** Run `policy` on `episodes` evaluation tasks (one each); the table's columns. */
+export const evaluate = <E>(
+  env: SkillOptions.SyncSkillOptionsEnv,
+  policy: GroupRollout.TextPolicy<E>,
+  episodes: number,
+  rng: Rng,
+  greedy: boolean,
+  maxSteps = 50,
+  split = "unseen"
+) => {
+  let wins = 0
+  let decisions = 0
+  let decisionsWon = 0
+  env.resetCounters()
+  for (let k = 0; k < episodes; k++) {
+    const tr = GroupRollout.episode(env, policy, evalTask(k, split), rng, { ...GroupRollout.defaults, maxSteps, greedy })
+    decisions += tr.length
+    if (tr.success) {
+      wins++
+      decisionsWon += tr.length
+    }
+  }
+  const c = env.counters
+  return {
+    successRate: wins / episodes,
+    decisions: decisions / episodes,
+    decisionsWon: wins === 0 ? Number.NaN : decisionsWon / wins,
+    primitiveSteps: c.primitiveSteps / episodes,
+    skillShare: c.decisions === 0 ? 0 : c.skillDecisions / c.decisions
+  }
+}
+
+/** The env's expert as a text policy (the ceiling; primitives only). */
+export const expertPolicy = (env: TextHousehold.TextHousehold): GroupRollout.TextPolicy<null> => ({
+  encode: () => null,
+  act: (_e, input) => {
+    const a = env.expertAction()
+    return { action: a, index: input.admissible.indexOf(a), logProb: 0 }
+  }
+})
+
+/** Train one arm for `s.budget` primitive steps, then evaluate it greedily on unseen tasks. */
+export const trainArm = (
+  agent: string,
+  s: Settings,
+  library: SkillLibrary,
+  options: ReadonlyArray<SkillOptions.SkillOption>,
+  runner: SyncSandbox.SyncSandbox,
+  seed: number
+): Effect.Effect<Row, Effect.Error<ReturnType<typeof MultiTurnTrainer.train>>> =>
+  Effect.gen(function*() {
+    const t0 = performance.now()
+    const env = makeEnv(s, library, options, runner)
+    const abort = new AbortController()
+    let trainPrimitiveSteps = 0
+    let trainDecisions = 0
+    const maxSteps = s.maxSteps ?? 50
+    const result = yield* MultiTurnTrainer.train([env], {
+      algo: s.algo ?? "gigpo",
+      seed,
+      totalEnvSteps: Number.MAX_SAFE_INTEGER,
+      maxSteps,
+      evalEvery: 0,
+      evalEpisodes: 1,
+      evalGreedy: true,
+      ...s.trainer,
+      tasks: { train: (rng) => ({ seed: rng.integers(EVAL_BASE), options: { split: "train" } }), eval: (k) => evalTask(k) }
+    }, {
+      signal: abort.signal,
+      onUpdate: () => {
+        trainPrimitiveSteps = env.counters.primitiveSteps
+        trainDecisions = env.counters.decisions
+        if (trainPrimitiveSteps >= s.budget) abort.abort()
+      }
+    })
+    const r = evaluate(env, MultiTurnTrainer.drrnTextPolicy(result.policy), s.evalEpisodes, Rng.make([seed, 0x5eed]), true, maxSteps)
+    return { agent, seed, ...r, trainPrimitiveSteps, trainDecisions, wallSeconds: (performance.now() - t0) / 1000 } satisfies Row
+  })
+
+/** A non-learning baseline on the evaluation tasks (no training). */
+export const baseline = <E>(
+  agent: string,
+  s: Settings,
+  env: SkillOptions.SyncSkillOptionsEnv,
+  policy: GroupRollout.TextPolicy<E>,
+  seed: number,
+  greedy = false,
+  split = "unseen"
+): Row => {
+  const t0 = performance.now()
+  const r = evaluate(env, policy, s.evalEpisodes, Rng.make([seed, 0xba5e]), greedy, s.maxSteps ?? 50, split)
+  return { agent, seed, ...r, trainPrimitiveSteps: 0, trainDecisions: 0, wallSeconds: (performance.now() - t0) / 1000 }
+}
+
+/** Markdown table of rows. */
+export const table = (rows: ReadonlyArray<Row>): string => {
+  const f = (x: number, d = 1) => (Number.isNaN(x) ? "-" : x.toFixed(d))
+  const lines = [
+    "| agent | seed | success | decisions/ep (won) | primitive steps/ep | skill share | train primitive steps | train decisions | wall s |",
+    "|:--|--:|--:|--:|--:|--:|--:|--:|--:|"
+  ]
+  for (const r of rows) {
+    lines.push(
+      `| ${r.agent} | ${r.seed} | ${(100 * r.successRate).toFixed(0)}% | ${f(r.decisions)} (${f(r.decisionsWon)}) | ${f(r.primitiveSteps)} | ${(100 * r.skillShare).toFixed(0)}% | ${r.trainPrimitiveSteps} | ${r.trainDecisions} | ${f(r.wallSeconds)} |`
+    )
+  }
+  return lines.join("\n")
+}
