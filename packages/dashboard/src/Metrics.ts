@@ -6,6 +6,15 @@
  * Only complete lines (ending in `\n`) are consumed: a line still being written stays unread until it is finished,
  * and is reported as `truncatedTail`. Lines that are not JSON objects are skipped and counted in `malformed`.
  *
+ * Two row kinds are read differently from the rest, because several rows of them share one x:
+ * - `kind: "runner"` (`train --cluster`, one row per runner after each update, cumulative: see `RunnerRow` in
+ *   `@autodidact/cluster`'s `Trainer`) are not plotted (they would interleave runners in one column); the latest row of
+ *   each runner is kept in {@link MetricsReader.runners} for the runners table ({@link runnerStat} checks them).
+ * - `kind: "epoch"` (`autodidact agent train`, Training-Free GRPO: `EpochRow` in `@autodidact/optim`) have no
+ *   `globalStep`: their x is `epoch`, and their numbers become the columns `epoch.<field>` (`epoch.successRate`,
+ *   `epoch.librarySize`, `epoch.inputTokens`, ...) plus `epoch.tokens` = input + output tokens ({@link epochColumns}),
+ *   so they never mix with the `evaluation` rows' `successRate`.
+ *
  * *Gotchas*: if the file shrinks (rewritten with `--overwrite`), the reader starts over.
  * @since 0.0.0
  */
@@ -19,7 +28,84 @@ export interface Column {
 }
 
 /** Keys that are axes or bookkeeping, never plotted as a metric. */
-const axisKeys = new Set(["globalStep", "wallSeconds", "iteration", "step", "seed"])
+const axisKeys = new Set(["globalStep", "wallSeconds", "iteration", "step", "seed", "epoch"])
+
+/**
+ * The latest `kind: "runner"` row of one cluster runner: its cumulative throughput and the staleness of what it
+ * produced, as of the update at `globalStep`.
+ */
+export interface RunnerStat {
+  /** The runner's address (`host:port`). */
+  readonly runner: string
+  readonly globalStep: number
+  readonly wallSeconds: number
+  readonly episodes: number
+  readonly steps: number
+  readonly episodesPerSecond: number
+  readonly stepsPerSecond: number
+  /** Mean and largest policy-version lag of its episodes (trainer's version minus the episode's). */
+  readonly meanPolicyLag: number
+  readonly maxPolicyLag: number
+  /** Requests that failed on the runner. */
+  readonly failures: number
+  /** Storage calls the runner retried (PostgreSQL unavailable). */
+  readonly storageRetries: number
+  /** Run-wide counters (the same on every runner row of one update): sends retried, duplicate replies dropped. */
+  readonly sendRetries: number
+  readonly duplicatesDropped: number
+}
+
+/**
+ * A `kind: "runner"` row as a {@link RunnerStat}, or the reason it is not one (a missing runner name, or a count,
+ * rate or lag that is missing, not finite or negative). `storageRetries`, `sendRetries` and `duplicatesDropped` may be
+ * absent (0).
+ */
+export const runnerStat = (r: Readonly<Record<string, unknown>>): RunnerStat | { readonly invalid: string } => {
+  const runner = r["runner"]
+  if (typeof runner !== "string" || runner.length === 0) return { invalid: `runner must be a non-empty string, got ${JSON.stringify(runner)}` }
+  const out: Record<string, number> = {}
+  for (const key of ["episodes", "steps", "episodesPerSecond", "stepsPerSecond", "meanPolicyLag", "maxPolicyLag", "failures"]) {
+    const v = r[key]
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) return { invalid: `${key} must be a finite number ≥ 0, got ${JSON.stringify(v)} (runner ${runner})` }
+    out[key] = v
+  }
+  for (const key of ["storageRetries", "sendRetries", "duplicatesDropped", "globalStep", "wallSeconds"]) {
+    const v = r[key]
+    out[key] = typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0
+  }
+  return {
+    runner,
+    globalStep: out["globalStep"]!,
+    wallSeconds: out["wallSeconds"]!,
+    episodes: out["episodes"]!,
+    steps: out["steps"]!,
+    episodesPerSecond: out["episodesPerSecond"]!,
+    stepsPerSecond: out["stepsPerSecond"]!,
+    meanPolicyLag: out["meanPolicyLag"]!,
+    maxPolicyLag: out["maxPolicyLag"]!,
+    failures: out["failures"]!,
+    storageRetries: out["storageRetries"]!,
+    sendRetries: out["sendRetries"]!,
+    duplicatesDropped: out["duplicatesDropped"]!
+  }
+}
+
+/**
+ * The plotted columns of a `kind: "epoch"` row: `epoch.<field>` for each finite number (nested objects such as
+ * `operations` are left out), plus `epoch.tokens` = `inputTokens + outputTokens` when both are numbers.
+ */
+export const epochColumns = (r: Readonly<Record<string, unknown>>): Array<readonly [string, number]> => {
+  const out: Array<readonly [string, number]> = []
+  for (const key in r) {
+    if (axisKeys.has(key)) continue
+    const v = num(r[key])
+    if (v !== undefined) out.push([`epoch.${key}`, v])
+  }
+  const input = num(r["inputTokens"])
+  const output = num(r["outputTokens"])
+  if (input !== undefined && output !== undefined) out.push(["epoch.tokens", input + output])
+  return out
+}
 
 /** What has been read of one metrics file so far. */
 export class MetricsReader {
@@ -37,6 +123,14 @@ export class MetricsReader {
   /** Returns of the last (up to) 100 episodes, oldest first. */
   readonly recentReturns: Array<number> = []
   summary: Record<string, unknown> | undefined = undefined
+  /** The latest `runner` row of each cluster runner, by runner name. */
+  readonly runners = new Map<string, RunnerStat>()
+  /** `runner` rows skipped as invalid, and the first reason. */
+  invalidRunnerRows = 0
+  invalidRunnerReason: string | undefined = undefined
+  /** `epoch` rows read (LLM agent training). */
+  epochs = 0
+  lastEpoch: Record<string, unknown> | undefined = undefined
   lastEvaluation: Record<string, unknown> | undefined = undefined
   /** Bytes consumed (complete lines only). */
   offset = 0
@@ -93,6 +187,11 @@ export class MetricsReader {
     this.lastReturn = NaN
     this.recentReturns.length = 0
     this.summary = undefined
+    this.runners.clear()
+    this.invalidRunnerRows = 0
+    this.invalidRunnerReason = undefined
+    this.epochs = 0
+    this.lastEpoch = undefined
     this.lastEvaluation = undefined
     this.offset = 0
   }
@@ -129,7 +228,7 @@ export class MetricsReader {
       return
     }
     if (r["kind"] === "evaluation") this.lastEvaluation = r
-    const step = num(r["globalStep"]) ?? num(r["iteration"]) ?? num(r["step"]) ?? index
+    const step = num(r["globalStep"]) ?? num(r["iteration"]) ?? num(r["step"]) ?? num(r["epoch"]) ?? index
     const wall = num(r["wallSeconds"]) ?? NaN
     if (step > this.lastStep) this.lastStep = step
     if (Number.isFinite(wall) && wall > this.lastWall) this.lastWall = wall
@@ -143,19 +242,36 @@ export class MetricsReader {
         if (this.recentReturns.length > 100) this.recentReturns.shift()
       }
     }
+    if (r["kind"] === "runner") {
+      const stat = runnerStat(r)
+      if ("invalid" in stat) {
+        this.invalidRunnerRows++
+        this.invalidRunnerReason ??= stat.invalid
+      } else this.runners.set(stat.runner, stat)
+      return
+    }
+    if (r["kind"] === "epoch") {
+      this.epochs++
+      this.lastEpoch = r
+      for (const [key, v] of epochColumns(r)) this.push(key, step, wall, v)
+      return
+    }
     for (const key in r) {
       if (axisKeys.has(key)) continue
       const v = num(r[key])
-      if (v === undefined) continue
-      let col = this.columns.get(key)
-      if (col === undefined) {
-        col = { step: [], wall: [], value: [] }
-        this.columns.set(key, col)
-      }
-      col.step.push(step)
-      col.wall.push(wall)
-      col.value.push(v)
+      if (v !== undefined) this.push(key, step, wall, v)
     }
+  }
+
+  private push(key: string, step: number, wall: number, v: number): void {
+    let col = this.columns.get(key)
+    if (col === undefined) {
+      col = { step: [], wall: [], value: [] }
+      this.columns.set(key, col)
+    }
+    col.step.push(step)
+    col.wall.push(wall)
+    col.value.push(v)
   }
 }
 

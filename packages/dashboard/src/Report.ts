@@ -47,7 +47,7 @@ export interface ReportChart {
   readonly result: Runs.SeriesResult
 }
 
-const metricOrder = ["episodeReturn", "episodeLength", "meanReturn", "successRate", "policyLoss", "valueLoss", "entropy", "approxKl", "clipFraction", "explainedVariance", "learningRate"]
+const metricOrder = ["episodeReturn", "episodeLength", "meanReturn", "successRate", "epoch.successRate", "epoch.librarySize", "epoch.tokens", "policyLoss", "valueLoss", "entropy", "approxKl", "clipFraction", "explainedVariance", "learningRate"]
 
 /** The charts a report holds for a loaded store. */
 export const charts = (store: Runs.RunStore, options: { readonly smoothing?: number; readonly maxPoints?: number } = {}): Array<ReportChart> => {
@@ -62,7 +62,9 @@ export const charts = (store: Runs.RunStore, options: { readonly smoothing?: num
   for (const s of summaries) groups.set(s.groupKey, (groups.get(s.groupKey) ?? 0) + 1)
   for (const metric of ordered) {
     const perRun = names.filter((n) => summaries.find((s) => s.name === n)!.metrics.includes(metric))
-    out.push({ title: `${metric} (EMA ${smoothing})`, mode: "runs", logY: false, logX: false, result: store.series({ metric, runs: perRun, smoothing, maxPoints }) })
+    // epoch rows (LLM agent training) are few, one per epoch: drawn unsmoothed
+    const s = metric.startsWith("epoch.") ? 0 : smoothing
+    out.push({ title: s === 0 ? `${metric} by epoch` : `${metric} (EMA ${s})`, mode: "runs", logY: false, logX: false, result: store.series({ metric, runs: perRun, smoothing: s, maxPoints }) })
     if (metric === "episodeReturn" && [...groups.values()].some((n) => n > 1)) {
       out.push({
         title: "episodeReturn, mean ± std over seeds",
@@ -92,7 +94,8 @@ export const html = (store: Runs.RunStore, options: Omit<ReportOptions, "runsDir
     root: path.resolve(store.root),
     generatedAt: new Date().toISOString(),
     runs: store.summaries(),
-    charts: charts(store, options)
+    charts: charts(store, options),
+    runners: store.summaries().filter((r) => r.runners > 0).map((r) => store.runners(r.name)!)
   }
   const json = JSON.stringify(data).replace(/</g, "\\u003c")
   const title = options.title ?? "Autodidact report"
@@ -109,6 +112,7 @@ export const html = (store: Runs.RunStore, options: Omit<ReportOptions, "runsDir
 <header><h1>${esc(title)}</h1><span class="report-meta" id="meta"></span></header>
 <main>
 <section><table class="runs" id="runs"><thead><tr><th>run</th><th>env</th><th>algo</th><th>seed</th><th>steps</th><th>episodes</th><th>best return</th><th>last return</th><th>mean (100)</th><th>wall s</th><th>status</th></tr></thead><tbody></tbody></table></section>
+<div id="runners"></div>
 <div id="charts"></div>
 </main>
 <script type="application/json" id="report-data">${json}</script>

@@ -21,7 +21,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { DashboardError } from "./Errors.js"
 import * as Library from "./Library.js"
-import { MetricsReader } from "./Metrics.js"
+import { MetricsReader, type RunnerStat } from "./Metrics.js"
 import * as Series from "./Series.js"
 
 /** One row of the runs table. */
@@ -47,6 +47,53 @@ export interface RunSummary {
   /** The run directory holds a `skills/` library, a `memory/` store or a `memory-summary.json` (see {@link Library}). */
   readonly hasLibrary: boolean
   readonly startedAt: string | null
+  /** Cluster runners with a `runner` row (`train --cluster`); see {@link RunStore.runners}. */
+  readonly runners: number
+  /** `epoch` rows (`autodidact agent train`), plotted as the `epoch.*` metrics. */
+  readonly epochs: number
+}
+
+/**
+ * The runners table of a `train --cluster` run: the latest row of each runner (sorted by name), their sums, and the
+ * run-wide retry counters (from the latest row).
+ */
+export interface RunnersView {
+  readonly run: string
+  readonly runners: ReadonlyArray<RunnerStat>
+  readonly total: {
+    readonly episodes: number
+    readonly steps: number
+    readonly episodesPerSecond: number
+    readonly stepsPerSecond: number
+    readonly failures: number
+  }
+  /** Largest `globalStep` among the runners' latest rows. */
+  readonly globalStep: number
+  readonly sendRetries: number
+  readonly duplicatesDropped: number
+}
+
+/** Sum up the latest runner rows (see {@link RunnersView}). */
+export const runnersView = (run: string, stats: Iterable<RunnerStat>): RunnersView => {
+  const runners = [...stats].sort((a, b) => a.runner.localeCompare(b.runner))
+  const total = { episodes: 0, steps: 0, episodesPerSecond: 0, stepsPerSecond: 0, failures: 0 }
+  let latest: RunnerStat | undefined
+  for (const r of runners) {
+    total.episodes += r.episodes
+    total.steps += r.steps
+    total.episodesPerSecond += r.episodesPerSecond
+    total.stepsPerSecond += r.stepsPerSecond
+    total.failures += r.failures
+    if (latest === undefined || r.globalStep > latest.globalStep) latest = r
+  }
+  return {
+    run,
+    runners,
+    total,
+    globalStep: latest?.globalStep ?? 0,
+    sendRetries: latest?.sendRetries ?? 0,
+    duplicatesDropped: latest?.duplicatesDropped ?? 0
+  }
 }
 
 /** A chart request. */
@@ -260,6 +307,12 @@ export class RunStore {
     return this.cache.get(name)?.reader
   }
 
+  /** The runners table of a run (empty `runners` when it has none), or undefined for an unknown run. */
+  runners(name: string): RunnersView | undefined {
+    const c = this.known.has(name) ? this.cache.get(name) : undefined
+    return c === undefined ? undefined : runnersView(name, c.reader.runners.values())
+  }
+
   /** The runs table. */
   summaries(now: number = Date.now()): Array<RunSummary> {
     const groups = groupBySeed([...this.cache.entries()].map(([name, c]) => ({ name, config: c.config })))
@@ -272,8 +325,9 @@ export class RunStore {
       if (c.configError !== undefined) warnings.push(c.configError)
       if (r.malformed > 0) warnings.push(`${r.malformed} malformed line${r.malformed === 1 ? "" : "s"} skipped`)
       if (r.truncatedTail) warnings.push("last line incomplete (being written?)")
+      if (r.invalidRunnerRows > 0) warnings.push(`${r.invalidRunnerRows} invalid runner row${r.invalidRunnerRows === 1 ? "" : "s"} skipped (${r.invalidRunnerReason})`)
       if (r.lines === 0) warnings.push("no metrics yet")
-      else if (r.episodes === 0) warnings.push("no episode rows")
+      else if (r.episodes === 0 && r.epochs === 0) warnings.push("no episode rows")
       const recent = r.recentReturns
       const key = groupKey(cfg)
       const status: RunSummary["status"] =
@@ -299,7 +353,9 @@ export class RunStore {
         warnings,
         hasTrajectories: fs.existsSync(path.join(c.dir, "trajectories")),
         hasLibrary: Library.present(c.dir),
-        startedAt: str(cfg["startedAt"]) ?? null
+        startedAt: str(cfg["startedAt"]) ?? null,
+        runners: r.runners.size,
+        epochs: r.epochs
       })
     }
     return out

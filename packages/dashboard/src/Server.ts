@@ -6,6 +6,8 @@
  * - `GET /api/runs` → `{ root, runs: RunSummary[] }`
  * - `GET /api/series?metric=episodeReturn&run=a&run=b&x=step|wall&smoothing=0.6&maxPoints=2000&bands=1` → `SeriesResult`
  * - `GET /api/trajectories?run=a` → `{ files: [{ file, episodes }] }`; `GET /api/trajectory?run=a&file=f.jsonl&index=0`
+ * - `GET /api/runners?run=a` → the runners table of a `train --cluster` run (`RunnersView`: latest row per runner,
+ *   totals, run-wide retries; `runners: []` for other runs)
  * - `GET /api/library?run=a` → memory and skills of run `a` (without `run`: of the runs directory), see {@link Library}
  * - `GET /api/events` → `text/event-stream`, an `update` event `{ changed: string[] }` whenever metrics grow or
  *   runs appear (polling file sizes every `pollMs`)
@@ -135,6 +137,12 @@ export const handler = (store: Runs.RunStore, clients: Set<http.ServerResponse>)
             bands: q.get("bands") === "1"
           })
         )
+      }
+      if (p === "/api/runners") {
+        await store.refresh()
+        const name = q.get("run")
+        runDir(store, name)
+        return sendJson(res, store.runners(name!))
       }
       if (p === "/api/trajectories") {
         return sendJson(res, { files: await Runs.trajectoryFiles(runDir(store, q.get("run"))) })

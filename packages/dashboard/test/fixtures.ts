@@ -100,3 +100,49 @@ export const writeMemory = (dir: string, counts?: Record<string, number>): strin
   }
   return store
 }
+
+/**
+ * A `train --cluster` run's rows (the shapes of `@autodidact/cluster`'s Trainer): `updates` updates of 8 episodes of
+ * 20 steps each; in every batch the first 5 episodes come from `runners[0]`, the other 3 from `runners[1]` (or
+ * `runners[0]` when there is one). After each update: the update row, then one cumulative `runner` row per runner.
+ */
+export const clusterRows = (runners: ReadonlyArray<string>, updates: number): Array<Record<string, unknown>> => {
+  const rows: Array<Record<string, unknown>> = []
+  const done = new Map(runners.map((r) => [r, 0]))
+  let id = 0
+  for (let k = 0; k < updates; k++) {
+    for (let j = 0; j < 8; j++) {
+      const runner = runners[j < 5 ? 0 : Math.min(1, runners.length - 1)]!
+      done.set(runner, done.get(runner)! + 1)
+      rows.push({ kind: "episode", globalStep: 160 * k + 20 * (j + 1), episodeReturn: 20, episodeLength: 20, wallSeconds: k + j / 8, episodeId: id++, policyVersion: k, runner })
+    }
+    const wall = k + 1
+    rows.push({ kind: "update", globalStep: 160 * (k + 1), wallSeconds: wall, policyLoss: -0.01, valueLoss: 1, entropy: 0.69, approxKl: 0.01, clipFraction: 0.1, explainedVariance: 0.2, learningRate: 0.00025, policyVersion: k + 1 })
+    for (const r of runners) {
+      const episodes = done.get(r)!
+      rows.push({
+        kind: "runner", runner: r, globalStep: 160 * (k + 1), wallSeconds: wall, episodes, steps: 20 * episodes,
+        episodesPerSecond: episodes / wall, stepsPerSecond: (20 * episodes) / wall, meanPolicyLag: 0, maxPolicyLag: 0,
+        failures: 0, storageRetries: 0, sendRetries: 0, duplicatesDropped: 0
+      })
+    }
+  }
+  return rows
+}
+
+/**
+ * An `autodidact agent train` run's rows (Training-Free GRPO `EpochRow`s of `@autodidact/optim`): epoch `e` has
+ * success rate `success[e]`, library size `librarySize[e]`, 1000 (e + 1) input and 100 (e + 1) output tokens and
+ * wall time 10 (e + 1) s; after epoch `e < evalSuccess.length`, an `evaluation` row with `evalSuccess[e]` at 10 (e + 1) + 1 s.
+ */
+export const epochRows = (success: ReadonlyArray<number>, librarySize: ReadonlyArray<number>, evalSuccess: ReadonlyArray<number>): Array<Record<string, unknown>> =>
+  success.flatMap((s, e) => [
+    {
+      kind: "epoch", epoch: e, successRate: s, meanReward: s, episodes: 9, failures: 0, groups: 3, groupsWithSignal: 1, advantages: 1,
+      operations: { add: 1, modify: 0, delete: 0, none: 0, skipped: 0, invalid: 0 }, parseFailures: 0, learnFailures: 0,
+      libraryVersion: e + 1, librarySize: librarySize[e]!, inputTokens: 1000 * (e + 1), outputTokens: 100 * (e + 1), wallSeconds: 10 * (e + 1)
+    },
+    ...(e < evalSuccess.length
+      ? [{ kind: "evaluation", epoch: e, episodes: 5, successRate: evalSuccess[e]!, episodeReturn: evalSuccess[e]!, episodeLength: 6, failures: 0, inputTokens: 500, outputTokens: 50, wallSeconds: 10 * (e + 1) + 1 }]
+      : [])
+  ])

@@ -1,6 +1,7 @@
 /* global document, window, fetch, EventSource, URLSearchParams, setTimeout, clearTimeout, AutodidactCharts */
 // The live dashboard: runs table (filter, sort, selection), learning curves (uPlot via charts.js), live updates
-// over server-sent events, a NashConv chart for game solvers, memory & skills panels and an episode viewer. Plain ES module, no build step.
+// over server-sent events, a NashConv chart for game solvers, per-runner tables of cluster runs, memory & skills panels
+// and an episode viewer. Plain ES module, no build step.
 
 const $ = (id) => document.getElementById(id)
 
@@ -101,7 +102,9 @@ function updateMetricOptions() {
   const metrics = new Set()
   for (const r of state.runs) for (const m of r.metrics) metrics.add(m)
   const list = [...metrics].sort()
-  const current = sel.value || (metrics.has("episodeReturn") ? "episodeReturn" : list[0] || "")
+  // episode returns by default; for LLM-agent runs (epoch rows only), the epochs' success rate
+  const preferred = ["episodeReturn", "epoch.successRate"].find((m) => metrics.has(m))
+  const current = sel.value || preferred || list[0] || ""
   if (sel.options.length === list.length && list.every((m, i) => sel.options[i].value === m)) return
   sel.innerHTML = ""
   for (const m of list) {
@@ -181,11 +184,56 @@ async function loadNash() {
   })
 }
 
+// ---------- cluster runners ----------
+// One table per selected `train --cluster` run: the latest `runner` row of each runner (cumulative episodes and
+// steps, throughput, policy-version lag, failures and storage retries), their total, and the run-wide retries.
+async function loadRunners() {
+  const runs = state.runs.filter((r) => state.selected.has(r.name) && r.runners > 0)
+  $("runners-section").hidden = runs.length === 0
+  const view = $("runners-view")
+  if (runs.length === 0) {
+    view.innerHTML = ""
+    return
+  }
+  const views = await Promise.all(runs.map((r) => getJson("/api/runners?run=" + encodeURIComponent(r.name))))
+  state.runners = views
+  view.innerHTML = ""
+  views.forEach((v, i) => {
+    const box = document.createElement("div")
+    box.className = "lib-panel"
+    box.dataset.run = v.run
+    const h = document.createElement("h3")
+    h.textContent = v.run + " · " + v.runners.length + " runner" + (v.runners.length === 1 ? "" : "s") + " · step " + v.globalStep
+    box.appendChild(h)
+    const fixed = (x, d) => Number(x).toFixed(d)
+    const rows = v.runners.map((r) => [
+      r.runner,
+      String(r.episodes),
+      String(r.steps),
+      fixed(r.episodesPerSecond, 2),
+      fixed(r.stepsPerSecond, 1),
+      fixed(r.meanPolicyLag, 2),
+      String(r.maxPolicyLag),
+      String(r.failures),
+      String(r.storageRetries)
+    ])
+    rows.push(["total", String(v.total.episodes), String(v.total.steps), fixed(v.total.episodesPerSecond, 2), fixed(v.total.stepsPerSecond, 1), "", "", String(v.total.failures), ""])
+    const t = table("runners-" + i, ["runner", "episodes", "steps", "episodes/s", "steps/s", "mean lag", "max lag", "failures", "storage retries"], rows)
+    t.dataset.run = v.run
+    box.appendChild(t)
+    const p = document.createElement("p")
+    p.className = "empty"
+    p.textContent = "run-wide: " + v.sendRetries + " send retries, " + v.duplicatesDropped + " duplicate replies dropped"
+    box.appendChild(p)
+    view.appendChild(box)
+  })
+}
+
 let chartTimer
 function refreshCharts() {
   clearTimeout(chartTimer)
   chartTimer = setTimeout(() => {
-    Promise.all([loadChart(), loadNash()]).catch((e) => console.error(e))
+    Promise.all([loadChart(), loadNash(), loadRunners()]).catch((e) => console.error(e))
   }, 30)
 }
 
@@ -205,7 +253,7 @@ function connect() {
     clearTimeout(timer)
     timer = setTimeout(async () => {
       await loadRuns()
-      await Promise.all([loadChart(), loadNash(), $("library").hidden ? undefined : loadLibrary()])
+      await Promise.all([loadChart(), loadNash(), loadRunners(), $("library").hidden ? undefined : loadLibrary()])
       state.updates++
       document.body.dataset.updates = String(state.updates)
     }, 100)
@@ -512,7 +560,7 @@ function wire() {
 
 wire()
 loadRuns()
-  .then(() => Promise.all([loadChart(), loadNash()]))
+  .then(() => Promise.all([loadChart(), loadNash(), loadRunners()]))
   .then(() => {
     document.body.dataset.ready = "1"
   })
