@@ -9,15 +9,18 @@
  *   masked log-softmax, KL) end to end from typed arrays (`session.run` included): rows `onnxruntime` (top-k matrix fed
  *   as a resident input tensor) and, for top-k, `onnxruntime (baked)` (matrix baked into the model as an initializer);
  *   session creation happens in the warm-up call and is not timed. Backend `wasm-simd` times the {@link WasmSimd}
- *   kernels (GAE, log-softmax, KL, PPO loss, group norm, top-k) end to end from typed arrays (inputs copied into the
+ *   kernels (GAE, log-softmax, categorical sampling, KL, PPO loss, group norm, top-k) end to end from typed arrays (inputs copied into the
  *   WebAssembly memory and results copied out on every call), and for top-k also `wasm-simd (resident)` (the matrix
- *   copied once into a `WasmSimd.makeTopKIndex`). Without WebAssembly SIMD the backend is skipped with the reason.
+ *   copied once into a `WasmSimd.makeTopKIndex`), for KL k3 `wasm-simd (resident)` (inputs in a
+ *   `WasmSimd.makeKlBuffers` workspace, values left there). Categorical sampling draws its uniforms inside the timed
+ *   call on every path (the core `Rng`; for wasm-simd its stream continued in bulk by `WasmSimd.uniformStream`). Without WebAssembly SIMD the backend is skipped with the reason.
  * - Timing: one warm-up call, then calls until `minTimeMs` has passed (at least 3, at most 200); the fastest call
  *   is reported (as `timeit` recommends: on a shared machine, slower calls measure other processes, not the kernel).
  *   TensorFlow.js timings include uploading the inputs and reading the outputs back (`dataSync`): end to end from
  *   typed arrays, as a caller sees it.
  * - NumPy: `bench/numpy_kernels.py` run by `python3` (option `python`) with the same kernels and sizes, timed with
- *   `timeit` (autorange, best of 5) in the same run, after ours (never concurrently). `OPENBLAS_CORETYPE` / `OPENBLAS_L2_SIZE` are unset for
+ *   `timeit` (autorange, best of 5) in the same run, after ours (never concurrently), one Python process per case
+ *   (so that a case's time does not depend on the cases before it). `OPENBLAS_CORETYPE` / `OPENBLAS_L2_SIZE` are unset for
  *   that process only. Without python3 or NumPy, `numpyMs` and `ratio` are `null` and the reason is logged.
  * - `ratio = ourMs / numpyMs`: below 1 is faster than NumPy.
  *
@@ -226,10 +229,14 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
       const f = filler(4)
       const input = { batch: B, numActions: A, logits: f.normal(B * A), mask: maskOf(f, B, A) }
       const rng = Rng.make(1)
-      return (tf) =>
+      const impl: Impl = (tf) =>
         tf === undefined
           ? () => Categorical.fromUniformsSync({ ...input, uniforms: Categorical.uniforms(rng, B) })
           : () => Categorical.fromUniformsTf(tf, { ...input, uniforms: Categorical.uniforms(rng, B) })
+      // every row draws its uniforms inside the timed call (NumPy: g.random(B)); wasm-simd continues the core Rng's
+      // stream in bulk with WasmSimd.uniformStream (the same draws, generated in WebAssembly)
+      let stream: WasmSimd.UniformStream | undefined
+      return withSimd(impl, () => WasmSimd.categoricalSample((stream ??= WasmSimd.uniformStream(Rng.make(1))), input))
     }
   })
   const nKl = quick ? 16384 : 262144
@@ -241,7 +248,14 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
     setup: () => {
       const f = filler(5)
       const input: Kl.KlInput = { logProbs: f.normal(nKl, 0.1, -2), otherLogProbs: f.normal(nKl, 0.1, -2), estimator: "k3" }
-      return withSimd(withOrt(tfOnly(input, Kl.estimateSync, Kl.estimateTf), (e) => () => e.klEstimate(input)), () => WasmSimd.klEstimate(input))
+      // resident: the log-probabilities already live in a WasmSimd.makeKlBuffers workspace (no copies in or out)
+      const resident = () => {
+        const buffers = WasmSimd.makeKlBuffers(nKl)
+        buffers.logProbs.set(input.logProbs)
+        buffers.otherLogProbs.set(input.otherLogProbs)
+        return { call: () => buffers.estimate(nKl, "k3"), release: buffers.dispose }
+      }
+      return withSimd(withOrt(tfOnly(input, Kl.estimateSync, Kl.estimateTf), (e) => () => e.klEstimate(input)), () => WasmSimd.klEstimate(input), resident)
     }
   })
   out.push({
@@ -505,9 +519,18 @@ export const runKernelBenchmarks = (options: BenchOptions = {}): Effect.Effect<R
     }
     let numpy: { readonly [id: string]: number } = {}
     if (options.python !== null) {
-      const result = yield* Effect.promise(() => runNumpy(options.python ?? "python3", selected.map((c) => ({ id: c.id, ...c.numpy }))))
-      if ("error" in result) yield* Effect.logWarning(`bench kernels: no NumPy baseline: ${result.error}`)
-      else numpy = result.results
+      // one Python process per case: a case's time must not depend on what ran before it (after the categorical
+      // case, NumPy's KL k3 took 1.0 ms instead of 0.2 ms in the same process here: allocator state)
+      const merged: { [id: string]: number } = {}
+      for (const c of selected) {
+        const result = yield* Effect.promise(() => runNumpy(options.python ?? "python3", [{ id: c.id, ...c.numpy }]))
+        if ("error" in result) {
+          yield* Effect.logWarning(`bench kernels: no NumPy baseline: ${result.error}`)
+          break
+        }
+        Object.assign(merged, result.results)
+      }
+      numpy = merged
     }
     const order = new Map(selected.map((c, i) => [c.id, i]))
     return measured

@@ -45,7 +45,8 @@ export interface CategoricalResult {
   readonly logProbs: Float32Array
 }
 
-const validate = (input: CategoricalInput, backend: string): void => {
+/** Validate shapes, the logits/mask (as `Softmax.validate`) and the uniforms (each in [0, 1)); throws `KernelInputError`. */
+export const validate = (input: CategoricalInput, backend: string): void => {
   Softmax.validate(input, kernelName, backend)
   const site = { kernel: kernelName, backend }
   checkArray(site, "uniforms", input.uniforms, [input.batch])

@@ -1,6 +1,7 @@
 /**
  * The `wasm-simd` kernels: WebAssembly SIMD (128-bit `v128`, `f32x4` / `f64x2`) implementations of top-k, masked
- * log-softmax + entropy, KL k1/k2/k3, the PPO loss with its gradients, GAE and group normalization, written in
+ * log-softmax + entropy, categorical sampling (with bulk PCG64 draws continuing a core `Rng`'s stream), KL k1/k2/k3
+ * (plus fused means and a resident input workspace), the PPO loss with its gradients, GAE and group normalization, written in
  * AssemblyScript (`wasm/kernels.ts`) and embedded as bytes (`src/generated/wasmSimdBinary.ts`, rebuilt by
  * `npm run build:wasm -w @autodidact/kernels`), so nothing is compiled at install or test time.
  *
@@ -26,6 +27,10 @@
  *   mode) and adds an exact int16 pre-filter (`i32x4.dot_i16x8_s` with a rigorous error bound, then float32
  *   rescoring of the few candidates); `index.matrix` is a view onto the float32 rows (call `index.refresh()` after
  *   editing it). Views onto the module's memory detach when it grows: re-read `index.matrix` after other calls.
+ * - KL: {@link makeKlBuffers} keeps the inputs resident (no copies in or out), {@link klMeans} computes the three
+ *   means in one pass. Categorical: the same actions as the reference for the same uniforms (rows whose uniform lies
+ *   within the float32 error bound of a CDF boundary are recomputed by the reference); {@link uniformStream} makes the
+ *   draws ~60× cheaper than `Rng.random()` while returning exactly the same values.
  * - Bad input is detected inside the kernels without an extra pass (a flag), then the typed-array validator names the
  *   offending element: the same {@link KernelInputError}s as the references, with `backend: "wasm-simd"`.
  * - If WebAssembly SIMD is unavailable (an engine without it, or `AUTODIDACT_WASM_SIMD=0`), {@link load} says why,
@@ -45,6 +50,8 @@
  * @since 0.1.0
  */
 import { Effect, Layer } from "effect"
+import { Rng } from "@autodidact/core"
+import * as Categorical from "./Categorical.js"
 import * as Gae from "./Gae.js"
 import * as binary from "./generated/wasmSimdBinary.js"
 import * as GroupNorm from "./GroupNorm.js"
@@ -77,6 +84,9 @@ interface Exports {
   readonly memory: WasmMemory
   logSoftmax(z: number, m: number, B: number, A: number, logProbs: number, entropy: number, scratch: number): number
   kl(q: number, p: number, n: number, estimator: number, values: number): number
+  klSums(q: number, p: number, n: number, out: number): void
+  pcg64Uniforms(st: number, n: number, out: number): void
+  categorical(z: number, m: number, B: number, A: number, u: number, actions: number, logProbs: number, scratch: number): number
   ppoLoss(
     z: number, m: number, B: number, A: number, actions: number, oldLogProbs: number, adv: number, values: number, oldValues: number,
     returns: number, c: number, cv: number, clipVloss: number, ent: number, vf: number, dLogits: number, dValues: number, parts: number, scratch: number
@@ -217,29 +227,327 @@ export const logSoftmax = (input: Softmax.SoftmaxInput): Softmax.SoftmaxResult =
 
 const estimatorCode = { k1: 1, k2: 2, k3: 3 } as const
 
-/** KL estimates (same contract as `Kl.estimateSync`; float32 values, mean accumulated in doubles). */
+/** The byte offset of `x` when it is a float32 view onto a resident region of this module's memory (no copy). */
+const residentF32 = (w: Exports, x: unknown, n: number): number | undefined =>
+  x instanceof Float32Array && x.buffer === w.memory.buffer && x.length >= n && x.byteOffset >= BASE && x.byteOffset + 4 * n <= residentTop
+    ? x.byteOffset
+    : undefined
+
+/** Copy `x` (first `n`) into scratch unless it is already resident; its offset. Call between `reset` and `commit`. */
+const klInputs = (w: Exports, input: { readonly logProbs: ArrayLike<number>; readonly otherLogProbs: ArrayLike<number> }, n: number) => {
+  const rq = residentF32(w, input.logProbs, n)
+  const rp = residentF32(w, input.otherLogProbs, n)
+  const pq = rq ?? alloc(4 * n)
+  const pp = rp ?? alloc(4 * n)
+  return {
+    pq,
+    pp,
+    fill: (v: Views) => {
+      if (rq === undefined) put(v, pq, prefix(input.logProbs, n))
+      if (rp === undefined) put(v, pp, prefix(input.otherLogProbs, n))
+    }
+  }
+}
+
+const klSite = (estimator: string): Site => ({ kernel: `${Kl.kernelName}.${estimator}`, backend: BACKEND_NAME })
+
+/**
+ * KL estimates (same contract as `Kl.estimateSync`; float32 values, mean accumulated in doubles). Inputs that are
+ * views of a {@link makeKlBuffers} workspace are read in place (no copy).
+ */
 export const klEstimate = (input: Kl.KlInput): Kl.KlResult => {
   const w = wasm()
-  const site: Site = { kernel: `${Kl.kernelName}.${input.estimator}`, backend: BACKEND_NAME }
+  const site = klSite(input.estimator)
   const n = input.logProbs.length
   checkSize(site, "logProbs.length", n)
   checkShape(site, "otherLogProbs", input.otherLogProbs, [n])
   const code = estimatorCode[input.estimator]
   if (code === undefined) fail(site, "estimator", "range", String(input.estimator), "expected k1, k2 or k3")
   reset()
-  const pq = alloc(4 * n)
-  const pp = alloc(4 * n)
+  const inputs = klInputs(w, input, n)
   const pv = alloc(4 * n)
   const v = commit(w)
-  put(v, pq, input.logProbs)
-  put(v, pp, input.otherLogProbs)
-  const sum = w.kl(pq, pp, n, code, pv)
+  inputs.fill(v)
+  const sum = w.kl(inputs.pq, inputs.pp, n, code, pv)
   if (sum - sum !== 0) {
     Kl.validate(input, BACKEND_NAME) // names the NaN/±Infinity
     return Kl.estimateSync(input) // finite doubles that overflow float32: the reference's answer
   }
   return { values: v.f32.slice(pv >> 2, (pv >> 2) + n), mean: sum / n }
 }
+
+/** The means of the three KL estimators (what PPO's `approx_kl` and GRPO's KL penalty log). */
+export interface KlMeans {
+  readonly k1: number
+  readonly k2: number
+  readonly k3: number
+}
+
+/**
+ * The means of k1, k2 and k3 in one fused pass, without writing per-sample values (float32 per sample, sums in
+ * doubles; each mean agrees with `Kl.estimateSync`'s to ~1e-7 relative). Validates like `Kl.estimateSync` (typed
+ * errors naming a NaN/±Infinity). Inputs that are views of a {@link makeKlBuffers} workspace are not copied.
+ */
+export const klMeans = (input: { readonly logProbs: ArrayLike<number>; readonly otherLogProbs: ArrayLike<number> }): KlMeans => {
+  const w = wasm()
+  const site = klSite("all")
+  const n = input.logProbs.length
+  checkSize(site, "logProbs.length", n)
+  checkShape(site, "otherLogProbs", input.otherLogProbs, [n])
+  reset()
+  const inputs = klInputs(w, input, n)
+  const po = alloc(24)
+  const v = commit(w)
+  inputs.fill(v)
+  w.klSums(inputs.pq, inputs.pp, n, po)
+  const o = po >> 3
+  const k1 = v.f64[o]!
+  const k2 = v.f64[o + 1]!
+  const k3 = v.f64[o + 2]!
+  if (k1 - k1 !== 0 || k2 - k2 !== 0 || k3 - k3 !== 0) {
+    const all = { logProbs: input.logProbs, otherLogProbs: input.otherLogProbs }
+    Kl.validate({ ...all, estimator: "k3" }, BACKEND_NAME) // names the NaN/±Infinity
+    // finite doubles that overflow float32: the reference's answers
+    return { k1: Kl.estimateSync({ ...all, estimator: "k1" }).mean, k2: Kl.estimateSync({ ...all, estimator: "k2" }).mean, k3: Kl.estimateSync({ ...all, estimator: "k3" }).mean }
+  }
+  return { k1: k1 / n, k2: k2 / n, k3: k3 / n }
+}
+
+/**
+ * Reserve a resident region of `bytes` bytes (stacked like the top-k indexes): its offset and a release function.
+ * The memory grows at once to cover it.
+ */
+const reserve = (w: Exports, bytes: number): { readonly offset: number; readonly release: () => void; readonly live: () => boolean } => {
+  const offset = residentTop
+  const size = align(bytes)
+  residentTop += size
+  const entry = { offset, bytes: size, live: true }
+  residents.push(entry)
+  reset()
+  commit(w)
+  return {
+    offset,
+    live: () => entry.live,
+    release: () => {
+      entry.live = false
+      while (residents.length > 0 && !residents[residents.length - 1]!.live) residentTop = residents.pop()!.offset
+    }
+  }
+}
+
+/** KL inputs (and per-sample outputs) kept in WebAssembly memory: write the log-probabilities once, no copies. */
+export interface KlBuffers {
+  readonly capacity: number
+  /** `log q(x)` `[capacity]`: a fresh float32 view on each access (views detach when the memory grows). */
+  readonly logProbs: Float32Array
+  /** `log p(x)` `[capacity]`, likewise. */
+  readonly otherLogProbs: Float32Array
+  /**
+   * Estimates of the first `n` samples: `values` is a view onto resident float32 memory (valid until the next call
+   * on this workspace; copy it to keep it), `mean` in doubles. Validates like `Kl.estimateSync`.
+   */
+  readonly estimate: (n: number, estimator: Kl.Estimator) => { readonly values: Float32Array; readonly mean: number }
+  /** {@link klMeans} of the first `n` samples, read in place. */
+  readonly means: (n: number) => KlMeans
+  /** Release the region (reused once every resident region above it is released too). */
+  readonly dispose: () => void
+}
+
+/**
+ * A resident KL workspace of `capacity` samples: fill `buffers.logProbs` / `buffers.otherLogProbs` (e.g. the policy
+ * writes its log-probabilities there directly), then `estimate(n, "k3")` or `means(n)` run without copying 2 × 4n
+ * bytes in and 4n out. Passing these views to {@link klEstimate} / {@link klMeans} also skips the copy.
+ */
+export const makeKlBuffers = (capacity: number): KlBuffers => {
+  const w = wasm()
+  checkSize(klSite("buffers"), "capacity", capacity)
+  const stride = align(4 * capacity)
+  const region = reserve(w, 3 * stride)
+  const at = region.offset
+  const view = (k: number): Float32Array => {
+    if (!region.live()) throw new Error("KlBuffers used after dispose()")
+    return new Float32Array(w.memory.buffer, at + k * stride, capacity)
+  }
+  const sizeOk = (site: Site, n: number) => {
+    checkSize(site, "n", n)
+    if (n > capacity) fail(site, "n", "range", `[${n}]`, `at most the capacity ${capacity}`)
+  }
+  return {
+    capacity,
+    get logProbs() {
+      return view(0)
+    },
+    get otherLogProbs() {
+      return view(1)
+    },
+    estimate: (n, estimator) => {
+      const site = klSite(estimator)
+      sizeOk(site, n)
+      const code = estimatorCode[estimator]
+      if (code === undefined) fail(site, "estimator", "range", String(estimator), "expected k1, k2 or k3")
+      const sum = w.kl(at, at + stride, n, code, at + 2 * stride)
+      if (sum - sum !== 0) {
+        const input = { logProbs: view(0).subarray(0, n), otherLogProbs: view(1).subarray(0, n), estimator }
+        Kl.validate(input, BACKEND_NAME) // names the NaN/±Infinity
+        const ref = Kl.estimateSync(input) // log-ratios beyond 88 (e^x overflows float32): the reference's answer
+        view(2).set(ref.values)
+        return { values: view(2).subarray(0, n), mean: ref.mean }
+      }
+      return { values: view(2).subarray(0, n), mean: sum / n }
+    },
+    means: (n) => {
+      sizeOk(klSite("all"), n)
+      return klMeans({ logProbs: view(0).subarray(0, n), otherLogProbs: view(1).subarray(0, n) })
+    },
+    dispose: region.release
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- uniforms
+
+/**
+ * The stream of a core `Rng`'s `random()` draws, generated in bulk by WebAssembly (PCG64 with 64-bit integer
+ * arithmetic, ~100× faster per draw than `Rng.random()`'s 16-bit-limb arithmetic here). Created from an `Rng`'s
+ * state ({@link uniformStream}); the `Rng` itself is not advanced, so continue with the stream and hand its state
+ * back with {@link UniformStream.toRng} (e.g. for a checkpoint).
+ */
+export interface UniformStream {
+  /** The next `n` draws: exactly the values `n` calls of `rng.random()` would have returned. */
+  readonly draw: (n: number) => Float64Array
+  /** A core `Rng` continuing this stream (its `random()` returns the draw after the last one taken here). */
+  readonly toRng: () => Rng
+}
+
+/** The PCG64 state words `[stateLo, stateHi, incLo, incHi]` (u64 as 8 u32 words) from 16-bit limbs. */
+const wordsOf = (state: ReadonlyArray<number>, inc: ReadonlyArray<number>): Uint32Array => {
+  const w = new Uint32Array(8)
+  for (let k = 0; k < 4; k++) {
+    w[k] = (state[2 * k]! | (state[2 * k + 1]! << 16)) >>> 0
+    w[4 + k] = (inc[2 * k]! | (inc[2 * k + 1]! << 16)) >>> 0
+  }
+  return w
+}
+
+/** The live PCG64 words of each stream (the categorical kernel draws straight into the module's memory with them). */
+const streamWords = new WeakMap<UniformStream, Uint32Array>()
+
+/** Run the PCG64 kernel for `n` draws into `out` (a byte offset) with the state `words` (updated in place). */
+const pcgRun = (w: Exports, v: Views, words: Uint32Array, pst: number, n: number, out: number): void => {
+  v.i32.set(words, pst >> 2)
+  w.pcg64Uniforms(pst, n, out)
+  for (let k = 0; k < 4; k++) words[k] = v.i32[(pst >> 2) + k]! >>> 0
+}
+
+/** Bulk draws continuing `rng`'s `random()` stream (see {@link UniformStream}). */
+export const uniformStream = (rng: Rng): UniformStream => {
+  const saved = rng.getState()
+  const words = wordsOf(saved.state, saved.inc)
+  const site: Site = { kernel: "Uniforms", backend: BACKEND_NAME }
+  const run = (n: number, into: (v: Views, at: number) => void) => {
+    const w = wasm()
+    reset()
+    const pst = alloc(32)
+    const pout = alloc(8 * n)
+    const v = commit(w)
+    pcgRun(w, v, words, pst, n, pout)
+    into(v, pout >> 3)
+  }
+  const stream: UniformStream = {
+    draw: (n) => {
+      checkSize(site, "n", n, true)
+      const out = new Float64Array(n)
+      if (n > 0) run(n, (v, at) => out.set(v.f64.subarray(at, at + n)))
+      return out
+    },
+    toRng: () => {
+      const state: Array<number> = []
+      for (let k = 0; k < 4; k++) state.push(words[k]! & 0xffff, words[k]! >>> 16)
+      return Rng.fromState({ ...saved, state })
+    },
+  }
+  streamWords.set(stream, words)
+  return stream
+}
+
+// ---------------------------------------------------------------------------------------------- categorical
+
+/** Rows the kernel could not decide in float32 (a uniform within rounding of a CDF boundary): the reference's answer. */
+const categoricalRow = (input: Categorical.CategoricalInput, b: number, u: number): { action: number; logProb: number } => {
+  const A = input.numActions
+  const row = (x: ArrayLike<number>) => (ArrayBuffer.isView(x) ? (x as Float32Array).subarray(b * A, b * A + A) : Array.from({ length: A }, (_, a) => x[b * A + a]!))
+  const r = Categorical.fromUniformsSync({
+    batch: 1,
+    numActions: A,
+    logits: row(input.logits),
+    ...(input.mask === undefined ? {} : { mask: row(input.mask) }),
+    uniforms: [u]
+  })
+  return { action: r.actions[0]!, logProb: r.logProbs[0]! }
+}
+
+const categoricalRun = (input: Softmax.SoftmaxInput, uniforms: ArrayLike<number> | Rng | UniformStream): Categorical.CategoricalResult => {
+  const w = wasm()
+  const { batch: B, numActions: A, logits, mask } = input
+  const site: Site = { kernel: Categorical.kernelName, backend: BACKEND_NAME }
+  checkSize(site, "batch", B)
+  checkSize(site, "numActions", A)
+  checkShape(site, "logits", logits, [B, A])
+  if (mask !== undefined) checkShape(site, "mask", mask, [B, A])
+  const words = streamWords.get(uniforms as UniformStream)
+  const fromRng = uniforms instanceof Rng
+  const given = !fromRng && words === undefined
+  if (given) checkShape(site, "uniforms", uniforms as ArrayLike<number>, [B])
+  const n = B * A
+  reset()
+  const pz = alloc(4 * n)
+  const pm = mask === undefined ? 0 : alloc(4 * n)
+  const pu = alloc(8 * B)
+  const pa = alloc(4 * B)
+  const plp = alloc(4 * B)
+  const ps = alloc(4 * A)
+  const pst = alloc(32)
+  const v = commit(w)
+  put(v, pz, logits)
+  if (mask !== undefined) put(v, pm, mask)
+  const uo = pu >> 3
+  if (words !== undefined) pcgRun(w, v, words, pst, B, pu) // in bulk, straight into the module's memory
+  else if (fromRng) {
+    const rng = uniforms as Rng
+    for (let b = 0; b < B; b++) v.f64[uo + b] = rng.random()
+  } else v.f64.set(uniforms as ArrayLike<number>, uo)
+  const bad = w.categorical(pz, pm, B, A, pu, pa, plp, ps)
+  const full: Categorical.CategoricalInput = { ...input, uniforms: given ? (uniforms as ArrayLike<number>) : v.f64.slice(uo, uo + B) }
+  if (bad > 0) {
+    Categorical.validate(full, BACKEND_NAME) // throws the precise error
+    return Categorical.fromUniformsSync(full) // finite doubles that overflow float32: the reference's answer
+  }
+  const actions = v.i32.slice(pa >> 2, (pa >> 2) + B)
+  const logProbs = v.f32.slice(plp >> 2, (plp >> 2) + B)
+  for (let b = 0; b < B; b++) {
+    if (actions[b]! >= 0) continue
+    const r = categoricalRow(full, b, full.uniforms[b]!)
+    actions[b] = r.action
+    logProbs[b] = r.logProb
+  }
+  return { actions, logProbs }
+}
+
+/**
+ * Inverse-CDF sampling with given uniforms (same contract and errors as `Categorical.fromUniformsSync`): per row a
+ * masked max / `exp` (float32x4) / running sum in WebAssembly. The actions are the reference's for the same uniforms:
+ * a row whose uniform lies within the float32 rounding bound of a CDF boundary (about 1e-5 of the row's mass) is
+ * recomputed by the reference. `logProbs` are float32 (within 1e-5 of the reference's).
+ */
+export const categoricalFromUniforms = (input: Categorical.CategoricalInput): Categorical.CategoricalResult => categoricalRun(input, input.uniforms)
+
+/**
+ * Sample one action per row (same draws, in row order, as `Categorical.sampleSync`, so the same actions), then as
+ * {@link categoricalFromUniforms}. With a core `Rng` the draws are `rng.random()` calls (advancing `rng`); with a
+ * {@link UniformStream} (from {@link uniformStream}) they are generated in bulk by WebAssembly straight into the
+ * module's memory, the fast path (the same values).
+ */
+export const categoricalSample = (source: Rng | UniformStream, input: Softmax.SoftmaxInput): Categorical.CategoricalResult =>
+  categoricalRun(input, source)
 
 // ---------------------------------------------------------------------------------------------- PPO loss
 
@@ -623,6 +931,7 @@ export const kernels: { readonly [kernelName: string]: (input: any) => unknown }
   [TopK.kernelName]: topK,
   [Softmax.kernelName]: logSoftmax,
   [Kl.kernelName]: klEstimate,
+  [Categorical.kernelName]: categoricalFromUniforms,
   [PpoLoss.kernelName]: ppoLoss,
   [Gae.kernelName]: gae,
   [GroupNorm.kernelName]: groupNormalize
@@ -630,10 +939,18 @@ export const kernels: { readonly [kernelName: string]: (input: any) => unknown }
 
 /**
  * The kernels {@link register} registers by default: those that beat both the typed-array references and the
- * TensorFlow.js `wasm` backend in every run of the README's measurements (all six; KL k3 and per-call top-k are still
- * slower than NumPy there).
+ * TensorFlow.js `wasm` backend in every run of the README's measurements (all seven; see the README for where NumPy
+ * is still faster).
  */
-export const defaultKernels: ReadonlyArray<string> = [TopK.kernelName, Softmax.kernelName, Kl.kernelName, PpoLoss.kernelName, Gae.kernelName, GroupNorm.kernelName]
+export const defaultKernels: ReadonlyArray<string> = [
+  TopK.kernelName,
+  Softmax.kernelName,
+  Categorical.kernelName,
+  Kl.kernelName,
+  PpoLoss.kernelName,
+  Gae.kernelName,
+  GroupNorm.kernelName
+]
 
 /** What {@link register} did. */
 export interface Registration {

@@ -3,7 +3,7 @@
  * TensorFlow.js implementation (wasm, cpu, or native TensorFlow via `@tensorflow/tfjs-node(-gpu)` when installed),
  * dispatched through a {@link KernelRegistry} that users can extend; {@link OrtEngine} adds ONNX Runtime as a second
  * engine for top-k, log-softmax and KL (`AUTODIDACT_KERNEL_ENGINE=onnxruntime`); {@link WasmSimd} adds WebAssembly SIMD
- * kernels (backend `wasm-simd`: top-k, log-softmax, KL, PPO loss, GAE, group norm), preferred on wasm/cpu once
+ * kernels (backend `wasm-simd`: top-k, log-softmax, categorical sampling, KL, PPO loss, GAE, group norm), preferred on wasm/cpu once
  * registered; {@link Benchmark} times them against NumPy.
  * @since 0.1.0
  */

@@ -159,6 +159,11 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
       const s2 = WasmSimd.logSoftmax(sm)
       close(s2.logProbs, s1.logProbs, 1e-5, 1e-5)
       close(s2.entropy, s1.entropy, 1e-5, 1e-5)
+      const cat = { ...sm, uniforms: Categorical.uniforms(Rng.make(11), B) }
+      const c1 = Categorical.fromUniformsTf(tf, cat)
+      const c2 = WasmSimd.categoricalFromUniforms(cat)
+      expect(Array.from(c2.actions)).toEqual(Array.from(c1.actions))
+      close(c2.logProbs, c1.logProbs, 1e-5, 1e-5)
       const logProbs = normal(rng, 1001, 0.5)
       const otherLogProbs = Float32Array.from(logProbs, (x) => x + rng.normal(0, 0.3))
       for (const estimator of ["k1", "k2", "k3"] as const) close(WasmSimd.klEstimate({ logProbs, otherLogProbs, estimator }).values, Kl.estimateTf(tf, { logProbs, otherLogProbs, estimator }).values, 1e-4, 1e-6)

@@ -196,53 +196,132 @@ export function logSoftmax(z: usize, m: usize, B: i32, A: i32, logProbs: usize, 
 
 /**
  * KL estimates of `n` samples: `x = p − q`; estimator 1: −x, 2: ½x², 3: e^x − 1 − x (a series for |x| < ½, no
- * cancellation). Writes `values` (float32) and returns Σ values (float32 partial sums over blocks of 256 samples,
- * added in doubles); NaN or ±Infinity when an input is NaN/±Infinity (every estimator maps those to a non-finite value).
+ * cancellation). Writes `values` (float32; skipped when `values` is 0: the mean alone) and returns Σ values (float32
+ * partial sums over blocks of 256 samples, added in doubles); NaN or ±Infinity when an input is NaN/±Infinity (every
+ * estimator maps those to a non-finite value). The main loop takes 8 samples (two vectors) per step.
  */
 export function kl(q: usize, p: usize, n: i32, estimator: i32, values: usize): f64 {
-  const n4 = n & ~3
+  const n8 = n & ~7
   let sum: f64 = 0
   const half = f32x4.splat(0.5)
+  const keep = values != 0
   let i = 0
-  while (i < n4) {
-    const end = min(n4, i + 256)
-    let acc = f32x4.splat(0)
-    for (; i < end; i += 4) {
+  while (i < n8) {
+    const end = min(n8, i + 256)
+    let acc0 = f32x4.splat(0)
+    let acc1 = f32x4.splat(0)
+    for (; i < end; i += 8) {
       const off = <usize>i << 2
-      const x = f32x4.sub(v128.load(p + off), v128.load(q + off))
-      let v: v128
-      if (estimator == 1) v = f32x4.neg(x)
-      else if (estimator == 2) v = f32x4.mul(half, f32x4.mul(x, x))
-      else v = k3v(x)
-      v128.store(values + off, v)
-      acc = f32x4.add(acc, v)
+      const x0 = f32x4.sub(v128.load(p + off), v128.load(q + off))
+      const x1 = f32x4.sub(v128.load(p + off, 16), v128.load(q + off, 16))
+      let v0: v128
+      let v1: v128
+      if (estimator == 3) {
+        // one range check for both vectors (the usual case: every |log r| < ½)
+        if (v128.all_true<i32>(f32x4.lt(f32x4.pmax(f32x4.abs(x0), f32x4.abs(x1)), f32x4.splat(0.5)))) {
+          v0 = k3poly(x0)
+          v1 = k3poly(x1)
+        } else {
+          v0 = k3v(x0)
+          v1 = k3v(x1)
+        }
+      } else if (estimator == 2) {
+        v0 = f32x4.mul(half, f32x4.mul(x0, x0))
+        v1 = f32x4.mul(half, f32x4.mul(x1, x1))
+      } else {
+        v0 = f32x4.neg(x0)
+        v1 = f32x4.neg(x1)
+      }
+      if (keep) {
+        v128.store(values + off, v0)
+        v128.store(values + off, v1, 16)
+      }
+      acc0 = f32x4.add(acc0, v0)
+      acc1 = f32x4.add(acc1, v1)
     }
-    sum += <f64>hsum(acc)
+    sum += <f64>hsum(f32x4.add(acc0, acc1))
   }
   for (; i < n; i++) {
     const off = <usize>i << 2
     const x = load<f32>(p + off) - load<f32>(q + off)
     const v: f32 = estimator == 1 ? -x : estimator == 2 ? 0.5 * x * x : f32x4.extract_lane(k3v(f32x4.splat(x)), 0)
-    store<f32>(values + off, v)
+    if (keep) store<f32>(values + off, v)
     sum += <f64>v
   }
   return sum
 }
 
-function k3v(x: v128): v128 {
-  // series x²·(1/2 + x/6 + x²/24 + ... + x⁷/362880) for |x| < 0.5 (Estrin's scheme; the next term is < 5e-8 of the
-  // sum), e^x − 1 − x elsewhere
+/**
+ * The three KL sums in one pass over `n` samples (`x = p − q`): writes Σ k1, Σ k2, Σ k3 as doubles to `out[0..2]`
+ * (float32 per sample, float32 partial sums over blocks of 256 samples added in doubles, as {@link kl}). Non-finite
+ * inputs make the sums non-finite.
+ */
+export function klSums(q: usize, p: usize, n: i32, out: usize): void {
+  const n8 = n & ~7
+  let s1: f64 = 0
+  let s2: f64 = 0
+  let s3: f64 = 0
+  const half = f32x4.splat(0.5)
+  let i = 0
+  while (i < n8) {
+    const end = min(n8, i + 256)
+    let a1 = f32x4.splat(0)
+    let a2 = f32x4.splat(0)
+    let a3 = f32x4.splat(0)
+    for (; i < end; i += 8) {
+      const off = <usize>i << 2
+      const x0 = f32x4.sub(v128.load(p + off), v128.load(q + off))
+      const x1 = f32x4.sub(v128.load(p + off, 16), v128.load(q + off, 16))
+      a1 = f32x4.sub(a1, f32x4.add(x0, x1))
+      a2 = f32x4.add(a2, f32x4.mul(half, f32x4.add(f32x4.mul(x0, x0), f32x4.mul(x1, x1))))
+      if (v128.all_true<i32>(f32x4.lt(f32x4.pmax(f32x4.abs(x0), f32x4.abs(x1)), f32x4.splat(0.5)))) {
+        a3 = f32x4.add(a3, f32x4.add(k3poly(x0), k3poly(x1)))
+      } else {
+        a3 = f32x4.add(a3, f32x4.add(k3v(x0), k3v(x1)))
+      }
+    }
+    s1 += <f64>hsum(a1)
+    s2 += <f64>hsum(a2)
+    s3 += <f64>hsum(a3)
+  }
+  for (; i < n; i++) {
+    const off = <usize>i << 2
+    const x = load<f32>(p + off) - load<f32>(q + off)
+    s1 -= <f64>x
+    s2 += <f64>(0.5 * x * x)
+    s3 += <f64>f32x4.extract_lane(k3v(f32x4.splat(x)), 0)
+  }
+  store<f64>(out, s1)
+  store<f64>(out + 8, s2)
+  store<f64>(out + 16, s3)
+}
+
+// near-minimax coefficients of P(x) = (e^x − 1 − x) / x² on |x| ≤ ½ (a Lawson-weighted least-squares fit in
+// relative error; max relative error 2.4e-8 in doubles, below float32's half ulp): degree 5 instead of the Taylor
+// series' degree 7 for the same accuracy
+const K3C0: f32 = 0.5000000120138168
+const K3C1: f32 = 0.16666665455795293
+const K3C2: f32 = 0.041665795940082406
+const K3C3: f32 = 0.008333452177752214
+const K3C4: f32 = 0.0013981997551613633
+const K3C5: f32 = 0.00019875627995901736
+
+/** x²·P(x), accurate for |x| < ½ (Estrin's scheme; no cancellation). */
+function k3poly(x: v128): v128 {
   const x2 = f32x4.mul(x, x)
-  const p01 = f32x4.add(f32x4.splat(1.0 / 2.0), f32x4.mul(x, f32x4.splat(1.0 / 6.0)))
-  const p23 = f32x4.add(f32x4.splat(1.0 / 24.0), f32x4.mul(x, f32x4.splat(1.0 / 120.0)))
-  const p45 = f32x4.add(f32x4.splat(1.0 / 720.0), f32x4.mul(x, f32x4.splat(1.0 / 5040.0)))
-  const p67 = f32x4.add(f32x4.splat(1.0 / 40320.0), f32x4.mul(x, f32x4.splat(1.0 / 362880.0)))
-  const p03 = f32x4.add(p01, f32x4.mul(p23, x2))
-  const p47 = f32x4.add(p45, f32x4.mul(p67, x2))
-  const s = f32x4.mul(f32x4.add(p03, f32x4.mul(p47, f32x4.mul(x2, x2))), x2)
+  const p01 = f32x4.add(f32x4.splat(K3C0), f32x4.mul(x, f32x4.splat(K3C1)))
+  const p23 = f32x4.add(f32x4.splat(K3C2), f32x4.mul(x, f32x4.splat(K3C3)))
+  const p45 = f32x4.add(f32x4.splat(K3C4), f32x4.mul(x, f32x4.splat(K3C5)))
+  return f32x4.mul(f32x4.add(p01, f32x4.mul(x2, f32x4.add(p23, f32x4.mul(x2, p45)))), x2)
+}
+
+function k3v(x: v128): v128 {
+  // x²·P(x) for |x| < 0.5, e^x − 1 − x elsewhere
+  const s = k3poly(x)
   const small = f32x4.lt(f32x4.abs(x), f32x4.splat(0.5))
   if (v128.all_true<i32>(small)) return s
-  const big = f32x4.sub(f32x4.sub(expv(x), f32x4.splat(1)), x)
+  // expv saturates at e^88: beyond, +Infinity, so that the sum flags it and the caller answers with the reference
+  const big = v128.bitselect(f32x4.splat(Infinity), f32x4.sub(f32x4.sub(expv(x), f32x4.splat(1)), x), f32x4.gt(x, f32x4.splat(88)))
   return v128.bitselect(s, big, small)
 }
 
@@ -993,4 +1072,125 @@ export function topKRescore(qs: usize, ms: usize, Q: i32, D: i32, k: i32, invQ: 
     }
   }
   return true
+}
+
+// ---------------------------------------------------------------------------------------------- categorical
+
+/**
+ * Inverse-CDF sampling of one action per row of masked `[B, A]` float32 logits `z` (mask `m` or 0) with the given
+ * float64 uniforms `u` `[B]`: the first valid action whose running sum of `e_a = exp(z_a − max)` exceeds `u · Σ e`
+ * (the last valid action when rounding leaves none), as `Categorical.fromUniformsSync`. Writes `actions` (int32
+ * `[B]`) and `logProbs` (float32 `[B]`: `z_a − max − log Σ e`).
+ *
+ * Float32 sums can disagree with the reference's doubles only when `u · Σ e` lies within their rounding error of a
+ * running sum; such rows get action −1 (the caller recomputes them with the reference), so with the same uniforms the
+ * actions are the reference's. The bound `tol` covers: the logits' rounding to float32 and `z − max` (relative
+ * 2⁻²³·(2|max| + 40) for every weight above e⁻²⁰ of the max, those below contribute < A·2e⁻⁹·Σe), the `exp`
+ * polynomial (< 4e−7 relative), and float32 summation (A·2⁻²³·Σe); it is doubled. Returns the number of bad rows (a
+ * non-finite valid logit, a non-0/1 mask value, a row without a valid action, a uniform outside [0, 1)).
+ */
+export function categorical(z: usize, m: usize, B: i32, A: i32, u: usize, actions: usize, logProbs: usize, scratch: usize): i32 {
+  let bad = 0
+  const rowBytes = <usize>A << 2
+  const eps: f32 = 1.1920929e-7 // 2⁻²³
+  for (let b = 0; b < B; b++) {
+    const zr = z + <usize>b * rowBytes
+    const mr: usize = m == 0 ? 0 : m + <usize>b * rowBytes
+    const bo = <usize>b << 2
+    const ub = load<f64>(u + (<usize>b << 3))
+    if (!(ub >= 0 && ub < 1) || !rowStats(zr, mr, A, scratch)) {
+      bad++
+      store<i32>(actions + bo, -1)
+      continue
+    }
+    const S = rowSum
+    const target = <f32>(ub * <f64>S)
+    const rel: f32 = eps * (2 * abs(rowMax) + 40) + 4e-7 + <f32>A * (eps + 2.1e-9)
+    const tol: f32 = 2 * (S * rel + target * eps)
+    // skip whole blocks of 4 while the running sum stays at or below the target
+    let acc: f32 = 0
+    let a = 0
+    const A4 = A & ~3
+    for (; a < A4; a += 4) {
+      const blk = hsum(v128.load(scratch + (<usize>a << 2)))
+      if (acc + blk > target - tol) break
+      acc += blk
+    }
+    let chosen = -1
+    let last = -1
+    let before: f32 = 0
+    for (; a < A; a++) {
+      const off = <usize>a << 2
+      if (mr != 0 && load<f32>(mr + off) != 1) continue
+      last = a
+      before = acc
+      acc += load<f32>(scratch + off)
+      if (acc > target) {
+        chosen = a
+        break
+      }
+    }
+    // past the end (chosen < 0) the reference picks the last valid action; ambiguous when the total is near the target
+    const ambiguous = chosen < 0 ? acc > target - tol : acc - target <= tol || target - before <= tol
+    if (chosen < 0) {
+      chosen = last
+      if (chosen < 0) {
+        for (let c = A - 1; c >= 0; c--) {
+          if (mr == 0 || load<f32>(mr + (<usize>c << 2)) == 1) {
+            chosen = c
+            break
+          }
+        }
+      }
+    }
+    if (ambiguous) {
+      store<i32>(actions + bo, -1)
+      continue
+    }
+    store<i32>(actions + bo, chosen)
+    store<f32>(logProbs + bo, load<f32>(zr + (<usize>chosen << 2)) - rowMax - Mathf.log(S))
+  }
+  return bad
+}
+
+// ---------------------------------------------------------------------------------------------- PCG64 uniforms
+
+/** PCG64's 128-bit LCG multiplier 0x2360ed051fc65da4_4385df649fccf645 (NumPy `pcg64.h`). */
+const PCG_MUL_HI: u64 = (<u64>0x2360ed05 << 32) | 0x1fc65da4
+const PCG_MUL_LO: u64 = (<u64>0x4385df64 << 32) | 0x9fccf645
+
+/** High 64 bits of the 128-bit product a · b. */
+function mulhi64(a: u64, b: u64): u64 {
+  const a0 = a & 0xffffffff
+  const a1 = a >> 32
+  const b0 = b & 0xffffffff
+  const b1 = b >> 32
+  const p00 = a0 * b0
+  const p01 = a0 * b1
+  const p10 = a1 * b0
+  const mid = (p00 >> 32) + (p01 & 0xffffffff) + (p10 & 0xffffffff)
+  return a1 * b1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32)
+}
+
+/**
+ * `n` uniform doubles in [0, 1) from the PCG64 state at `st` (`[stateLo, stateHi, incLo, incHi]` as u64), exactly
+ * NumPy's `Generator.random()` (and core's `Rng.random()`): state ← state · MULT + inc (mod 2¹²⁸), then the XSL-RR
+ * output `rotr(hi ⊕ lo, hi >> 58)`, then `(out >> 11) · 2⁻⁵³`. Writes the advanced state back.
+ */
+export function pcg64Uniforms(st: usize, n: i32, out: usize): void {
+  let lo = load<u64>(st)
+  let hi = load<u64>(st, 8)
+  const incLo = load<u64>(st, 16)
+  const incHi = load<u64>(st, 24)
+  for (let i = 0; i < n; i++) {
+    const plo = lo * PCG_MUL_LO
+    const phi = mulhi64(lo, PCG_MUL_LO) + lo * PCG_MUL_HI + hi * PCG_MUL_LO
+    const slo = plo + incLo
+    hi = phi + incHi + (slo < plo ? 1 : 0)
+    lo = slo
+    const x = rotr<u64>(hi ^ lo, hi >> 58)
+    store<f64>(out + (<usize>i << 3), <f64>(x >> 11) * 1.1102230246251565e-16)
+  }
+  store<u64>(st, lo)
+  store<u64>(st, hi, 8)
 }
