@@ -11,7 +11,9 @@
  *   session creation happens in the warm-up call and is not timed. Backend `wasm-simd` times the {@link WasmSimd}
  *   kernels (GAE, log-softmax, categorical sampling, KL, PPO loss, group norm, top-k) end to end from typed arrays (inputs copied into the
  *   WebAssembly memory and results copied out on every call), and for top-k also `wasm-simd (resident)` (the matrix
- *   copied once into a `WasmSimd.makeTopKIndex`), for KL k3 `wasm-simd (resident)` (inputs in a
+ *   copied once into a `WasmSimd.makeTopKIndex`) and `wasm-simd (sharded ×N)` (a {@link TopKShards} index: N worker
+ *   threads, each holding a contiguous row shard in its own WebAssembly instance, results merged exactly; N from option
+ *   `shards`, default `TopKShards.defaultShards()`; worker start-up is not timed), for KL k3 `wasm-simd (resident)` (inputs in a
  *   `WasmSimd.makeKlBuffers` workspace, values left there). Categorical sampling draws its uniforms inside the timed
  *   call on every path (the core `Rng`; for wasm-simd its stream continued in bulk by `WasmSimd.uniformStream`). Without WebAssembly SIMD the backend is skipped with the reason.
  * - Timing: one warm-up call, then calls until `minTimeMs` has passed (at least 3, at most 200); the fastest call
@@ -50,6 +52,7 @@ import * as Returns from "./Returns.js"
 import * as Softmax from "./Softmax.js"
 import * as SumTree from "./SumTree.js"
 import * as TopK from "./TopK.js"
+import * as TopKShards from "./TopKShards.js"
 import * as WasmSimd from "./WasmSimd.js"
 
 /** One line of the table. */
@@ -59,8 +62,9 @@ export interface BenchRow {
   /**
    * `typed-array`, `wasm`, `cpu`, `tensorflow`, `onnxruntime` (top-k matrix fed as a resident input tensor),
    * `onnxruntime (baked)` (top-k matrix baked into the model as an initializer), `wasm-simd` (the {@link WasmSimd}
-   * kernels, inputs copied into WebAssembly memory on every call) or `wasm-simd (resident)` (top-k against a
-   * `WasmSimd.makeTopKIndex` matrix copied once).
+   * kernels, inputs copied into WebAssembly memory on every call), `wasm-simd (resident)` (top-k against a
+   * `WasmSimd.makeTopKIndex` matrix copied once) or `wasm-simd (sharded ×N)` (top-k against a `TopKShards` index of
+   * N worker threads).
    */
   readonly backend: string
   readonly ourMs: number
@@ -82,6 +86,8 @@ export interface BenchOptions {
   readonly quick?: boolean | undefined
   /** Only kernels whose name starts with one of these (e.g. `["gae", "topk"]`). */
   readonly kernels?: ReadonlyArray<string> | undefined
+  /** Shard counts of the `wasm-simd (sharded ×N)` top-k rows (default `[TopKShards.defaultShards()]`; `[]`: none). */
+  readonly shards?: ReadonlyArray<number> | undefined
   /** Time budget per measurement in ms (default 300). */
   readonly minTimeMs?: number | undefined
   /** Python executable (default `python3`); `null` skips NumPy. */
@@ -102,18 +108,20 @@ interface Case {
 
 /**
  * The call to time on the typed-array path (`tf` undefined) or a TensorFlow.js backend; `ort`: on ONNX Runtime;
- * `simd`: the WebAssembly SIMD kernel; `simdResident`: top-k against a resident index (returns the call and a release).
+ * `simd`: the WebAssembly SIMD kernel; `simdResident`: top-k against a resident index (returns the call and a release);
+ * `simdSharded`: top-k against a sharded index of N workers.
  */
 type Impl = ((tf: Tf | undefined) => (() => unknown) | undefined) & {
   readonly ort?: (engine: OrtEngine.OrtEngineShape) => () => Promise<unknown>
   readonly simd?: () => unknown
   readonly simdResident?: () => { readonly call: () => unknown; readonly release: () => void }
+  readonly simdSharded?: (shards: number) => Promise<{ readonly call: () => Promise<unknown>; readonly release: () => Promise<void> }>
 }
 
 const withOrt = (impl: Impl, ort: (engine: OrtEngine.OrtEngineShape) => () => Promise<unknown>): Impl => Object.assign(impl, { ort })
 
-const withSimd = (impl: Impl, simd: () => unknown, simdResident?: Impl["simdResident"]): Impl =>
-  Object.assign(impl, { simd }, simdResident === undefined ? {} : { simdResident })
+const withSimd = (impl: Impl, simd: () => unknown, simdResident?: Impl["simdResident"], simdSharded?: Impl["simdSharded"]): Impl =>
+  Object.assign(impl, { simd }, simdResident === undefined ? {} : { simdResident }, simdSharded === undefined ? {} : { simdSharded })
 
 /** Fast deterministic filler for big inputs (xorshift32, ~N(0, 1)-ish via a sum of uniforms). */
 const filler = (seed: number) => {
@@ -337,7 +345,11 @@ const cases = (quick: boolean): ReadonlyArray<Case> => {
           const index = WasmSimd.makeTopKIndex(input.matrix, M, D)
           return { call: () => index.search(input.queries, Q, 10, metric), release: index.dispose }
         }
-        return withSimd(withOrt(tfOnly(input, TopK.topKSync, TopK.topKTf), (e) => () => e.topK(input)), () => WasmSimd.topK(input), resident)
+        const sharded = async (shards: number) => {
+          const index = await TopKShards.makeUnscoped(input.matrix, M, D, { shards })
+          return { call: () => index.search(input.queries, Q, 10, metric), release: index.close }
+        }
+        return withSimd(withOrt(tfOnly(input, TopK.topKSync, TopK.topKTf), (e) => () => e.topK(input)), () => WasmSimd.topK(input), resident, sharded)
       }
     })
   }
@@ -493,6 +505,20 @@ export const runKernelBenchmarks = (options: BenchOptions = {}): Effect.Effect<R
             const row = { id: c.id, kernel: c.kernel, size: c.size, backend: `${backend} (resident)`, ourMs }
             measured.push(row)
             options.onRow?.(row)
+          }
+          if (forTf.simdSharded !== undefined) {
+            for (const n of options.shards ?? [TopKShards.defaultShards()]) {
+              const label = `${backend} (sharded ×${n})`
+              const ourMs = yield* Effect.acquireUseRelease(
+                Effect.tryPromise(() => forTf.simdSharded!(n)),
+                ({ call }) => Effect.promise(() => timeAsync(call, minTimeMs)),
+                ({ release }) => Effect.promise(release)
+              ).pipe(Effect.catch((e) => Effect.as(Effect.logWarning(`bench kernels: skipping ${label}: ${String(e)}`), undefined)))
+              if (ourMs === undefined) continue
+              const row = { id: c.id, kernel: c.kernel, size: c.size, backend: label, ourMs }
+              measured.push(row)
+              options.onRow?.(row)
+            }
           }
           yield* Effect.yieldNow
         }

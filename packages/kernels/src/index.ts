@@ -4,7 +4,8 @@
  * dispatched through a {@link KernelRegistry} that users can extend; {@link OrtEngine} adds ONNX Runtime as a second
  * engine for top-k, log-softmax and KL (`AUTODIDACT_KERNEL_ENGINE=onnxruntime`); {@link WasmSimd} adds WebAssembly SIMD
  * kernels (backend `wasm-simd`: top-k, log-softmax, categorical sampling, KL, PPO loss, GAE, group norm), preferred on wasm/cpu once
- * registered; {@link Benchmark} times them against NumPy.
+ * registered; {@link TopKShards} shards a resident top-k index over worker threads; {@link Benchmark} times them against
+ * NumPy.
  * @since 0.1.0
  */
 export * as Backend from "./Backend.js"
@@ -22,4 +23,5 @@ export * as Returns from "./Returns.js"
 export * as Softmax from "./Softmax.js"
 export * as SumTree from "./SumTree.js"
 export * as TopK from "./TopK.js"
+export * as TopKShards from "./TopKShards.js"
 export * as WasmSimd from "./WasmSimd.js"

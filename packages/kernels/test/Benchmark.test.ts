@@ -41,6 +41,13 @@ describe("Benchmark", () => {
       for (const r of rows) expect(r.ourMs).toBeGreaterThan(0)
     }), 60_000)
 
+  it.effect("wasm-simd top-k rows: per call, resident, and sharded over worker threads", () =>
+    Effect.gen(function* () {
+      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["topk-dot-1x"], backends: ["wasm-simd"], shards: [2], minTimeMs: 5, python: null })
+      expect(rows.map((r) => r.backend)).toEqual(["wasm-simd", "wasm-simd (resident)", "wasm-simd (sharded ×2)"])
+      for (const r of rows) expect(r.ourMs).toBeGreaterThan(0)
+    }), 60_000)
+
   it.effect("without python the NumPy columns are null", () =>
     Effect.gen(function* () {
       const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["sumtree-sample"], backends: ["typed-array"], minTimeMs: 5, python: "/nonexistent/python3" })
