@@ -26,6 +26,12 @@
  *   object / target / tool; `go to` a receptacle visited or not, where the task object or a lamp was seen; `take` /
  *   `move` / `heat|cool|clean` of the task object, into the target, matching the task type), each also conjoined
  *   with the phase, so that the action tower can score "what to do next" without depending on entity identities.
+ * - Expanded commands (skills/options, household): a command no primitive pattern matches gets `verb:<word>`;
+ *   when a registered {@link ActionDescriber} (a generic hook, e.g. `@autodidact/skills`' options wrapper, which
+ *   this package does not import) gives its expansion into primitive steps, it also gets its first step's keys and
+ *   keys of the whole expansion (takes the task object, reaches the target, places it, ...), so that a learner can
+ *   tell a skill call that starts where the task object was seen and ends by placing it from one that does not
+ *   (the options framework: Sutton, Precup & Singh, "Between MDPs and semi-MDPs", Artificial Intelligence 1999).
  * - Sokoban grids (RAGEN symbols `# _ O X √ P S`, actions Up/Down/Left/Right): egocentric features, i.e. the 5 × 5
  *   window around the player and the box and target positions relative to the player (state), and per action the
  *   two cells ahead, whether the move pushes the box, whether a push brings the box closer to the target (Manhattan)
@@ -198,11 +204,94 @@ const has = (s: HouseholdSummary, rec: string, type: string): boolean => {
   return false
 }
 
-/** State and per-action relational keys of a household decision. */
+/**
+ * What an action the household parser does not recognize stands for: the primitive commands it expands to, in
+ * order (a skill/option command → its steps). The first step is a command as the env spells it (`go to cabinet 1`);
+ * later steps may name an entity *type* where the instance is chosen when the step runs (`take mug from cabinet 1`).
+ * Undefined when the action is unknown to the describer.
+ */
+export type ActionDescriber = (action: string) => ReadonlyArray<string> | undefined
+
+const describers: Array<ActionDescriber> = []
+
+/**
+ * Register an {@link ActionDescriber} (e.g. an options wrapper's `describeAction`, so that skill commands get the
+ * relational keys of their expansion; `@autodidact/optim` knows nothing of skills). Returns the function that
+ * unregisters it. The registry is process-wide and consulted only for actions no primitive pattern matches, so a
+ * describer never changes the features of a primitive command.
+ */
+export const registerActionDescriber = (describer: ActionDescriber): (() => void) => {
+  describers.push(describer)
+  return () => {
+    const i = describers.indexOf(describer)
+    if (i >= 0) describers.splice(i, 1)
+  }
+}
+
+/** The expansion of `action` by the first registered describer that knows it; undefined when none does. */
+export const describeAction: ActionDescriber = (action) => {
+  for (const d of describers) {
+    const r = d(action)
+    if (r !== undefined) return r
+  }
+  return undefined
+}
+
+const ARG = "(\\w+(?: \\d+)?)"
+const GO = new RegExp(`^go to ${ARG}$`)
+const TAKE = new RegExp(`^take ${ARG} from ${ARG}$`)
+const MOVE = new RegExp(`^move ${ARG} to ${ARG}$`)
+const TREAT = new RegExp(`^(heat|cool|clean) ${ARG} with ${ARG}$`)
+const USE = new RegExp(`^use ${ARG}$`)
+
+/**
+ * Keys of an expanded (skill) command: the keys of its first step as that primitive command would get them (when it
+ * is one), shared with the primitive, and again prefixed `skf:` (skill-specific), and `skx:` keys of the whole expansion: its length, and whether some step takes the task
+ * object, reaches (goes to) the target / the tool, moves the task object into the target, applies the task's
+ * treatment to the task object, uses a desk lamp. Steps may name types instead of instances.
+ */
+const expansionKeys = (
+  task: HouseholdTask,
+  treatVerb: string | undefined,
+  steps: ReadonlyArray<string>,
+  keysOf: (text: string) => Array<string> | undefined
+): Array<string> => {
+  const f: Array<string> = [`skx:len:${Math.min(steps.length, 6)}`]
+  for (const k of keysOf(steps[0]!) ?? []) f.push(k, `skf:${k}`)
+  let takes = false, reachesTgt = false, reachesTool = false, places = false, treats = false, lamp = false
+  for (const st of steps) {
+    let m: RegExpExecArray | null
+    if ((m = GO.exec(st)) !== null) {
+      const t = typeOf(m[1]!)
+      if (t === task.target) reachesTgt = true
+      if (t === task.tool) reachesTool = true
+    } else if ((m = TAKE.exec(st)) !== null) {
+      if (typeOf(m[1]!) === task.object) takes = true
+    } else if ((m = MOVE.exec(st)) !== null) {
+      if (typeOf(m[1]!) === task.object && typeOf(m[2]!) === task.target) places = true
+    } else if ((m = TREAT.exec(st)) !== null) {
+      if (m[1] === treatVerb && typeOf(m[2]!) === task.object) treats = true
+    } else if ((m = USE.exec(st)) !== null) {
+      if (typeOf(m[1]!) === "desklamp") lamp = true
+    }
+  }
+  f.push(`skx:takes-obj:${takes ? 1 : 0}`, `skx:reaches-tgt:${reachesTgt ? 1 : 0}`, `skx:places:${places ? 1 : 0}`)
+  if (task.tool !== undefined) f.push(`skx:reaches-tool:${reachesTool ? 1 : 0}`)
+  if (treatVerb !== undefined) f.push(`skx:treats:${treats ? 1 : 0}`)
+  if (task.type === "look") f.push(`skx:lamp:${lamp ? 1 : 0}`)
+  return f
+}
+
+/**
+ * State and per-action relational keys of a household decision. An action no primitive pattern matches gets
+ * `verb:<first word>`, and, when `describe` (default: the registered describers, {@link describeAction}) knows its
+ * expansion, the keys of {@link ActionDescriber}'s first step and of the whole expansion (`skf:`, `skx:` keys).
+ */
 export const householdFeatures = (
   task: HouseholdTask,
   s: HouseholdSummary,
-  actions: ReadonlyArray<string>
+  actions: ReadonlyArray<string>,
+  describe: ActionDescriber | undefined = describeAction
 ): { readonly state: Array<string>; readonly actions: Array<Array<string>> } => {
   const treatVerb = task.type === "clean" || task.type === "heat" || task.type === "cool" ? task.type : undefined
   const holdsObj = s.held !== undefined && typeOf(s.held) === task.object
@@ -227,8 +316,7 @@ export const householdFeatures = (
     `hh:phase-at:${phase}|${here}|${loc !== undefined && s.closed.has(loc) ? "closed" : "open"}`,
     `hh:visited:${Math.min(s.visited.size, 6)}`
   ]
-  const out = actions.map((a) => {
-    const text = a.toLowerCase()
+  const keysOf = (text: string): Array<string> | undefined => {
     const f: Array<string> = []
     let m: RegExpExecArray | null
     if ((m = /^go to (\w+ \d+)$/.exec(text)) !== null) {
@@ -257,8 +345,16 @@ export const householdFeatures = (
     } else if ((m = /^examine (\w+ \d+)$/.exec(text)) !== null) {
       const t = typeOf(m[1]!)
       f.push(`examine:${t === task.object ? "obj" : s.contents.has(m[1]!) || s.visited.has(m[1]!) ? "rec" : "other"}`)
-    } else {
-      f.push(`verb:${text.split(" ")[0] ?? ""}`)
+    } else return undefined
+    return f
+  }
+  const out = actions.map((a) => {
+    const text = a.toLowerCase()
+    let f = keysOf(text)
+    if (f === undefined) {
+      f = [`verb:${text.split(" ")[0] ?? ""}`]
+      const steps = describe?.(a)
+      if (steps !== undefined && steps.length > 0) f.push(...expansionKeys(task, treatVerb, steps.map((x) => x.toLowerCase()), keysOf))
     }
     const n = f.length
     for (let i = 0; i < n; i++) f.push(`ph:${phase}|${f[i]}`)

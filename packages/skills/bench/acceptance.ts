@@ -6,7 +6,8 @@
  *
  * Run: `cd packages/skills && node --import tsx --conditions=@autodidact/source bench/acceptance.ts \
  *   [--difficulty easy|default] [--budget 100000] [--seeds 1,2,3] [--eval-episodes 100] [--algo gigpo] \
- *   [--max-macros 4] [--max-groundings 3] [--max-skill-actions 8] [--relational false]`
+ *   [--max-macros 4] [--max-groundings 3] [--max-skill-actions 8] [--relational false] [--skill-features false] \
+ *   [--arms both|primitives|skills]`
  */
 import { TextHousehold } from "@autodidact/envs"
 import { Embedder } from "@autodidact/memory"
@@ -28,11 +29,16 @@ const settings: Experiment.Settings = {
   maxMacros: num("max-macros", 4),
   maxGroundings: num("max-groundings", 3),
   maxSkillActions: num("max-skill-actions", 8),
+  // --skill-features false: skill commands get only `verb:skill` + their words (the featurization before issue 6's
+  // skill-features change)
+  skillFeatures: args.get("skill-features") !== "false",
   // --relational false: the DRRN without its hand-written household relational keys (which only recognize primitive
   // commands; a skill command gets none), so both arms are featurized alike (bag of words + history)
   trainer: { policy: { relational: args.get("relational") !== "false" } }
 }
 const seeds = (args.get("seeds") ?? "1,2,3").split(",").map(Number)
+// --arms primitives|skills: train only one arm (default both)
+const arms = args.get("arms") ?? "both"
 
 await Effect.runPromise(
   Effect.gen(function*() {
@@ -55,12 +61,13 @@ await Effect.runPromise(
     console.log(Experiment.table(rows))
     for (const seed of seeds) {
       for (const [agent, options] of [["GiGPO, primitives", []], ["GiGPO, + skills", d.options]] as const) {
+        if (arms !== "both" && (arms === "skills") !== (options.length > 0)) continue
         const r = yield* Experiment.trainArm(agent.replace("GiGPO", settings.algo ?? "gigpo"), settings, library, options, runner, seed)
         rows.push(r)
         console.log(`${r.agent} seed ${seed}: success ${(100 * r.successRate).toFixed(0)}%, ${r.decisions.toFixed(1)} decisions/ep, ${r.primitiveSteps.toFixed(1)} primitive steps/ep, ${r.wallSeconds.toFixed(0)} s`)
       }
     }
-    console.log(`\n${settings.difficulty} TextHousehold-v0, relational features ${args.get("relational") !== "false"}, budget ${settings.budget} primitive steps per run, greedy evaluation on ${settings.evalEpisodes} unseen tasks, sandbox calls ${runner.calls}`)
+    console.log(`\n${settings.difficulty} TextHousehold-v0, relational features ${args.get("relational") !== "false"}, skill features ${settings.skillFeatures}, budget ${settings.budget} primitive steps per run, greedy evaluation on ${settings.evalEpisodes} unseen tasks, sandbox calls ${runner.calls}`)
     console.log(Experiment.table(rows))
     const mean = (agent: string, k: keyof Experiment.Row) => {
       const xs = rows.filter((r) => r.agent === agent).map((r) => Number(r[k]))

@@ -21,7 +21,7 @@
  */
 import { Rng } from "@autodidact/core"
 import { TextHousehold } from "@autodidact/envs"
-import { GroupRollout, MultiTurnTrainer } from "@autodidact/optim"
+import { GroupRollout, MultiTurnTrainer, TextAbstraction } from "@autodidact/optim"
 import { Effect } from "effect"
 import * as Discovery from "../src/Discovery.js"
 import type { SkillLibrary } from "../src/SkillLibrary.js"
@@ -47,6 +47,11 @@ export interface Settings {
   /** Groundings per macro and skill commands per step. Defaults 3 and 8. */
   readonly maxGroundings?: number
   readonly maxSkillActions?: number
+  /**
+   * Register the wrapper's `describeAction` with `TextAbstraction`, so that skill commands get the relational keys
+   * of their expansion (first step and whole macro). Default true; no effect on a primitives-only arm.
+   */
+  readonly skillFeatures?: boolean
   /** Trainer overrides (group size, tasks per batch, learning rate, ...). */
   readonly trainer?: Partial<MultiTurnTrainer.Options>
 }
@@ -156,6 +161,10 @@ export const trainArm = (
   Effect.gen(function*() {
     const t0 = performance.now()
     const env = makeEnv(s, library, options, runner)
+    if (s.skillFeatures ?? true) {
+      const unregister = TextAbstraction.registerActionDescriber((a) => env.describeAction(a))
+      yield* Effect.addFinalizer(() => Effect.sync(unregister))
+    }
     const abort = new AbortController()
     let trainPrimitiveSteps = 0
     let trainDecisions = 0
@@ -180,7 +189,7 @@ export const trainArm = (
     })
     const r = evaluate(env, MultiTurnTrainer.drrnTextPolicy(result.policy), s.evalEpisodes, Rng.make([seed, 0x5eed]), true, maxSteps)
     return { agent, seed, ...r, trainPrimitiveSteps, trainDecisions, wallSeconds: (performance.now() - t0) / 1000 } satisfies Row
-  })
+  }).pipe(Effect.scoped)
 
 /** A non-learning baseline on the evaluation tasks (no training). */
 export const baseline = <E>(

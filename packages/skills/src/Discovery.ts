@@ -335,6 +335,7 @@ export const macroOption = (
   return {
     name,
     params: params.map((p) => `x${p}`),
+    expand: (args) => steps.map((st) => st.replace(/\{(\d+)\}/g, (w, v: string) => args[params.indexOf(Number(v))] ?? w)),
     ground: (env) => {
       if (steps.length < 2) return []
       const adm = env.admissibleActions()

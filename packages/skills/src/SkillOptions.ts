@@ -45,6 +45,11 @@ export interface SkillOption {
    * argument may contain spaces (an instance such as `cabinet 2`); the offered command is then parsed by lookup.
    */
   readonly ground: (env: TextEnv) => ReadonlyArray<ReadonlyArray<string>>
+  /**
+   * Optional: the primitive commands a call with these arguments expands to (first step exact, later steps may name
+   * types), for featurizers; see {@link OptionsEnvBase.describeAction}. A macro knows it; an arbitrary skill need not.
+   */
+  readonly expand?: (args: ReadonlyArray<string>) => ReadonlyArray<string>
 }
 
 /** The parse of a skill command. */
@@ -172,6 +177,7 @@ const skillResult = (
 abstract class OptionsEnvBase {
   protected readonly state = { lastObservation: "", done: false }
   protected offered = new Map<string, SkillCommand>()
+  private readonly known = new Map<string, SkillCommand>()
   readonly counters: SkillCounters = { decisions: 0, skillDecisions: 0, primitiveSteps: 0, failedSkillCalls: 0 }
 
   constructor(
@@ -208,7 +214,23 @@ abstract class OptionsEnvBase {
   admissibleActions(): ReadonlyArray<string> {
     const prim = this.env.admissibleActions()
     this.offered = offerSkills(this.env, this.options, this.config.maxSkillActions ?? Infinity, prim)
+    for (const [text, cmd] of this.offered) if (!this.known.has(text) && this.known.size < 100_000) this.known.set(text, cmd)
     return [...prim, ...this.offered.keys()]
+  }
+
+  /**
+   * The primitive commands a skill command offered so far expands to (its option's `expand`), or undefined (a
+   * primitive, a command never offered, an option without `expand`). Stateless in the current state: it answers from
+   * every command offered since construction (a command's text determines its call). Meant as a generic action
+   * describer for featurizers, e.g. `TextAbstraction.registerActionDescriber((a) => env.describeAction(a))` in
+   * `@autodidact/optim`, so that skill commands get the relational keys of their steps.
+   */
+  describeAction(action: string): ReadonlyArray<string> | undefined {
+    const cmd = this.known.get(action)
+    if (cmd === undefined) return undefined
+    const opt = this.options.find((o) => o.name === cmd.name)
+    if (opt?.expand === undefined) return undefined
+    return opt.expand(opt.params.map((p) => cmd.args[p] ?? ""))
   }
 
   /** Only the grounded skill commands. */

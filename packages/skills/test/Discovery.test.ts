@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { TextHousehold } from "@autodidact/envs"
 import { Embedder } from "@autodidact/memory"
 import { Effect, Layer } from "effect"
-import { Discovery, Sandbox, SkillLibrary } from "../src/index.js"
+import { Discovery, Sandbox, SkillLibrary, SkillOptions } from "../src/index.js"
 
 const layer = Layer.mergeAll(Sandbox.layer({ timeoutMs: 10_000, poolSize: 2 }), Embedder.layerHashed())
 
@@ -51,4 +51,30 @@ describe("Discovery.macroOption", () => {
     expect(opt.ground(fakeEnv("put a cd on shelf.", ["look"]))).toEqual([])
     expect(Discovery.macroOption("go", ["go to {0}"]).ground(env)).toEqual([])
   })
+
+  it.effect("expands a grounding into its steps, and the wrapper describes offered skill commands only", () =>
+    Effect.gen(function*() {
+      const opt = Discovery.macroOption("fetch", ["go to {0}", "take {1} from {0}", "go to {2}", "move {1} to {2}"], { 1: ["mug"], 2: ["desk"] }, { maxGroundings: 2 })
+      expect(opt.expand!(["cabinet 1", "mug", "desk"])).toEqual(["go to cabinet 1", "take mug from cabinet 1", "go to desk", "move mug to desk"])
+      const env = {
+        ...fakeEnv("put a mug in desk.", ["go to cabinet 1", "go to desk 1", "look"]),
+        reset: () => ({ observation: "", info: {} }),
+        step: () => ({ observation: "", reward: 0, terminated: false, truncated: false, info: {} }),
+        stateKey: () => ""
+      } as unknown as TextHousehold.TextHousehold
+      const lib = yield* SkillLibrary.SkillLibrary.make()
+      const w = new SkillOptions.SkillOptionsEnv(env, lib, [opt])
+      expect(w.describeAction("skill fetch cabinet 1 mug desk")).toBeUndefined() // not offered yet
+      const adm = w.admissibleActions()
+      // {0}: the two `go to` instances; {1} = mug, {2} = desk (their training types, named in the task); desk 1 first
+      expect(adm).toEqual(["go to cabinet 1", "go to desk 1", "look", "skill fetch desk 1 mug desk", "skill fetch cabinet 1 mug desk"])
+      expect(w.describeAction("skill fetch cabinet 1 mug desk")).toEqual(["go to cabinet 1", "take mug from cabinet 1", "go to desk", "move mug to desk"])
+      expect(w.describeAction("skill fetch desk 1 mug desk")).toEqual(["go to desk 1", "take mug from desk 1", "go to desk", "move mug to desk"])
+      expect(w.describeAction("go to desk 1")).toBeUndefined()
+      expect(w.describeAction("look")).toBeUndefined()
+      // an option without `expand` (a hand-written skill) is not described
+      const hand = new SkillOptions.SkillOptionsEnv(env, lib, [{ name: "h", params: ["r"], ground: () => [["desk 1"]] }])
+      expect(hand.admissibleActions()).toContain("skill h desk 1")
+      expect(hand.describeAction("skill h desk 1")).toBeUndefined()
+    }).pipe(Effect.provide(layer)))
 })
