@@ -129,6 +129,41 @@ const successOf = (info: Trajectory.Info, terminated: boolean, ret: number): boo
   return terminated && ret > 0
 }
 
+/** Index of a decision's action in `admissible` (its own index when it points at the same text), −1 when not in it. */
+export const admissibleIndex = (admissible: ReadonlyArray<string>, d: { readonly index: number; readonly action: string }): number =>
+  d.index >= 0 && admissible[d.index] === d.action ? d.index : admissible.indexOf(d.action)
+
+/**
+ * The recorded step of one decision, shared by every text rollout: an inadmissible action (`actionIndex < 0`) loses
+ * `invalidActionPenalty` unless the env penalized it itself (`info.invalidAction`), and the last step allowed by
+ * `maxSteps` is marked truncated unless the episode terminated.
+ */
+export const recordStep = <E>(
+  decision: {
+    readonly observation: string
+    readonly action: string
+    readonly logProb: number
+    readonly stateKey: string
+    readonly admissible: ReadonlyArray<string>
+    readonly actionIndex: number
+    readonly encoded: E
+  },
+  out: Env.StepResult<string>,
+  t: number,
+  options: { readonly maxSteps: number; readonly invalidActionPenalty: number }
+): TextStep<E> => {
+  const invalid = decision.actionIndex < 0
+  const penalty = invalid && out.info["invalidAction"] !== true ? options.invalidActionPenalty : 0
+  return {
+    ...decision,
+    reward: out.reward - penalty,
+    terminated: out.terminated,
+    truncated: out.truncated || (!out.terminated && t === options.maxSteps - 1),
+    invalid,
+    info: out.info
+  }
+}
+
 /** Roll out one episode of `task` on `env`; throws what the env throws. */
 export const episode = <E>(
   env: TextEnv,
@@ -152,27 +187,11 @@ export const episode = <E>(
     const input: PolicyInput = { task: taskText, observation, admissible, history: steps }
     const encoded = policy.encode(input)
     const d = policy.act(encoded, input, rng, options.greedy)
-    const actionIndex = d.index >= 0 && admissible[d.index] === d.action ? d.index : admissible.indexOf(d.action)
-    const invalid = actionIndex < 0
+    const actionIndex = admissibleIndex(admissible, d)
     const out = env.step(d.action)
-    const penalty = invalid && out.info["invalidAction"] !== true ? options.invalidActionPenalty : 0
-    const reward = out.reward - penalty
-    const truncated = out.truncated || (!out.terminated && t === options.maxSteps - 1)
-    steps.push({
-      observation,
-      action: d.action,
-      reward,
-      terminated: out.terminated,
-      truncated,
-      logProb: d.logProb,
-      stateKey,
-      admissible,
-      actionIndex,
-      invalid,
-      encoded,
-      info: out.info
-    })
-    ret += reward
+    const step = recordStep({ observation, action: d.action, logProb: d.logProb, stateKey, admissible, actionIndex, encoded }, out, t, options)
+    steps.push(step)
+    ret += step.reward
     progress.step = t + 1
     observation = out.observation
     lastInfo = out.info

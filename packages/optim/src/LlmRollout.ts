@@ -33,7 +33,7 @@
 import { InvalidOptionError, Rng, type Trajectory } from "@autodidact/core"
 import { Effect } from "effect"
 import type { LanguageModel } from "effect/ai"
-import type * as GroupRollout from "./GroupRollout.js"
+import * as GroupRollout from "./GroupRollout.js"
 import * as LlmPolicy from "./LlmPolicy.js"
 
 /** A recorded LLM step. */
@@ -146,32 +146,16 @@ export const episode = (
       const decided = yield* Effect.result(LlmPolicy.decide(policy, { task: taskText, observation, admissible, history, rules }, rng))
       if (decided._tag === "Failure") return fail(decided.failure)
       const d = decided.success
-      const actionIndex = d.index >= 0 && admissible[d.index] === d.action ? d.index : admissible.indexOf(d.action)
-      const invalid = actionIndex < 0
+      const actionIndex = GroupRollout.admissibleIndex(admissible, d)
       let out: ReturnType<GroupRollout.TextEnv["step"]>
       try {
         out = env.step(d.action)
       } catch (error) {
         return fail(error)
       }
-      const penalty = invalid && out.info["invalidAction"] !== true ? o.invalidActionPenalty : 0
-      const reward = out.reward - penalty
-      const truncated = out.truncated || (!out.terminated && t === o.maxSteps - 1)
-      steps.push({
-        observation,
-        action: d.action,
-        reward,
-        terminated: out.terminated,
-        truncated,
-        logProb: d.logProb,
-        stateKey,
-        admissible,
-        actionIndex,
-        invalid,
-        encoded: d.record,
-        info: out.info
-      })
-      ret += reward
+      const step = GroupRollout.recordStep({ observation, action: d.action, logProb: d.logProb, stateKey, admissible, actionIndex, encoded: d.record }, out, t, o)
+      steps.push(step)
+      ret += step.reward
       stepReached = t + 1
       observation = out.observation
       lastInfo = out.info
