@@ -116,6 +116,51 @@ export const playEpisodes = (
     }
   })
 
+/**
+ * The end of a CartPole-style run (local or `--cluster`): the summary row, and with `saveTrajectories` that many
+ * greedy evaluation episodes of the final policy in the core Trajectory schema (atomic write).
+ */
+const finishRun = (
+  run: RunDirectory.RunDirectory,
+  request: TrainRequest,
+  result: {
+    readonly agent: Parameters<typeof playEpisodes>[0]
+    readonly stopReason: TrainSummary["stopReason"]
+    readonly globalStep: number
+    readonly episodes: number
+    readonly meanRecentReturn: number
+    readonly wallSeconds: number
+  },
+  checkpoint: string,
+  saveTrajectories: number
+) =>
+  Effect.gen(function* () {
+    const summary: TrainSummary = {
+      run: run.dir,
+      env: request.env,
+      algo: request.algo,
+      seed: request.seed,
+      stopReason: result.stopReason,
+      globalStep: result.globalStep,
+      episodes: result.episodes,
+      meanReturnLast100: Number(result.meanRecentReturn.toFixed(2)),
+      wallSeconds: Number(result.wallSeconds.toFixed(2)),
+      checkpoint,
+      ...(saveTrajectories > 0 ? { trajectories: trajectoriesPath(run.dir) } : {})
+    }
+    if (saveTrajectories > 0) {
+      const episodes = yield* playEpisodes(result.agent, request.env, saveTrajectories, request.seed * 1000)
+      const file = trajectoriesPath(run.dir)
+      yield* Effect.try({
+        try: () => AtomicFile.writeSync(file, episodes.map((e) => JSON.stringify(e) + "\n").join("")),
+        catch: (e) => new RunDirectory.RunDirectoryError({ path: file, reason: `cannot write trajectories: ${String(e)}` })
+      })
+      Output.note(request.json, `Wrote ${saveTrajectories} evaluation episode${saveTrajectories === 1 ? "" : "s"} (mean return ${(episodes.reduce((a, e) => a + e.return, 0) / episodes.length).toFixed(1)}) -> ${file}`)
+    }
+    run.append({ kind: "summary", ...summary })
+    return summary
+  })
+
 /** Train per `request`, writing the run directory; prints a progress bar and returns the summary. */
 export const train = (request: TrainRequest) =>
   Effect.gen(function* () {
@@ -180,30 +225,7 @@ export const train = (request: TrainRequest) =>
       },
       onUpdate: (row) => run.append(row)
     }).pipe(Effect.ensuring(Effect.sync(() => bar.stop())))
-    const summary: TrainSummary = {
-      run: run.dir,
-      env: request.env,
-      algo: request.algo,
-      seed: request.seed,
-      stopReason: result.stopReason,
-      globalStep: result.globalStep,
-      episodes: result.episodes,
-      meanReturnLast100: Number(result.meanRecentReturn.toFixed(2)),
-      wallSeconds: Number(result.wallSeconds.toFixed(2)),
-      checkpoint: ckpt,
-      ...(saveTrajectories > 0 ? { trajectories: trajectoriesPath(run.dir) } : {})
-    }
-    if (saveTrajectories > 0) {
-      const episodes = yield* playEpisodes(result.agent, request.env, saveTrajectories, request.seed * 1000)
-      const file = trajectoriesPath(run.dir)
-      yield* Effect.try({
-        try: () => AtomicFile.writeSync(file, episodes.map((e) => JSON.stringify(e) + "\n").join("")),
-        catch: (e) => new RunDirectory.RunDirectoryError({ path: file, reason: `cannot write trajectories: ${String(e)}` })
-      })
-      Output.note(request.json, `Wrote ${saveTrajectories} evaluation episode${saveTrajectories === 1 ? "" : "s"} (mean return ${(episodes.reduce((a, e) => a + e.return, 0) / episodes.length).toFixed(1)}) -> ${file}`)
-    }
-    run.append({ kind: "summary", ...summary })
-    return summary
+    return yield* finishRun(run, request, result, ckpt, saveTrajectories)
   }).pipe(Effect.scoped)
 
 /** The final policy of a `--cluster` run (`Policy.encode` bytes of `@autodidact/cluster`). */
@@ -296,29 +318,7 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
       try: () => AtomicFile.writeSync(policyFile, Policy.encode(Policy.ofActorCritic(result.agent))),
       catch: (e) => new RunDirectory.RunDirectoryError({ path: policyFile, reason: `cannot write the policy: ${String(e)}` })
     })
-    const summary: TrainSummary = {
-      run: run.dir,
-      env: request.env,
-      algo: request.algo,
-      seed: request.seed,
-      stopReason: result.stopReason,
-      globalStep: result.globalStep,
-      episodes: result.episodes,
-      meanReturnLast100: Number(result.meanRecentReturn.toFixed(2)),
-      wallSeconds: Number(result.wallSeconds.toFixed(2)),
-      checkpoint: policyFile,
-      ...(saveTrajectories > 0 ? { trajectories: trajectoriesPath(run.dir) } : {})
-    }
-    if (saveTrajectories > 0) {
-      const episodes = yield* playEpisodes(result.agent, request.env, saveTrajectories, request.seed * 1000)
-      const file = trajectoriesPath(run.dir)
-      yield* Effect.try({
-        try: () => AtomicFile.writeSync(file, episodes.map((e) => JSON.stringify(e) + "\n").join("")),
-        catch: (e) => new RunDirectory.RunDirectoryError({ path: file, reason: `cannot write trajectories: ${String(e)}` })
-      })
-    }
-    run.append({ kind: "summary", ...summary })
-    return summary
+    return yield* finishRun(run, request, result, policyFile, saveTrajectories)
   })
 
 /** `autodidact train` */
