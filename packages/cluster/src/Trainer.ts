@@ -30,8 +30,15 @@ import type { PolicyLagError, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
 import * as RolloutService from "./RolloutService.js"
 
+/** The PPO hyper-parameters this trainer takes from `@autodidact/optim`'s `Ppo.Options` (same meaning and defaults). */
+type PpoHyperParameters = Pick<
+  Ppo.Options,
+  | "hidden" | "learningRate" | "annealLr" | "adamEps" | "gamma" | "gaeLambda" | "numMinibatches" | "updateEpochs"
+  | "normAdv" | "clipCoef" | "clipVloss" | "entCoef" | "vfCoef" | "maxGradNorm"
+>
+
 /** Options: PPO's hyper-parameters (CleanRL defaults) plus the batch and staleness settings. */
-export interface Options {
+export interface Options extends PpoHyperParameters {
   readonly envId: string
   /** Run identity in the cluster tables. Default `"<envId>-<seed>-<timestamp>"`. */
   readonly runId: string
@@ -48,20 +55,6 @@ export interface Options {
   readonly maxPolicyLag: number
   /** Episodes per cluster message. Default 1. */
   readonly perMessage: number
-  readonly hidden: number
-  readonly learningRate: number
-  readonly annealLr: boolean
-  readonly adamEps: number
-  readonly gamma: number
-  readonly gaeLambda: number
-  readonly numMinibatches: number
-  readonly updateEpochs: number
-  readonly normAdv: boolean
-  readonly clipCoef: number
-  readonly clipVloss: boolean
-  readonly entCoef: number
-  readonly vfCoef: number
-  readonly maxGradNorm: number
 }
 
 /** Defaults (PPO's are CleanRL's). */
@@ -71,20 +64,20 @@ export const defaults: Omit<Options, "envId" | "runId"> = {
   updates: 10,
   maxPolicyLag: 0,
   perMessage: 1,
-  hidden: 64,
-  learningRate: 2.5e-4,
-  annealLr: true,
-  adamEps: 1e-5,
-  gamma: 0.99,
-  gaeLambda: 0.95,
-  numMinibatches: 4,
-  updateEpochs: 4,
-  normAdv: true,
-  clipCoef: 0.2,
-  clipVloss: true,
-  entCoef: 0.01,
-  vfCoef: 0.5,
-  maxGradNorm: 0.5
+  hidden: Ppo.defaults.hidden,
+  learningRate: Ppo.defaults.learningRate,
+  annealLr: Ppo.defaults.annealLr,
+  adamEps: Ppo.defaults.adamEps,
+  gamma: Ppo.defaults.gamma,
+  gaeLambda: Ppo.defaults.gaeLambda,
+  numMinibatches: Ppo.defaults.numMinibatches,
+  updateEpochs: Ppo.defaults.updateEpochs,
+  normAdv: Ppo.defaults.normAdv,
+  clipCoef: Ppo.defaults.clipCoef,
+  clipVloss: Ppo.defaults.clipVloss,
+  entCoef: Ppo.defaults.entCoef,
+  vfCoef: Ppo.defaults.vfCoef,
+  maxGradNorm: Ppo.defaults.maxGradNorm
 }
 
 /** A consumed episode, as the `episode` row of `metrics.jsonl` plus where it came from. */
