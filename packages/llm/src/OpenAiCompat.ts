@@ -56,6 +56,7 @@
 import { Context, Duration, Effect, Layer, Schedule, Stream } from "effect"
 import { AiError, LanguageModel, Prompt, Response, Tool } from "effect/ai"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { LlmPolicy } from "@autodidact/optim"
 import { LlmConfigError } from "./LlmErrors.js"
 import * as Sse from "./Sse.js"
 
@@ -692,9 +693,12 @@ export const makeWith = (config: Config): Effect.Effect<LanguageModel.LanguageMo
       )
     }
 
+    // Precedence: the layer's config < the temperature an `@autodidact/optim` policy or optimizer sets for the call
+    // (`LlmPolicy.Temperature`) < `withSampling`.
     const sampling = Effect.gen(function*() {
       const s = yield* CurrentSampling
-      return { ...config.sampling, ...s } as Sampling
+      const temperature = yield* LlmPolicy.Temperature
+      return { ...config.sampling, ...(temperature === undefined ? {} : { temperature }), ...s } as Sampling
     })
 
     const generateText = (options: LanguageModel.ProviderOptions) =>

@@ -1,4 +1,5 @@
 import { OpenAiCompat, Sse } from "@autodidact/llm"
+import { LlmPolicy } from "@autodidact/optim"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
@@ -74,6 +75,18 @@ describe("OpenAiCompat against a scripted server", () => {
       expect([sent.temperature, sent.max_tokens, sent.seed, sent.top_p]).toEqual([0.3, 12, 7, undefined])
       expect(up.headers[before]!.authorization).toBe("Bearer k-1")
     }).pipe(Effect.provide(model({ apiKey: "k-1" }))))
+
+  it.live("the temperature an optim policy sets (LlmPolicy.Temperature) reaches the request; withSampling overrides it", () =>
+    Effect.gen(function*() {
+      const before = up.requests.length
+      yield* LanguageModel.generateText({ prompt: "one" }).pipe(Effect.provideService(LlmPolicy.Temperature, 0.7))
+      yield* LanguageModel.generateText({ prompt: "two" }).pipe(
+        OpenAiCompat.withSampling({ temperature: 0.1 }),
+        Effect.provideService(LlmPolicy.Temperature, 0.7)
+      )
+      yield* LanguageModel.generateText({ prompt: "three" })
+      expect(up.requests.slice(before).map((r) => r.temperature)).toEqual([0.7, 0.1, 0.25])
+    }).pipe(Effect.provide(model({ temperature: 0.25 }))))
 
   it.live("generateText returns log-probabilities and token ids in the finish metadata", () =>
     Effect.gen(function*() {

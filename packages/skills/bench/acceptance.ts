@@ -7,7 +7,7 @@
  * Run: `cd packages/skills && node --import tsx --conditions=@autodidact/source bench/acceptance.ts \
  *   [--difficulty easy|default] [--budget 100000] [--seeds 1,2,3] [--eval-episodes 100] [--algo gigpo] \
  *   [--max-macros 4] [--max-groundings 3] [--max-skill-actions 8] [--relational false] [--skill-features false] \
- *   [--arms both|primitives|skills]`
+ *   [--arms both|primitives|skills] [--budget-unit primitive|decisions]`
  */
 import { TextHousehold } from "@autodidact/envs"
 import { Embedder } from "@autodidact/memory"
@@ -24,6 +24,9 @@ const num = (k: string, d: number) => (args.has(k) ? Number(args.get(k)) : d)
 const settings: Experiment.Settings = {
   difficulty: args.get("difficulty") === "default" ? "default" : "easy",
   budget: num("budget", 100_000),
+  // --budget-unit decisions: the budget counts policy calls (a skill call = 1) instead of primitive env steps
+  // (any other value is rejected by Experiment.trainArm)
+  budgetUnit: (args.get("budget-unit") ?? "primitive") as "primitive" | "decisions",
   evalEpisodes: num("eval-episodes", 100),
   algo: args.get("algo") ?? "gigpo",
   maxMacros: num("max-macros", 4),
@@ -67,7 +70,7 @@ await Effect.runPromise(
         console.log(`${r.agent} seed ${seed}: success ${(100 * r.successRate).toFixed(0)}%, ${r.decisions.toFixed(1)} decisions/ep, ${r.primitiveSteps.toFixed(1)} primitive steps/ep, ${r.wallSeconds.toFixed(0)} s`)
       }
     }
-    console.log(`\n${settings.difficulty} TextHousehold-v0, relational features ${args.get("relational") !== "false"}, skill features ${settings.skillFeatures}, budget ${settings.budget} primitive steps per run, greedy evaluation on ${settings.evalEpisodes} unseen tasks, sandbox calls ${runner.calls}`)
+    console.log(`\n${settings.difficulty} TextHousehold-v0, relational features ${args.get("relational") !== "false"}, skill features ${settings.skillFeatures}, budget ${settings.budget} ${settings.budgetUnit === "decisions" ? "decisions" : "primitive steps"} per run, max skill actions ${settings.maxSkillActions}, greedy evaluation on ${settings.evalEpisodes} unseen tasks, sandbox calls ${runner.calls}`)
     console.log(Experiment.table(rows))
     const mean = (agent: string, k: keyof Experiment.Row) => {
       const xs = rows.filter((r) => r.agent === agent).map((r) => Number(r[k]))

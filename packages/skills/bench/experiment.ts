@@ -31,8 +31,14 @@ import type * as SyncSandbox from "../src/SyncSandbox.js"
 /** Experiment settings. */
 export interface Settings {
   readonly difficulty: "easy" | "default"
-  /** Primitive env steps of training per run. */
+  /** Training budget per run, in `budgetUnit`s. */
   readonly budget: number
+  /**
+   * What the budget counts: primitive env steps (default; a skill call costs its expansion's length) or decisions
+   * (policy calls; a skill call costs 1 — the cost that matters for an LLM agent, where each decision is a model call).
+   * The wrapper counts both; without skills the two are equal.
+   */
+  readonly budgetUnit?: "primitive" | "decisions"
   /** Unseen tasks of the greedy evaluation. */
   readonly evalEpisodes: number
   /** Episode limit, in primitive steps (the env's) and in decisions (the trainer's). Default 50. */
@@ -149,7 +155,7 @@ export const expertPolicy = (env: TextHousehold.TextHousehold): GroupRollout.Tex
   }
 })
 
-/** Train one arm for `s.budget` primitive steps, then evaluate it greedily on unseen tasks. */
+/** Train one arm for `s.budget` primitive steps (or decisions, `s.budgetUnit`), then evaluate it greedily on unseen tasks. */
 export const trainArm = (
   agent: string,
   s: Settings,
@@ -164,6 +170,9 @@ export const trainArm = (
     if (s.skillFeatures ?? true) {
       const unregister = TextAbstraction.registerActionDescriber((a) => env.describeAction(a))
       yield* Effect.addFinalizer(() => Effect.sync(unregister))
+    }
+    if (s.budgetUnit !== undefined && s.budgetUnit !== "primitive" && s.budgetUnit !== "decisions") {
+      return yield* Effect.die(new Error(`budgetUnit must be "primitive" or "decisions", got ${String(s.budgetUnit)}`))
     }
     const abort = new AbortController()
     let trainPrimitiveSteps = 0
@@ -184,7 +193,7 @@ export const trainArm = (
       onUpdate: () => {
         trainPrimitiveSteps = env.counters.primitiveSteps
         trainDecisions = env.counters.decisions
-        if (trainPrimitiveSteps >= s.budget) abort.abort()
+        if ((s.budgetUnit === "decisions" ? trainDecisions : trainPrimitiveSteps) >= s.budget) abort.abort()
       }
     })
     const r = evaluate(env, MultiTurnTrainer.drrnTextPolicy(result.policy), s.evalEpisodes, Rng.make([seed, 0x5eed]), true, maxSteps)

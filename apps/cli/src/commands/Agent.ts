@@ -61,14 +61,13 @@ interface EndpointConfig {
 const modelLayer = (c: EndpointConfig) =>
   OpenAiCompat.layerFetch({ baseUrl: some(c.baseUrl), model: some(c.model), apiKey: some(c.apiKey) })
 
-/** The policy of the endpoint flags (the temperature reaches the request through the provider's sampling). */
+/** The policy of the endpoint flags (the provider layer reads the policy's `LlmPolicy.Temperature` per call). */
 const policyConfig = (c: EndpointConfig, experiences: string): LlmPolicy.Config =>
   LlmPolicy.config({
     toolCalling: c.toolCalling,
     fallback: c.fallback,
     experiences,
-    temperature: some(c.temperature),
-    sampling: ({ temperature }) => OpenAiCompat.withSampling({ temperature })
+    temperature: some(c.temperature)
   })
 
 const setupOf = (c: { readonly env: string; readonly difficulty: { _tag: "Some"; value: string } | { _tag: "None" }; readonly split: { _tag: "Some"; value: string } | { _tag: "None" }; readonly maxSteps: { _tag: "Some"; value: number } | { _tag: "None" } }) =>
