@@ -1,9 +1,12 @@
 /**
  * Rollout throughput: environment steps/s for CartPole-v1 (episodes) and TextHousehold-v0 (groups of 4) collected
- * in-process (the default layer) and by 1, 2 and 4 runner processes of the cluster layer, plus the per-episode
+ * in-process (sequential, `layerInProcess`), by the worker-thread pool (`layerThreads`, the default layer; 1 and 2
+ * workers, the "runners" column) and by 1, 2 and 4 runner processes of the cluster layer, plus the per-episode
  * overhead the cluster adds (cluster seconds per episode with 1 runner − in-process seconds per episode).
  *
- *   npx tsx --conditions=@autodidact/source packages/cluster/bench/throughput.ts [--episodes 400] [--groups 40]
+ *   npx tsx --conditions=@autodidact/source packages/cluster/bench/throughput.ts [--episodes 400] [--groups 40] [--no-cluster]
+ *
+ * `--no-cluster`: only the in-process and thread-pool rows (no PostgreSQL needed).
  *
  * Uses AUTODIDACT_PG_URL when set, otherwise starts a private PostgreSQL (tools/postgres-test-server.sh). Policies
  * are freshly initialized (CartPole episodes of ~20 steps: the worst case for overhead per step).
@@ -21,10 +24,12 @@ const arg = (name: string, fallback: number) => {
 const EPISODES = arg("episodes", 400)
 const GROUPS = arg("groups", 40)
 const GROUP_SIZE = 4
+const NO_CLUSTER = process.argv.includes("--no-cluster")
 
 interface Row {
   env: string
   mode: string
+  /** Runner processes (cluster) or worker threads (threads). */
   runners: number | "-"
   perMessage: number | "-"
   units: number
@@ -53,8 +58,8 @@ const measure = (svc: RolloutService.RolloutService["Service"], env: "CartPole-v
 
 const main = async () => {
   const external = process.env["AUTODIDACT_PG_URL"]
-  const pg = external === undefined ? startPrivatePg() : undefined
-  const url = external ?? pg!.url
+  const pg = external === undefined && !NO_CLUSTER ? startPrivatePg() : undefined
+  const url = external ?? pg?.url ?? ""
   const runners: Array<Proc> = []
   const rows: Array<Row> = []
   const record = (env: string, mode: string, r: number | "-", pm: number | "-", units: number, m: { steps: number; seconds: number }) => {
@@ -66,11 +71,22 @@ const main = async () => {
     await Effect.runPromise(Effect.gen(function*() {
       const svc = yield* RolloutService.RolloutService
       yield* measure(svc, "CartPole-v1", 20, 1, "warm")
+      yield* measure(svc, "TextHousehold-v0", 2, 1, "warm-text")
       record("CartPole-v1", "in-process", "-", "-", EPISODES, yield* measure(svc, "CartPole-v1", EPISODES, 1, "local"))
       record("TextHousehold-v0", "in-process", "-", "-", GROUPS, yield* measure(svc, "TextHousehold-v0", GROUPS, 1, "local"))
-    }).pipe(Effect.provide(RolloutService.layerLocal)))
+    }).pipe(Effect.provide(RolloutService.layerInProcess)))
+    // Worker-thread pool (the default layer) with 1 and 2 workers; the pool starts (and is warmed) inside the scope.
+    for (const workers of [1, 2]) {
+      await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+        const svc = yield* RolloutService.makeThreads({ workers })
+        yield* measure(svc, "CartPole-v1", 20, 1, `warm-t${workers}`)
+        yield* measure(svc, "TextHousehold-v0", 2, 1, `warm-tt${workers}`)
+        record("CartPole-v1", "threads", workers, "-", EPISODES, yield* measure(svc, "CartPole-v1", EPISODES, 1, `t${workers}`))
+        record("TextHousehold-v0", "threads", workers, "-", GROUPS, yield* measure(svc, "TextHousehold-v0", GROUPS, 1, `tt${workers}`))
+      })))
+    }
     // Cluster with 1, 2, 4 runners.
-    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    if (!NO_CLUSTER) await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const svc = yield* RolloutService.RolloutService
       for (const count of [1, 2, 4]) {
         const fresh: Array<Proc> = []
@@ -101,7 +117,7 @@ const main = async () => {
     const rate = r.steps / r.seconds
     console.log(`| ${r.env} | ${r.mode} | ${r.runners} | ${r.perMessage} | ${r.units} | ${r.steps} | ${r.seconds.toFixed(2)} | ${rate.toFixed(0)} | ${(rate / (base.steps / base.seconds)).toFixed(2)}× |`)
   }
-  for (const env of ["CartPole-v1", "TextHousehold-v0"]) {
+  for (const env of NO_CLUSTER ? [] : ["CartPole-v1", "TextHousehold-v0"]) {
     const base = local.get(env)!
     const one = rows.find((r) => r.env === env && r.mode === "cluster" && r.runners === 1 && r.perMessage === 1)!
     const unit = env === "CartPole-v1" ? "episode" : `group of ${GROUP_SIZE}`

@@ -2,7 +2,11 @@
  * The rollout service: "give me these episodes (or groups of G) of environment E with policy version V", answered
  * as a stream in order of arrival. One interface, two layers:
  *
- * - {@link layerLocal}: in this process, one episode after another (the default; no configuration).
+ * - {@link layerLocal} = {@link layerThreads}: on this machine, a pool of `worker_threads` workers (default
+ *   `os.availableParallelism()`), each holding the decoded policy of every hash it was sent (the default; no
+ *   configuration). {@link layerInProcess} ({@link makeLocal}) collects in the calling thread, one episode after
+ *   another (tests, single-thread use). Both produce the same episodes: content depends only on (run seed, id,
+ *   weights); the thread layer emits them in order of completion.
  * - {@link layerCluster}: rollout workers are `effect/cluster` entities ({@link Worker.RolloutWorker}) hosted by
  *   runner processes (`autodidact runner --cluster postgres://...`); requests and replies go through PostgreSQL
  *   (`SqlMessageStorage`, `SqlRunnerStorage`), so a request survives the runner handling it.
@@ -35,13 +39,14 @@
 import { NodeClusterSocket } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { ActorCritic, DrrnPolicy } from "@autodidact/optim"
-import { Context, Duration, Effect, Layer, Redacted, Schedule, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Redacted, Schedule, type Scope, Stream } from "effect"
 import type { ShardingConfig } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import * as Collect from "./Collect.js"
 import { ClusterStoreError, PolicyLagError, reasonOf, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
 import * as RolloutStore from "./RolloutStore.js"
+import * as ThreadPool from "./ThreadPool.js"
 import * as Worker from "./Worker.js"
 
 /** A request for episodes of a Box/Discrete environment. */
@@ -210,10 +215,112 @@ export const makeLocal = (runner = "local"): Effect.Effect<RolloutService["Servi
   })
 
 /**
- * The in-process layer (the default).
+ * The sequential in-process layer: episodes collected in the calling thread, one after another, in request order.
  * @category layers
  */
-export const layerLocal: Layer.Layer<RolloutService> = Layer.effect(RolloutService, makeLocal())
+export const layerInProcess: Layer.Layer<RolloutService> = Layer.effect(RolloutService, makeLocal())
+
+// ---------------------------------------------------------------------------------------------------------------
+// Thread-pool layer
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Options of {@link layerThreads}. */
+export interface ThreadsOptions {
+  /** Worker threads (default `os.availableParallelism()`). */
+  readonly workers?: number | undefined
+  /** Episodes (or groups) in flight per worker (default 4). */
+  readonly depth?: number | undefined
+  /** Test hook: every worker crashes (uncaught exception) when asked for this id. */
+  readonly crashOn?: number | undefined
+}
+
+/** The thread-pool service plus its pool's counters (tests, benchmarks). */
+export interface ThreadsService extends Readonly<RolloutService["Service"]> {
+  /** Worker threads alive now (0 after the scope closed). */
+  readonly liveWorkers: () => number
+  /** Worker threads started so far (replacements of crashed ones included). */
+  readonly startedWorkers: () => number
+  readonly workers: number
+}
+
+/**
+ * The thread-pool service, scoped: workers start on the first request and are terminated when the scope closes.
+ * Published weights are kept encoded (what crosses to a worker, once per hash) and their kind is checked here, so
+ * errors match {@link makeLocal}'s.
+ */
+export const makeThreads = (options: ThreadsOptions = {}): Effect.Effect<ThreadsService, RolloutError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const pool = yield* ThreadPool.make(options)
+    const policies = new Map<string, { readonly bytes: Uint8Array; readonly kind: Policy.Weights["kind"] }>()
+    const stats: Stats = { messages: 0, retries: 0, duplicatesDropped: 0 }
+    const where = "local"
+    const held = (runId: string, id: number, ref: Policy.PolicyRef, kind: Policy.Weights["kind"], what: string) => {
+      const p = policies.get(ref.hash)
+      if (p === undefined) return Effect.fail(new RolloutError({ runId, id, reason: `policy ${ref.hash} was never published`, where }))
+      if (p.kind !== kind) return Effect.fail(new RolloutError({ runId, id, reason: `policy ${ref.hash} is a ${p.kind} policy; ${what}`, where }))
+      return Effect.succeed(p.bytes)
+    }
+    const concurrency = pool.workers * (options.depth ?? 4)
+    const service: ThreadsService = {
+      mode: "local",
+      stats,
+      workers: pool.workers,
+      liveWorkers: pool.liveWorkers,
+      startedWorkers: pool.started,
+      publish: (runId, version, w) =>
+        Effect.try({
+          try: () => {
+            const bytes = Policy.encode(w)
+            const hash = Policy.hashOf(bytes)
+            if (!policies.has(hash)) policies.set(hash, { bytes, kind: Policy.decode(bytes).kind })
+            return { version, hash }
+          },
+          catch: (e) => new RolloutError({ runId, id: version, reason: reasonOf(e), where })
+        }),
+      episodes: (r) =>
+        Stream.unwrap(Effect.gen(function*() {
+          yield* checkIds(r.runId, r.episodeIds, "episode")
+          const bytes = yield* held(r.runId, r.episodeIds[0] ?? -1, r.policy, "actor-critic", "episodes need an actor-critic")
+          stats.messages++
+          return Stream.fromIterable(r.episodeIds).pipe(
+            Stream.mapEffect((episodeId) => pool.run("episode", { runId: r.runId, runSeed: r.runSeed, envId: r.envId, episodeId, policy: r.policy, maxSteps: r.maxSteps }, bytes), {
+              concurrency,
+              unordered: true
+            }),
+            exactlyOnce(r.runId, r.episodeIds, (e: Collect.Episode) => e.episodeId, stats)
+          )
+        })),
+      groups: (r) =>
+        Stream.unwrap(Effect.gen(function*() {
+          yield* checkIds(r.runId, r.groupIds, "group")
+          const bytes = yield* held(r.runId, r.groupIds[0] ?? -1, r.policy, "drrn", "text groups need a DRRN policy")
+          stats.messages++
+          return Stream.fromIterable(r.groupIds).pipe(
+            Stream.mapEffect((groupId) =>
+              pool.run("group", { runId: r.runId, runSeed: r.runSeed, envId: r.envId, groupId, groupSize: r.groupSize, policy: r.policy, difficulty: r.difficulty, maxSteps: r.maxSteps }, bytes), {
+              concurrency,
+              unordered: true
+            }),
+            exactlyOnce(r.runId, r.groupIds, (g: Collect.Group) => g.groupId, stats)
+          )
+        }))
+    }
+    return service
+  })
+
+/**
+ * The thread-pool layer: rollouts on `workers` worker threads of this process (default `os.availableParallelism()`).
+ * The layer's scope owns the pool (closing it terminates the workers); idle workers do not keep the process alive.
+ * @category layers
+ */
+export const layerThreads = (options: ThreadsOptions = {}): Layer.Layer<RolloutService, RolloutError> =>
+  Layer.effect(RolloutService, Effect.map(makeThreads(options), (svc) => RolloutService.of(svc)))
+
+/**
+ * The default layer, what users get without configuration: {@link layerThreads} with default options.
+ * @category layers
+ */
+export const layerLocal: Layer.Layer<RolloutService, RolloutError> = layerThreads()
 
 // ---------------------------------------------------------------------------------------------------------------
 // Cluster layer

@@ -22,7 +22,7 @@ const inCi = process.env["CI"] === "true" || process.env["CI"] === "1"
 const missing = pgMissing()
 
 const localResult = (options: Partial<Trainer.Options> & { envId: string }) =>
-  Effect.runPromise(Trainer.train(options).pipe(Effect.provide(RolloutService.layerLocal)))
+  Effect.runPromise(Trainer.train(options).pipe(Effect.provide(RolloutService.layerInProcess)))
 
 const storedIds = (url: string, runId: string) =>
   Effect.runPromise(Effect.gen(function*() {

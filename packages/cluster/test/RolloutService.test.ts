@@ -6,7 +6,7 @@ import { Effect, Exit, Stream } from "effect"
 
 const net = ActorCritic.make({ obsDim: 4, numActions: 2, rng: Rng.make(5) })
 
-describe("RolloutService.layerLocal", () => {
+describe("RolloutService.layerInProcess", () => {
   it.effect("delivers every requested episode once, with the published version", () =>
     Effect.gen(function*() {
       const svc = yield* RolloutService.RolloutService
@@ -16,7 +16,7 @@ describe("RolloutService.layerLocal", () => {
       const episodes = yield* Stream.runCollect(svc.episodes({ runId: "run", runSeed: 1, envId: "CartPole-v1", policy, episodeIds: [5, 1, 9] }))
       expect(episodes.map((e) => e.episodeId)).toEqual([5, 1, 9])
       expect(episodes.every((e) => e.policyVersion === 4 && e.policyHash === policy.hash && e.runner === "local")).toBe(true)
-    }).pipe(Effect.provide(RolloutService.layerLocal)))
+    }).pipe(Effect.provide(RolloutService.layerInProcess)))
 
   it.effect("fails with RolloutError for an unpublished policy, repeated ids and a policy of the wrong kind", () =>
     Effect.gen(function*() {
@@ -32,7 +32,7 @@ describe("RolloutService.layerLocal", () => {
       expect(wrongKind.reason).toContain("actor-critic")
       const badEnv = yield* Effect.flip(Stream.runCollect(svc.episodes({ runId: "run", runSeed: 1, envId: "NoSuchEnv-v0", policy, episodeIds: [0] })))
       expect(badEnv.id).toBe(0)
-    }).pipe(Effect.provide(RolloutService.layerLocal)))
+    }).pipe(Effect.provide(RolloutService.layerInProcess)))
 
   it.effect("serves text groups with a DRRN policy", () =>
     Effect.gen(function*() {
@@ -41,7 +41,7 @@ describe("RolloutService.layerLocal", () => {
       const groups = yield* Stream.runCollect(svc.groups({ runId: "run", runSeed: 1, envId: "TextHousehold-v0", policy, groupIds: [0, 1], groupSize: 2, difficulty: "easy", maxSteps: 5 }))
       expect(groups.map((g) => g.groupId)).toEqual([0, 1])
       expect(groups.every((g) => g.trajectories.length + g.failures.length === 2)).toBe(true)
-    }).pipe(Effect.provide(RolloutService.layerLocal)))
+    }).pipe(Effect.provide(RolloutService.layerInProcess)))
 })
 
 describe("policy lag", () => {

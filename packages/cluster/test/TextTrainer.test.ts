@@ -21,19 +21,19 @@ describe("TextTrainer", () => {
         DrrnPolicy.forward(policy, s.encoded)
         expect(DrrnPolicy.logProbAt(policy, s.encoded.actions.length, s.action)).toBeCloseTo(s.oldLogProb, 9)
       }
-    }).pipe(Effect.provide(RolloutService.layerLocal)))
+    }).pipe(Effect.provide(RolloutService.layerInProcess)))
 
   it.effect("trains reproducibly to the step budget and reports each update", () =>
     Effect.gen(function*() {
       const updates: Array<TextTrainer.UpdateRow> = []
-      const a = yield* TextTrainer.train({ ...small, totalSteps: 60 }, { onUpdate: (u) => updates.push(u) }).pipe(Effect.provide(RolloutService.layerLocal))
-      const b = yield* TextTrainer.train({ ...small, totalSteps: 60 }).pipe(Effect.provide(RolloutService.layerLocal))
+      const a = yield* TextTrainer.train({ ...small, totalSteps: 60 }, { onUpdate: (u) => updates.push(u) }).pipe(Effect.provide(RolloutService.layerInProcess))
+      const b = yield* TextTrainer.train({ ...small, totalSteps: 60 }).pipe(Effect.provide(RolloutService.layerInProcess))
       expect(a.weightsHash).toBe(b.weightsHash)
       expect(a.globalStep).toBeGreaterThanOrEqual(60)
       expect(updates.length).toBe(a.updates)
       expect(updates.at(-2) === undefined || updates.at(-2)!.globalStep < 60).toBe(true)
       expect(updates.map((u) => u.policyVersion)).toEqual(updates.map((_, i) => i + 1))
-      const bad = yield* Effect.flip(TextTrainer.train({ ...small, algo: "gae" }).pipe(Effect.provide(RolloutService.layerLocal)))
+      const bad = yield* Effect.flip(TextTrainer.train({ ...small, algo: "gae" }).pipe(Effect.provide(RolloutService.layerInProcess)))
       expect((bad as InvalidOptionError).option).toBe("algo")
     }))
 })

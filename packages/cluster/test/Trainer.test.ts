@@ -4,7 +4,7 @@ import { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
 
 const run = (options: Partial<Trainer.Options>, hooks: Trainer.Hooks = {}) =>
-  Trainer.train({ envId: "CartPole-v1", runId: "t", seed: 3, episodesPerUpdate: 4, updates: 3, ...options }, hooks).pipe(Effect.provide(RolloutService.layerLocal))
+  Trainer.train({ envId: "CartPole-v1", runId: "t", seed: 3, episodesPerUpdate: 4, updates: 3, ...options }, hooks).pipe(Effect.provide(RolloutService.layerInProcess))
 
 describe("Trainer.toBatch", () => {
   it("computes GAE per episode, terminal at its end, in episode-id order (hand-computed)", () => {
@@ -63,7 +63,7 @@ describe("Trainer.train (in-process layer)", () => {
         expect(e).toBeInstanceOf(InvalidOptionError)
         expect((e as InvalidOptionError).option).toBe(option)
       }
-      const env = yield* Effect.flip(Trainer.train({ envId: "FrozenLake-v1" }).pipe(Effect.provide(RolloutService.layerLocal)))
+      const env = yield* Effect.flip(Trainer.train({ envId: "FrozenLake-v1" }).pipe(Effect.provide(RolloutService.layerInProcess)))
       expect((env as InvalidOptionError).option).toBe("envId")
     }))
 })
