@@ -92,6 +92,18 @@ export interface TextTrainSummary {
   readonly checkpoint: string
 }
 
+/** The `config.json` fields every text run records (the local and `--cluster` trainers add their own). */
+const runConfig = (request: TextTrainRequest, setup: TextTasks.Setup) => ({
+  command: "train",
+  env: request.env,
+  algo: request.algo,
+  seed: request.seed,
+  totalSteps: request.totalSteps,
+  groupSize: request.groupSize,
+  difficulty: request.difficulty,
+  evalTasks: setup.evalName
+})
+
 /**
  * Train on a text environment; returns the summary (final evaluation included). Fails with the tagged errors of the
  * trainer, the run directory and the atomic policy write (all `Error`s, printed by the CLI with their tag).
@@ -116,14 +128,7 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
     const run = yield* RunDirectory.open(
       request.out,
       {
-        command: "train",
-        env: request.env,
-        algo: request.algo,
-        seed: request.seed,
-        totalSteps: request.totalSteps,
-        groupSize: request.groupSize,
-        difficulty: request.difficulty,
-        evalTasks: setup.evalName,
+        ...runConfig(request, setup),
         multiTurn: { ...MultiTurnTrainer.defaults, ...options, tasks: undefined },
         versions: versions(),
         startedAt: new Date().toISOString()
@@ -187,14 +192,7 @@ export const trainTextCluster = (request: TextTrainRequest & { readonly cluster:
     const run = yield* RunDirectory.open(
       request.out,
       {
-        command: "train",
-        env: request.env,
-        algo: request.algo,
-        seed: request.seed,
-        totalSteps: request.totalSteps,
-        groupSize: request.groupSize,
-        difficulty: request.difficulty,
-        evalTasks: setup.evalName,
+        ...runConfig(request, setup),
         cluster: request.clusterLocation,
         textTrainer: { ...TextTrainer.defaults, ...options },
         versions: versions(),
