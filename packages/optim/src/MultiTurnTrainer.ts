@@ -171,7 +171,11 @@ export interface EvaluationRow {
 /** Callbacks; all optional, run synchronously inside the loop. */
 export interface Hooks {
   readonly onEpisode?: ((row: Metrics.EpisodeRow & { readonly success: boolean }) => void) | undefined
-  readonly onUpdate?: ((row: UpdateRow) => void) | undefined
+  /**
+   * After each update, with the live policy (read it, e.g. to evaluate a checkpoint on other envs; do not mutate it:
+   * the run would no longer reproduce).
+   */
+  readonly onUpdate?: ((row: UpdateRow, policy: DrrnPolicy.Drrn) => void) | undefined
   readonly onEvaluation?: ((row: EvaluationRow) => void) | undefined
   /** Stop at the next batch boundary (`stopReason: "aborted"`). */
   readonly signal?: AbortSignal | undefined
@@ -513,7 +517,7 @@ export const train = (
 
     while (globalStep < o.totalEnvSteps) {
       const row = yield* Effect.try({ try: iteration, catch: (e) => e }).pipe(Effect.catch(rethrowTyped))
-      hooks.onUpdate?.(row)
+      hooks.onUpdate?.(row, policy)
       if (o.evalEvery > 0 && updates % o.evalEvery === 0 && globalStep < o.totalEnvSteps) {
         yield* Effect.try({ try: runEvaluation, catch: (e) => e }).pipe(Effect.catch(rethrowTyped))
       }

@@ -7,7 +7,8 @@
  * Run: `cd packages/skills && node --import tsx --conditions=@autodidact/source bench/acceptance.ts \
  *   [--difficulty easy|default] [--budget 100000] [--seeds 1,2,3] [--eval-episodes 100] [--algo gigpo] \
  *   [--max-macros 4] [--max-groundings 3] [--max-skill-actions 8] [--relational false] [--skill-features false] \
- *   [--arms both|primitives|skills] [--budget-unit primitive|decisions]`
+ *   [--arms both|primitives|skills] [--budget-unit primitive|decisions] \
+ *   [--checkpoints 10000,20000,... [--checkpoint-eval-episodes 100]]`
  */
 import { TextHousehold } from "@autodidact/envs"
 import { Embedder } from "@autodidact/memory"
@@ -37,7 +38,11 @@ const settings: Experiment.Settings = {
   skillFeatures: args.get("skill-features") !== "false",
   // --relational false: the DRRN without its hand-written household relational keys (which only recognize primitive
   // commands; a skill command gets none), so both arms are featurized alike (bag of words + history)
-  trainer: { policy: { relational: args.get("relational") !== "false" } }
+  trainer: { policy: { relational: args.get("relational") !== "false" } },
+  // --checkpoints 10000,20000,...: also evaluate the live policy at these budgets (a learning curve per run) on the
+  // first --checkpoint-eval-episodes (default 100) unseen tasks
+  checkpoints: args.has("checkpoints") ? args.get("checkpoints")!.split(",").map(Number) : [],
+  checkpointEvalEpisodes: num("checkpoint-eval-episodes", 100)
 }
 const seeds = (args.get("seeds") ?? "1,2,3").split(",").map(Number)
 // --arms primitives|skills: train only one arm (default both)
@@ -67,6 +72,7 @@ await Effect.runPromise(
         if (arms !== "both" && (arms === "skills") !== (options.length > 0)) continue
         const r = yield* Experiment.trainArm(agent.replace("GiGPO", settings.algo ?? "gigpo"), settings, library, options, runner, seed)
         rows.push(r)
+        if ((r.curve?.length ?? 0) > 1) console.log(`${r.agent} seed ${seed} curve: ${r.curve!.map((p) => `${p.budget}: ${(100 * p.successRate).toFixed(0)}% (${p.decisions.toFixed(1)})`).join(", ")}`)
         console.log(`${r.agent} seed ${seed}: success ${(100 * r.successRate).toFixed(0)}%, ${r.decisions.toFixed(1)} decisions/ep, ${r.primitiveSteps.toFixed(1)} primitive steps/ep, ${r.wallSeconds.toFixed(0)} s`)
       }
     }
@@ -79,6 +85,11 @@ await Effect.runPromise(
     console.log("\n| agent | runs | mean success | mean decisions/ep | mean primitive steps/ep | mean train primitive steps |\n|:--|--:|--:|--:|--:|--:|")
     for (const agent of [...new Set(rows.map((r) => r.agent))]) {
       console.log(`| ${agent} | ${rows.filter((r) => r.agent === agent).length} | ${(100 * mean(agent, "successRate")).toFixed(1)}% | ${mean(agent, "decisions").toFixed(1)} | ${mean(agent, "primitiveSteps").toFixed(1)} | ${mean(agent, "trainPrimitiveSteps").toFixed(0)} |`)
+    }
+    if ((settings.checkpoints?.length ?? 0) > 0) {
+      const algo = settings.algo ?? "gigpo"
+      console.log(`\nlearning curves (greedy success on the first ${settings.checkpointEvalEpisodes} unseen tasks at each checkpoint, ${settings.evalEpisodes} at the final budget):\n`)
+      console.log(Experiment.curveTable(rows, `${algo}, primitives`, `${algo}, + skills`))
     }
   }).pipe(Effect.provide(Layer.mergeAll(Sandbox.layer({ timeoutMs: 10_000, poolSize: 2 }), Embedder.layerHashed())))
 )

@@ -60,6 +60,23 @@ export interface Settings {
   readonly skillFeatures?: boolean
   /** Trainer overrides (group size, tasks per batch, learning rate, ...). */
   readonly trainer?: Partial<MultiTurnTrainer.Options>
+  /**
+   * Learning curve: budgets (in `budgetUnit`s, ascending, below `budget`) at which the live policy is also evaluated
+   * greedily on the first `checkpointEvalEpisodes` (default 100) unseen tasks, on a separate env, at the first batch
+   * boundary past each — the state a run with that budget would end in (the trainer's result does not depend on its
+   * budget; checked: a run's final row is the same with and without checkpoints).
+   */
+  readonly checkpoints?: ReadonlyArray<number>
+  readonly checkpointEvalEpisodes?: number
+}
+
+/** One point of a learning curve. */
+export interface CurvePoint {
+  readonly budget: number
+  readonly trainPrimitiveSteps: number
+  readonly trainDecisions: number
+  readonly successRate: number
+  readonly decisions: number
 }
 
 /** One row of the results table. */
@@ -78,6 +95,8 @@ export interface Row {
   readonly trainPrimitiveSteps: number
   readonly trainDecisions: number
   readonly wallSeconds: number
+  /** Learning curve at `Settings.checkpoints` (empty without). */
+  readonly curve?: ReadonlyArray<CurvePoint>
 }
 
 /** What discovery produced. */
@@ -167,8 +186,11 @@ export const trainArm = (
   Effect.gen(function*() {
     const t0 = performance.now()
     const env = makeEnv(s, library, options, runner)
+    // checkpoint evaluations run on their own env, so the training env's counters (the budget) only count training
+    const checkpointEnv = makeEnv(s, library, options, runner)
     if (s.skillFeatures ?? true) {
-      const unregister = TextAbstraction.registerActionDescriber((a) => env.describeAction(a))
+      // a command's description depends only on its text, so either env may describe it
+      const unregister = TextAbstraction.registerActionDescriber((a) => env.describeAction(a) ?? checkpointEnv.describeAction(a))
       yield* Effect.addFinalizer(() => Effect.sync(unregister))
     }
     if (s.budgetUnit !== undefined && s.budgetUnit !== "primitive" && s.budgetUnit !== "decisions") {
@@ -178,6 +200,8 @@ export const trainArm = (
     let trainPrimitiveSteps = 0
     let trainDecisions = 0
     const maxSteps = s.maxSteps ?? 50
+    const checkpoints = [...(s.checkpoints ?? [])].filter((b) => b < s.budget).sort((a, b) => a - b)
+    const curve: Array<CurvePoint> = []
     const result = yield* MultiTurnTrainer.train([env], {
       algo: s.algo ?? "gigpo",
       seed,
@@ -190,14 +214,22 @@ export const trainArm = (
       tasks: { train: (rng) => ({ seed: rng.integers(EVAL_BASE), options: { split: "train" } }), eval: (k) => evalTask(k) }
     }, {
       signal: abort.signal,
-      onUpdate: () => {
+      onUpdate: (_row, policy) => {
         trainPrimitiveSteps = env.counters.primitiveSteps
         trainDecisions = env.counters.decisions
-        if ((s.budgetUnit === "decisions" ? trainDecisions : trainPrimitiveSteps) >= s.budget) abort.abort()
+        const used = s.budgetUnit === "decisions" ? trainDecisions : trainPrimitiveSteps
+        while (curve.length < checkpoints.length && used >= checkpoints[curve.length]!) {
+          const budget = checkpoints[curve.length]!
+          // the same evaluation tasks and sampling stream as the final evaluation
+          const r = evaluate(checkpointEnv, MultiTurnTrainer.drrnTextPolicy(policy), s.checkpointEvalEpisodes ?? 100, Rng.make([seed, 0x5eed]), true, maxSteps)
+          curve.push({ budget, trainPrimitiveSteps, trainDecisions, successRate: r.successRate, decisions: r.decisions })
+        }
+        if (used >= s.budget) abort.abort()
       }
     })
     const r = evaluate(env, MultiTurnTrainer.drrnTextPolicy(result.policy), s.evalEpisodes, Rng.make([seed, 0x5eed]), true, maxSteps)
-    return { agent, seed, ...r, trainPrimitiveSteps, trainDecisions, wallSeconds: (performance.now() - t0) / 1000 } satisfies Row
+    curve.push({ budget: s.budget, trainPrimitiveSteps, trainDecisions, successRate: r.successRate, decisions: r.decisions })
+    return { agent, seed, ...r, trainPrimitiveSteps, trainDecisions, wallSeconds: (performance.now() - t0) / 1000, curve } satisfies Row
   }).pipe(Effect.scoped)
 
 /** A non-learning baseline on the evaluation tasks (no training). */
@@ -227,5 +259,47 @@ export const table = (rows: ReadonlyArray<Row>): string => {
       `| ${r.agent} | ${r.seed} | ${(100 * r.successRate).toFixed(0)}% | ${f(r.decisions)} (${f(r.decisionsWon)}) | ${f(r.primitiveSteps)} | ${(100 * r.skillShare).toFixed(0)}% | ${r.trainPrimitiveSteps} | ${r.trainDecisions} | ${f(r.wallSeconds)} |`
     )
   }
+  return lines.join("\n")
+}
+
+/**
+ * Markdown table of the learning curves of two arms over the same seeds: per budget, each arm's mean greedy success
+ * (and decisions per episode), and in how many seeds the second arm is ahead / level / behind. The last line is the
+ * area under each arm's mean curve (mean success over the budgets).
+ */
+export const curveTable = (rows: ReadonlyArray<Row>, armA: string, armB: string): string => {
+  const byArm = (agent: string) => new Map(rows.filter((r) => r.agent === agent && r.curve !== undefined).map((r) => [r.seed, r.curve!]))
+  const a = byArm(armA)
+  const b = byArm(armB)
+  const seeds = [...a.keys()].filter((s) => b.has(s)).sort((x, y) => x - y)
+  if (seeds.length === 0) return ""
+  const budgets = a.get(seeds[0]!)!.map((p) => p.budget)
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`
+  const lines = [
+    `| budget | ${armA} success (decisions/ep) | ${armB} success (decisions/ep) | seeds ${armB} ahead / level / behind |`,
+    "|--:|--:|--:|:-:|"
+  ]
+  let aucA = 0
+  let aucB = 0
+  for (let i = 0; i < budgets.length; i++) {
+    const pa = seeds.map((s) => a.get(s)![i]!)
+    const pb = seeds.map((s) => b.get(s)![i]!)
+    const mean = (xs: ReadonlyArray<number>) => xs.reduce((u, v) => u + v, 0) / xs.length
+    const sa = mean(pa.map((p) => p.successRate))
+    const sb = mean(pb.map((p) => p.successRate))
+    aucA += sa / budgets.length
+    aucB += sb / budgets.length
+    let ahead = 0
+    let level = 0
+    for (let k = 0; k < seeds.length; k++) {
+      const d = pb[k]!.successRate - pa[k]!.successRate
+      if (d > 0) ahead++
+      else if (d === 0) level++
+    }
+    lines.push(
+      `| ${budgets[i]} | ${pct(sa)} (${mean(pa.map((p) => p.decisions)).toFixed(1)}) | ${pct(sb)} (${mean(pb.map((p) => p.decisions)).toFixed(1)}) | ${ahead} / ${level} / ${seeds.length - ahead - level} |`
+    )
+  }
+  lines.push(`| mean over budgets | ${pct(aucA)} | ${pct(aucB)} | seeds ${seeds.join(",")} |`)
   return lines.join("\n")
 }
