@@ -9,11 +9,8 @@
  *   and, per seed, fewer decisions per episode.
  * - Learning agents (GiGPO + DRRN) at a tiny, equal primitive-step budget: the protocol's invariants (equal budgets
  *   within one batch; one decision per primitive step without skills; fewer decisions than primitive steps with
- *   them). The test does NOT assert that skills help the learner, because the full-budget runs do not show it
- *   uniformly: with the DRRN's relational features off, the learner with skills is ahead at 100k primitive steps on
- *   easy in all 3 seeds (11–20% vs 3–5%); with them on, it is behind on easy at 100k (skill commands described by their
- *   expansion through `TextAbstraction.registerActionDescriber`: 79/66/54% vs 97–99%; without that: 45/22/72%) and
- *   mixed at 50k (16/31/19% vs 9/21/59%). See the README.
+ *   them). Whether skills help the learner is asserted in `AcceptanceLearning.test.ts` (30k primitive steps, the
+ *   bench's settings); the full learning curves are in the README.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Embedder } from "@autodidact/memory"
