@@ -6,7 +6,9 @@
  *
  * **Why files and not the ExperienceStore**: skills are few (thousands), change rarely and are reviewed by people;
  * a directory of atomic files is durable, diffable, and needs no database. Retrieval embeds descriptions in memory
- * with memory's `Embedder` service (the local hashed embedder by default).
+ * with memory's `Embedder` service (the local hashed embedder by default) into a {@link SkillIndex.SkillIndex}: one
+ * contiguous `Float32Array` matrix searched exactly with `@autodidact/kernels`' resident WebAssembly SIMD top-k (see
+ * {@link SkillLibrary.retrieve}).
  *
  * **Details**
  * - `admit(spec)`: a new skill or a new version is admitted only if it compiles, passes all its tests in the sandbox
@@ -22,10 +24,12 @@
 import { AtomicFile } from "@autodidact/core"
 import { Embedder } from "@autodidact/memory"
 import { Data, Effect, Schema } from "effect"
+import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Sandbox from "./Sandbox.js"
 import * as Skill from "./Skill.js"
+import * as SkillIndex from "./SkillIndex.js"
 import type * as SyncSandbox from "./SyncSandbox.js"
 
 /** Why a skill was not admitted. */
@@ -58,6 +62,11 @@ export interface LibraryOptions {
   readonly verifierThreshold?: number
   /** Maximum nesting of `callSkill` (default 4). */
   readonly maxCallDepth?: number
+  /**
+   * Retrieval engine: `"auto"` (default) uses the resident WebAssembly SIMD index when available (`AUTODIDACT_WASM_SIMD=0`
+   * disables it), `"scan"` always scans. Both return the same hits.
+   */
+  readonly retrievalEngine?: "auto" | "scan"
 }
 
 /** A retrieval hit. */
@@ -97,7 +106,8 @@ const scriptedHost = (script: Readonly<Record<string, ReadonlyArray<unknown>>> |
  */
 export class SkillLibrary {
   private readonly records = new Map<string, Skill.SkillRecord>()
-  private readonly vectors = new Map<string, Float32Array>()
+  /** Description vectors (one contiguous matrix) and the resident top-k index built from it on demand. */
+  readonly vectors: SkillIndex.SkillIndex
   readonly maxCallDepth: number
 
   private constructor(
@@ -106,15 +116,31 @@ export class SkillLibrary {
     readonly options: LibraryOptions
   ) {
     this.maxCallDepth = options.maxCallDepth ?? 4
+    this.vectors = new SkillIndex.SkillIndex(options.retrievalEngine !== undefined ? { engine: options.retrievalEngine } : {})
   }
 
-  /** Open a library (loading `directory` if it exists). Needs `Sandbox` and `Embedder`. */
+  /**
+   * Open a library (loading `directory` if it exists). Needs `Sandbox` and `Embedder`. The resident retrieval index
+   * (WebAssembly memory) is released by {@link dispose}, or when the library is garbage-collected; use
+   * {@link makeScoped} to release it when a scope closes.
+   */
   static make = (options: LibraryOptions = {}) =>
     Effect.gen(function*() {
       const lib = new SkillLibrary(yield* Sandbox.Sandbox, yield* Embedder.Embedder, options)
       if (options.directory !== undefined) yield* lib.importDirectory(options.directory, { persist: false })
       return lib
     })
+
+  /** {@link make}, with the resident retrieval index released when the scope closes. */
+  static makeScoped = (
+    options: LibraryOptions = {}
+  ): Effect.Effect<SkillLibrary, SkillStorageError | AdmissionError, Sandbox.Sandbox | Embedder.Embedder | Scope.Scope> =>
+    Effect.acquireRelease(SkillLibrary.make(options), (lib) => Effect.sync(() => lib.dispose()))
+
+  /** Release the resident retrieval index now (the library stays usable: the next retrieval rebuilds it). */
+  dispose(): void {
+    this.vectors.dispose()
+  }
 
   /** Names of all skills. */
   names(): ReadonlyArray<string> {
@@ -279,34 +305,34 @@ export class SkillLibrary {
     return runner.run({ source: spec.source, ...(spec.entry !== undefined ? { entry: spec.entry } : {}), args, host: { ...host, callSkill } })
   }
 
-  /** The `k` skills whose descriptions are nearest to `query` (cosine), optionally filtered. */
+  /**
+   * The `k` skills (default 5) whose descriptions are nearest to `query`: score = dot product of the embeddings
+   * (cosine for memory's L2-normalized embedders), summed in doubles; best first, ties by name. `k ≤ 0` gives `[]`,
+   * `k` above the library size gives every skill, a fractional `k` is floored. `tags` (all required) and `filter`
+   * restrict the skills; only those are scored.
+   *
+   * Unfiltered retrievals search the resident WebAssembly SIMD index (rebuilt lazily after admit/remove/rollback/
+   * import) and rescore its candidates in doubles with a proof that no other skill can rank higher (see
+   * {@link SkillIndex}); filtered ones, and every retrieval when WebAssembly SIMD is unavailable, scan the contiguous
+   * matrix. Both give the same hits as a plain scan.
+   */
   retrieve(query: string, options: { readonly k?: number; readonly tags?: ReadonlyArray<string>; readonly filter?: (r: Skill.SkillRecord) => boolean } = {}) {
     return Effect.gen({ self: this }, function*() {
       const [q] = yield* this.embedder.embed([query])
       const k = options.k ?? 5
       if (!(k > 0)) return []
-      // top-k by insertion (k is small): no per-skill allocation, no full sort
-      const top: Array<{ name: string; score: number }> = []
-      const better = (a: { name: string; score: number }, b: { name: string; score: number }) => a.score > b.score || (a.score === b.score && a.name < b.name)
-      for (const [name, r] of this.records) {
-        if (options.filter !== undefined && !options.filter(r)) continue
-        if (options.tags !== undefined) {
-          const tags = this.active(name)!.tags
-          if (!options.tags.every((t) => tags?.includes(t))) continue
+      const { filter, tags } = options
+      const accept = filter === undefined && tags === undefined ? undefined : (name: string) => {
+        if (filter !== undefined && !filter(this.records.get(name)!)) return false
+        if (tags !== undefined) {
+          const own = this.active(name)!.tags
+          if (!tags.every((t) => own?.includes(t))) return false
         }
-        const v = this.vectors.get(name)!
-        let s = 0
-        for (let i = 0; i < v.length; i++) s += v[i] * q[i]
-        const hit = { name, score: s }
-        if (top.length === k && !better(hit, top[k - 1]!)) continue
-        let j = top.length < k ? top.length : k - 1
-        while (j > 0 && better(hit, top[j - 1]!)) {
-          top[j] = top[j - 1]!
-          j--
-        }
-        top[j] = hit
+        return true
       }
-      const hits: Array<Hit> = top.map((h) => ({ ...h, spec: this.active(h.name)! }))
+      // a query of another length than the stored vectors is an embedder defect (SkillIndexDimensionError): a die
+      const top = yield* Effect.sync(() => this.vectors.search(q!, k, accept))
+      const hits: Array<Hit> = top.map((h) => ({ name: h.name, score: h.score, spec: this.active(h.name)! }))
       return hits
     })
   }
@@ -352,10 +378,13 @@ export class SkillLibrary {
     const spec = record.versions.find((v) => v.version === record.active)!.spec
     return this.embedder.embed([`${spec.name.replace(/[-_]/g, " ")}: ${spec.description}`]).pipe(
       Effect.orDie,
-      Effect.map(([v]) => {
-        this.records.set(record.name, record)
-        this.vectors.set(record.name, v)
-      })
+      Effect.flatMap(([v]) =>
+        Effect.sync(() => {
+          // a vector of another length is an embedder defect (SkillIndexDimensionError), not an admission failure
+          this.vectors.set(record.name, v)
+          this.records.set(record.name, record)
+        })
+      )
     )
   }
 

@@ -7,6 +7,7 @@
 export * as Discovery from "./Discovery.js"
 export * as Sandbox from "./Sandbox.js"
 export * as Skill from "./Skill.js"
+export * as SkillIndex from "./SkillIndex.js"
 export * as SkillLibrary from "./SkillLibrary.js"
 export * as SkillOptions from "./SkillOptions.js"
 export * as SkillWriter from "./SkillWriter.js"

@@ -100,3 +100,130 @@ describe("SkillLibrary", () => {
       expect(lib.names()).not.toContain("s1")
     }).pipe(Effect.provide(layer)))
 })
+
+describe("SkillLibrary retrieval (contiguous index, resident WebAssembly SIMD top-k)", () => {
+  const verbs = ["find", "heat", "cool", "clean", "stack", "sort", "open", "carry", "wash", "place"]
+  const nouns = ["apple", "mug", "plate", "book", "lamp", "drawer", "fridge", "towel", "key", "box", "pan"]
+  const describe_ = (i: number) => `${verbs[i % verbs.length]} the ${nouns[Math.floor(i / verbs.length) % nouns.length]} variant ${i % 7}`
+  const skill = (name: string, description: string, tags: Array<string>): Skill.SkillSpec => ({
+    ...spec(name, "function main(x) { return x }", [{ input: 1, expected: 1 }], description),
+    tags
+  })
+  const queries = ["heat the apple", "wash a mug", "count books", "open the fridge variant 3", "carry the key", "sort plates", "zzz"]
+
+  const embedded = new Map<string, Float32Array>()
+  /** The reference: an independent double scan over the hashed embedding of every active description. */
+  const brute = (lib: SkillLibrary.SkillLibrary, query: string, k: number, keep: (name: string) => boolean = () => true) => {
+    const q = Embedder.hashedEmbedding(query, 256)
+    const all: Array<{ name: string; score: number }> = []
+    for (const name of lib.names()) {
+      if (!keep(name)) continue
+      const text = `${name.replace(/[-_]/g, " ")}: ${lib.active(name)!.description}`
+      let v = embedded.get(text)
+      if (v === undefined) embedded.set(text, v = Embedder.hashedEmbedding(text, 256))
+      let s = 0
+      for (let i = 0; i < v.length; i++) s += v[i]! * q[i]!
+      all.push({ name, score: s })
+    }
+    all.sort((a, b) => (a.score !== b.score ? b.score - a.score : a.name < b.name ? -1 : 1))
+    return all.slice(0, Math.max(0, Math.floor(k)))
+  }
+  const strip = (hits: ReadonlyArray<SkillLibrary.Hit>) => hits.map((h) => ({ name: h.name, score: h.score }))
+
+  const checkAll = (lib: SkillLibrary.SkillLibrary) =>
+    Effect.gen(function*() {
+      for (const query of queries) {
+        for (const k of [1, 5, 12, lib.names().length, lib.names().length + 5]) {
+          const hits = yield* lib.retrieve(query, { k })
+          expect(strip(hits)).toEqual(brute(lib, query, k))
+          for (const h of hits) expect(h.spec).toBe(lib.active(h.name))
+        }
+        const tagged = yield* lib.retrieve(query, { k: 6, tags: ["odd"] })
+        expect(strip(tagged)).toEqual(brute(lib, query, 6, (n) => lib.active(n)!.tags!.includes("odd")))
+        const filtered = yield* lib.retrieve(query, { k: 4, filter: (r) => r.versions.length > 1, tags: ["x"] })
+        expect(strip(filtered)).toEqual(brute(lib, query, 4, (n) => lib.get(n)!.versions.length > 1 && lib.active(n)!.tags!.includes("x")))
+      }
+    })
+
+  it.effect("equals a double-precision brute force after admit, remove, rollback and import; ties by name; k edges", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(nodePath.join(os.tmpdir(), "skills-retrieval-"))
+      const lib = yield* SkillLibrary.SkillLibrary.make()
+      for (let i = 0; i < 220; i++) yield* lib.admit(skill(`s${(i * 37) % 220}-${verbs[i % verbs.length]}`, describe_(i), [i % 2 ? "odd" : "even", "x"]))
+      // exact ties: "fold-towel" and "fold_towel" embed the same text
+      yield* lib.admit(skill("fold-towel", "fold the towel", ["odd", "x"]))
+      yield* lib.admit(skill("fold_towel", "fold the towel", ["odd", "x"]))
+      yield* checkAll(lib)
+      const tie = yield* lib.retrieve("fold the towel", { k: 2 })
+      expect(tie.map((h) => h.name)).toEqual(["fold-towel", "fold_towel"])
+      expect(tie[0]!.score).toBe(tie[1]!.score)
+      expect(lib.vectors.stats.kernelSearches).toBeGreaterThan(0)
+      // k edges
+      expect(yield* lib.retrieve("heat", { k: 0 })).toEqual([])
+      expect(yield* lib.retrieve("heat", { k: -2 })).toEqual([])
+      expect(yield* lib.retrieve("heat", { k: Number.NaN })).toEqual([])
+      expect(strip(yield* lib.retrieve("heat the mug", { k: 3.9 }))).toEqual(brute(lib, "heat the mug", 3))
+      expect((yield* lib.retrieve("heat the mug")).length).toBe(5)
+      // new versions (same size: the resident index is refreshed in place), rollback, removal (rebuilt)
+      for (const [i, name] of lib.names().slice(0, 30).entries()) yield* lib.admit(skill(name, `wash the lamp ${i % 4}`, ["odd", "x"]))
+      yield* checkAll(lib)
+      expect(lib.vectors.stats.refreshes).toBeGreaterThan(0)
+      for (const name of lib.names().slice(0, 10)) if (lib.get(name)!.versions.length > 1) yield* lib.rollback(name, 1)
+      for (const name of lib.names().slice(40, 60)) yield* lib.remove(name)
+      yield* checkAll(lib)
+      // import: a library reopened from a directory of the records answers the same (plain writes: exportDirectory's
+      // atomic fsync'd writes of 460 files take seconds on a busy disk and are tested above)
+      for (const name of lib.names()) fs.writeFileSync(nodePath.join(dir, `${name}.json`), JSON.stringify(lib.get(name)))
+      const reopened = yield* SkillLibrary.SkillLibrary.make({ directory: dir })
+      expect(reopened.names()).toEqual(lib.names())
+      for (const query of queries) expect(strip(yield* reopened.retrieve(query, { k: 8 }))).toEqual(strip(yield* lib.retrieve(query, { k: 8 })))
+      yield* checkAll(reopened)
+      lib.dispose()
+      reopened.dispose()
+      fs.rmSync(dir, { recursive: true })
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("the scan engine and the AUTODIDACT_WASM_SIMD=0 fallback return identical hits", () =>
+    Effect.gen(function*() {
+      const fast = yield* SkillLibrary.SkillLibrary.make()
+      const scan = yield* SkillLibrary.SkillLibrary.make({ retrievalEngine: "scan" })
+      for (let i = 0; i < 120; i++) {
+        const s = skill(`k${i}`, describe_(i), [i % 2 ? "odd" : "even", "x"])
+        yield* fast.admit(s)
+        yield* scan.admit(s)
+      }
+      for (const query of queries) {
+        const a = yield* fast.retrieve(query, { k: 7 })
+        expect(fast.vectors.lastEngine).toBe("wasm-simd")
+        const b = yield* scan.retrieve(query, { k: 7 })
+        expect(scan.vectors.lastEngine).toBe("scan")
+        process.env["AUTODIDACT_WASM_SIMD"] = "0"
+        const c = yield* fast.retrieve(query, { k: 7 }).pipe(Effect.ensuring(Effect.sync(() => delete process.env["AUTODIDACT_WASM_SIMD"])))
+        expect(fast.vectors.lastEngine).toBe("scan")
+        expect(strip(b)).toEqual(strip(a))
+        expect(strip(c)).toEqual(strip(a))
+        expect(strip(a)).toEqual(brute(fast, query, 7))
+      }
+      expect(scan.vectors.stats.kernelSearches).toBe(0)
+      fast.dispose()
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("makeScoped releases the resident index when the scope closes", () =>
+    Effect.gen(function*() {
+      const lib = yield* Effect.scoped(
+        Effect.gen(function*() {
+          const lib = yield* SkillLibrary.SkillLibrary.makeScoped()
+          yield* lib.admit(double)
+          yield* lib.admit(spec("greet", "function main(n) { return 'hello ' + n }", [{ input: "bob", expected: "hello bob" }], "say hello to a person by name"))
+          expect((yield* lib.retrieve("hello person", { k: 1 }))[0]!.name).toBe("greet")
+          expect(lib.vectors.resident).toBe(true)
+          return lib
+        })
+      )
+      expect(lib.vectors.resident).toBe(false)
+      // still usable: the next retrieval rebuilds it
+      expect((yield* lib.retrieve("double a number", { k: 1 }))[0]!.name).toBe("double")
+      lib.dispose()
+      expect(lib.vectors.resident).toBe(false)
+    }).pipe(Effect.provide(layer)))
+})
