@@ -14,6 +14,7 @@ import { gatewayCommand } from "./commands/Gateway.js"
 import { reportCommand } from "./commands/Report.js"
 import { runnerCommand } from "./commands/Runner.js"
 import { serveEnvCommand } from "./commands/ServeEnv.js"
+import { skillsCommand } from "./commands/Skills.js"
 import { sokobanCommand } from "./commands/Sokoban.js"
 import { startCommand } from "./commands/Start.js"
 import { trainCommand } from "./commands/Train.js"
@@ -21,7 +22,7 @@ import { trainCommand } from "./commands/Train.js"
 /** The root command with every subcommand. */
 export const app = Command.make("autodidact").pipe(
   Command.withDescription("Autodidact: agents that learn from experience"),
-  Command.withSubcommands([startCommand, trainCommand, evalCommand, sokobanCommand, gamesCommand, benchCommand, compareCommand, dashboardCommand, reportCommand, runnerCommand, gatewayCommand, serveEnvCommand, exportCommand, agentCommand])
+  Command.withSubcommands([startCommand, trainCommand, evalCommand, sokobanCommand, gamesCommand, benchCommand, compareCommand, dashboardCommand, reportCommand, runnerCommand, gatewayCommand, serveEnvCommand, exportCommand, agentCommand, skillsCommand])
 )
 
 /** The CLI's version (the app is private; this is what `--version` prints). */

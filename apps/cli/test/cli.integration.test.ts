@@ -50,7 +50,7 @@ describe("autodidact CLI", () => {
   it("--help lists every command", () => {
     const r = cli("--help")
     expect(r.code).toBe(0)
-    for (const c of ["start", "train", "eval", "sokoban", "bench"]) expect(r.stdout).toContain(c)
+    for (const c of ["start", "train", "eval", "sokoban", "bench", "skills"]) expect(r.stdout).toContain(c)
   })
 
   it("sokoban solve --json reports solved count, total, mean plan length and seconds", () => {

@@ -37,16 +37,28 @@ export class AdmissionError extends Data.TaggedError("AdmissionError")<{
   readonly name: string
   readonly stage: "name" | "compile" | "test" | "verifier"
   readonly reason: string
-}> {}
+}> {
+  override get message() {
+    return `skill ${JSON.stringify(this.name)} not admitted at the ${this.stage} stage: ${this.reason}`
+  }
+}
 
 /** A skill or version that does not exist. */
 export class SkillNotFoundError extends Data.TaggedError("SkillNotFoundError")<{
   readonly name: string
   readonly version?: number
-}> {}
+}> {
+  override get message() {
+    return this.version === undefined ? `no skill named ${JSON.stringify(this.name)}` : `skill ${JSON.stringify(this.name)} has no version ${this.version}`
+  }
+}
 
 /** Storage failed. */
-export class SkillStorageError extends Data.TaggedError("SkillStorageError")<{ readonly path: string; readonly reason: string }> {}
+export class SkillStorageError extends Data.TaggedError("SkillStorageError")<{ readonly path: string; readonly reason: string }> {
+  override get message() {
+    return `${this.path}: ${this.reason}`
+  }
+}
 
 /**
  * A verifier: a rule function or a reward-model-like scorer. Return `true`/`false`, or a score that must reach
