@@ -6,7 +6,7 @@
  *
  * Run: `cd packages/skills && node --import tsx --conditions=@autodidact/source bench/acceptance.ts \
  *   [--difficulty easy|default] [--budget 100000] [--seeds 1,2,3] [--eval-episodes 100] [--algo gigpo] \
- *   [--max-macros 4] [--max-groundings 3] [--max-skill-actions 2] [--relational false] [--skill-features false] \
+ *   [--max-macros 4] [--max-groundings 3] [--max-skill-actions 2] [--relational false] [--skill-features false] [--mask-failed-skills true] \
  *   [--arms both|primitives|skills] [--budget-unit primitive|decisions] \
  *   [--checkpoints 10000,20000,... [--checkpoint-eval-episodes 100]]`
  */
@@ -37,6 +37,8 @@ const settings: Experiment.Settings = {
   // --skill-features false: skill commands get only `verb:skill` + their words (the featurization before issue 6's
   // skill-features change)
   skillFeatures: args.get("skill-features") !== "false",
+  // --mask-failed-skills true: a skill command that failed in a state is not offered again there this episode
+  maskFailedSkills: args.get("mask-failed-skills") === "true",
   // --relational false: the DRRN without its hand-written household relational keys (which only recognize primitive
   // commands; a skill command gets none), so both arms are featurized alike (bag of words + history)
   trainer: { policy: { relational: args.get("relational") !== "false" } },
@@ -77,7 +79,7 @@ await Effect.runPromise(
         console.log(`${r.agent} seed ${seed}: success ${(100 * r.successRate).toFixed(0)}%, ${r.decisions.toFixed(1)} decisions/ep, ${r.primitiveSteps.toFixed(1)} primitive steps/ep, ${r.wallSeconds.toFixed(0)} s`)
       }
     }
-    console.log(`\n${settings.difficulty} TextHousehold-v0, relational features ${args.get("relational") !== "false"}, skill features ${settings.skillFeatures}, budget ${settings.budget} ${settings.budgetUnit === "decisions" ? "decisions" : "primitive steps"} per run, max skill actions ${settings.maxSkillActions}, greedy evaluation on ${settings.evalEpisodes} unseen tasks, sandbox calls ${runner.calls}`)
+    console.log(`\n${settings.difficulty} TextHousehold-v0, relational features ${args.get("relational") !== "false"}, skill features ${settings.skillFeatures}, mask failed skills ${settings.maskFailedSkills === true}, budget ${settings.budget} ${settings.budgetUnit === "decisions" ? "decisions" : "primitive steps"} per run, max skill actions ${settings.maxSkillActions}, greedy evaluation on ${settings.evalEpisodes} unseen tasks, sandbox calls ${runner.calls}`)
     console.log(Experiment.table(rows))
     const mean = (agent: string, k: keyof Experiment.Row) => {
       const xs = rows.filter((r) => r.agent === agent).map((r) => Number(r[k]))

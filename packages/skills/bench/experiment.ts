@@ -58,6 +58,8 @@ export interface Settings {
    * of their expansion (first step and whole macro). Default true; no effect on a primitives-only arm.
    */
   readonly skillFeatures?: boolean
+  /** Failed-option masking in the wrapper (`SkillOptionsConfig.maskFailedSkills`). Default false. */
+  readonly maskFailedSkills?: boolean
   /** Trainer overrides (group size, tasks per batch, learning rate, ...). */
   readonly trainer?: Partial<MultiTurnTrainer.Options>
   /**
@@ -130,7 +132,7 @@ export const makeEnv = (s: Settings, library: SkillLibrary, options: ReadonlyArr
     library,
     options,
     runner,
-    { maxSkillActions: s.maxSkillActions ?? 8 }
+    { maxSkillActions: s.maxSkillActions ?? 8, maskFailedSkills: s.maskFailedSkills ?? false }
   )
 
 /** Run `policy` on `episodes` evaluation tasks (one each); the table's columns. */

@@ -74,6 +74,14 @@ export interface SkillOptionsConfig {
    * option order, so each option keeps some. Skill commands whose text repeats one already offered are dropped.
    */
   readonly maxSkillActions?: number
+  /**
+   * Failed-option masking (default off): a skill command that failed in a state — a guest or host-call error, no
+   * primitive step, or a result object with `ok: false` (a macro whose step had no fitting command) — is not offered
+   * again in that state (same `stateKey()`) for the rest of the episode. The options framework's initiation set,
+   * narrowed online by what failed; it breaks the loops a greedy policy can fall into by re-issuing a skill that keeps
+   * failing. Skill commands given as text still run (masking only changes what `admissibleActions` offers).
+   */
+  readonly maskFailedSkills?: boolean
 }
 
 /** Counters of a wrapper since construction (or `resetCounters`). */
@@ -173,10 +181,19 @@ const skillResult = (
   }
 })
 
+/** A skill call failed: an error, no primitive step, or a result object saying `ok: false`. */
+const isFailure = (r: StepResult<string>, steps: number): boolean => {
+  if (steps === 0 || r.info["skillError"] !== undefined) return true
+  const out = r.info["skillResult"]
+  return typeof out === "object" && out !== null && (out as { ok?: unknown }).ok === false
+}
+
 /** Shared state and bookkeeping of both wrappers. */
 abstract class OptionsEnvBase {
   protected readonly state = { lastObservation: "", done: false }
   protected offered = new Map<string, SkillCommand>()
+  /** `stateKey + "\u0000" + command` of the skill calls that failed this episode (with `maskFailedSkills`). */
+  private readonly failedHere = new Set<string>()
   private readonly known = new Map<string, SkillCommand>()
   readonly counters: SkillCounters = { decisions: 0, skillDecisions: 0, primitiveSteps: 0, failedSkillCalls: 0 }
 
@@ -207,6 +224,7 @@ abstract class OptionsEnvBase {
     const r = this.env.reset(options)
     this.state.lastObservation = r.observation
     this.state.done = false
+    this.failedHere.clear()
     return r
   }
 
@@ -214,6 +232,10 @@ abstract class OptionsEnvBase {
   admissibleActions(): ReadonlyArray<string> {
     const prim = this.env.admissibleActions()
     this.offered = offerSkills(this.env, this.options, this.config.maxSkillActions ?? Infinity, prim)
+    if (this.failedHere.size > 0) {
+      const key = this.env.stateKey()
+      for (const text of [...this.offered.keys()]) if (this.failedHere.has(`${key}\u0000${text}`)) this.offered.delete(text)
+    }
     for (const [text, cmd] of this.offered) if (!this.known.has(text) && this.known.size < 100_000) this.known.set(text, cmd)
     return [...prim, ...this.offered.keys()]
   }
@@ -270,12 +292,18 @@ abstract class OptionsEnvBase {
     return { ...r, info: { ...r.info, primitiveSteps: 1 } }
   }
 
-  protected tallySkill(r: StepResult<string>): StepResult<string> {
+  /** The state key before a skill call, when failed calls are masked (else undefined: no cost). */
+  protected keyBeforeSkill(): string | undefined {
+    return this.config.maskFailedSkills === true ? this.env.stateKey() : undefined
+  }
+
+  protected tallySkill(r: StepResult<string>, action: string, keyBefore: string | undefined): StepResult<string> {
     const steps = Number(r.info["primitiveSteps"] ?? 0)
     this.counters.decisions++
     this.counters.skillDecisions++
     this.counters.primitiveSteps += steps
     if (steps === 0 || r.info["skillError"] !== undefined) this.counters.failedSkillCalls++
+    if (keyBefore !== undefined && isFailure(r, steps)) this.failedHere.add(`${keyBefore}\u0000${action}`)
     return r
   }
 }
@@ -294,11 +322,12 @@ export class SkillOptionsEnv extends OptionsEnvBase {
     if (this.state.done) return Effect.fail(new EpisodeEndedError({ action }))
     const cmd = this.parse(action)
     if (cmd === undefined) return Effect.sync(() => this.primitive(action))
+    const keyBefore = this.keyBeforeSkill()
     const { tally, host } = skillHost(this.env, this.state, this.config.maxPrimitiveSteps ?? 100)
     return this.library.call(cmd.name, cmd.args, host).pipe(
       Effect.map((result) => ({ ok: true as const, result })),
       Effect.catchIf(Sandbox.isSandboxError, (e) => Effect.succeed({ ok: false as const, error: `${e._tag}: ${e.message}` })),
-      Effect.map((out) => this.tallySkill(skillResult(this.state, cmd, tally, out)))
+      Effect.map((out) => this.tallySkill(skillResult(this.state, cmd, tally, out), action, keyBefore))
     )
   }
 }
@@ -329,6 +358,7 @@ export class SyncSkillOptionsEnv extends OptionsEnvBase {
     if (this.state.done) throw new EpisodeEndedError({ action })
     const cmd = this.parse(action)
     if (cmd === undefined) return this.primitive(action)
+    const keyBefore = this.keyBeforeSkill()
     const { tally, host } = skillHost(this.env, this.state, this.config.maxPrimitiveSteps ?? 100)
     let out: { ok: true; result: unknown } | { ok: false; error: string }
     try {
@@ -337,7 +367,7 @@ export class SyncSkillOptionsEnv extends OptionsEnvBase {
       if (!Sandbox.isSandboxError(e)) throw e
       out = { ok: false, error: `${e._tag}: ${e.message}` }
     }
-    return this.tallySkill(skillResult(this.state, cmd, tally, out))
+    return this.tallySkill(skillResult(this.state, cmd, tally, out), action, keyBefore)
   }
 }
 

@@ -142,4 +142,63 @@ describe("SkillOptions", () => {
       expect(solved).toBe(3)
       expect(w.counters.decisions).toBe(3)
     }).pipe(Effect.provide(layer)), 60_000)
+
+  it.effect("maskFailedSkills: a skill command that failed in a state is not offered there again this episode", () =>
+    Effect.gen(function*() {
+      const lib = yield* SkillLibrary.SkillLibrary.make()
+      const spec = (name: string, source: string) => ({
+        name,
+        description: name,
+        parameters: { type: "object" },
+        result: { type: "object" },
+        source,
+        tests: [{ input: {}, expected: { ok: false }, host: { act: [{}], observe: [{ admissible: ["look"] }] } }],
+        provenance: { author: "test" }
+      })
+      // fails without a step; fails after one step (a macro whose second step had no fitting command); never fails
+      yield* lib.admit(spec("idle", "function main() { return { ok: false } }"))
+      yield* lib.admit(spec("step-then-fail", "function main() { var o = observe(); act(o.admissible.filter(function (a) { return a.indexOf('go to ') === 0 })[0] || 'look'); return { ok: false } }"))
+      yield* lib.admit({ ...spec("fine", "function main() { observe(); return { ok: true } }"), tests: [{ input: {}, expected: { ok: true }, host: { observe: [{}] } }] })
+      const runner = yield* SyncSandbox.make({ timeoutMs: 5000 })
+      const opts: Array<SkillOptions.SkillOption> = ["idle", "step-then-fail", "fine"].map((name) => ({ name, params: [], ground: () => [[]] }))
+      const env = new TextHousehold.TextHousehold({ difficulty: "easy" })
+      const masked = new SkillOptions.SyncSkillOptionsEnv(env, lib, opts, runner, { maskFailedSkills: true })
+      masked.reset({ seed: 3, options: { taskIndex: 3 } })
+      const s0 = env.stateKey()
+      expect(masked.skillActions()).toEqual(["skill idle", "skill step-then-fail", "skill fine"])
+
+      // no step, so the state is unchanged: `idle` is masked here; a call that succeeds (`fine`, 0 steps but ok) is not
+      masked.step("skill idle")
+      expect(env.stateKey()).toBe(s0)
+      expect(masked.skillActions()).toEqual(["skill step-then-fail", "skill fine"])
+      expect(masked.admissibleActions().slice(0, -2)).toEqual(env.admissibleActions())
+
+      // one primitive step and `ok: false`, repeated: the skill walks to the first `go to` target each time, so the
+      // agent bounces between two receptacles; it stays offered exactly while the current state is not one it failed
+      // from, and the bounce is cut as soon as a state repeats
+      const failedFrom: Array<string> = []
+      for (let i = 0; i < 10 && masked.skillActions().includes("skill step-then-fail"); i++) {
+        expect(failedFrom).not.toContain(env.stateKey())
+        failedFrom.push(env.stateKey())
+        const r = masked.step("skill step-then-fail")
+        expect(r.info["primitiveSteps"]).toBe(1)
+      }
+      expect(failedFrom.length).toBeGreaterThanOrEqual(2)
+      expect(failedFrom.length).toBeLessThanOrEqual(3)
+      expect(failedFrom).toContain(env.stateKey())
+      expect(masked.skillActions()).toContain("skill fine")
+
+      // a text command still runs even when masked; reset clears the mask
+      const forced = masked.step("skill idle")
+      expect(forced.info["skillResult"]).toEqual({ ok: false })
+      masked.reset({ seed: 3, options: { taskIndex: 3 } })
+      expect(masked.skillActions()).toEqual(["skill idle", "skill step-then-fail", "skill fine"])
+
+      // without the option nothing is masked
+      const plain = new SkillOptions.SyncSkillOptionsEnv(env, lib, opts, runner)
+      plain.reset({ seed: 3, options: { taskIndex: 3 } })
+      plain.step("skill idle")
+      expect(plain.skillActions()).toEqual(["skill idle", "skill step-then-fail", "skill fine"])
+      expect(plain.counters.failedSkillCalls).toBe(1)
+    }).pipe(Effect.provide(layer)), 60_000)
 })
