@@ -26,6 +26,10 @@
  * - Workers are pooled (`poolSize`, default 2) and reused after a clean call; a worker that was killed, ran out of
  *   memory, or failed to release its runtime is discarded and replaced on demand. The QuickJS WebAssembly module is
  *   compiled once on the main thread and shared with every worker.
+ * - Nested calls (`nested: true`: a call made from a host function of a running call, e.g. a skill calling a skill)
+ *   go ahead of queued calls and, when no worker is idle, start one beyond `poolSize`, retired when it goes idle: the
+ *   caller's worker is blocked until the nested call returns, so making it wait for a pooled worker could only end in
+ *   the caller's time limit. Extra workers are bounded by the concurrent calls times their nesting depth.
  *
  * **Gotchas**: WebAssembly memory never shrinks, so a worker's memory is bounded by `memoryLimitBytes` plus the
  * 16 MiB QuickJS baseline, not returned; `close()` (or the layer's scope) terminates the workers.
@@ -161,6 +165,11 @@ export interface RunRequest {
   readonly timeoutMs?: number
   /** Only compile the source (check syntax), run nothing. */
   readonly compileOnly?: boolean
+  /**
+   * Made from a host function of a running call (its worker waits for this one): runs ahead of queued calls, on a
+   * worker beyond `poolSize` when none is idle (see the module docs). Default false.
+   */
+  readonly nested?: boolean
 }
 
 /** Counters of a pool (for benchmarks and health checks). */
@@ -427,7 +436,9 @@ export class SandboxPool {
       if (signal !== undefined) {
         signal.addEventListener("abort", () => this.abort(job), { once: true })
       }
-      this.queue.push(job)
+      // a nested call's caller holds a worker until it returns: serve it first (see the module docs)
+      if (request.nested === true) this.queue.unshift(job)
+      else this.queue.push(job)
       this.pump()
     })
   }
@@ -442,7 +453,7 @@ export class SandboxPool {
   private pump(): void {
     while (this.queue.length > 0) {
       let slot = this.slots.find((s) => s.job === undefined && !s.dead)
-      if (slot === undefined && this.slots.length < this.poolSize) slot = this.spawn()
+      if (slot === undefined && (this.slots.length < this.poolSize || this.queue[0]!.request.nested === true)) slot = this.spawn()
       if (slot === undefined) return
       const job = this.queue.shift()!
       this.start(slot, job)
@@ -545,6 +556,11 @@ export class SandboxPool {
   private settle(slot: Slot, f: () => void): void {
     slot.job = undefined
     f()
+    // a worker started beyond the pool size for a nested call is retired once idle (unless a nested call waits)
+    if (this.slots.length > this.poolSize && !this.queue.some((j) => j.request.nested === true)) {
+      void this.kill(slot, undefined)
+      return
+    }
     queueMicrotask(() => this.pump())
   }
 

@@ -267,7 +267,9 @@ export class SkillLibrary {
       source: spec.source,
       ...(spec.entry !== undefined ? { entry: spec.entry } : {}),
       args,
-      host: { ...host, callSkill: this.callSkillHost(path, host) }
+      host: { ...host, callSkill: this.callSkillHost(path, host) },
+      // called from a running skill's `callSkill`: that skill's worker waits for this call
+      ...(stack.length > 0 ? { nested: true } : {})
     })
   }
 

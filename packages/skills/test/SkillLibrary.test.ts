@@ -62,6 +62,24 @@ describe("SkillLibrary", () => {
       expect(err.message).toContain("cycle")
     }).pipe(Effect.provide(layer)))
 
+  it.effect("nested skill calls do not wait for their callers' workers: a depth-3 chain on a pool of one", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Sandbox.Sandbox
+      const lib = yield* SkillLibrary.SkillLibrary.make({ maxCallDepth: 4 })
+      yield* lib.admit(spec("inc", "function main(x) { return x + 1 }", [{ input: 1, expected: 2 }]))
+      // admission runs the composite's test, whose callSkill is itself a nested call
+      yield* lib.admit(spec("inc2", "function main(x) { return callSkill('inc', callSkill('inc', x)) }", [{ input: 1, expected: 3 }]))
+      yield* lib.admit(spec("inc4", "function main(x) { return callSkill('inc2', callSkill('inc2', x)) }", [{ input: 0, expected: 4 }]))
+      // two top-level chains at once: the second queues for the one pooled worker, each chain's nested calls do not
+      const [a, b] = yield* Effect.all([lib.call("inc4", 10), lib.call("inc4", 20)], { concurrency: 2 })
+      expect([a, b]).toEqual([14, 24])
+      // the workers started for nested calls were retired when idle
+      const stats = sandbox.stats()
+      expect(stats.workersStarted).toBeGreaterThan(1)
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+      expect(sandbox.stats().liveWorkers).toBeLessThanOrEqual(1)
+    }).pipe(Effect.provide(Layer.mergeAll(Sandbox.layer({ timeoutMs: 3000, poolSize: 1 }), Embedder.layerHashed()))), 60_000)
+
   it.effect("retrieves by description and exports/imports a directory of .js + .json files", () =>
     Effect.gen(function*() {
       const dir = fs.mkdtempSync(nodePath.join(os.tmpdir(), "skills-"))
