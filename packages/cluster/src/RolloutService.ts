@@ -230,8 +230,15 @@ export interface ThreadsOptions {
   readonly workers?: number | undefined
   /** Episodes (or groups) in flight per worker (default 4). */
   readonly depth?: number | undefined
+  /**
+   * A worker with tasks in flight that sends no reply for this long (ms) is terminated and its tasks fail with
+   * `RolloutError` (default 600 000, `Infinity` disables): an env stuck in a loop cannot hang a run.
+   */
+  readonly taskTimeoutMs?: number | undefined
   /** Test hook: every worker crashes (uncaught exception) when asked for this id. */
   readonly crashOn?: number | undefined
+  /** Test hook: every worker loops forever when asked for this id. */
+  readonly hangOn?: number | undefined
 }
 
 /** The thread-pool service plus its pool's counters (tests, benchmarks). */

@@ -9,6 +9,10 @@
  *   only the (version, hash) reference.
  * - A worker that crashes, exits or fails to start fails the tasks it held with {@link RolloutError} (never a hang)
  *   and is replaced on the next dispatch; an error thrown while collecting fails only that task.
+ * - Watchdog: a worker with tasks in flight that sends no reply for `taskTimeoutMs` (default 10 minutes; an env or
+ *   policy stuck in an endless loop blocks its thread) is terminated, its tasks fail with {@link RolloutError}
+ *   naming the limit, and it is replaced on the next dispatch. The clock restarts at every reply, so a task's own
+ *   time, not its wait behind the others on that worker, is what the limit bounds.
  * - Workers start on first demand and are `unref`'d while the pool is idle (an open pool does not keep the process
  *   alive); they are `ref`'d while a task waits on them. {@link make} is scoped: closing the scope fails waiting
  *   tasks and terminates every worker.
@@ -30,6 +34,8 @@ export interface ThreadSetup {
   readonly runner: string
   /** Test hook: crash the worker (uncaught exception) when asked for this episode/group id. */
   readonly crashOn?: number | undefined
+  /** Test hook: the worker loops forever (a stuck env) when asked for this episode/group id. */
+  readonly hangOn?: number | undefined
 }
 
 /** Host → worker. */
@@ -50,8 +56,15 @@ export interface PoolOptions {
   readonly workers?: number | undefined
   /** Tasks in flight per worker (default 4). */
   readonly depth?: number | undefined
+  /**
+   * Longest time in ms a worker with tasks in flight may go without a reply before it is terminated and its tasks
+   * fail (default 600 000; `Infinity` disables the watchdog).
+   */
+  readonly taskTimeoutMs?: number | undefined
   /** Test hook: every worker crashes when asked for this id. */
   readonly crashOn?: number | undefined
+  /** Test hook: every worker loops forever when asked for this id. */
+  readonly hangOn?: number | undefined
 }
 
 /** The pool. */
@@ -105,6 +118,8 @@ interface Slot {
   readonly policies: Set<string>
   readonly inflight: Map<number, Task>
   dead: boolean
+  /** The no-reply deadline while tasks are in flight. */
+  watchdog: ReturnType<typeof setTimeout> | undefined
 }
 
 /** Start a pool (workers start lazily, on the first task). Call `close()` when done, or use {@link make}. */
@@ -113,6 +128,8 @@ export const makeUnscoped = (options: PoolOptions = {}): ThreadPool => {
   if (!Number.isInteger(size) || size < 1) throw new RolloutError({ runId: "-", id: -1, reason: `workers must be a positive integer, got ${size}`, where: "local" })
   const depth = options.depth ?? 4
   if (!Number.isInteger(depth) || depth < 1) throw new RolloutError({ runId: "-", id: -1, reason: `depth must be a positive integer, got ${depth}`, where: "local" })
+  const taskTimeoutMs = options.taskTimeoutMs ?? 600_000
+  if (!(taskTimeoutMs > 0)) throw new RolloutError({ runId: "-", id: -1, reason: `taskTimeoutMs must be positive, got ${taskTimeoutMs}`, where: "local" })
   const fromSource = import.meta.url.endsWith(".ts")
   const script = new URL(fromSource ? "./ThreadWorker.ts" : "./ThreadWorker.js", import.meta.url).href
   const execArgv = fromSource ? [...process.execArgv, "--conditions=@autodidact/source"] : [...process.execArgv]
@@ -142,9 +159,22 @@ export const makeUnscoped = (options: PoolOptions = {}): ThreadPool => {
     t.reject(new RolloutError({ runId: t.runId, id: t.id, reason, where }))
   }
 
+  // (re)start the no-reply deadline of a worker with tasks in flight; clear it when none is
+  const arm = (slot: Slot) => {
+    if (slot.watchdog !== undefined) clearTimeout(slot.watchdog)
+    slot.watchdog = undefined
+    if (slot.dead || slot.inflight.size === 0 || !Number.isFinite(taskTimeoutMs)) return
+    slot.watchdog = setTimeout(
+      () => kill(slot, `rollout thread ${slot.index} sent no reply in ${taskTimeoutMs} ms (an env or policy stuck in a loop?); terminated`),
+      Math.min(taskTimeoutMs, 2 ** 31 - 1)
+    )
+    slot.watchdog.unref()
+  }
+
   const kill = (slot: Slot, reason: string) => {
     if (slot.dead) return
     slot.dead = true
+    if (slot.watchdog !== undefined) clearTimeout(slot.watchdog)
     if (slots[slot.index] === slot) slots[slot.index] = undefined
     for (const t of [...slot.inflight.values()]) fail(t, reason, slot.name)
     void slot.worker.terminate()
@@ -153,10 +183,16 @@ export const makeUnscoped = (options: PoolOptions = {}): ThreadPool => {
 
   const spawn = (index: number): Slot => {
     const name = `local/thread-${index}`
-    const setup: ThreadSetup = { kind: "autodidact-rollout-thread", script, runner: name, ...(options.crashOn === undefined ? {} : { crashOn: options.crashOn }) }
+    const setup: ThreadSetup = {
+      kind: "autodidact-rollout-thread",
+      script,
+      runner: name,
+      ...(options.crashOn === undefined ? {} : { crashOn: options.crashOn }),
+      ...(options.hangOn === undefined ? {} : { hangOn: options.hangOn })
+    }
     const worker = new Worker(code, { eval: true, workerData: setup, execArgv })
     if (waiting === 0) worker.unref()
-    const slot: Slot = { index, name, worker, policies: new Set(), inflight: new Map(), dead: false }
+    const slot: Slot = { index, name, worker, policies: new Set(), inflight: new Map(), dead: false, watchdog: undefined }
     live++
     started++
     let crash: string | undefined
@@ -175,8 +211,9 @@ export const makeUnscoped = (options: PoolOptions = {}): ThreadPool => {
     worker.on("message", (reply: ThreadReply) => {
       if (reply.type === "start-failed") return kill(slot, reply.reason)
       const t = slot.inflight.get(reply.task)
+      if (t !== undefined) slot.inflight.delete(reply.task)
+      arm(slot) // a reply is progress: the deadline restarts (or clears with nothing in flight)
       if (t === undefined) return dispatch() // cancelled while running
-      slot.inflight.delete(reply.task)
       t.slot = undefined
       if (reply.type === "done") t.resolve(reply.value)
       else t.reject(new RolloutError({ runId: t.runId, id: t.id, reason: reply.reason, where: slot.name }))
@@ -204,6 +241,7 @@ export const makeUnscoped = (options: PoolOptions = {}): ThreadPool => {
       }
       t.slot = best
       best.inflight.set(t.task, t)
+      if (best.inflight.size === 1) arm(best)
       best.worker.postMessage(t.request)
     }
   }
@@ -256,6 +294,7 @@ export const makeUnscoped = (options: PoolOptions = {}): ThreadPool => {
       for (const s of slots) {
         if (s === undefined) continue
         s.dead = true
+        if (s.watchdog !== undefined) clearTimeout(s.watchdog)
         for (const t of [...s.inflight.values()]) fail(t, "rollout thread pool closed", s.name)
       }
       await Promise.all(slots.map((s) => s?.worker.terminate()))

@@ -33,6 +33,10 @@ const main = (setup: ThreadSetup): void => {
       })
       return
     }
+    if (setup.hangOn !== undefined && id === setup.hangOn) {
+      // test hook: a stuck env (the host's watchdog must terminate this thread and fail its tasks)
+      for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000)
+    }
     try {
       const held = policies.get(msg.spec.policy.hash)
       if (held === undefined) throw new Error(`policy ${msg.spec.policy.hash} was not sent to this worker`)

@@ -105,6 +105,28 @@ describe("RolloutService.layerThreads", () => {
       expect(svc.liveWorkers()).toBe(2)
     })), 60_000)
 
+  it.effect("a worker stuck in a loop is terminated by the watchdog: its tasks fail with RolloutError naming the limit, then it is replaced", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const svc = yield* RolloutService.makeThreads({ workers: 1, depth: 2, hangOn: 3, taskTimeoutMs: 1500 })
+      const ac = yield* svc.publish("run", 0, Policy.ofActorCritic(net))
+      const started = Date.now()
+      const stuck = yield* Effect.flip(Stream.runCollect(svc.episodes({ runId: "run", runSeed: 1, envId: "CartPole-v1", policy: ac, episodeIds: [0, 1, 2, 3, 4] })))
+      const waited = Date.now() - started
+      expect(stuck).toBeInstanceOf(Errors.RolloutError)
+      expect(stuck.reason).toContain("no reply in 1500 ms")
+      expect(stuck.where).toBe("local/thread-0")
+      // failed at the deadline, not at once and not never (episodes 0-2 take milliseconds)
+      expect(waited).toBeGreaterThanOrEqual(1400)
+      expect(waited).toBeLessThan(20_000)
+      // a fresh worker serves the next request
+      const ok = yield* Stream.runCollect(svc.episodes({ runId: "run", runSeed: 1, envId: "CartPole-v1", policy: ac, episodeIds: [0, 1, 2, 4] }))
+      expect(ok.map((e) => e.episodeId).sort((a, b) => a - b)).toEqual([0, 1, 2, 4])
+      expect(svc.startedWorkers()).toBe(2)
+      expect(svc.liveWorkers()).toBe(1)
+      const bad = yield* Effect.flip(RolloutService.makeThreads({ taskTimeoutMs: 0 }))
+      expect(bad.reason).toContain("taskTimeoutMs")
+    })), 60_000)
+
   it.effect("layerLocal (the default) collects on worker threads; bad options are typed errors", () =>
     Effect.gen(function*() {
       const runners = yield* Effect.gen(function*() {
