@@ -8,6 +8,8 @@ import { InvalidSeedError, Rng } from "@autodidact/core"
 //   a, b = np.random.default_rng(7).spawn(2); a.random(), b.random()
 //   r = np.random.default_rng(3); r.integers(1, 7, size=5), r.integers(1000003)
 //   v = np.random.default_rng(5).bit_generator.random_raw(); v >> 32, v & 0xffffffff
+//   a = np.random.default_rng(2024).random(100000); a[0], a[99999], a.sum()
+//   np.random.default_rng([1, 2, 3]).bit_generator.random_raw(3)
 describe("Rng (NumPy PCG64 + SeedSequence compatibility)", () => {
   it("random() matches default_rng(42)", () => {
     const r = Rng.make(42)
@@ -37,6 +39,30 @@ describe("Rng (NumPy PCG64 + SeedSequence compatibility)", () => {
 
   it("raw 64-bit output matches", () => {
     expect(Rng.make(5).nextUint64()).toEqual([3457461230, 2881021352])
+  })
+
+  it("fillRandom() matches default_rng(2024).random(100000) and equals as many random() calls", () => {
+    const a = Rng.make(2024).fillRandom(new Float64Array(100_000))
+    expect(a[0]).toBe(0.6758313379812818)
+    expect(a[99_999]).toBe(0.5596432868036147)
+    let sum = 0
+    for (const x of a) sum += x
+    expect(sum).toBeCloseTo(49867.93268997794, 6)
+    const r = Rng.make(2024)
+    for (let i = 0; i < 1000; i++) expect(r.random()).toBe(a[i])
+    // a sub-range leaves the rest untouched and continues the stream
+    const b = Rng.make(2024)
+    const part = b.fillRandom(new Array<number>(5).fill(-1), 1, 3)
+    expect(part).toEqual([-1, a[0], a[1], -1, -1])
+    expect(b.random()).toBe(a[2])
+    expect(() => b.fillRandom(new Float64Array(3), 2, 1)).toThrow(RangeError)
+    expect(() => b.fillRandom(new Float64Array(3), 0, 4)).toThrow(RangeError)
+  })
+
+  it("raw 64-bit output of a multi-word seed matches over several steps", () => {
+    const r = Rng.make([1, 2, 3])
+    const words = (hi: bigint) => [Number(hi >> 32n), Number(hi & 0xffffffffn)]
+    for (const v of [12368030237656201616n, 2047858591075935483n, 9435677134316251571n]) expect(r.nextUint64()).toEqual(words(v))
   })
 
   it("getState/fromState continues the same stream", () => {
