@@ -12,7 +12,8 @@
  * - Watchdog: a worker with tasks in flight that sends no reply for `taskTimeoutMs` (default 10 minutes; an env or
  *   policy stuck in an endless loop blocks its thread) is terminated, its tasks fail with {@link RolloutError}
  *   naming the limit, and it is replaced on the next dispatch. The clock restarts at every reply, so a task's own
- *   time, not its wait behind the others on that worker, is what the limit bounds.
+ *   time, not its wait behind the others on that worker, is what the limit bounds; a worker's start-up (loading its
+ *   modules) does not count.
  * - Workers start on first demand and are `unref`'d while the pool is idle (an open pool does not keep the process
  *   alive); they are `ref`'d while a task waits on them. {@link make} is scoped: closing the scope fails waiting
  *   tasks and terminates every worker.
@@ -49,6 +50,7 @@ export type ThreadReply =
   | { readonly type: "done"; readonly task: number; readonly value: Collect.Episode | Collect.Group }
   | { readonly type: "failed"; readonly task: number; readonly reason: string }
   | { readonly type: "start-failed"; readonly reason: string }
+  | { readonly type: "ready" }
 
 /** Options of {@link make}. */
 export interface PoolOptions {
@@ -118,8 +120,10 @@ interface Slot {
   readonly policies: Set<string>
   readonly inflight: Map<number, Task>
   dead: boolean
-  /** The no-reply deadline while tasks are in flight. */
+  /** The no-reply deadline while tasks are in flight (armed once the worker has started). */
   watchdog: ReturnType<typeof setTimeout> | undefined
+  /** The worker has loaded its modules (start-up time does not count against the watchdog). */
+  ready: boolean
 }
 
 /** Start a pool (workers start lazily, on the first task). Call `close()` when done, or use {@link make}. */
@@ -163,7 +167,7 @@ export const makeUnscoped = (options: PoolOptions = {}): ThreadPool => {
   const arm = (slot: Slot) => {
     if (slot.watchdog !== undefined) clearTimeout(slot.watchdog)
     slot.watchdog = undefined
-    if (slot.dead || slot.inflight.size === 0 || !Number.isFinite(taskTimeoutMs)) return
+    if (slot.dead || !slot.ready || slot.inflight.size === 0 || !Number.isFinite(taskTimeoutMs)) return
     slot.watchdog = setTimeout(
       () => kill(slot, `rollout thread ${slot.index} sent no reply in ${taskTimeoutMs} ms (an env or policy stuck in a loop?); terminated`),
       Math.min(taskTimeoutMs, 2 ** 31 - 1)
@@ -192,7 +196,7 @@ export const makeUnscoped = (options: PoolOptions = {}): ThreadPool => {
     }
     const worker = new Worker(code, { eval: true, workerData: setup, execArgv })
     if (waiting === 0) worker.unref()
-    const slot: Slot = { index, name, worker, policies: new Set(), inflight: new Map(), dead: false, watchdog: undefined }
+    const slot: Slot = { index, name, worker, policies: new Set(), inflight: new Map(), dead: false, watchdog: undefined, ready: false }
     live++
     started++
     let crash: string | undefined
@@ -210,6 +214,10 @@ export const makeUnscoped = (options: PoolOptions = {}): ThreadPool => {
     worker.on("messageerror", (e) => kill(slot, `rollout thread ${index}: unreadable message: ${reasonOf(e)}`))
     worker.on("message", (reply: ThreadReply) => {
       if (reply.type === "start-failed") return kill(slot, reply.reason)
+      if (reply.type === "ready") {
+        slot.ready = true
+        return arm(slot)
+      }
       const t = slot.inflight.get(reply.task)
       if (t !== undefined) slot.inflight.delete(reply.task)
       arm(slot) // a reply is progress: the deadline restarts (or clears with nothing in flight)

@@ -54,6 +54,8 @@ const main = (setup: ThreadSetup): void => {
       port.postMessage({ type: "failed", task: msg.task, reason: reasonOf(e) } satisfies ThreadReply)
     }
   })
+  // modules loaded, listening: from now on the host's watchdog counts
+  port.postMessage({ type: "ready" } satisfies ThreadReply)
 }
 
 if (!isMainThread && (workerData as { kind?: unknown } | null)?.kind === "autodidact-rollout-thread") main(workerData as ThreadSetup)
