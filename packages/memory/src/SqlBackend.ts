@@ -70,6 +70,8 @@ export const lockDirectory = (dir: string): Effect.Effect<void, StoreOpenError, 
   const token = JSON.stringify({ pid: process.pid, host: Os.hostname(), at: Date.now() })
   const acquire = Effect.try({
     try: () => {
+      // the lock sits beside the directory: its parent must exist (`dir` itself is created later, when absent)
+      Fs.mkdirSync(Path.dirname(lockPath), { recursive: true })
       for (let attempt = 0; attempt < 2; attempt++) {
         try {
           const fd = Fs.openSync(lockPath, "wx")

@@ -65,6 +65,7 @@ import type { Filters, NormalizedFilters, Query, Weights } from "./Retrieval.js"
 import { cosine, defaultDecay, defaultWeights, normalizeFilters, normalizeOptions, rank, recency } from "./Retrieval.js"
 import type { Backend } from "./SqlBackend.js"
 import * as SqlBackend from "./SqlBackend.js"
+import * as Summary from "./Summary.js"
 import type { SchemaVersionError, StoreError } from "./StoreErrors.js"
 import { InvalidQueryError, InvalidRecordError, StoreOpenError, StoreSqlError } from "./StoreErrors.js"
 
@@ -788,8 +789,20 @@ export const make = (
   })
 
 /**
- * The store on PGlite in a directory (created when absent). Closing the layer's scope stops the loopback listener,
- * closes PGlite and releases the directory lock.
+ * A store on a directory writes `memory-summary.json` there when its scope closes (before the database closes), so
+ * that the dashboard can show its counts without opening it; a failure to write is logged, never raised.
+ */
+const withSummaryOnClose = (dir: string) => <E, R>(store: Effect.Effect<ExperienceStore["Service"], E, R>) =>
+  Effect.tap(store, (s) =>
+    Effect.addFinalizer(() =>
+      Summary.write(s, dir).pipe(
+        Effect.catch((e) => Effect.logWarning(`memory summary not written: ${e.message}`))
+      )
+    ))
+
+/**
+ * The store on PGlite in a directory (created when absent). Closing the layer's scope writes `memory-summary.json`
+ * into the directory ({@link Summary}), stops the loopback listener, closes PGlite and releases the directory lock.
  *
  * @category layers
  * @since 0.1.0
@@ -797,7 +810,10 @@ export const make = (
 export const layerPglite = (
   options: StoreOptions & { readonly dir: string }
 ): Layer.Layer<ExperienceStore, StoreOpenError | SchemaVersionError, Embedder> =>
-  Layer.effect(ExperienceStore, Effect.flatMap(SqlBackend.pglite({ dir: options.dir }), (b) => make(b, options)))
+  Layer.effect(
+    ExperienceStore,
+    Effect.flatMap(SqlBackend.pglite({ dir: options.dir }), (b) => make(b, options)).pipe(withSummaryOnClose(options.dir))
+  )
 
 /**
  * The store on an in-memory PGlite (tests, scratch work): gone when the scope closes.
@@ -823,7 +839,8 @@ export const layerPg = (
   Layer.effect(ExperienceStore, Effect.flatMap(SqlBackend.pg(options), (b) => make(b, options)))
 
 /**
- * Open a store as a scoped effect instead of a layer.
+ * Open a store as a scoped effect instead of a layer (on a directory, it writes `memory-summary.json` there when the
+ * scope closes, as {@link layerPglite}).
  *
  * @category constructors
  * @since 0.1.0
@@ -832,9 +849,6 @@ export const open = (
   target: { readonly dir: string } | { readonly url: string } | { readonly memory: true },
   options: StoreOptions = {}
 ): Effect.Effect<ExperienceStore["Service"], StoreOpenError | SchemaVersionError, Embedder | Scope.Scope> =>
-  Effect.flatMap(
-    "url" in target
-      ? SqlBackend.pg({ url: target.url })
-      : SqlBackend.pglite("dir" in target ? { dir: target.dir } : {}),
-    (b) => make(b, options)
-  )
+  "dir" in target
+    ? Effect.flatMap(SqlBackend.pglite({ dir: target.dir }), (b) => make(b, options)).pipe(withSummaryOnClose(target.dir))
+    : Effect.flatMap("url" in target ? SqlBackend.pg({ url: target.url }) : SqlBackend.pglite({}), (b) => make(b, options))

@@ -29,6 +29,7 @@ export * as Consolidation from "./Consolidation.js"
 export * as Migrations from "./Migrations.js"
 export * as SqlBackend from "./SqlBackend.js"
 export * as StoreErrors from "./StoreErrors.js"
+export * as Summary from "./Summary.js"
 export { ExperienceStore } from "./Store.js"
 export {
   EmbedderError,
