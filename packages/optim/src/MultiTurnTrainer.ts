@@ -177,6 +177,16 @@ export interface Hooks {
    */
   readonly onUpdate?: ((row: UpdateRow, policy: DrrnPolicy.Drrn) => void) | undefined
   readonly onEvaluation?: ((row: EvaluationRow) => void) | undefined
+  /**
+   * Replace the estimator's advantages of a group, e.g. by process-reward-shaped ones (`@autodidact/rewards`
+   * `ProcessReward.stepAdvantages`: group-normalized outcome plus PRM progress per step). Called once per group and
+   * update with the group (its trajectories' texts, actions, rewards, state keys) and the estimator's advantages
+   * (`advantages[i][t]`: step t of trajectory i); return arrays of the same shapes, or `undefined` to keep them.
+   * Wrong lengths or non-finite values fail the run with `AdvantageInputError` (estimator `"stepAdvantages"`).
+   */
+  readonly stepAdvantages?:
+    | ((group: GroupRollout.GroupResult<unknown>, advantages: ReadonlyArray<Float64Array>) => ReadonlyArray<ArrayLike<number>> | undefined)
+    | undefined
   /** Stop at the next batch boundary (`stopReason: "aborted"`). */
   readonly signal?: AbortSignal | undefined
 }
@@ -379,6 +389,27 @@ const rethrowTyped = (e: unknown): Effect.Effect<never, TrainError> =>
 
 const TASK_SEED_RANGE = 2 ** 31 - 1
 
+/** Apply the `stepAdvantages` hook to one group, checking what it returns. */
+const replaceAdvantages = (
+  hook: NonNullable<Hooks["stepAdvantages"]>,
+  group: GroupRollout.GroupResult<unknown>,
+  estimated: ReadonlyArray<Float64Array>,
+  gi: number
+): ReadonlyArray<Float64Array> => {
+  const out = hook(group, estimated)
+  if (out === undefined) return estimated
+  const bad = (reason: "lengthMismatch" | "nonFinite", detail: string, extra: { trajectory?: number; step?: number; value?: unknown } = {}) =>
+    new Advantages.AdvantageInputError({ reason, estimator: "stepAdvantages", group: gi, detail, ...extra })
+  if (out.length !== estimated.length) throw bad("lengthMismatch", `returned ${out.length} trajectories for ${estimated.length}`)
+  return out.map((row, i) => {
+    const want = estimated[i]!.length
+    if (row.length !== want) throw bad("lengthMismatch", `returned ${row.length} steps for ${want}`, { trajectory: i })
+    const a = Float64Array.from(row)
+    for (let t = 0; t < a.length; t++) if (!Number.isFinite(a[t]!)) throw bad("nonFinite", "a non-finite advantage", { trajectory: i, step: t, value: a[t] })
+    return a
+  })
+}
+
 /**
  * Train a DRRN policy on text environments with group rollouts and the `algo` advantage estimator until
  * `totalEnvSteps` or an abort; evaluates every `evalEvery` updates and at the end.
@@ -445,10 +476,11 @@ export const train = (
       if (episodes === 0) throw new RolloutFailedError({ failures: batchFailures, firstError: String(firstError) })
       // 2. advantages
       const kept = groups.filter((g) => g.trajectories.length > 0)
-      const adv = estimator(
+      const estimated = estimator(
         kept.map((g) => g.trajectories.map((tr) => ({ rewards: tr.steps.map((s) => s.reward), stateKeys: tr.steps.map((s) => s.stateKey) }))),
         advOptions
       )
+      const adv = hooks.stepAdvantages === undefined ? estimated : estimated.map((a, gi) => replaceAdvantages(hooks.stepAdvantages!, kept[gi]!, a, gi))
       let anchorGroups = 0
       let sharedGroups = 0
       for (const g of kept) {

@@ -133,6 +133,46 @@ describe("MultiTurnTrainer.train", () => {
       expect(Array.from(a.policy.params.subarray(0, 200))).toEqual(Array.from(b.policy.params.subarray(0, 200)))
     }), 30_000)
 
+  it.effect("stepAdvantages hook: its advantages drive the update (a 'wait'-rewarding shaping is learnt); undefined keeps the run", () =>
+    Effect.gen(function* () {
+      const options = { ...smoke, totalEnvSteps: 3000, algo: "grpo", seed: 2 }
+      const seen: Array<number> = []
+      // a process reward that contradicts the env: +1 for every "wait", -1 for anything else
+      const shaped = yield* MultiTurnTrainer.train([new DoorsEnv()], options, {
+        stepAdvantages: (group, estimated) => {
+          seen.push(group.trajectories.length)
+          expect(estimated.map((a) => a.length)).toEqual(group.trajectories.map((tr) => tr.steps.length))
+          return group.trajectories.map((tr) => tr.steps.map((st) => (st.action === "wait" ? 1 : -1)))
+        }
+      })
+      expect(seen.length).toBeGreaterThan(0)
+      const input = { task: "open the red doors to reach the end", observation: "You are at junction 0. There are red, blue and green doors.", admissible: ["open red door", "open blue door", "open green door", "wait"] }
+      const pWait = (p: DrrnPolicy.Drrn) => {
+        const enc = DrrnPolicy.encode(p, input)
+        DrrnPolicy.forward(p, enc)
+        return Math.exp(DrrnPolicy.logProbAt(p, enc.actions.length, 3))
+      }
+      const plain = yield* MultiTurnTrainer.train([new DoorsEnv()], options)
+      expect(pWait(shaped.policy)).toBeGreaterThan(0.9)
+      expect(pWait(plain.policy)).toBeLessThan(0.25)
+      expect(shaped.final.successRate).toBeLessThan(plain.final.successRate)
+      // a hook that keeps the estimator's advantages reproduces the run without a hook exactly
+      const kept = yield* MultiTurnTrainer.train([new DoorsEnv()], options, { stepAdvantages: () => undefined })
+      expect(Array.from(kept.policy.params.subarray(0, 300))).toEqual(Array.from(plain.policy.params.subarray(0, 300)))
+    }), 60_000)
+
+  it.effect("stepAdvantages hook: wrong shapes or non-finite values fail with AdvantageInputError", () =>
+    Effect.gen(function* () {
+      const run = (hook: NonNullable<MultiTurnTrainer.Hooks["stepAdvantages"]>) =>
+        Effect.flip(MultiTurnTrainer.train([new DoorsEnv()], { ...smoke, totalEnvSteps: 200 }, { stepAdvantages: hook }))
+      const short = yield* run((g) => g.trajectories.slice(1).map((tr) => new Float64Array(tr.steps.length)))
+      expect(short).toMatchObject({ _tag: "AdvantageInputError", reason: "lengthMismatch", estimator: "stepAdvantages", group: 0 })
+      const steps = yield* run((g) => g.trajectories.map((tr, i) => new Float64Array(tr.steps.length + (i === 2 ? 1 : 0))))
+      expect(steps).toMatchObject({ reason: "lengthMismatch", trajectory: 2 })
+      const nan = yield* run((g) => g.trajectories.map((tr) => tr.steps.map((_, t) => (t === 0 ? Number.NaN : 0))))
+      expect(nan).toMatchObject({ reason: "nonFinite", trajectory: 0, step: 0 })
+    }), 30_000)
+
   it.effect("an abort signal stops after the current batch with stopReason 'aborted'", () =>
     Effect.gen(function* () {
       const ctl = new AbortController()
