@@ -134,6 +134,41 @@ describe("autodidact skills", () => {
     expect(cli(dir, "discover", "--threshold", "1.5", "--library", "lib").stderr).toContain("SkillInputError: --threshold")
   })
 
+  it("train --skills: the discovered macros become options of TextHousehold-v0; eval reuses them and refuses a changed library", () => {
+    const dir = workspace()
+    expect(cli(dir, "discover", "--train", "40", "--held-out", "15", "--top", "5", "--library", "lib", "--json").code).toBe(0)
+    const macros = fs.readdirSync(path.join(dir, "lib")).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5)).sort()
+    const bin2 = (...args: Array<string>) => {
+      const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", timeout: 180_000 })
+      return { code: r.status, stderr: r.stderr, json: () => r.stdout.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, any>) }
+    }
+    const trained = bin2("train", "--env", "TextHousehold-v0", "--difficulty", "easy", "--total-steps", "500", "--skills", "lib", "--out", "run", "--json")
+    expect(trained.code, trained.stderr).toBe(0)
+    const summary = trained.json().at(-1)!
+    // the learner called skills (a random initial policy over 2 skill commands per state among the primitives)
+    expect(summary["skillShare"]).toBeGreaterThan(0)
+    expect(summary["primitiveSteps"]).toBeGreaterThan(summary["globalStep"])
+    const config = JSON.parse(fs.readFileSync(path.join(dir, "run", "config.json"), "utf8"))
+    expect(config.skills).toEqual({ library: path.join(fs.realpathSync(dir), "lib"), macros, maxSkillActions: 2 })
+
+    const evaluated = bin2("eval", "--run", "run", "--episodes", "10", "--json")
+    expect(evaluated.code, evaluated.stderr).toBe(0)
+    expect(evaluated.json()[0]).toMatchObject({ env: "TextHousehold-v0", episodes: 10, skills: config.skills.library })
+
+    // a library whose macros changed since training is refused, naming both sets
+    fs.rmSync(path.join(dir, "lib", `${macros[0]}.json`))
+    fs.rmSync(path.join(dir, "lib", `${macros[0]}.js`))
+    const changed = bin2("eval", "--run", "run", "--episodes", "10")
+    expect(changed.code).toBe(1)
+    expect(changed.stderr).toContain("SkillOptionsError")
+    expect(changed.stderr).toContain("macros changed since training")
+
+    const wrongEnv = bin2("train", "--env", "CartPole-v1", "--skills", "lib", "--out", "cp")
+    expect(wrongEnv.stderr).toContain("TrainConfigError: --skills \"lib\": skills as options are for TextHousehold-v0")
+    const noMacros = bin2("train", "--env", "TextHousehold-v0", "--skills", "empty", "--out", "e")
+    expect(noMacros.stderr).toContain("SkillOptionsError")
+  })
+
   it("discover admits exactly the macros that pass held-out verification, as reviewable files", () => {
     const dir = workspace()
     const r = cli(dir, "discover", "--train", "40", "--held-out", "15", "--top", "5", "--library", "lib", "--json")

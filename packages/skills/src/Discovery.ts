@@ -226,10 +226,15 @@ export const patternToSkill = (pattern: Pattern, episodes: ReadonlyArray<Episode
   const n = pattern.steps.length
   const { entities } = delexicalize(ep.actions.slice(first.start, first.start + n))
   const input = Object.fromEntries(params.map((p) => [`x${p}`, typeOf(entities[p]!)]))
+  const types = variableTypes(pattern, episodes)
   return {
     name,
     description: `macro: ${pattern.steps.join("; ")} (mined from ${pattern.count} occurrences in ${pattern.episodes} episodes)`,
-    parameters: { type: "object", properties: Object.fromEntries(params.map((p) => [`x${p}`, { type: "string", description: "an entity type" }])) },
+    // each parameter's `enum`: the entity types the variable took in training (what `macroOf` gives back as varTypes)
+    parameters: {
+      type: "object",
+      properties: Object.fromEntries(params.map((p) => [`x${p}`, { type: "string", description: "an entity type", ...(types[p] ? { enum: types[p] } : {}) }]))
+    },
     result: { type: "object" },
     source: `var STEPS = ${JSON.stringify(pattern.steps)};\nvar PARAMS = ${JSON.stringify(params.map(String))};\n${MACRO_RUNTIME}\n`,
     tests: [{
@@ -244,6 +249,37 @@ export const patternToSkill = (pattern: Pattern, episodes: ReadonlyArray<Episode
     provenance: { author: "discovery", episodeId: `seed ${ep.reset.seed}`, note: `n-gram at step ${first.start}` },
     tags: ["discovered", ...tags]
   }
+}
+
+/** A discovered macro read back from its skill spec. */
+export interface Macro {
+  readonly steps: ReadonlyArray<string>
+  /** Entity types per variable, from the parameters' `enum`s (empty for specs written before they were recorded). */
+  readonly varTypes: Record<number, ReadonlyArray<string>>
+}
+
+/**
+ * The macro of a skill written by {@link patternToSkill} (its source starts with `var STEPS = [...]`), so that a saved
+ * library's discovered skills can become options again ({@link macroOption}(spec.name, m.steps, m.varTypes));
+ * undefined for any other skill.
+ */
+export const macroOf = (spec: Skill.SkillSpec): Macro | undefined => {
+  const m = /^var STEPS = (\[.*?\]);\n/.exec(spec.source)
+  if (m === null) return undefined
+  let steps: unknown
+  try {
+    steps = JSON.parse(m[1]!)
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(steps) || steps.length === 0 || !steps.every((x) => typeof x === "string")) return undefined
+  const props = (spec.parameters["properties"] ?? {}) as Record<string, { enum?: unknown }>
+  const varTypes: Record<number, ReadonlyArray<string>> = {}
+  for (const v of patternParams(steps as Array<string>)) {
+    const e = props[`x${v}`]?.enum
+    if (Array.isArray(e) && e.every((x) => typeof x === "string")) varTypes[v] = e as Array<string>
+  }
+  return { steps: steps as Array<string>, varTypes }
 }
 
 /** The entity types each variable of a pattern took in its occurrences (the candidates its option grounds with). */

@@ -30,6 +30,9 @@ describe("Discovery", () => {
       expect(admitted.length).toBeGreaterThan(0)
       expect([...lib.names()].sort()).toEqual(admitted.map((f) => f.name).sort())
       for (const f of admitted) expect(f.successRate).toBeGreaterThanOrEqual(0.8)
+      // a saved macro gives back its steps and the entity types of its variables (what its option grounds with)
+      for (const f of admitted) expect(Discovery.macroOf(lib.active(f.name)!)).toEqual({ steps: f.steps, varTypes: f.varTypes })
+      expect(Discovery.macroOf({ ...lib.active(admitted[0]!.name)!, source: "function main() { return 1 }" })).toBeUndefined()
     }).pipe(Effect.provide(layer)), 60_000)
 })
 

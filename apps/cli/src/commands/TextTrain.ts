@@ -13,6 +13,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
+import * as SkillEnv from "../SkillEnv.js"
 import { versions } from "../Versions.js"
 
 /** Group-based algorithms for text environments. */
@@ -74,6 +75,10 @@ export interface TextTrainRequest {
   readonly difficulty: string
   readonly overwrite: boolean
   readonly json: boolean
+  /** `--skills DIR`: add the discovered macros of this skill library as options (TextHousehold-v0 only). */
+  readonly skills?: string | undefined
+  /** Skill commands offered per state with `skills` (default 2). */
+  readonly maxSkillActions?: number | undefined
 }
 
 /** What a text training run reports. */
@@ -90,6 +95,15 @@ export interface TextTrainSummary {
   readonly meanReturn: number
   readonly wallSeconds: number
   readonly checkpoint: string
+  /** With `--skills`: the share of decisions that called a skill, and the primitive env steps taken. */
+  readonly skillShare?: number
+  readonly primitiveSteps?: number
+}
+
+/** With skills: how many decisions called a skill, and the primitive env steps they took (training and evaluations). */
+const skillUsage = (skills: SkillEnv.SkillEnv) => {
+  const u = skills.usage()
+  return { skillShare: u.decisions === 0 ? 0 : Number((u.skillDecisions / u.decisions).toFixed(4)), primitiveSteps: u.primitiveSteps }
 }
 
 /** The `config.json` fields every text run records (the local and `--cluster` trainers add their own). */
@@ -109,8 +123,12 @@ const runConfig = (request: TextTrainRequest, setup: TextTasks.Setup) => ({
  * trainer, the run directory and the atomic policy write (all `Error`s, printed by the CLI with their tag).
  */
 export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSummary, Error> =>
-  Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function* () {
     const setup = yield* Effect.try({ try: () => TextTasks.setupFor(request.env, { difficulty: request.difficulty }), catch: (e) => e as Error })
+    if (request.skills !== undefined && request.env !== "TextHousehold-v0") {
+      return yield* new SkillEnv.SkillOptionsError({ library: request.skills, reason: `skills as options are for TextHousehold-v0, not ${request.env}` })
+    }
+    const skills = request.skills === undefined ? undefined : yield* SkillEnv.open(request.skills, request.maxSkillActions ?? 2)
     // household runs use the settings measured to reach the issue's target (lr 5e-3, 4 epochs); others the defaults
     const household = request.env === "TextHousehold-v0"
     const options: MultiTurnTrainer.TrainOptions = {
@@ -129,16 +147,17 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       request.out,
       {
         ...runConfig(request, setup),
+        ...(skills === undefined ? {} : { skills: skills.config }),
         multiTurn: { ...MultiTurnTrainer.defaults, ...options, tasks: undefined },
         versions: versions(),
         startedAt: new Date().toISOString()
       },
       { overwrite: request.overwrite }
     )
-    Output.note(request.json, `Training ${request.algo.toUpperCase()} (DRRN policy, groups of ${request.groupSize}) on ${request.env} -> ${run.dir}`)
+    Output.note(request.json, `Training ${request.algo.toUpperCase()} (DRRN policy, groups of ${request.groupSize}) on ${request.env}${skills === undefined ? "" : ` with ${skills.config.macros.length} skill macros from ${request.skills} (steps count decisions)`} -> ${run.dir}`)
     const bar = Output.progress(request.json, request.totalSteps, "{bar} {percentage}% | {value}/{total} steps | success (eval) {success}")
     let lastSuccess = "-"
-    const envs = [setup.makeEnv()]
+    const envs = [skills === undefined ? setup.makeEnv() : skills.wrap(setup.makeEnv())]
     const result = yield* MultiTurnTrainer.train(envs, options, {
       onEpisode: (row) => {
         run.append(row)
@@ -164,11 +183,12 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       successRate: result.final.successRate,
       meanReturn: Number(result.final.episodeReturn.toFixed(3)),
       wallSeconds: Number(result.wallSeconds.toFixed(2)),
-      checkpoint: file
+      checkpoint: file,
+      ...(skills === undefined ? {} : skillUsage(skills))
     }
     run.append({ kind: "summary", ...summary })
     return summary
-  })
+  }))
 
 /**
  * `train --cluster postgres://...` on a text environment: `TextTrainer` of `@autodidact/cluster` (the group-based
@@ -247,7 +267,7 @@ export const evaluateText = (
   config: Record<string, unknown>,
   options: { readonly episodes: number; readonly split?: string | undefined; readonly greedy: boolean; readonly seed: number }
 ): Effect.Effect<Record<string, string | number | boolean>, Error> =>
-  Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function* () {
     const envId = String(config["env"])
     const setup = yield* Effect.try({
       try: () =>
@@ -259,11 +279,15 @@ export const evaluateText = (
     })
     const policy = yield* loadPolicy(policyPath(runDir))
     const textPolicy: GroupRollout.TextPolicy<DrrnPolicy.Encoded> = MultiTurnTrainer.drrnTextPolicy(policy)
-    const r = MultiTurnTrainer.evaluate([setup.makeEnv()], textPolicy, setup.evalTask, options.episodes, Rng.make([options.seed, 0x5eed]), {
+    // a run trained with skills is evaluated with the same options
+    const skillsConfig = SkillEnv.fromConfig(config)
+    const skills = skillsConfig === undefined ? undefined : yield* SkillEnv.reopen(skillsConfig)
+    const makeEnv = () => (skills === undefined ? setup.makeEnv() : skills.wrap(setup.makeEnv()))
+    const r = MultiTurnTrainer.evaluate([makeEnv()], textPolicy, setup.evalTask, options.episodes, Rng.make([options.seed, 0x5eed]), {
       maxSteps: setup.maxSteps,
       greedy: options.greedy
     })
-    const random = MultiTurnTrainer.evaluate([setup.makeEnv()], GroupRollout.randomPolicy, setup.evalTask, options.episodes, Rng.make([options.seed, 1]), {
+    const random = MultiTurnTrainer.evaluate([makeEnv()], GroupRollout.randomPolicy, setup.evalTask, options.episodes, Rng.make([options.seed, 1]), {
       maxSteps: setup.maxSteps
     })
     const summary = {
@@ -275,8 +299,9 @@ export const evaluateText = (
       successRate: r.successRate,
       meanReturn: Number(r.episodeReturn.toFixed(3)),
       meanLength: Number(r.episodeLength.toFixed(2)),
-      randomPolicySuccessRate: random.successRate
+      randomPolicySuccessRate: random.successRate,
+      ...(skills === undefined ? {} : { skills: skills.config.library })
     }
     yield* Effect.sync(() => fs.appendFileSync(path.join(runDir, "metrics.jsonl"), JSON.stringify({ kind: "evaluation", ...summary }) + "\n"))
     return summary
-  })
+  }))

@@ -339,6 +339,11 @@ export const trainCommand = Command.make(
       Flag.withDescription("After training, play N greedy episodes and write them to <out>/trajectories/eval.jsonl (for the dashboard's episode viewer)")
     ),
     groupSize: Flag.Int("group-size").pipe(Flag.withDefault(8), Flag.withDescription("Text envs: trajectories per task (GRPO/GiGPO group size)")),
+    skills: Flag.String("skills").pipe(
+      Flag.optional,
+      Flag.withDescription("TextHousehold-v0: a skill library directory whose discovered macros become options (`autodidact skills discover`); steps then count decisions")
+    ),
+    maxSkillActions: Flag.Int("max-skill-actions").pipe(Flag.withDefault(2), Flag.withDescription("With --skills: skill commands offered per state")),
     difficulty: Flag.Literals("difficulty", ["default", "easy"]).pipe(Flag.withDefault("default" as const), Flag.withDescription("TextHousehold-v0: room size and distractors")),
     cluster: Flag.String("cluster").pipe(
       Flag.optional,
@@ -346,8 +351,12 @@ export const trainCommand = Command.make(
     ),
     json: jsonFlag
   },
-  ({ cluster, ...config }) =>
+  ({ cluster, skills: skillsFlag, ...config }) =>
     Effect.gen(function* () {
+      const skills = skillsFlag._tag === "Some" ? skillsFlag.value : undefined
+      if (skills !== undefined && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
+        return yield* new TrainConfigError({ option: "skills", value: skills, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `skills as options are for TextHousehold-v0, not ${config.env}` })
+      }
       if (cluster._tag === "Some") {
         if (isTextEnvId(config.env)) {
           const algo = config.algo._tag === "Some" ? config.algo.value : "gigpo"
@@ -369,7 +378,7 @@ export const trainCommand = Command.make(
         if (algo === "ppo") {
           return yield* new TrainConfigError({ option: "algo", value: algo, reason: `${config.env} is a text environment; use one of ${textAlgos.join(", ")}` })
         }
-        const summary = yield* trainText({ ...config, algo })
+        const summary = yield* trainText({ ...config, algo, skills })
         Output.printSummary(config.json, "Training summary", { ...summary })
         return
       }
