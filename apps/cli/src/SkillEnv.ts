@@ -11,7 +11,7 @@ import type { TextEnv } from "@autodidact/envs"
 import { type GroupRollout, TextAbstraction } from "@autodidact/optim"
 import { Embedder } from "@autodidact/memory"
 import { Discovery, Sandbox, SkillLibrary, SkillOptions, SyncSandbox } from "@autodidact/skills"
-import { Data, Effect, type Scope } from "effect"
+import { Data, Effect, Option, Schema, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
@@ -23,11 +23,15 @@ export class SkillOptionsError extends Data.TaggedError("SkillOptionsError")<{ r
 }
 
 /** What a run records in `config.json` under `skills`. */
-export interface SkillsConfig {
-  readonly library: string
-  readonly macros: ReadonlyArray<string>
-  readonly maxSkillActions: number
-}
+export const SkillsConfig = Schema.Struct({
+  /** Absolute path of the library directory. */
+  library: Schema.String,
+  /** The macro skills offered as options, in library order. */
+  macros: Schema.Array(Schema.String),
+  /** Skill commands offered per state. */
+  maxSkillActions: Schema.Number
+})
+export type SkillsConfig = typeof SkillsConfig.Type
 
 /** The options of a library, and a wrapper for envs (each wrapped env registers its action describer). */
 export interface SkillEnv {
@@ -101,18 +105,20 @@ export const reopen = (recorded: SkillsConfig): Effect.Effect<SkillEnv, SkillOpt
   Effect.gen(function*() {
     const env = yield* open(recorded.library, recorded.maxSkillActions)
     const now = env.config.macros.join(", ")
-    if (recorded.macros.length > 0 && now !== recorded.macros.join(", ")) {
+    if (now !== recorded.macros.join(", ")) {
       return yield* new SkillOptionsError({ library: recorded.library, reason: `its macros changed since training (trained with ${recorded.macros.join(", ")}; now ${now})` })
     }
     return env
   })
 
-/** The `skills` entry of a run's `config.json`, if it has one (else undefined). */
-export const fromConfig = (config: Record<string, unknown>): SkillsConfig | undefined => {
-  const s = config["skills"]
-  if (typeof s !== "object" || s === null) return undefined
-  const o = s as Record<string, unknown>
-  return typeof o["library"] === "string" && typeof o["maxSkillActions"] === "number"
-    ? { library: o["library"], macros: Array.isArray(o["macros"]) ? o["macros"].map(String) : [], maxSkillActions: o["maxSkillActions"] }
-    : undefined
-}
+/**
+ * The `skills` entry of a run's `config.json`: `Option.none()` when the run was trained without skills; a malformed
+ * entry fails with {@link SkillOptionsError} (evaluating without the options would not be the trained agent).
+ */
+export const fromConfig = (config: Record<string, unknown>): Effect.Effect<Option.Option<SkillsConfig>, SkillOptionsError> =>
+  config["skills"] === undefined
+    ? Effect.succeed(Option.none())
+    : Schema.decodeUnknownEffect(SkillsConfig)(config["skills"]).pipe(
+      Effect.map(Option.some),
+      Effect.mapError((e) => new SkillOptionsError({ library: "(config.json)", reason: `malformed skills entry: ${e.message}` }))
+    )

@@ -69,7 +69,6 @@ const MIX_MULT_L = 0xca01f9dd
 const MIX_MULT_R = 0x4973f715
 const POOL_SIZE = 4
 
-
 const coerceSeed = (seed: Seed): Array<number> => {
   if (typeof seed === "number") {
     if (!Number.isSafeInteger(seed) || seed < 0) {
@@ -306,10 +305,7 @@ export class Rng {
     if (!(Number.isInteger(start) && Number.isInteger(end) && 0 <= start && start <= end && end <= out.length)) {
       throw new RangeError(`fillRandom: invalid range [${start}, ${end}) for length ${out.length}`)
     }
-    for (let i = start; i < end; i++) {
-      this.next64()
-      out[i] = (this.hi * 2097152 + (this.lo >>> 11)) * 1.1102230246251565e-16
-    }
+    for (let i = start; i < end; i++) out[i] = this.random()
     return out
   }
 

@@ -47,7 +47,7 @@ export interface Counter<E> {
   readonly count: (filters?: Filters) => Effect.Effect<number, E>
 }
 
-/** Count the records of each kind. */
+/** Count the records of each kind (one `count` per kind); fails with the store's own error (`StoreError`). */
 export const summarize = <E>(store: Counter<E>): Effect.Effect<Summary, E> =>
   Effect.gen(function*() {
     const counts: Partial<Record<Kind, number>> = {}
@@ -60,7 +60,10 @@ export const summarize = <E>(store: Counter<E>): Effect.Effect<Summary, E> =>
     return { counts: counts as Record<Kind, number>, total, writtenAt: new Date().toISOString() }
   })
 
-/** Summarize `store` into `path` (a file, or a directory to hold {@link fileName}); returns what was written. */
+/**
+ * Summarize `store` into `path` (a `.json` file, or a directory to hold {@link fileName}), atomically; returns what
+ * was written. Fails with the store's error, or {@link SummaryWriteError} naming the file.
+ */
 export const write = <E>(store: Counter<E>, path: string): Effect.Effect<Summary, E | SummaryWriteError> =>
   Effect.gen(function*() {
     const summary = yield* summarize(store)

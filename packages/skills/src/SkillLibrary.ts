@@ -97,13 +97,21 @@ const canon = (v: unknown): unknown =>
     ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
     : v
 
-/** Host functions that replay a test's scripted responses. */
-const scriptedHost = (script: Readonly<Record<string, ReadonlyArray<unknown>>> | undefined): Record<string, Sandbox.HostFunction> => {
+/**
+ * Host functions that replay scripted replies (a skill test's `host`, or `autodidact skills call --host`): each name
+ * maps to the values its successive calls return; a call past the end fails with `HostCallError` ("<label> has no
+ * more replies"). `onCall` sees every call with its arguments.
+ */
+export const scriptedHost = (
+  script: Readonly<Record<string, ReadonlyArray<unknown>>> | undefined,
+  options: { readonly label?: string; readonly onCall?: (fn: string, args: ReadonlyArray<unknown>) => void } = {}
+): Record<string, Sandbox.HostFunction> => {
   const out: Record<string, Sandbox.HostFunction> = {}
   for (const [name, values] of Object.entries(script ?? {})) {
     let i = 0
-    out[name] = () => {
-      if (i >= values.length) throw new Sandbox.HostCallError({ fn: name, reason: "the test script has no more responses" })
+    out[name] = (...args) => {
+      options.onCall?.(name, args)
+      if (i >= values.length) throw new Sandbox.HostCallError({ fn: name, reason: `${options.label ?? "the test script"} has no more replies` })
       return values[i++]
     }
   }

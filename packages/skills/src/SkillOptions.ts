@@ -181,9 +181,8 @@ const skillResult = (
   }
 })
 
-/** A skill call failed: an error, no primitive step, or a result object saying `ok: false`. */
-const isFailure = (r: StepResult<string>, steps: number): boolean => {
-  if (steps === 0 || r.info["skillError"] !== undefined) return true
+/** The skill's result object says `ok: false` (e.g. a macro whose step had no fitting command). */
+const saysNotOk = (r: StepResult<string>): boolean => {
   const out = r.info["skillResult"]
   return typeof out === "object" && out !== null && (out as { ok?: unknown }).ok === false
 }
@@ -302,8 +301,10 @@ abstract class OptionsEnvBase {
     this.counters.decisions++
     this.counters.skillDecisions++
     this.counters.primitiveSteps += steps
-    if (steps === 0 || r.info["skillError"] !== undefined) this.counters.failedSkillCalls++
-    if (keyBefore !== undefined && isFailure(r, steps)) this.failedHere.add(`${keyBefore}\u0000${action}`)
+    const erred = steps === 0 || r.info["skillError"] !== undefined
+    if (erred) this.counters.failedSkillCalls++
+    // masked after any failure: an error, no step, or a result saying `ok: false`
+    if (keyBefore !== undefined && (erred || saysNotOk(r))) this.failedHere.add(`${keyBefore}\u0000${action}`)
     return r
   }
 }

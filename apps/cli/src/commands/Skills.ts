@@ -229,16 +229,8 @@ const callCommand = Command.make(
         Effect.flatMap(Schema.decodeUnknownEffect(Schema.Record(Schema.String, Schema.Array(Schema.Unknown)))),
         Effect.mapError((e) => e._tag === "SkillInputError" ? e : new SkillInputError({ input: "--host", reason: `expected an object of arrays: ${e.message}` }))
       )
-      const host: Record<string, Sandbox.HostFunction> = {}
       const calls: Array<{ fn: string; args: ReadonlyArray<unknown> }> = []
-      for (const [fn, replies] of Object.entries(script)) {
-        let i = 0
-        host[fn] = (...a) => {
-          calls.push({ fn, args: a })
-          if (i >= replies.length) throw new Sandbox.HostCallError({ fn, reason: "the --host script has no more replies" })
-          return replies[i++]
-        }
-      }
+      const host = SkillLibrary.scriptedHost(script, { label: "the --host script", onCall: (fn, args) => calls.push({ fn, args }) })
       yield* withLibrary(config.library, (lib) =>
         Effect.gen(function*() {
           const result = yield* lib.call(config.name, args, host)

@@ -8,7 +8,7 @@
 import { RolloutService, TextTrainer } from "@autodidact/cluster"
 import { AtomicFile, Rng } from "@autodidact/core"
 import { DrrnPolicy, GroupRollout, MultiTurnTrainer, TextTasks } from "@autodidact/optim"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Output from "../Output.js"
@@ -75,7 +75,7 @@ export interface TextTrainRequest {
   readonly difficulty: string
   readonly overwrite: boolean
   readonly json: boolean
-  /** `--skills DIR`: add the discovered macros of this skill library as options (TextHousehold-v0 only). */
+  /** `--skills DIR`: add the discovered macros of this skill library as options (TextHousehold-v0 only: `train` checks). */
   readonly skills?: string | undefined
   /** Skill commands offered per state with `skills` (default 2). */
   readonly maxSkillActions?: number | undefined
@@ -125,9 +125,6 @@ const runConfig = (request: TextTrainRequest, setup: TextTasks.Setup) => ({
 export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSummary, Error> =>
   Effect.scoped(Effect.gen(function* () {
     const setup = yield* Effect.try({ try: () => TextTasks.setupFor(request.env, { difficulty: request.difficulty }), catch: (e) => e as Error })
-    if (request.skills !== undefined && request.env !== "TextHousehold-v0") {
-      return yield* new SkillEnv.SkillOptionsError({ library: request.skills, reason: `skills as options are for TextHousehold-v0, not ${request.env}` })
-    }
     const skills = request.skills === undefined ? undefined : yield* SkillEnv.open(request.skills, request.maxSkillActions ?? 2)
     // household runs use the settings measured to reach the issue's target (lr 5e-3, 4 epochs); others the defaults
     const household = request.env === "TextHousehold-v0"
@@ -280,8 +277,8 @@ export const evaluateText = (
     const policy = yield* loadPolicy(policyPath(runDir))
     const textPolicy: GroupRollout.TextPolicy<DrrnPolicy.Encoded> = MultiTurnTrainer.drrnTextPolicy(policy)
     // a run trained with skills is evaluated with the same options
-    const skillsConfig = SkillEnv.fromConfig(config)
-    const skills = skillsConfig === undefined ? undefined : yield* SkillEnv.reopen(skillsConfig)
+    const skillsConfig = yield* SkillEnv.fromConfig(config)
+    const skills = Option.isNone(skillsConfig) ? undefined : yield* SkillEnv.reopen(skillsConfig.value)
     const makeEnv = () => (skills === undefined ? setup.makeEnv() : skills.wrap(setup.makeEnv()))
     const r = MultiTurnTrainer.evaluate([makeEnv()], textPolicy, setup.evalTask, options.episodes, Rng.make([options.seed, 0x5eed]), {
       maxSteps: setup.maxSteps,
