@@ -15,5 +15,11 @@ export default tseslint.config(
       "no-constant-condition": ["error", { checkLoops: false }],
       "@typescript-eslint/no-empty-object-type": ["error", { allowInterfaces: "with-single-extends" }]
     }
+  },
+  {
+    // CommonJS configuration files (dependency-cruiser reads `.cjs`)
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { require: "readonly", module: "writable" } },
+    rules: { "@typescript-eslint/no-require-imports": "off" }
   }
 )
