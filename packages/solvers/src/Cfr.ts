@@ -33,7 +33,7 @@
  *
  * @example
  * ```ts
- * import { Cfr, GameTree } from "@autodidact/games"
+ * import { Cfr, GameTree } from "@autodidact/solvers"
  * import { KuhnPoker } from "@autodidact/envs"
  * const solver = Cfr.make(GameTree.compile(KuhnPoker.make()), { variant: "cfr+" })
  * solver.run(200)

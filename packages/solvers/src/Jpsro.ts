@@ -20,7 +20,7 @@
  * @example
  * ```ts
  * import { Rng } from "@autodidact/core"
- * import { Highs, Jpsro, PayoffTensor } from "@autodidact/games"
+ * import { Highs, Jpsro, PayoffTensor } from "@autodidact/solvers"
  * import { Effect } from "effect"
  * const game = PayoffTensor.random([3, 3, 3], Rng.make(0))
  * const result = await Effect.runPromise(Jpsro.run(game, { kind: "cce" }).pipe(Effect.provide(Highs.layer)))

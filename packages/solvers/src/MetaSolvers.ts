@@ -27,7 +27,7 @@
  *
  * @example
  * ```ts
- * import { Highs, MetaSolvers, PayoffTensor } from "@autodidact/games"
+ * import { Highs, MetaSolvers, PayoffTensor } from "@autodidact/solvers"
  * import { Effect } from "effect"
  * const chicken = PayoffTensor.fromMatrices([[0, 7], [2, 6]], [[0, 2], [7, 6]])
  * const mgce = await Effect.runPromise(MetaSolvers.mgce(chicken).pipe(Effect.provide(Highs.layer)))

@@ -21,7 +21,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Solver } from "@autodidact/games"
+ * import { Solver } from "@autodidact/solvers"
  * import { loadGame } from "@autodidact/envs"
  * const result = await Effect.runPromise(
  *   Solver.solve(loadGame("kuhn_poker"), { algo: "cfr+", iterations: 200, reportEvery: 50 }, {

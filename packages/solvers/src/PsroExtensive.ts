@@ -39,7 +39,7 @@
  *
  * @example
  * ```ts
- * import { Highs, PsroExtensive } from "@autodidact/games"
+ * import { Highs, PsroExtensive } from "@autodidact/solvers"
  * import { KuhnPoker } from "@autodidact/envs"
  * import { Effect } from "effect"
  * const result = await Effect.runPromise(

@@ -14,7 +14,7 @@
  *
  * @example
  * ```ts
- * import { TabularPolicy } from "@autodidact/games"
+ * import { TabularPolicy } from "@autodidact/solvers"
  * import { KuhnPoker } from "@autodidact/envs"
  * const policy = TabularPolicy.uniform(KuhnPoker.make())
  * policy.actionProbabilities("0") // [[0, 0.5], [1, 0.5]]

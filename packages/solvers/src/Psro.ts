@@ -22,7 +22,7 @@
  *
  * @example
  * ```ts
- * import { Highs, PayoffTensor, Psro } from "@autodidact/games"
+ * import { Highs, PayoffTensor, Psro } from "@autodidact/solvers"
  * import { Effect } from "effect"
  * const rps = PayoffTensor.zeroSum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
  * const result = await Effect.runPromise(

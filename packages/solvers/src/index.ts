@@ -1,5 +1,5 @@
 /**
- * `@autodidact/games`: game-theoretic optimizers: the CFR family (CFR, CFR+, LCFR, DCFR) and MCCFR (external and
+ * `@autodidact/solvers`: game-theoretic optimizers: the CFR family (CFR, CFR+, LCFR, DCFR) and MCCFR (external and
  * outcome sampling) on compiled game trees, best response, NashConv and exploitability; normal-form meta-solvers
  * (LP Nash, replicator dynamics, CE/CCE and Maximum Gini (C)CE via HiGHS), PSRO and JPSRO.
  * @since 0.1.0
