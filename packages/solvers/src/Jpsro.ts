@@ -12,7 +12,8 @@
  *   per recommended population strategy `k` with positive probability.
  * With a (C)CE meta-solver, when no best response is new the meta-distribution is a (C)CE of the full game.
  *
- * **The loop** ({@link run}): meta-game -> meta-distribution -> report the (C)CE gap of the meta-distribution lifted to
+ * **The loop** ({@link run}, an instance of `PsroLoop.run`, the outer loop shared with `Psro` and `PsroExtensive`):
+ * meta-game -> meta-distribution -> report the (C)CE gap of the meta-distribution lifted to
  * the full game -> best responses join the populations. It stops when no best response is new (`"converged"`), when
  * the gap falls to `tolerance`, or after `iterations`; it yields between iterations (interruptible) and calls
  * `onIteration` with each report.
@@ -29,14 +30,15 @@
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/jpsro.py
  * @since 0.1.0
  */
-import { InvalidOptionError } from "@autodidact/core"
+import type { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
 import * as Equilibrium from "./Equilibrium.js"
 import type { Highs, LpSolveError } from "./Highs.js"
 import * as MetaSolvers from "./MetaSolvers.js"
-import { check, InvalidPayoffTensorError, restrict, scale, size, strides } from "./PayoffTensor.js"
+import { check, type InvalidPayoffTensorError, restrict, scale, size, strides } from "./PayoffTensor.js"
 import type { PayoffTensor } from "./PayoffTensor.js"
-import { newBestResponse } from "./Psro.js"
+import { checkPopulations, newBestResponse } from "./Psro.js"
+import * as PsroLoop from "./PsroLoop.js"
 
 /** One JPSRO iteration. */
 export interface IterationReport {
@@ -56,8 +58,8 @@ export interface IterationReport {
   readonly elapsedSeconds: number
 }
 
-/** Why a run ended. */
-export type StopReason = "converged" | "tolerance" | "iterations"
+/** Why a run ended (see `PsroLoop.StopReason`). */
+export type StopReason = PsroLoop.StopReason
 
 /** Options of {@link run}. */
 export interface Options {
@@ -75,12 +77,8 @@ export interface Options {
   readonly onIteration?: ((report: IterationReport) => Effect.Effect<void> | void) | undefined
 }
 
-/** The outcome of {@link run}. */
-export interface Result {
-  readonly stopReason: StopReason
-  readonly final: IterationReport
-  readonly history: ReadonlyArray<IterationReport>
-}
+/** The outcome of {@link run}: why it stopped, the last iteration's report and every iteration's report. */
+export type Result = PsroLoop.Result<IterationReport>
 
 /** Lift a joint distribution over population profiles to the full game's joint actions. */
 export const lift = (tensor: PayoffTensor, populations: ReadonlyArray<ReadonlyArray<number>>, meta: ArrayLike<number>): Float64Array => {
@@ -119,77 +117,96 @@ export const deviationValues = (tensor: PayoffTensor, dist: ArrayLike<number>, p
   return out
 }
 
-/** Run JPSRO on an n-player normal-form game (see the module docs). */
+/**
+ * Run JPSRO (Marris et al. 2021, arXiv:2106.09435) on an n-player general-sum normal-form game: the PSRO outer loop
+ * (`PsroLoop.run`; Lanctot et al. 2017, arXiv:1711.00832) with a joint (C)CE meta-solver and (C)CE best responses.
+ *
+ * **When to use**: to find a correlated (`kind: "ce"`) or coarse correlated (`kind: "cce"`) equilibrium of a game
+ * with more than two players or without zero-sum structure, through small populations; for Nash in two-player
+ * zero-sum games use `Psro.run`.
+ *
+ * **Shapes and units**: `tensor` has `shape[p]` actions for player `p`; populations are lists of full-game action
+ * indices. Each {@link IterationReport} carries the meta-game (shape = the population sizes), the meta-distribution
+ * (a joint distribution over the meta-game's joint strategies, row-major, last player fastest), its lift to the full
+ * game (`distribution.length === prod(shape)`, same order), the full game's CE or CCE gap of `distribution`
+ * (`Equilibrium.ceGap` / `cceGap`: the largest gain any player gets from deviating, clipped at 0, in payoff units),
+ * and `added[p]`, the actions added to player `p`'s population after the iteration (JPSRO(CE) can add several: one
+ * best response per recommended population strategy with positive probability).
+ *
+ * **Options**: `kind` (required), `metaSolver` (default MGCE for `"ce"`, MGCCE for `"cce"`; also `"maxWelfareCe"`,
+ * `"maxWelfareCce"`, `"uniform"` or a `MetaSolvers.JointMetaSolver`), `iterations` (default 100), `tolerance`
+ * (default 0), `initialPopulations` (default `[0]` for every player), `onIteration`.
+ *
+ * **Stops** with `"converged"` when no player has a new best response (with a (C)CE meta-solver of the same kind
+ * the distribution is then a (C)CE of the full game, as Marris et al. 2021 show), `"tolerance"` when the
+ * gap ≤ `tolerance`, or `"iterations"`. A meta-solver that is not a (C)CE solver (e.g. `"uniform"`) can converge
+ * with a positive gap.
+ *
+ * **Errors**: `InvalidPayoffTensorError` for a tensor with wrong lengths or non-finite payoffs, or initial populations
+ * that are empty, out of range, duplicated or not one per player; `InvalidOptionError` for an unknown `metaSolver`,
+ * `iterations` that is not a positive integer or a negative `tolerance`; `LpSolveError` when HiGHS fails or a
+ * meta-solution does not verify. Requires the {@link Highs} service (`Highs.layer`).
+ *
+ * @example
+ * ```ts
+ * import { Highs, Jpsro, PayoffTensor } from "@autodidact/solvers"
+ * import { Effect } from "effect"
+ * // Chicken: from (Dare, Dare) JPSRO adds Chicken for both players, then the MGCE of the full game.
+ * const chicken = PayoffTensor.fromMatrices([[0, 7], [2, 6]], [[0, 2], [7, 6]])
+ * const result = await Effect.runPromise(Jpsro.run(chicken, { kind: "ce" }).pipe(Effect.provide(Highs.layer)))
+ * result.final.distribution // ≈ [5/34, 5/17, 5/17, 9/34]
+ * ```
+ * @see Marris et al., "Multi-Agent Training beyond Zero-Sum with Correlated Equilibrium Meta-Solvers", arXiv:2106.09435
+ * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/jpsro.py
+ * @category PSRO
+ * @since 0.1.0
+ */
 export const run = (tensor: PayoffTensor, options: Options): Effect.Effect<Result, InvalidPayoffTensorError | InvalidOptionError | LpSolveError, Highs> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const err = check(tensor.shape, tensor.payoffs)
     if (err !== undefined) return yield* err
     const np = tensor.shape.length
     const pops = (options.initialPopulations ?? tensor.shape.map(() => [0])).map((p) => [...p])
-    if (pops.length !== np) return yield* new InvalidPayoffTensorError({ reason: `expected ${np} initial populations, got ${pops.length}` })
-    for (let p = 0; p < np; p++) {
-      if (pops[p]!.length === 0) return yield* new InvalidPayoffTensorError({ reason: "empty initial population (strategy set)", player: p })
-      for (const [i, a] of pops[p]!.entries()) {
-        if (!Number.isInteger(a) || a < 0 || a >= tensor.shape[p]! || pops[p]!.indexOf(a) !== i) {
-          return yield* new InvalidPayoffTensorError({ reason: `initial strategy out of range [0, ${tensor.shape[p]}) or duplicated`, player: p, index: i, value: a })
-        }
-      }
-    }
-    const maxIterations = options.iterations ?? 100
-    if (!Number.isSafeInteger(maxIterations) || maxIterations < 1) {
-      return yield* new InvalidOptionError({ option: "iterations", value: maxIterations, reason: "must be a positive integer" })
-    }
+    const popErr = checkPopulations(tensor, pops)
+    if (popErr !== undefined) return yield* popErr
     const kind = options.kind
-    const choice = options.metaSolver ?? (kind === "ce" ? "mgce" : "mgcce")
-    const solver = typeof choice === "function" ? choice : MetaSolvers.namedJoint(choice)
-    const tolerance = options.tolerance ?? 0
+    const metaSolver = yield* MetaSolvers.chooseJoint(options.metaSolver ?? (kind === "ce" ? "mgce" : "mgcce"))
     const tieTol = 1e-12 * scale(tensor)
-    const start = performance.now()
-    const history: Array<IterationReport> = []
-    let stopReason: StopReason = "iterations"
-    for (let iteration = 0; iteration < maxIterations; iteration++) {
-      const metaGame = restrict(tensor, pops)
-      const metaDistribution = yield* solver(metaGame)
-      const distribution = lift(tensor, pops, metaDistribution)
-      const gap = kind === "ce" ? Equilibrium.ceGap(tensor, distribution) : Equilibrium.cceGap(tensor, distribution)
-      const added: Array<Array<number>> = []
-      for (let p = 0; p < np; p++) {
-        const mine: Array<number> = []
-        const recs = kind === "cce" ? [-1] : pops[p]!
-        const marginal = Equilibrium.marginal(tensor.shape, distribution, p)
-        for (const rec of recs) {
-          if (rec >= 0 && !(marginal[rec]! > 0)) continue
-          const br = newBestResponse(deviationValues(tensor, distribution, p, rec), pops[p]!, tieTol)
-          if (br >= 0 && !mine.includes(br)) mine.push(br)
-        }
-        added.push(mine)
-      }
-      const report: IterationReport = {
+    return yield* PsroLoop.run({
+      iterations: options.iterations ?? 100,
+      tolerance: options.tolerance ?? 0,
+      metaGame: () => restrict(tensor, pops),
+      metaSolver,
+      oracle: (_metaGame, metaDistribution) =>
+        Effect.sync(() => {
+          const distribution = lift(tensor, pops, metaDistribution)
+          const gap = kind === "ce" ? Equilibrium.ceGap(tensor, distribution) : Equilibrium.cceGap(tensor, distribution)
+          const responses: Array<Array<number>> = []
+          for (let p = 0; p < np; p++) {
+            const mine: Array<number> = []
+            const recs = kind === "cce" ? [-1] : pops[p]!
+            const marginal = Equilibrium.marginal(tensor.shape, distribution, p)
+            for (const rec of recs) {
+              if (rec >= 0 && !(marginal[rec]! > 0)) continue
+              const br = newBestResponse(deviationValues(tensor, distribution, p, rec), pops[p]!, tieTol)
+              if (br >= 0 && !mine.includes(br)) mine.push(br)
+            }
+            responses.push(mine)
+          }
+          return { gap, responses, distribution }
+        }),
+      add: (p, action) => pops[p]!.push(action),
+      report: ({ elapsedSeconds, iteration, meta, metaGame, populationSizes }, oracle): IterationReport => ({
         iteration,
-        populationSizes: pops.map((p) => p.length),
+        populationSizes,
         populations: pops.map((p) => [...p]),
         metaGame,
-        metaDistribution,
-        distribution,
-        gap,
-        added,
-        elapsedSeconds: (performance.now() - start) / 1000
-      }
-      history.push(report)
-      if (options.onIteration !== undefined) {
-        const r = options.onIteration(report)
-        if (Effect.isEffect(r)) yield* r
-      }
-      if (gap <= tolerance) {
-        stopReason = "tolerance"
-        break
-      }
-      if (added.every((a) => a.length === 0)) {
-        stopReason = "converged"
-        break
-      }
-      added.forEach((a, p) => pops[p]!.push(...a))
-      yield* Effect.yieldNow
-    }
-    return { stopReason, final: history[history.length - 1]!, history }
+        metaDistribution: meta,
+        distribution: oracle.distribution,
+        gap: oracle.gap,
+        added: oracle.responses,
+        elapsedSeconds
+      }),
+      onIteration: options.onIteration
+    })
   })

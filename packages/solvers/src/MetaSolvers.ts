@@ -460,3 +460,37 @@ export const namedJoint = (name: "mgce" | "mgcce" | "maxWelfareCe" | "maxWelfare
       return uniformJoint
   }
 }
+
+/**
+ * The meta-solver a PSRO option names: a {@link MetaSolver} function is returned as it is, a name goes through
+ * {@link named}.
+ *
+ * Fails with `InvalidOptionError` (option `"metaSolver"`) for anything else, e.g. a misspelt name from a config file.
+ * Used by `Psro.run` and `PsroExtensive.run`.
+ */
+export const choose = (
+  choice: "uniform" | "nash" | "prd" | MetaSolver,
+  prd: ReplicatorOptions = {}
+): Effect.Effect<MetaSolver, InvalidOptionError> => {
+  if (typeof choice === "function") return Effect.succeed(choice)
+  if (choice === "uniform" || choice === "nash" || choice === "prd") return Effect.succeed(named(choice, prd))
+  return Effect.fail(new InvalidOptionError({ option: "metaSolver", value: choice, reason: "must be \"uniform\", \"nash\", \"prd\" or a function" }))
+}
+
+/**
+ * The joint meta-solver a JPSRO option names: a {@link JointMetaSolver} function is returned as it is, a name goes
+ * through {@link namedJoint}.
+ *
+ * Fails with `InvalidOptionError` (option `"metaSolver"`) for anything else. Used by `Jpsro.run`.
+ */
+export const chooseJoint = (
+  choice: "mgce" | "mgcce" | "maxWelfareCe" | "maxWelfareCce" | "uniform" | JointMetaSolver
+): Effect.Effect<JointMetaSolver, InvalidOptionError> => {
+  if (typeof choice === "function") return Effect.succeed(choice)
+  if (choice === "mgce" || choice === "mgcce" || choice === "maxWelfareCe" || choice === "maxWelfareCce" || choice === "uniform") {
+    return Effect.succeed(namedJoint(choice))
+  }
+  return Effect.fail(
+    new InvalidOptionError({ option: "metaSolver", value: choice, reason: "must be \"mgce\", \"mgcce\", \"maxWelfareCe\", \"maxWelfareCce\", \"uniform\" or a function" })
+  )
+}

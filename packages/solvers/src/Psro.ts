@@ -5,7 +5,8 @@
  * Multiagent Reinforcement Learning", NeurIPS 2017 (arXiv:1711.00832); with the Nash meta-solver it is the double
  * oracle algorithm of McMahan, Gordon and Blum, ICML 2003.
  *
- * **The loop** (one iteration, top to bottom in {@link run}):
+ * **The loop** (one iteration of `PsroLoop.run`, the outer loop shared with `PsroExtensive` and `Jpsro`, with the
+ * pieces {@link run} gives it):
  * 1. meta-game: the payoff tensor restricted to each player's population of strategies (pure actions here);
  * 2. meta-strategy: a meta-solver's mixture over each population (`"uniform"`, `"nash"`: the maximin LP for
  *    two-player zero-sum games, `"prd"`: projected replicator dynamics, or any {@link MetaSolver});
@@ -34,13 +35,14 @@
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/psro_v2/psro_v2.py
  * @since 0.1.0
  */
-import { InvalidOptionError } from "@autodidact/core"
+import type { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
 import * as Equilibrium from "./Equilibrium.js"
 import type { Highs, LpSolveError } from "./Highs.js"
 import * as MetaSolvers from "./MetaSolvers.js"
 import { check, InvalidPayoffTensorError, restrict, scale } from "./PayoffTensor.js"
 import type { PayoffTensor } from "./PayoffTensor.js"
+import * as PsroLoop from "./PsroLoop.js"
 
 /** One PSRO iteration, as reported to `onIteration` and kept in the history. */
 export interface IterationReport {
@@ -64,8 +66,8 @@ export interface IterationReport {
   readonly elapsedSeconds: number
 }
 
-/** Why a run ended. */
-export type StopReason = "converged" | "tolerance" | "iterations"
+/** Why a run ended (see `PsroLoop.StopReason`). */
+export type StopReason = PsroLoop.StopReason
 
 /** Options of {@link run}. */
 export interface Options {
@@ -83,14 +85,8 @@ export interface Options {
   readonly onIteration?: ((report: IterationReport) => Effect.Effect<void> | void) | undefined
 }
 
-/** The outcome of {@link run}. */
-export interface Result {
-  readonly stopReason: StopReason
-  /** The last iteration's report. */
-  readonly final: IterationReport
-  /** Every iteration's report. */
-  readonly history: ReadonlyArray<IterationReport>
-}
+/** The outcome of {@link run}: why it stopped, the last iteration's report and every iteration's report. */
+export type Result = PsroLoop.Result<IterationReport>
 
 /** Lift mixtures over populations to full-game mixed strategies. */
 export const lift = (shape: ReadonlyArray<number>, populations: ReadonlyArray<ReadonlyArray<number>>, meta: ReadonlyArray<ArrayLike<number>>): Array<Float64Array> =>
@@ -111,12 +107,15 @@ export const newBestResponse = (
 ): number => {
   let best = 0
   for (let a = 1; a < values.length; a++) if (values[a]! > values[best]!) best = a
-  let bestMember = -Infinity
-  for (const a of population) bestMember = Math.max(bestMember, values[a]!)
-  return values[best]! > bestMember + tol ? best : -1
+  return PsroLoop.improves(values[best]!, population.map((a) => values[a]!), tol) ? best : -1
 }
 
-const validatePopulations = (tensor: PayoffTensor, pops: ReadonlyArray<ReadonlyArray<number>>): InvalidPayoffTensorError | undefined => {
+/**
+ * Check PSRO/JPSRO populations of pure strategies for `tensor`: one non-empty list per player of distinct integer
+ * actions in `[0, shape[p])`. Returns the first problem as an {@link InvalidPayoffTensorError} naming the player,
+ * the index in its list and the value, or `undefined` when all is well.
+ */
+export const checkPopulations = (tensor: PayoffTensor, pops: ReadonlyArray<ReadonlyArray<number>>): InvalidPayoffTensorError | undefined => {
   if (pops.length !== tensor.shape.length) return new InvalidPayoffTensorError({ reason: `expected ${tensor.shape.length} initial populations, got ${pops.length}` })
   for (let p = 0; p < pops.length; p++) {
     if (pops[p]!.length === 0) return new InvalidPayoffTensorError({ reason: "empty initial population (strategy set)", player: p })
@@ -128,56 +127,79 @@ const validatePopulations = (tensor: PayoffTensor, pops: ReadonlyArray<ReadonlyA
   return undefined
 }
 
-/** Run PSRO on a normal-form game (see the module docs for the loop). */
+/**
+ * Run PSRO (Lanctot et al. 2017, arXiv:1711.00832) on a normal-form game with an exact best-response oracle; with the
+ * `"nash"` meta-solver on a two-player zero-sum game this is the double oracle algorithm.
+ *
+ * **When to use**: to find an equilibrium of a large normal-form game through a small support, or to study how
+ * meta-solvers behave; the loop itself is `PsroLoop.run` (see the module docs for one iteration).
+ *
+ * **Shapes and units**: `tensor` has `shape[p]` actions for player `p` and payoffs in any (finite) units; the
+ * populations are lists of full-game action indices. Each {@link IterationReport} carries the meta-game (shape = the
+ * population sizes), the meta-strategies (one distribution per population), their lift to full-game mixed
+ * strategies (`strategies[p].length === shape[p]`) and the full game's NashConv of that profile
+ * (`Σ_p max_a u_p(a, x_-p) − u_p(x)`, ≥ 0, in payoff units), and `added[p]`, the action added to player `p`'s
+ * population after the iteration (`-1` for none).
+ *
+ * **Options**: `metaSolver` (required), `prd` (its options), `iterations` (default 100), `tolerance` (default 0),
+ * `initialPopulations` (default `[0]` for every player), `onIteration`.
+ *
+ * **Stops** with `"converged"` when no player has a best response outside its population (with `"nash"` the lifted
+ * profile is then a Nash equilibrium of the full game), `"tolerance"` when NashConv ≤ `tolerance`, or
+ * `"iterations"`.
+ *
+ * **Errors**: `InvalidPayoffTensorError` for a tensor with wrong lengths or non-finite payoffs, or initial populations
+ * that are empty, out of range, duplicated or not one per player; `InvalidOptionError` for an unknown `metaSolver`,
+ * `iterations` that is not a positive integer or a negative `tolerance`; `LpSolveError` when HiGHS fails (the
+ * `"nash"` meta-solver, which also fails with `InvalidPayoffTensorError` on a game that is not two-player).
+ * Requires the {@link Highs} service (`Highs.layer`).
+ *
+ * @example
+ * ```ts
+ * import { Highs, PayoffTensor, Psro } from "@autodidact/solvers"
+ * import { Effect } from "effect"
+ * const rps = PayoffTensor.zeroSum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
+ * const result = await Effect.runPromise(Psro.run(rps, { metaSolver: "nash" }).pipe(Effect.provide(Highs.layer)))
+ * result.history.map((r) => r.populationSizes) // [[1, 1], [2, 2], [3, 3]]
+ * result.final.populations // [[0, 1, 2], [0, 1, 2]]: Rock, then Paper, then Scissors
+ * ```
+ * @see Lanctot et al., "A Unified Game-Theoretic Approach to Multiagent Reinforcement Learning", arXiv:1711.00832
+ * @see McMahan, Gordon, Blum, "Planning in the Presence of Cost Functions Controlled by an Adversary", ICML 2003
+ * @category PSRO
+ * @since 0.1.0
+ */
 export const run = (tensor: PayoffTensor, options: Options): Effect.Effect<Result, InvalidPayoffTensorError | InvalidOptionError | LpSolveError, Highs> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const err = check(tensor.shape, tensor.payoffs)
     if (err !== undefined) return yield* err
     const pops = (options.initialPopulations ?? tensor.shape.map(() => [0])).map((p) => [...p])
-    const popErr = validatePopulations(tensor, pops)
+    const popErr = checkPopulations(tensor, pops)
     if (popErr !== undefined) return yield* popErr
-    const solver = typeof options.metaSolver === "function" ? options.metaSolver : MetaSolvers.named(options.metaSolver, options.prd ?? {})
-    const maxIterations = options.iterations ?? 100
-    if (!Number.isSafeInteger(maxIterations) || maxIterations < 1) {
-      return yield* new InvalidOptionError({ option: "iterations", value: maxIterations, reason: "must be a positive integer" })
-    }
-    const tolerance = options.tolerance ?? 0
+    const metaSolver = yield* MetaSolvers.choose(options.metaSolver, options.prd ?? {})
     const tieTol = 1e-12 * scale(tensor)
-    const start = performance.now()
-    const history: Array<IterationReport> = []
-    let stopReason: StopReason = "iterations"
-    for (let iteration = 0; iteration < maxIterations; iteration++) {
-      const metaGame = restrict(tensor, pops)
-      const metaStrategies = yield* solver(metaGame)
-      const strategies = lift(tensor.shape, pops, metaStrategies)
-      const nashConv = Equilibrium.nashConv(tensor, strategies)
-      const added = tensor.shape.map((_, p) => newBestResponse(Equilibrium.actionValues(tensor, p, strategies), pops[p]!, tieTol))
-      const report: IterationReport = {
+    return yield* PsroLoop.run({
+      iterations: options.iterations ?? 100,
+      tolerance: options.tolerance ?? 0,
+      metaGame: () => restrict(tensor, pops),
+      metaSolver,
+      oracle: (_metaGame, metaStrategies) =>
+        Effect.sync(() => {
+          const strategies = lift(tensor.shape, pops, metaStrategies)
+          const added = tensor.shape.map((_, p) => newBestResponse(Equilibrium.actionValues(tensor, p, strategies), pops[p]!, tieTol))
+          return { gap: Equilibrium.nashConv(tensor, strategies), responses: added.map((a) => (a < 0 ? [] : [a])), strategies, added }
+        }),
+      add: (p, action) => pops[p]!.push(action),
+      report: ({ elapsedSeconds, iteration, meta, metaGame, populationSizes }, oracle): IterationReport => ({
         iteration,
-        populationSizes: pops.map((p) => p.length),
+        populationSizes,
         populations: pops.map((p) => [...p]),
         metaGame,
-        metaStrategies,
-        strategies,
-        nashConv,
-        added,
-        elapsedSeconds: (performance.now() - start) / 1000
-      }
-      history.push(report)
-      if (options.onIteration !== undefined) {
-        const r = options.onIteration(report)
-        if (Effect.isEffect(r)) yield* r
-      }
-      if (nashConv <= tolerance) {
-        stopReason = "tolerance"
-        break
-      }
-      if (added.every((a) => a < 0)) {
-        stopReason = "converged"
-        break
-      }
-      added.forEach((a, p) => a >= 0 && pops[p]!.push(a))
-      yield* Effect.yieldNow
-    }
-    return { stopReason, final: history[history.length - 1]!, history }
+        metaStrategies: meta,
+        strategies: oracle.strategies,
+        nashConv: oracle.gap,
+        added: oracle.added,
+        elapsedSeconds
+      }),
+      onIteration: options.onIteration
+    })
   })
