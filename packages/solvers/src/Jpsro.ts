@@ -35,18 +35,15 @@ import { Effect } from "effect"
 import * as Equilibrium from "./Equilibrium.js"
 import type { Highs, LpSolveError } from "./Highs.js"
 import * as MetaSolvers from "./MetaSolvers.js"
-import { check, type InvalidPayoffTensorError, restrict, scale, size, strides } from "./PayoffTensor.js"
+import { type InvalidPayoffTensorError, restrict, scale, size, strides } from "./PayoffTensor.js"
 import type { PayoffTensor } from "./PayoffTensor.js"
-import { checkPopulations, newBestResponse } from "./Psro.js"
+import { initialPopulations, newBestResponse } from "./Psro.js"
 import * as PsroLoop from "./PsroLoop.js"
 
 /** One JPSRO iteration. */
-export interface IterationReport {
-  readonly iteration: number
-  readonly populationSizes: ReadonlyArray<number>
+export interface IterationReport extends PsroLoop.BaseReport {
   /** Each player's population (full-game actions, in order of addition). */
   readonly populations: ReadonlyArray<ReadonlyArray<number>>
-  readonly metaGame: PayoffTensor
   /** The meta-solver's joint distribution over the meta-game's joint strategies. */
   readonly metaDistribution: Float64Array
   /** The meta-distribution lifted to a joint distribution of the full game. */
@@ -55,26 +52,19 @@ export interface IterationReport {
   readonly gap: number
   /** Strategies added to each player's population after this iteration. */
   readonly added: ReadonlyArray<ReadonlyArray<number>>
-  readonly elapsedSeconds: number
 }
 
 /** Why a run ended (see `PsroLoop.StopReason`). */
 export type StopReason = PsroLoop.StopReason
 
 /** Options of {@link run}. */
-export interface Options {
+export interface Options extends PsroLoop.RunOptions<IterationReport> {
   /** Target equilibrium: selects the best-response rule and the reported gap. */
   readonly kind: MetaSolvers.Kind
   /** Meta-solver (default MGCE for `"ce"`, MGCCE for `"cce"`). */
   readonly metaSolver?: "mgce" | "mgcce" | "maxWelfareCe" | "maxWelfareCce" | "uniform" | MetaSolvers.JointMetaSolver | undefined
-  /** Maximum iterations (default 100). */
-  readonly iterations?: number | undefined
-  /** Stop once the gap <= tolerance (default 0). */
-  readonly tolerance?: number | undefined
   /** Initial population of each player (default `[0]` each). */
   readonly initialPopulations?: ReadonlyArray<ReadonlyArray<number>> | undefined
-  /** Called with each iteration's report; may return an Effect. */
-  readonly onIteration?: ((report: IterationReport) => Effect.Effect<void> | void) | undefined
 }
 
 /** The outcome of {@link run}: why it stopped, the last iteration's report and every iteration's report. */
@@ -163,12 +153,8 @@ export const deviationValues = (tensor: PayoffTensor, dist: ArrayLike<number>, p
  */
 export const run = (tensor: PayoffTensor, options: Options): Effect.Effect<Result, InvalidPayoffTensorError | InvalidOptionError | LpSolveError, Highs> =>
   Effect.gen(function*() {
-    const err = check(tensor.shape, tensor.payoffs)
-    if (err !== undefined) return yield* err
     const np = tensor.shape.length
-    const pops = (options.initialPopulations ?? tensor.shape.map(() => [0])).map((p) => [...p])
-    const popErr = checkPopulations(tensor, pops)
-    if (popErr !== undefined) return yield* popErr
+    const pops = yield* initialPopulations(tensor, options.initialPopulations)
     const kind = options.kind
     const metaSolver = yield* MetaSolvers.chooseJoint(options.metaSolver ?? (kind === "ce" ? "mgce" : "mgcce"))
     const tieTol = 1e-12 * scale(tensor)

@@ -45,15 +45,9 @@ import type { PayoffTensor } from "./PayoffTensor.js"
 import * as PsroLoop from "./PsroLoop.js"
 
 /** One PSRO iteration, as reported to `onIteration` and kept in the history. */
-export interface IterationReport {
-  /** 0-based iteration. */
-  readonly iteration: number
-  /** Population size of each player. */
-  readonly populationSizes: ReadonlyArray<number>
+export interface IterationReport extends PsroLoop.BaseReport {
   /** Each player's population (actions of the full game, in order of addition). */
   readonly populations: ReadonlyArray<ReadonlyArray<number>>
-  /** The meta-game (the full game restricted to the populations). */
-  readonly metaGame: PayoffTensor
   /** The meta-solver's mixture over each population. */
   readonly metaStrategies: ReadonlyArray<Float64Array>
   /** The meta-strategies lifted to full-game mixed strategies. */
@@ -62,27 +56,19 @@ export interface IterationReport {
   readonly nashConv: number
   /** Best responses added to the populations after this iteration (one entry per player, -1 for none). */
   readonly added: ReadonlyArray<number>
-  /** Seconds since the run started. */
-  readonly elapsedSeconds: number
 }
 
 /** Why a run ended (see `PsroLoop.StopReason`). */
 export type StopReason = PsroLoop.StopReason
 
 /** Options of {@link run}. */
-export interface Options {
+export interface Options extends PsroLoop.RunOptions<IterationReport> {
   /** `"uniform"`, `"nash"` (two-player constant-sum LP), `"prd"` (projected replicator dynamics) or a custom solver. */
   readonly metaSolver: "uniform" | "nash" | "prd" | MetaSolvers.MetaSolver
   /** Options of the `"prd"` meta-solver (OpenSpiel's defaults). */
   readonly prd?: MetaSolvers.ReplicatorOptions | undefined
-  /** Maximum number of iterations (default 100). */
-  readonly iterations?: number | undefined
-  /** Stop once NashConv <= tolerance (default 0: run until converged or out of iterations). */
-  readonly tolerance?: number | undefined
   /** Initial population of each player (default `[0]` each). */
   readonly initialPopulations?: ReadonlyArray<ReadonlyArray<number>> | undefined
-  /** Called with each iteration's report; may return an Effect. */
-  readonly onIteration?: ((report: IterationReport) => Effect.Effect<void> | void) | undefined
 }
 
 /** The outcome of {@link run}: why it stopped, the last iteration's report and every iteration's report. */
@@ -111,21 +97,33 @@ export const newBestResponse = (
 }
 
 /**
- * Check PSRO/JPSRO populations of pure strategies for `tensor`: one non-empty list per player of distinct integer
- * actions in `[0, shape[p])`. Returns the first problem as an {@link InvalidPayoffTensorError} naming the player,
- * the index in its list and the value, or `undefined` when all is well.
+ * Validate a normal-form game and the initial populations of PSRO/JPSRO on it, and return mutable copies of the
+ * populations (default `[0]` for every player). The populations must be one non-empty list per player of distinct
+ * integer actions in `[0, shape[p])`.
+ *
+ * Fails with {@link InvalidPayoffTensorError} for a tensor with wrong lengths or non-finite payoffs, or for the first
+ * bad population entry (naming the player, the index in its list and the value).
  */
-export const checkPopulations = (tensor: PayoffTensor, pops: ReadonlyArray<ReadonlyArray<number>>): InvalidPayoffTensorError | undefined => {
-  if (pops.length !== tensor.shape.length) return new InvalidPayoffTensorError({ reason: `expected ${tensor.shape.length} initial populations, got ${pops.length}` })
-  for (let p = 0; p < pops.length; p++) {
-    if (pops[p]!.length === 0) return new InvalidPayoffTensorError({ reason: "empty initial population (strategy set)", player: p })
-    for (const [i, a] of pops[p]!.entries()) {
-      if (!Number.isInteger(a) || a < 0 || a >= tensor.shape[p]!) return new InvalidPayoffTensorError({ reason: `initial strategy out of range [0, ${tensor.shape[p]})`, player: p, index: i, value: a })
-      if (pops[p]!.indexOf(a) !== i) return new InvalidPayoffTensorError({ reason: "duplicate strategy in initial population", player: p, index: i, value: a })
+export const initialPopulations = (
+  tensor: PayoffTensor,
+  initial: ReadonlyArray<ReadonlyArray<number>> | undefined
+): Effect.Effect<Array<Array<number>>, InvalidPayoffTensorError> =>
+  Effect.suspend(() => {
+    const err = check(tensor.shape, tensor.payoffs)
+    if (err !== undefined) return Effect.fail(err)
+    const pops = (initial ?? tensor.shape.map(() => [0])).map((p) => [...p])
+    if (pops.length !== tensor.shape.length) return Effect.fail(new InvalidPayoffTensorError({ reason: `expected ${tensor.shape.length} initial populations, got ${pops.length}` }))
+    for (let p = 0; p < pops.length; p++) {
+      if (pops[p]!.length === 0) return Effect.fail(new InvalidPayoffTensorError({ reason: "empty initial population (strategy set)", player: p }))
+      for (const [i, a] of pops[p]!.entries()) {
+        if (!Number.isInteger(a) || a < 0 || a >= tensor.shape[p]!) {
+          return Effect.fail(new InvalidPayoffTensorError({ reason: `initial strategy out of range [0, ${tensor.shape[p]})`, player: p, index: i, value: a }))
+        }
+        if (pops[p]!.indexOf(a) !== i) return Effect.fail(new InvalidPayoffTensorError({ reason: "duplicate strategy in initial population", player: p, index: i, value: a }))
+      }
     }
-  }
-  return undefined
-}
+    return Effect.succeed(pops)
+  })
 
 /**
  * Run PSRO (Lanctot et al. 2017, arXiv:1711.00832) on a normal-form game with an exact best-response oracle; with the
@@ -170,11 +168,7 @@ export const checkPopulations = (tensor: PayoffTensor, pops: ReadonlyArray<Reado
  */
 export const run = (tensor: PayoffTensor, options: Options): Effect.Effect<Result, InvalidPayoffTensorError | InvalidOptionError | LpSolveError, Highs> =>
   Effect.gen(function*() {
-    const err = check(tensor.shape, tensor.payoffs)
-    if (err !== undefined) return yield* err
-    const pops = (options.initialPopulations ?? tensor.shape.map(() => [0])).map((p) => [...p])
-    const popErr = checkPopulations(tensor, pops)
-    if (popErr !== undefined) return yield* popErr
+    const pops = yield* initialPopulations(tensor, options.initialPopulations)
     const metaSolver = yield* MetaSolvers.choose(options.metaSolver, options.prd ?? {})
     const tieTol = 1e-12 * scale(tensor)
     return yield* PsroLoop.run({

@@ -68,13 +68,7 @@ import * as PsroLoop from "./PsroLoop.js"
 import * as TabularPolicy from "./TabularPolicy.js"
 
 /** One PSRO iteration, as reported to `onIteration` and kept in the history. */
-export interface IterationReport {
-  /** 0-based iteration. */
-  readonly iteration: number
-  /** Population size of each player. */
-  readonly populationSizes: ReadonlyArray<number>
-  /** The empirical meta-game: expected returns of every joint choice of population members. */
-  readonly metaGame: PayoffTensor
+export interface IterationReport extends PsroLoop.BaseReport {
   /** The meta-solver's mixture over each population. */
   readonly metaStrategies: ReadonlyArray<Float64Array>
   /** Every player's population mixed by its meta-strategy (reach-weighted behaviour-strategy mixture). */
@@ -87,30 +81,22 @@ export interface IterationReport {
   readonly nashConv: number
   /** Whether each player's best response was new (added to its population after this iteration). */
   readonly added: ReadonlyArray<boolean>
-  /** Seconds since the run started. */
-  readonly elapsedSeconds: number
 }
 
 /** Why a run ended (see `PsroLoop.StopReason`). */
 export type StopReason = PsroLoop.StopReason
 
 /** Options of {@link run}. */
-export interface Options {
+export interface Options extends PsroLoop.RunOptions<IterationReport> {
   /** `"uniform"`, `"nash"` (two-player constant-sum LP), `"prd"` (projected replicator dynamics) or a custom solver. */
   readonly metaSolver: "uniform" | "nash" | "prd" | MetaSolvers.MetaSolver
   /** Options of the `"prd"` meta-solver (OpenSpiel's defaults). */
   readonly prd?: MetaSolvers.ReplicatorOptions | undefined
-  /** Maximum number of iterations (default 20). */
-  readonly iterations?: number | undefined
-  /** Stop once NashConv <= tolerance (default 0: run until converged or out of iterations). */
-  readonly tolerance?: number | undefined
   /**
    * Initial population of each player (one list per player; player `p`'s members are the player-`p` parts of the
    * given policies). Default: the uniform policy for everyone.
    */
   readonly initialPopulations?: ReadonlyArray<ReadonlyArray<TabularPolicy.TabularPolicy>> | undefined
-  /** Called with each iteration's report; may return an Effect. */
-  readonly onIteration?: ((report: IterationReport) => Effect.Effect<void> | void) | undefined
 }
 
 /** The outcome of {@link run}: why it stopped, the last iteration's report, every iteration's report, and: */

@@ -119,6 +119,28 @@ export interface Spec<Meta, Oracle extends OracleResult<unknown>, Report, E, R> 
   readonly onIteration?: ((report: Report) => Effect.Effect<void> | void) | undefined
 }
 
+/** The fields every PSRO variant's iteration report starts with (`Psro`, `PsroExtensive`, `Jpsro` extend it). */
+export interface BaseReport {
+  /** 0-based iteration. */
+  readonly iteration: number
+  /** Population size of each player (= `metaGame.shape`). */
+  readonly populationSizes: ReadonlyArray<number>
+  /** The meta-game: the full game restricted to the populations (an empirical one for extensive-form games). */
+  readonly metaGame: PayoffTensor
+  /** Seconds since the run started. */
+  readonly elapsedSeconds: number
+}
+
+/** The budget and progress options every PSRO variant takes (its `Options` extend it). */
+export interface RunOptions<Report> {
+  /** Maximum number of iterations, a positive integer (default 100; 20 for `PsroExtensive`). */
+  readonly iterations?: number | undefined
+  /** Stop once the gap (NashConv or (C)CE gap) is at most this, ≥ 0 (default 0: until converged or out of iterations). */
+  readonly tolerance?: number | undefined
+  /** Called with each iteration's report, in order; may return an Effect, which runs before the loop goes on. */
+  readonly onIteration?: ((report: Report) => Effect.Effect<void> | void) | undefined
+}
+
 /** The outcome of {@link run}. */
 export interface Result<Report> {
   readonly stopReason: StopReason

@@ -174,47 +174,9 @@ export const make = (game: Game, options: Options): Effect.Effect<Session, Unkno
       average: new Float64Array(tree.numSlots)
     }
     const copy = (a: Float64Array) => Float64Array.from(a)
-    if (algo === "es-mccfr" || algo === "os-mccfr") {
-      const sampling = algo === "es-mccfr" ? "es" : "os"
-      const st: Mccfr.MccfrState | undefined = resume === undefined ? undefined : {
-        iteration: resume.iteration,
-        regrets: copy(resume.regrets),
-        cumulativePolicy: copy(resume.cumulativePolicy),
-        rng: resume.rng === undefined ? Rng.make(options.seed ?? 0) : Rng.fromState(resume.rng)
-      }
-      const solver = Mccfr.make(tree, { sampling, seed: options.seed, explorationEpsilon: options.explorationEpsilon }, st)
-      return {
-        ...common,
-        iteration: () => solver.state.iteration,
-        step: solver.step,
-        averageProbabilities: solver.averageProbabilities,
-        averagePolicy: solver.averagePolicy,
-        state: () => ({
-          game: tree.gameName,
-          algo,
-          numInfoStates: tree.numInfoStates,
-          numSlots: tree.numSlots,
-          iteration: solver.state.iteration,
-          regrets: copy(solver.state.regrets),
-          cumulativePolicy: copy(solver.state.cumulativePolicy),
-          rng: solver.state.rng.getState()
-        })
-      }
-    }
-    const st: Cfr.CfrState | undefined = resume === undefined ? undefined : {
-      iteration: resume.iteration,
-      regrets: copy(resume.regrets),
-      cumulativePolicy: copy(resume.cumulativePolicy)
-    }
-    const solver = Cfr.make(tree, {
-      variant: algo,
-      alternatingUpdates: options.alternatingUpdates,
-      alpha: options.alpha,
-      beta: options.beta,
-      gamma: options.gamma,
-      averagingDelay: options.averagingDelay
-    }, st)
-    return {
+    // One session face for every algorithm: the CFR family and MCCFR share `Cfr.RegretSolver`; MCCFR's state also
+    // holds the generator.
+    const sessionOf = (solver: Cfr.RegretSolver<Cfr.CfrState & { readonly rng?: Rng }>): Session => ({
       ...common,
       iteration: () => solver.state.iteration,
       step: solver.step,
@@ -227,9 +189,33 @@ export const make = (game: Game, options: Options): Effect.Effect<Session, Unkno
         numSlots: tree.numSlots,
         iteration: solver.state.iteration,
         regrets: copy(solver.state.regrets),
-        cumulativePolicy: copy(solver.state.cumulativePolicy)
+        cumulativePolicy: copy(solver.state.cumulativePolicy),
+        ...(solver.state.rng === undefined ? {} : { rng: solver.state.rng.getState() })
       })
+    })
+    if (algo === "es-mccfr" || algo === "os-mccfr") {
+      const sampling = algo === "es-mccfr" ? "es" : "os"
+      const st: Mccfr.MccfrState | undefined = resume === undefined ? undefined : {
+        iteration: resume.iteration,
+        regrets: copy(resume.regrets),
+        cumulativePolicy: copy(resume.cumulativePolicy),
+        rng: resume.rng === undefined ? Rng.make(options.seed ?? 0) : Rng.fromState(resume.rng)
+      }
+      return sessionOf(Mccfr.make(tree, { sampling, seed: options.seed, explorationEpsilon: options.explorationEpsilon }, st))
     }
+    const st: Cfr.CfrState | undefined = resume === undefined ? undefined : {
+      iteration: resume.iteration,
+      regrets: copy(resume.regrets),
+      cumulativePolicy: copy(resume.cumulativePolicy)
+    }
+    return sessionOf(Cfr.make(tree, {
+      variant: algo,
+      alternatingUpdates: options.alternatingUpdates,
+      alpha: options.alpha,
+      beta: options.beta,
+      gamma: options.gamma,
+      averagingDelay: options.averagingDelay
+    }, st))
   })
 
 const SLICE_MS = 20
