@@ -52,6 +52,7 @@ import * as TabularPolicy from "./TabularPolicy.js"
 
 /** The CFR variants. */
 export type Variant = "cfr" | "cfr+" | "lcfr" | "dcfr"
+/** Every {@link Variant}, in the order of the module docs' table. */
 export const variants: ReadonlyArray<Variant> = ["cfr", "cfr+", "lcfr", "dcfr"]
 
 /** Options of {@link make}; defaults are OpenSpiel's. */
@@ -149,7 +150,21 @@ export const regretSolver = <S extends CfrState>(tree: GameTree, state: S, step:
   }
 }
 
-/** Make a solver on `tree` (fresh state, or `state` to resume; its arrays are used in place). */
+/**
+ * Make a CFR-family solver on a compiled tree: CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014, arXiv:1407.5042),
+ * LCFR or DCFR (Brown & Sandholm 2019, arXiv:1809.04040), per `options.variant` (default `"cfr"`; see the module
+ * docs for one iteration and each variant's regret transform and averaging weight).
+ *
+ * **Shapes**: the solver's arrays (`state.regrets`, `state.cumulativePolicy`, `strategy`, `averageProbabilities()`)
+ * have one entry per slot of `tree` (`tree.numSlots`: one per information state and legal action, in
+ * `tree.infoOffset` order). `state` (to resume, e.g. from `Solver.loadState`) is used in place, not copied: its arrays
+ * must have `tree.numSlots` entries. `step()` runs one iteration (allocation-free), `run(n)` runs `n`.
+ *
+ * **When to use**: directly for tight loops on one tree; `Solver.solve` wraps it with NashConv reports, slicing and
+ * checkpoints.
+ *
+ * **Errors**: none checked here (options and state are trusted; `Solver.make` validates them for you).
+ */
 export const make = (tree: GameTree, options: Options = {}, state?: CfrState): CfrSolver => {
   const variant = options.variant ?? "cfr"
   const lin = variant === "lcfr"

@@ -70,7 +70,10 @@ export interface Options extends PsroLoop.RunOptions<IterationReport> {
 /** The outcome of {@link run}: why it stopped, the last iteration's report and every iteration's report. */
 export type Result = PsroLoop.Result<IterationReport>
 
-/** Lift a joint distribution over population profiles to the full game's joint actions. */
+/**
+ * Lift a joint distribution over population profiles (`meta`, row-major over the meta-game, last player fastest)
+ * to the full game's joint actions (length `prod(tensor.shape)`, same order). No validation.
+ */
 export const lift = (tensor: PayoffTensor, populations: ReadonlyArray<ReadonlyArray<number>>, meta: ArrayLike<number>): Float64Array => {
   const shape = tensor.shape
   const st = strides(shape)

@@ -68,7 +68,18 @@ export const initialState = (tree: GameTree, seed: number): MccfrState => ({
   rng: Rng.make(seed)
 })
 
-/** Make a solver on `tree` (fresh state, or `state` to resume; used in place). */
+/**
+ * Make a Monte Carlo CFR solver on a compiled tree (Lanctot, Waugh, Zinkevich, Bowling, "Monte Carlo Sampling for
+ * Regret Minimization in Extensive Games", NIPS 2009): external sampling (`"es"`, default) or outcome sampling
+ * (`"os"`, exploration `explorationEpsilon`, default 0.6), seeded with `seed` (default 0) through one `Rng` (PCG64).
+ *
+ * **Shapes**: `state.regrets` and `state.cumulativePolicy` have one entry per slot of `tree` (`tree.numSlots`);
+ * `state.rng` is the generator. A fresh state is {@link initialState} (every entry {@link INITIAL_VALUE}, OpenSpiel's
+ * initialization); a given `state` (to resume) is used in place, not copied. `step()` runs one iteration (one sampled
+ * walk per player); the same seed and state reproduce a run bit for bit.
+ *
+ * **Errors**: none checked here (`Solver.make` validates options and resumed states).
+ */
 export const make = (tree: GameTree, options: Options = {}, state?: MccfrState): MccfrSolver => {
   const sampling = options.sampling ?? "es"
   const eps = options.explorationEpsilon ?? 0.6

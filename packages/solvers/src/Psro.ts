@@ -74,7 +74,10 @@ export interface Options extends PsroLoop.RunOptions<IterationReport> {
 /** The outcome of {@link run}: why it stopped, the last iteration's report and every iteration's report. */
 export type Result = PsroLoop.Result<IterationReport>
 
-/** Lift mixtures over populations to full-game mixed strategies. */
+/**
+ * Lift mixtures over populations to full-game mixed strategies: `out[p][populations[p][i]] += meta[p][i]` (one
+ * `Float64Array` of length `shape[p]` per player; actions outside the population get 0). No validation.
+ */
 export const lift = (shape: ReadonlyArray<number>, populations: ReadonlyArray<ReadonlyArray<number>>, meta: ReadonlyArray<ArrayLike<number>>): Array<Float64Array> =>
   shape.map((k, p) => {
     const x = new Float64Array(k)
@@ -83,8 +86,9 @@ export const lift = (shape: ReadonlyArray<number>, populations: ReadonlyArray<Re
   })
 
 /**
- * Exact best response of `player` to the others' mixed strategies, preferring population members on ties:
- * returns an action not in `population` only when it beats all members by more than `tol`, else -1.
+ * The new best response among `values` (a player's value of each of its actions against the others, e.g.
+ * `Equilibrium.actionValues`), preferring population members on ties: the first maximal action when it beats every
+ * member of `population` by more than `tol` (`PsroLoop.improves`), else -1.
  */
 export const newBestResponse = (
   values: ArrayLike<number>,

@@ -58,6 +58,7 @@ import { Effect } from "effect"
 import * as BestResponse from "./BestResponse.js"
 import * as Equilibrium from "./Equilibrium.js"
 import type { PolicyMissingInfoStateError } from "./Errors.js"
+import * as Exploitability from "./Exploitability.js"
 import type { Game } from "./GameLike.js"
 import { compile, DECISION_NODE, type GameTree } from "./GameTree.js"
 import type { Highs, LpSolveError } from "./Highs.js"
@@ -334,13 +335,13 @@ export const run = (game: Game, options: Options): Effect.Effect<Result, RunErro
 
     const cache = new Map<string, Float64Array>()
     const joint = new Float64Array(tree.numSlots)
-    const values = new Float64Array(tree.numNodes * np)
+    const ws = Exploitability.workspace(tree)
     const profileReturns = (members: ReadonlyArray<number>): Float64Array => {
       const key = members.join(",")
       let r = cache.get(key)
       if (r === undefined) {
         for (let s = 0; s < tree.numSlots; s++) joint[s] = pops[slotPlayer[s]!]![members[slotPlayer[s]!]!]![s]!
-        r = Float64Array.from(BestResponse.expectedReturnsOnTree(tree, joint, values))
+        r = Float64Array.from(BestResponse.expectedReturnsOnTree(tree, joint, ws.values))
         cache.set(key, r)
       }
       return r
@@ -362,7 +363,6 @@ export const run = (game: Game, options: Options): Effect.Effect<Result, RunErro
       return unsafeMake(shape, payoffs)
     }
 
-    const brWs = BestResponse.workspace(tree)
     const result = yield* PsroLoop.run({
       iterations: options.iterations ?? 20,
       tolerance: options.tolerance ?? 0,
@@ -372,30 +372,14 @@ export const run = (game: Game, options: Options): Effect.Effect<Result, RunErro
         Effect.sync(() => {
           const mix = new Float64Array(tree.numSlots)
           for (let p = 0; p < np; p++) mixtureOnTree(tree, p, pops[p]!, metaStrategies[p]!, mix)
-          const policyValues = Array.from(BestResponse.expectedReturnsOnTree(tree, mix, values))
-          const bestResponseValues: Array<number> = []
           const responses: Array<Array<Float64Array>> = []
-          let nashConv = 0
-          for (let p = 0; p < np; p++) {
-            const br = BestResponse.valueOnTree(tree, mix, p, brWs)
-            bestResponseValues.push(br)
-            nashConv += br - policyValues[p]!
+          const report = Exploitability.reportOnTree(tree, mix, ws, (p, value, brWs) => {
             // New only if it beats every member's value against the others' mixtures (the meta-game's action
             // values: the mixtures are realization-equivalent to the meta-strategies).
-            if (!PsroLoop.improves(br, Equilibrium.actionValues(metaGame, p, metaStrategies), tieTol)) {
-              responses.push([])
-              continue
-            }
-            const response = Float64Array.from(uniformProbs)
-            for (const i of tree.playerInfoStates[p] ?? []) {
-              const a = brWs.brAction[i]!
-              if (a < 0) continue
-              const o = tree.infoOffset[i]!
-              for (let k = 0; k < tree.infoNumActions[i]!; k++) response[o + k] = k === a ? 1 : 0
-            }
-            responses.push([response])
-          }
-          return { gap: nashConv, responses, mix, policyValues, bestResponseValues }
+            const isNew = PsroLoop.improves(value, Equilibrium.actionValues(metaGame, p, metaStrategies), tieTol)
+            responses.push(isNew ? [BestResponse.policyOnTree(tree, p, brWs, Float64Array.from(uniformProbs))] : [])
+          })
+          return { gap: report.nashConv, responses, mix, policyValues: report.policyValues, bestResponseValues: report.bestResponseValues }
         }),
       add: (p, response) => pops[p]!.push(response),
       report: ({ elapsedSeconds, iteration, meta, metaGame, populationSizes }, oracle): IterationReport => ({

@@ -60,7 +60,7 @@
  *   report: (context, oracle) => ({ iteration: context.iteration, nashConv: oracle.gap })
  * })
  * const result = await Effect.runPromise(program.pipe(Effect.provide(Highs.layer)))
- * result.history.map((r) => r.nashConv) // [2, 2, 0]: R → P → S, then the uniform Nash equilibrium
+ * result.history.map((r) => r.nashConv) // ≈ [2, 2, 0]: R → P → S, then the uniform Nash equilibrium
  * ```
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/psro_v2/psro_v2.py
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/jpsro.py

@@ -46,6 +46,7 @@ import type * as TabularPolicy from "./TabularPolicy.js"
 
 /** Algorithm names accepted by {@link solve}. */
 export type Algorithm = "cfr" | "cfr+" | "lcfr" | "dcfr" | "es-mccfr" | "os-mccfr"
+/** Every {@link Algorithm} (what the CLI's `games solve --algo` accepts). */
 export const algorithms: ReadonlyArray<Algorithm> = ["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"]
 
 /** Options of {@link solve}. */
@@ -133,7 +134,17 @@ const checkNumber = (option: string, value: unknown, ok: (x: number) => boolean,
     ? Effect.void
     : Effect.fail(new InvalidOptionError({ option, value, reason }))
 
-/** Validate `options`, compile `game` and build the solver. */
+/**
+ * Validate `options`, compile `game` (`GameTree.compile`) and build the solver of `options.algo` (`Cfr.make` for
+ * `cfr`, `cfr+`, `lcfr`, `dcfr`; `Mccfr.make` for `es-mccfr`, `os-mccfr`), resuming from `options.resume` when given
+ * (its arrays are copied). Advance the {@link Session} with {@link advance}, or use {@link solve} / {@link stream}.
+ *
+ * **Errors**: `UnknownAlgorithmError` (naming the known ones) for an unknown `algo`; `InvalidOptionError` for
+ * `iterations` or `reportEvery` that is not a positive integer, a `seed` that is not a non-negative safe integer,
+ * `explorationEpsilon` outside (0, 1], a negative or non-integer `averagingDelay`, a non-finite `alpha`/`beta`/`gamma`,
+ * a negative `targetNashConv`, or a `resume` state made by another algorithm or for another game or tree shape.
+ * Throws `InvalidGameError` (from `GameTree.compile`) for a malformed game.
+ */
 export const make = (game: Game, options: Options): Effect.Effect<Session, UnknownAlgorithmError | InvalidOptionError> =>
   Effect.gen(function*() {
     const algo = options.algo
@@ -221,8 +232,11 @@ export const make = (game: Game, options: Options): Effect.Effect<Session, Unkno
 const SLICE_MS = 20
 
 /**
- * Run `session` up to its next report point (yielding to the runtime every ~20 ms) and report; `undefined` once
- * all iterations ran or the NashConv target was met.
+ * Run `session` up to its next report point (every `reportEvery` iterations, and the last one), yielding to the
+ * runtime every ~20 ms of work (interruptible there), and return that point's {@link Progress}: the iteration, the
+ * average policy's NashConv and exploitability (utility units, `Exploitability.reportOnTree`) and the seconds since
+ * the session started; `undefined` once all iterations ran (stopping at `targetNashConv` is the caller's test, as in
+ * {@link solve} and {@link stream}). Never fails.
  */
 export const advance = (session: Session): Effect.Effect<Progress | undefined> =>
   Effect.gen(function*() {
@@ -246,7 +260,11 @@ export const advance = (session: Session): Effect.Effect<Progress | undefined> =
 
 const done = (session: Session, p: Progress) => p.nashConv <= session.targetNashConv
 
-/** The progress reports of a run as a stream (it ends after the last iteration or once the target is met). */
+/**
+ * The progress reports of a run as a `Stream` ({@link make} then {@link advance} until `undefined`): one
+ * {@link Progress} every `reportEvery` iterations and after the last; it ends after the last iteration or at the first
+ * report with NashConv ≤ `targetNashConv`. Fails with {@link make}'s errors before the first report.
+ */
 export const stream = (game: Game, options: Options): Stream.Stream<Progress, UnknownAlgorithmError | InvalidOptionError> =>
   Stream.unwrap(
     Effect.map(make(game, options), (session) =>
@@ -263,7 +281,19 @@ export interface Hooks {
   readonly onReport?: ((progress: Progress) => Effect.Effect<void> | void) | undefined
 }
 
-/** Run a solver to completion (interruptible between slices); returns the average policy, reports and state. */
+/**
+ * Run `options.algo` on `game` for `options.iterations` iterations (on top of a resumed state's) and return the
+ * average policy (the approximate equilibrium), its final NashConv and exploitability (utility units), every
+ * {@link Progress} report, the elapsed seconds and the {@link SolverState} to save with {@link saveState}.
+ * `hooks.onReport` sees each report as it is made (it may return an Effect). Interruptible between ~20 ms slices;
+ * slicing never changes the numbers, and resuming continues bit for bit.
+ *
+ * Algorithms and papers: CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014, arXiv:1407.5042), LCFR and DCFR
+ * (Brown & Sandholm 2019, arXiv:1809.04040), external/outcome-sampling MCCFR (Lanctot et al. 2009); NashConv as
+ * OpenSpiel (arXiv:1908.09453).
+ *
+ * **Errors**: those of {@link make} (`UnknownAlgorithmError`, `InvalidOptionError`).
+ */
 export const solve = (
   game: Game,
   options: Options,
@@ -298,7 +328,9 @@ export const solve = (
 // ---------------------------------------------------------------------------------------------------------------
 // Persistence
 
+/** The `format` field of a state file. */
 export const FORMAT = "autodidact.solver-state"
+/** The `version` field of a state file this code writes and reads. */
 export const VERSION = 1
 
 /** The JSON document of a {@link SolverState}. */
@@ -315,6 +347,7 @@ export const SolverStateJson = Schema.Struct({
   cumulativePolicy: Schema.String,
   rng: Schema.optional(RngState)
 })
+/** The decoded JSON form of a state file. */
 export type SolverStateJson = typeof SolverStateJson.Type
 
 const encodeF64 = (a: Float64Array): string => {
@@ -373,13 +406,22 @@ export const fromJson = (json: unknown, path = "<json>"): Effect.Effect<SolverSt
     }
   })
 
-/** Write `state` to `path` atomically (temp file in the same directory, fsync, rename, fsync the directory). */
+/**
+ * Write `state` to `path` as JSON (`format: "autodidact.solver-state"`, `version: 1`, arrays as base64 of
+ * little-endian float64, exact), atomically: temp file in the same directory, fsync, rename, fsync the directory.
+ * Fails with `SolverStateWriteError` (path and reason) when any step fails; the old file, if any, is then intact.
+ */
 export const saveState = (path: string, state: SolverState): Effect.Effect<void, SolverStateWriteError> =>
   Effect.suspend(() => AtomicFile.write(path, JSON.stringify(toJson(state)))).pipe(
     Effect.mapError((e) => new SolverStateWriteError({ path, reason: e.reason }))
   )
 
-/** Read and validate a state file written by {@link saveState}. */
+/**
+ * Read and validate (Effect `Schema`) a state file written by {@link saveState}. Fails with
+ * `CorruptedSolverStateError` (path and reason) when the file cannot be read, is not JSON, has another format or
+ * version, or has arrays of the wrong length or encoding. Whether it fits a game is checked by {@link make}'s
+ * `resume`.
+ */
 export const loadState = (path: string): Effect.Effect<SolverState, CorruptedSolverStateError> =>
   Effect.gen(function*() {
     const text = yield* Effect.try({

@@ -43,6 +43,7 @@ export const TabularPolicyJson = Schema.Struct({
     })
   )
 })
+/** The decoded JSON form of a policy. */
 export type TabularPolicyJson = typeof TabularPolicyJson.Type
 
 /** A policy for every player, tabulated by information state. */
