@@ -488,6 +488,14 @@ export const namedJoint = (name: "mgce" | "mgcce" | "maxWelfareCe" | "maxWelfare
   }
 }
 
+/** The meta-solver options of `Psro.run` and `PsroExtensive.run` (see {@link choose}). */
+export interface ChoiceOptions {
+  /** `"uniform"`, `"nash"` (two-player constant-sum LP), `"prd"` (projected replicator dynamics) or a custom solver. */
+  readonly metaSolver: "uniform" | "nash" | "prd" | MetaSolver
+  /** Options of the `"prd"` meta-solver (OpenSpiel's defaults). */
+  readonly prd?: ReplicatorOptions | undefined
+}
+
 /**
  * The meta-solver a PSRO option names: a {@link MetaSolver} function is returned as it is, a name goes through
  * {@link named}.

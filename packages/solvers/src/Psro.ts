@@ -62,11 +62,7 @@ export interface IterationReport extends PsroLoop.BaseReport {
 export type StopReason = PsroLoop.StopReason
 
 /** Options of {@link run}. */
-export interface Options extends PsroLoop.RunOptions<IterationReport> {
-  /** `"uniform"`, `"nash"` (two-player constant-sum LP), `"prd"` (projected replicator dynamics) or a custom solver. */
-  readonly metaSolver: "uniform" | "nash" | "prd" | MetaSolvers.MetaSolver
-  /** Options of the `"prd"` meta-solver (OpenSpiel's defaults). */
-  readonly prd?: MetaSolvers.ReplicatorOptions | undefined
+export interface Options extends PsroLoop.RunOptions<IterationReport>, MetaSolvers.ChoiceOptions {
   /** Initial population of each player (default `[0]` each). */
   readonly initialPopulations?: ReadonlyArray<ReadonlyArray<number>> | undefined
 }
