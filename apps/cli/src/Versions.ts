@@ -6,7 +6,7 @@ const require = createRequire(import.meta.url)
 /** `{ "@autodidact/core": "0.1.0", ..., node: "v20.20.2" }` */
 export const versions = (): Record<string, string> => {
   const out: Record<string, string> = {}
-  for (const name of ["@autodidact/core", "@autodidact/envs", "@autodidact/kernels", "@autodidact/optim", "@autodidact/games"]) {
+  for (const name of ["@autodidact/core", "@autodidact/envs", "@autodidact/kernels", "@autodidact/optim", "@autodidact/solvers"]) {
     try {
       out[name] = (require(`${name}/package.json`) as { version: string }).version
     } catch {

@@ -1,11 +1,11 @@
 /**
  * `autodidact games solve --game leduc_poker --algo cfr+ --iterations 1000 [--report-every N] [--save FILE]
- * [--resume FILE] [--json]`: run an equilibrium solver of `@autodidact/games` on a game of `@autodidact/envs`,
+ * [--resume FILE] [--json]`: run an equilibrium solver of `@autodidact/solvers` on a game of `@autodidact/envs`,
  * printing NashConv at every report and, at the end, the average policy's game value for each player.
  * @since 0.1.0
  */
 import { GameRegistry } from "@autodidact/envs"
-import { Exploitability, Solver } from "@autodidact/games"
+import { Exploitability, Solver } from "@autodidact/solvers"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { jsonFlag } from "../Flags.js"

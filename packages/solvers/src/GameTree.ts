@@ -36,7 +36,9 @@ import type { Game, State } from "./GameLike.js"
 
 /** Node kinds in {@link GameTree.nodeKind}. */
 export const TERMINAL_NODE = 0
+/** A chance node: its edges carry probabilities (`edgeProb`). */
 export const CHANCE_NODE = 1
+/** A decision node of player `nodePlayer[n]` at information state `nodeInfo[n]`. */
 export const DECISION_NODE = 2
 
 /** A compiled game tree (all arrays are owned by the tree: treat them as read-only). */

@@ -2,7 +2,7 @@
  * CFR benchmark: iterations per second of CFR and CFR+ on Kuhn and Leduc poker, seconds for CFR+ to reach
  * NashConv 1e-3 on Leduc, and memory per information state of the compiled tree and the solver state.
  *
- * Run: `npx tsx --conditions=@autodidact/source bench/cfr.ts` (from packages/games).
+ * Run: `npx tsx --conditions=@autodidact/source bench/cfr.ts` (from packages/solvers).
  */
 import { KuhnPoker, LeducPoker } from "@autodidact/envs"
 import * as Cfr from "../src/Cfr.js"

@@ -29,8 +29,8 @@
  * @since 0.1.0
  */
 import { Rng } from "@autodidact/core"
+import * as Cfr from "./Cfr.js"
 import { CHANCE_NODE, type GameTree, TERMINAL_NODE } from "./GameTree.js"
-import * as TabularPolicy from "./TabularPolicy.js"
 
 /** External (`"es"`) or outcome (`"os"`) sampling. */
 export type Sampling = "es" | "os"
@@ -45,23 +45,16 @@ export interface Options {
   readonly explorationEpsilon?: number | undefined
 }
 
-/** The solver's mutable state (a checkpoint holds all of it). */
-export interface MccfrState {
-  iteration: number
-  readonly regrets: Float64Array
-  readonly cumulativePolicy: Float64Array
+/** The solver's mutable state (a checkpoint holds all of it): `Cfr.CfrState` plus the generator. */
+export interface MccfrState extends Cfr.CfrState {
+  /** The generator of every sampled draw; its state is part of a checkpoint. */
   rng: Rng
 }
 
-export interface MccfrSolver {
-  readonly tree: GameTree
+/** An MCCFR solver on one compiled tree (the `Cfr.RegretSolver` face plus its sampling settings). */
+export interface MccfrSolver extends Cfr.RegretSolver<MccfrState> {
   readonly sampling: Sampling
   readonly explorationEpsilon: number
-  readonly state: MccfrState
-  step(): void
-  run(n: number): void
-  averageProbabilities(out?: Float64Array): Float64Array
-  averagePolicy(): TabularPolicy.TabularPolicy
 }
 
 /** OpenSpiel's initial regret and average-policy value. */
@@ -75,7 +68,18 @@ export const initialState = (tree: GameTree, seed: number): MccfrState => ({
   rng: Rng.make(seed)
 })
 
-/** Make a solver on `tree` (fresh state, or `state` to resume; used in place). */
+/**
+ * Make a Monte Carlo CFR solver on a compiled tree (Lanctot, Waugh, Zinkevich, Bowling, "Monte Carlo Sampling for
+ * Regret Minimization in Extensive Games", NIPS 2009): external sampling (`"es"`, default) or outcome sampling
+ * (`"os"`, exploration `explorationEpsilon`, default 0.6), seeded with `seed` (default 0) through one `Rng` (PCG64).
+ *
+ * **Shapes**: `state.regrets` and `state.cumulativePolicy` have one entry per slot of `tree` (`tree.numSlots`);
+ * `state.rng` is the generator. A fresh state is {@link initialState} (every entry {@link INITIAL_VALUE}, OpenSpiel's
+ * initialization); a given `state` (to resume) is used in place, not copied. `step()` runs one iteration (one sampled
+ * walk per player); the same seed and state reproduce a run bit for bit.
+ *
+ * **Errors**: none checked here (`Solver.make` validates options and resumed states).
+ */
 export const make = (tree: GameTree, options: Options = {}, state?: MccfrState): MccfrSolver => {
   const sampling = options.sampling ?? "es"
   const eps = options.explorationEpsilon ?? 0.6
@@ -202,28 +206,5 @@ export const make = (tree: GameTree, options: Options = {}, state?: MccfrState):
     }
   }
 
-  const averageProbabilities = (out: Float64Array = new Float64Array(tree.numSlots)): Float64Array => {
-    for (let i = 0; i < tree.numInfoStates; i++) {
-      const s0 = infoOffset[i]!
-      const s1 = infoOffset[i + 1]!
-      let sum = 0
-      for (let s = s0; s < s1; s++) sum += cum[s]!
-      if (sum > 0) for (let s = s0; s < s1; s++) out[s] = cum[s]! / sum
-      else for (let s = s0; s < s1; s++) out[s] = 1 / (s1 - s0)
-    }
-    return out
-  }
-
-  return {
-    tree,
-    sampling,
-    explorationEpsilon: eps,
-    state: st,
-    step,
-    run: (n) => {
-      for (let k = 0; k < n; k++) step()
-    },
-    averageProbabilities,
-    averagePolicy: () => TabularPolicy.fromTree(tree, averageProbabilities())
-  }
+  return { ...Cfr.regretSolver(tree, st, step), sampling, explorationEpsilon: eps }
 }

@@ -16,7 +16,7 @@
  *
  * @example
  * ```ts
- * import { PayoffTensor } from "@autodidact/games"
+ * import { PayoffTensor } from "@autodidact/solvers"
  * const rps = PayoffTensor.zeroSum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
  * rps.shape // [3, 3]
  * ```

@@ -14,7 +14,7 @@
  *
  * @example
  * ```ts
- * import { TabularPolicy } from "@autodidact/games"
+ * import { TabularPolicy } from "@autodidact/solvers"
  * import { KuhnPoker } from "@autodidact/envs"
  * const policy = TabularPolicy.uniform(KuhnPoker.make())
  * policy.actionProbabilities("0") // [[0, 0.5], [1, 0.5]]
@@ -43,6 +43,7 @@ export const TabularPolicyJson = Schema.Struct({
     })
   )
 })
+/** The decoded JSON form of a policy. */
 export type TabularPolicyJson = typeof TabularPolicyJson.Type
 
 /** A policy for every player, tabulated by information state. */

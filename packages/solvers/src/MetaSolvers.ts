@@ -27,7 +27,7 @@
  *
  * @example
  * ```ts
- * import { Highs, MetaSolvers, PayoffTensor } from "@autodidact/games"
+ * import { Highs, MetaSolvers, PayoffTensor } from "@autodidact/solvers"
  * import { Effect } from "effect"
  * const chicken = PayoffTensor.fromMatrices([[0, 7], [2, 6]], [[0, 2], [7, 6]])
  * const mgce = await Effect.runPromise(MetaSolvers.mgce(chicken).pipe(Effect.provide(Highs.layer)))
@@ -75,11 +75,19 @@ const clean = (x: ArrayLike<number>): Float64Array | undefined => {
 // Uniform
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The uniform profile: every player mixes its actions equally. */
+/**
+ * The uniform profile: every player mixes its actions equally (`1 / shape[p]` each; one `Float64Array` per player).
+ * PSRO with this meta-solver is fictitious self-play over the populations (Lanctot et al. 2017, arXiv:1711.00832);
+ * not an equilibrium in general. Fails with {@link InvalidPayoffTensorError} for a malformed tensor.
+ */
 export const uniform = (tensor: PayoffTensor): Effect.Effect<ReadonlyArray<Float64Array>, InvalidPayoffTensorError> =>
   Effect.map(validate(tensor), () => tensor.shape.map((k) => new Float64Array(k).fill(1 / k)))
 
-/** The uniform joint distribution (a JPSRO meta-solver; not an equilibrium in general). */
+/**
+ * The uniform joint distribution over the tensor's joint actions (length `prod(shape)`, each `1 / prod(shape)`): a
+ * JPSRO meta-solver baseline, not an equilibrium in general. Fails with {@link InvalidPayoffTensorError} for a
+ * malformed tensor.
+ */
 export const uniformJoint = (tensor: PayoffTensor): Effect.Effect<Float64Array, InvalidPayoffTensorError> =>
   Effect.map(validate(tensor), () => {
     const n = size(tensor.shape)
@@ -195,6 +203,11 @@ export interface ReplicatorOptions {
  * Projected replicator dynamics: for every player simultaneously,
  * `x_p <- project_γ(x_p + dt · x_p ⊙ (v_p - x_p·v_p))` with `v_p` the action values against the others, and the
  * average of the last `averageOverLast` iterates returned. Works for any number of players.
+ *
+ * Returns one mixed strategy per player (`Float64Array` of length `shape[p]`, summing to 1). The PSRO `"prd"`
+ * meta-solver (Lanctot et al. 2017, arXiv:1711.00832; Taylor and Jonker 1978 for the replicator dynamics),
+ * with OpenSpiel's defaults (`projected_replicator_dynamics.py`). Fails with {@link InvalidPayoffTensorError} for a
+ * malformed tensor and `InvalidOptionError` for bad options.
  */
 export const replicatorDynamics = (
   tensor: PayoffTensor,
@@ -413,19 +426,33 @@ export const correlatedEquilibrium = (
     return { kind, distribution, gap, expectedPayoffs: Equilibrium.expectedPayoffs(tensor, distribution), gini: 1 - sq }
   })
 
-/** Maximum Gini correlated equilibrium (MGCE, Marris et al. 2021). */
+/**
+ * Maximum Gini correlated equilibrium (MGCE): the CE that maximizes the Gini impurity `1 − Σ σ²` (a strictly concave
+ * QP, so unique), the default JPSRO(CE) meta-solver of Marris et al. 2021 (arXiv:2106.09435). Returns the
+ * {@link CorrelatedSolution} (joint distribution of length `prod(shape)`, row-major); errors as
+ * {@link correlatedEquilibrium}. Chicken `[[0, 7], [2, 6]]`: `[5/34, 5/17, 5/17, 9/34]`.
+ */
 export const mgce = (tensor: PayoffTensor, options: Omit<CorrelatedOptions, "kind" | "objective"> = {}) =>
   correlatedEquilibrium(tensor, { ...options, kind: "ce", objective: "maxGini" })
 
-/** Maximum Gini coarse correlated equilibrium (MGCCE, Marris et al. 2021). */
+/**
+ * Maximum Gini coarse correlated equilibrium (MGCCE), the default JPSRO(CCE) meta-solver of Marris et al. 2021
+ * (arXiv:2106.09435): unique; errors as {@link correlatedEquilibrium}.
+ */
 export const mgcce = (tensor: PayoffTensor, options: Omit<CorrelatedOptions, "kind" | "objective"> = {}) =>
   correlatedEquilibrium(tensor, { ...options, kind: "cce", objective: "maxGini" })
 
-/** Maximum welfare correlated equilibrium (an LP vertex; not unique in general). */
+/**
+ * Maximum welfare correlated equilibrium: the CE maximizing the sum of expected payoffs (an LP; the vertex HiGHS
+ * returns, not unique in general). Errors as {@link correlatedEquilibrium}.
+ */
 export const maxWelfareCe = (tensor: PayoffTensor, options: Omit<CorrelatedOptions, "kind" | "objective"> = {}) =>
   correlatedEquilibrium(tensor, { ...options, kind: "ce", objective: "maxWelfare" })
 
-/** Maximum welfare coarse correlated equilibrium. */
+/**
+ * Maximum welfare coarse correlated equilibrium: the CCE maximizing the sum of expected payoffs (an LP vertex, not
+ * unique in general). Errors as {@link correlatedEquilibrium}.
+ */
 export const maxWelfareCce = (tensor: PayoffTensor, options: Omit<CorrelatedOptions, "kind" | "objective"> = {}) =>
   correlatedEquilibrium(tensor, { ...options, kind: "cce", objective: "maxWelfare" })
 
@@ -459,4 +486,46 @@ export const namedJoint = (name: "mgce" | "mgcce" | "maxWelfareCe" | "maxWelfare
     case "uniform":
       return uniformJoint
   }
+}
+
+/** The meta-solver options of `Psro.run` and `PsroExtensive.run` (see {@link choose}). */
+export interface ChoiceOptions {
+  /** `"uniform"`, `"nash"` (two-player constant-sum LP), `"prd"` (projected replicator dynamics) or a custom solver. */
+  readonly metaSolver: "uniform" | "nash" | "prd" | MetaSolver
+  /** Options of the `"prd"` meta-solver (OpenSpiel's defaults). */
+  readonly prd?: ReplicatorOptions | undefined
+}
+
+/**
+ * The meta-solver a PSRO option names: a {@link MetaSolver} function is returned as it is, a name goes through
+ * {@link named}.
+ *
+ * Fails with `InvalidOptionError` (option `"metaSolver"`) for anything else, e.g. a misspelt name from a config file.
+ * Used by `Psro.run` and `PsroExtensive.run`.
+ */
+export const choose = (
+  choice: "uniform" | "nash" | "prd" | MetaSolver,
+  prd: ReplicatorOptions = {}
+): Effect.Effect<MetaSolver, InvalidOptionError> => {
+  if (typeof choice === "function") return Effect.succeed(choice)
+  if (choice === "uniform" || choice === "nash" || choice === "prd") return Effect.succeed(named(choice, prd))
+  return Effect.fail(new InvalidOptionError({ option: "metaSolver", value: choice, reason: "must be \"uniform\", \"nash\", \"prd\" or a function" }))
+}
+
+/**
+ * The joint meta-solver a JPSRO option names: a {@link JointMetaSolver} function is returned as it is, a name goes
+ * through {@link namedJoint}.
+ *
+ * Fails with `InvalidOptionError` (option `"metaSolver"`) for anything else. Used by `Jpsro.run`.
+ */
+export const chooseJoint = (
+  choice: "mgce" | "mgcce" | "maxWelfareCe" | "maxWelfareCce" | "uniform" | JointMetaSolver
+): Effect.Effect<JointMetaSolver, InvalidOptionError> => {
+  if (typeof choice === "function") return Effect.succeed(choice)
+  if (choice === "mgce" || choice === "mgcce" || choice === "maxWelfareCe" || choice === "maxWelfareCce" || choice === "uniform") {
+    return Effect.succeed(namedJoint(choice))
+  }
+  return Effect.fail(
+    new InvalidOptionError({ option: "metaSolver", value: choice, reason: "must be \"mgce\", \"mgcce\", \"maxWelfareCe\", \"maxWelfareCce\", \"uniform\" or a function" })
+  )
 }

@@ -6,7 +6,8 @@
  * best-response oracle. With the Nash meta-solver on a two-player zero-sum game it is the extensive-form double
  * oracle (McMahan, Gordon and Blum, ICML 2003, over the game's pure strategies).
  *
- * **The loop** (one iteration, top to bottom in {@link run}); each player keeps a population of tabular policies
+ * **The loop** (one iteration of `PsroLoop.run`, the outer loop shared with `Psro` and `Jpsro`, with the pieces
+ * {@link run} gives it); each player keeps a population of tabular policies
  * (default start: the uniform policy):
  * 1. empirical meta-game: a {@link PayoffTensor} with the expected returns of every joint choice of population
  *    members (one backward pass of the compiled tree each, `BestResponse.expectedReturnsOnTree`; entries are cached,
@@ -39,7 +40,7 @@
  *
  * @example
  * ```ts
- * import { Highs, PsroExtensive } from "@autodidact/games"
+ * import { Highs, PsroExtensive } from "@autodidact/solvers"
  * import { KuhnPoker } from "@autodidact/envs"
  * import { Effect } from "effect"
  * const result = await Effect.runPromise(
@@ -57,22 +58,18 @@ import { Effect } from "effect"
 import * as BestResponse from "./BestResponse.js"
 import * as Equilibrium from "./Equilibrium.js"
 import type { PolicyMissingInfoStateError } from "./Errors.js"
+import * as Exploitability from "./Exploitability.js"
 import type { Game } from "./GameLike.js"
 import { compile, DECISION_NODE, type GameTree } from "./GameTree.js"
 import type { Highs, LpSolveError } from "./Highs.js"
 import * as MetaSolvers from "./MetaSolvers.js"
 import { type InvalidPayoffTensorError, size, unsafeMake } from "./PayoffTensor.js"
 import type { PayoffTensor } from "./PayoffTensor.js"
+import * as PsroLoop from "./PsroLoop.js"
 import * as TabularPolicy from "./TabularPolicy.js"
 
 /** One PSRO iteration, as reported to `onIteration` and kept in the history. */
-export interface IterationReport {
-  /** 0-based iteration. */
-  readonly iteration: number
-  /** Population size of each player. */
-  readonly populationSizes: ReadonlyArray<number>
-  /** The empirical meta-game: expected returns of every joint choice of population members. */
-  readonly metaGame: PayoffTensor
+export interface IterationReport extends PsroLoop.BaseReport {
   /** The meta-solver's mixture over each population. */
   readonly metaStrategies: ReadonlyArray<Float64Array>
   /** Every player's population mixed by its meta-strategy (reach-weighted behaviour-strategy mixture). */
@@ -85,39 +82,22 @@ export interface IterationReport {
   readonly nashConv: number
   /** Whether each player's best response was new (added to its population after this iteration). */
   readonly added: ReadonlyArray<boolean>
-  /** Seconds since the run started. */
-  readonly elapsedSeconds: number
 }
 
-/** Why a run ended. */
-export type StopReason = "converged" | "tolerance" | "iterations"
+/** Why a run ended (see `PsroLoop.StopReason`). */
+export type StopReason = PsroLoop.StopReason
 
 /** Options of {@link run}. */
-export interface Options {
-  /** `"uniform"`, `"nash"` (two-player constant-sum LP), `"prd"` (projected replicator dynamics) or a custom solver. */
-  readonly metaSolver: "uniform" | "nash" | "prd" | MetaSolvers.MetaSolver
-  /** Options of the `"prd"` meta-solver (OpenSpiel's defaults). */
-  readonly prd?: MetaSolvers.ReplicatorOptions | undefined
-  /** Maximum number of iterations (default 20). */
-  readonly iterations?: number | undefined
-  /** Stop once NashConv <= tolerance (default 0: run until converged or out of iterations). */
-  readonly tolerance?: number | undefined
+export interface Options extends PsroLoop.RunOptions<IterationReport>, MetaSolvers.ChoiceOptions {
   /**
    * Initial population of each player (one list per player; player `p`'s members are the player-`p` parts of the
    * given policies). Default: the uniform policy for everyone.
    */
   readonly initialPopulations?: ReadonlyArray<ReadonlyArray<TabularPolicy.TabularPolicy>> | undefined
-  /** Called with each iteration's report; may return an Effect. */
-  readonly onIteration?: ((report: IterationReport) => Effect.Effect<void> | void) | undefined
 }
 
-/** The outcome of {@link run}. */
-export interface Result {
-  readonly stopReason: StopReason
-  /** The last iteration's report. */
-  readonly final: IterationReport
-  /** Every iteration's report. */
-  readonly history: ReadonlyArray<IterationReport>
+/** The outcome of {@link run}: why it stopped, the last iteration's report, every iteration's report, and: */
+export interface Result extends PsroLoop.Result<IterationReport> {
   /**
    * Each player's population at the end, in order of addition (player `p`'s member is meaningful on `p`'s
    * information states; the others' states hold the uniform policy). The last iteration's best responses are
@@ -270,21 +250,55 @@ export const mixture = (
     return TabularPolicy.fromTree(tree, out)
   })
 
-/** Run PSRO on an extensive-form game (see the module docs for the loop). */
+/**
+ * Run PSRO (Lanctot et al. 2017, arXiv:1711.00832) on an extensive-form game with an exact best-response oracle:
+ * populations of tabular policies, the empirical meta-game of their expected returns, and the PSRO outer loop
+ * `PsroLoop.run` (the one `Psro` and `Jpsro` use).
+ *
+ * **When to use**: to approximate a Nash equilibrium of a small or medium extensive-form game (Kuhn, Leduc) through
+ * a few policies, or to compare meta-solvers; for the game's average-strategy equilibrium with a convergence rate use
+ * `Cfr` / `Solver`. Every iteration walks the compiled tree once per new meta-game entry, once for the mixture's
+ * values and once per player for its best response.
+ *
+ * **Shapes and units**: returns and NashConv are in the game's utility units. Each {@link IterationReport} carries
+ * the empirical meta-game (shape = the population sizes; entry = the expected return of each player when every
+ * player follows the chosen member), the meta-strategies (one distribution per population), the reach-weighted
+ * `mixture` (a `TabularPolicy` over every information state), each player's expected return under it (`values`) and
+ * its best-response value against the others' parts (`bestResponseValues`), the full game's NashConv
+ * `Σ_p (bestResponseValues[p] − values[p])` (≥ 0 up to rounding), and `added[p]`, whether player `p`'s best response
+ * joins its population after the iteration. The result adds each player's final population.
+ *
+ * **Options**: `metaSolver` (required: `"nash"` for two-player zero-sum games, `"uniform"`, `"prd"` or a
+ * `MetaSolvers.MetaSolver`), `prd`, `iterations` (default 20), `tolerance` (default 0), `initialPopulations`
+ * (default: the uniform policy for every player), `onIteration`.
+ *
+ * **Stops** with `"converged"` when no best response beats its population by more than `1e-10 × max(1, max |u|)`
+ * (with `"nash"` the mixture is then a Nash equilibrium of the full game), `"tolerance"` when NashConv ≤ `tolerance`,
+ * or `"iterations"`.
+ *
+ * **Errors**: `InvalidOptionError` for an unknown `metaSolver`, `iterations` that is not a positive integer, a
+ * negative `tolerance`, initial populations that are not one non-empty list per player, or a policy whose rows are
+ * not distributions; `PolicyMissingInfoStateError` for an initial policy that lacks one of the game's information
+ * states; `InvalidPayoffTensorError` from the `"nash"` meta-solver on a game that is not two-player; `LpSolveError`
+ * when HiGHS fails. Requires the {@link Highs} service (`Highs.layer`).
+ *
+ * @example
+ * ```ts
+ * import { KuhnPoker } from "@autodidact/envs"
+ * import { Highs, PsroExtensive } from "@autodidact/solvers"
+ * import { Effect } from "effect"
+ * const result = await Effect.runPromise(PsroExtensive.run(KuhnPoker.make(), { metaSolver: "nash" }).pipe(Effect.provide(Highs.layer)))
+ * result.history.map((r) => r.nashConv) // 0.91667, 0.83333, 0.33333, 0.27211, 0.16667, 0.10345, 0
+ * result.final.values[0] // −1/18, the game's value
+ * ```
+ * @see Lanctot et al., "A Unified Game-Theoretic Approach to Multiagent Reinforcement Learning", arXiv:1711.00832
+ * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/psro_v2/psro_v2.py
+ * @category PSRO
+ * @since 0.1.0
+ */
 export const run = (game: Game, options: Options): Effect.Effect<Result, RunError, Highs> =>
-  Effect.gen(function* () {
-    const ms = options.metaSolver
-    if (typeof ms !== "function" && ms !== "uniform" && ms !== "nash" && ms !== "prd") {
-      return yield* invalid("metaSolver", ms, "must be \"uniform\", \"nash\", \"prd\" or a function")
-    }
-    const solver = typeof ms === "function" ? ms : MetaSolvers.named(ms, options.prd ?? {})
-    const maxIterations = options.iterations ?? 20
-    if (!Number.isSafeInteger(maxIterations) || maxIterations < 1) {
-      return yield* invalid("iterations", maxIterations, "must be a positive integer")
-    }
-    const tolerance = options.tolerance ?? 0
-    if (typeof tolerance !== "number" || !(tolerance >= 0)) return yield* invalid("tolerance", tolerance, "must be a non-negative number")
-
+  Effect.gen(function*() {
+    const solver = yield* MetaSolvers.choose(options.metaSolver, options.prd ?? {})
     const tree = compile(game)
     const np = tree.numPlayers
     // Populations: per player, per-slot probabilities on the tree (only the player's own slots matter).
@@ -317,13 +331,13 @@ export const run = (game: Game, options: Options): Effect.Effect<Result, RunErro
 
     const cache = new Map<string, Float64Array>()
     const joint = new Float64Array(tree.numSlots)
-    const values = new Float64Array(tree.numNodes * np)
+    const ws = Exploitability.workspace(tree)
     const profileReturns = (members: ReadonlyArray<number>): Float64Array => {
       const key = members.join(",")
       let r = cache.get(key)
       if (r === undefined) {
         for (let s = 0; s < tree.numSlots; s++) joint[s] = pops[slotPlayer[s]!]![members[slotPlayer[s]!]!]![s]!
-        r = Float64Array.from(BestResponse.expectedReturnsOnTree(tree, joint, values))
+        r = Float64Array.from(BestResponse.expectedReturnsOnTree(tree, joint, ws.values))
         cache.set(key, r)
       }
       return r
@@ -345,72 +359,40 @@ export const run = (game: Game, options: Options): Effect.Effect<Result, RunErro
       return unsafeMake(shape, payoffs)
     }
 
-    const brWs = BestResponse.workspace(tree)
-    const start = performance.now()
-    const history: Array<IterationReport> = []
-    let stopReason: StopReason = "iterations"
-    for (let iteration = 0; iteration < maxIterations; iteration++) {
-      const metaGame = metaGameOf()
-      const metaStrategies = yield* solver(metaGame)
-      const mix = new Float64Array(tree.numSlots)
-      for (let p = 0; p < np; p++) mixtureOnTree(tree, p, pops[p]!, metaStrategies[p]!, mix)
-      const policyValues = Array.from(BestResponse.expectedReturnsOnTree(tree, mix, values))
-      const bestResponseValues: Array<number> = []
-      const responses: Array<Float64Array> = []
-      const added: Array<boolean> = []
-      let nashConv = 0
-      for (let p = 0; p < np; p++) {
-        const br = BestResponse.valueOnTree(tree, mix, p, brWs)
-        bestResponseValues.push(br)
-        nashConv += br - policyValues[p]!
-        const response = Float64Array.from(uniformProbs)
-        for (const i of tree.playerInfoStates[p] ?? []) {
-          const a = brWs.brAction[i]!
-          if (a < 0) continue
-          const o = tree.infoOffset[i]!
-          for (let k = 0; k < tree.infoNumActions[i]!; k++) response[o + k] = k === a ? 1 : 0
-        }
-        responses.push(response)
-        // Each member's value against the others' mixtures (realization-equivalent to their meta-strategies).
-        const memberValues = Equilibrium.actionValues(metaGame, p, metaStrategies)
-        let bestMember = -Infinity
-        for (const v of memberValues) bestMember = Math.max(bestMember, v)
-        added.push(br > bestMember + tieTol)
-      }
-      const report: IterationReport = {
+    const result = yield* PsroLoop.run({
+      iterations: options.iterations ?? 20,
+      tolerance: options.tolerance ?? 0,
+      metaGame: metaGameOf,
+      metaSolver: solver,
+      oracle: (metaGame, metaStrategies) =>
+        Effect.sync(() => {
+          const mix = new Float64Array(tree.numSlots)
+          for (let p = 0; p < np; p++) mixtureOnTree(tree, p, pops[p]!, metaStrategies[p]!, mix)
+          const responses: Array<Array<Float64Array>> = []
+          const report = Exploitability.reportOnTree(tree, mix, ws, (p, value, brWs) => {
+            // New only if it beats every member's value against the others' mixtures (the meta-game's action
+            // values: the mixtures are realization-equivalent to the meta-strategies).
+            const isNew = PsroLoop.improves(value, Equilibrium.actionValues(metaGame, p, metaStrategies), tieTol)
+            responses.push(isNew ? [BestResponse.policyOnTree(tree, p, brWs, Float64Array.from(uniformProbs))] : [])
+          })
+          return { gap: report.nashConv, responses, mix, policyValues: report.policyValues, bestResponseValues: report.bestResponseValues }
+        }),
+      add: (p, response) => pops[p]!.push(response),
+      report: ({ elapsedSeconds, iteration, meta, metaGame, populationSizes }, oracle): IterationReport => ({
         iteration,
-        populationSizes: pops.map((p) => p.length),
+        populationSizes,
         metaGame,
-        metaStrategies,
-        mixture: TabularPolicy.fromTree(tree, mix),
-        values: policyValues,
-        bestResponseValues,
-        nashConv,
-        added,
-        elapsedSeconds: (performance.now() - start) / 1000
-      }
-      history.push(report)
-      if (options.onIteration !== undefined) {
-        const r = options.onIteration(report)
-        if (Effect.isEffect(r)) yield* r
-      }
-      if (nashConv <= tolerance) {
-        stopReason = "tolerance"
-        break
-      }
-      if (added.every((a) => !a)) {
-        stopReason = "converged"
-        break
-      }
-      added.forEach((a, p) => a && pops[p]!.push(responses[p]!))
-      yield* Effect.yieldNow
-    }
-    return {
-      stopReason,
-      final: history[history.length - 1]!,
-      history,
-      populations: pops.map((pop) => pop.map((probs) => TabularPolicy.fromTree(tree, probs)))
-    }
+        metaStrategies: meta,
+        mixture: TabularPolicy.fromTree(tree, oracle.mix),
+        values: oracle.policyValues,
+        bestResponseValues: oracle.bestResponseValues,
+        nashConv: oracle.gap,
+        added: oracle.responses.map((r) => r.length > 0),
+        elapsedSeconds
+      }),
+      onIteration: options.onIteration
+    })
+    return { ...result, populations: pops.map((pop) => pop.map((probs) => TabularPolicy.fromTree(tree, probs))) }
   })
 
 /** `player`'s slots of `probs`, the uniform policy elsewhere. */

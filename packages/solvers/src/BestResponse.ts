@@ -17,6 +17,7 @@
  * once and use {@link valueOnTree}.
  *
  * @see Johanson et al., "Accelerating Best Response Calculation in Large Extensive Games", IJCAI 2011
+ * @see Lanctot et al., "OpenSpiel: A Framework for Reinforcement Learning in Games", arXiv:1908.09453 (2019)
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/best_response.py
  * @category evaluation
  * @since 0.1.0
@@ -44,9 +45,12 @@ export const workspace = (tree: GameTree): Workspace => ({
 })
 
 /**
- * Best-response value of `player` against `probs` (per-slot probabilities on `tree`), in place in `ws`: afterwards
- * `ws.brAction[i]` is the chosen slot offset (0-based action position) at each of `player`'s information states
- * that the computation visited (-1 elsewhere).
+ * Best-response value of `player` (0-based) against `probs` (per-slot probabilities on `tree`, length
+ * `tree.numSlots`; only the other players' slots are read), in the game's utility units, computed in one pass with
+ * the buffers of `ws`: afterwards `ws.brAction[i]` is the chosen slot offset (0-based action position, the first
+ * maximal action) at each of `player`'s information states that the computation visited (-1 elsewhere); write it as
+ * a policy with {@link policyOnTree}. No validation (rows of `probs` are assumed to be distributions); allocates
+ * nothing when `ws` is given.
  */
 export const valueOnTree = (tree: GameTree, probs: Float64Array, player: number, ws: Workspace = workspace(tree)): number => {
   const { nodeKind, nodePlayer, nodeInfo, edgeStart, edgeChild, edgeProb, infoOffset, infoNodeStart, infoNodes, utilities } = tree
@@ -119,7 +123,10 @@ export const valueOnTree = (tree: GameTree, probs: Float64Array, player: number,
 }
 
 /**
- * Expected returns of every player when everyone plays `probs` (per-slot probabilities on `tree`): one backward pass.
+ * Expected returns of every player when everyone plays `probs` (per-slot probabilities on `tree`, length
+ * `tree.numSlots`): one backward pass over the tree. Returns a view of length `tree.numPlayers` (utility units)
+ * into `out` (length `tree.numNodes × tree.numPlayers`, which holds every node's values afterwards); allocates
+ * nothing when `out` is given. No validation.
  */
 export const expectedReturnsOnTree = (tree: GameTree, probs: Float64Array, out: Float64Array = new Float64Array(tree.numNodes * tree.numPlayers)): Float64Array => {
   const { nodeKind, nodeInfo, edgeStart, edgeChild, edgeProb, infoOffset, utilities } = tree
@@ -159,8 +166,33 @@ export interface BestResponse {
 }
 
 /**
- * The exact best response of `player` to `policy` in `game`.
- * Fails with `PolicyMissingInfoStateError` when `policy` lacks an information state of another player.
+ * Write the deterministic best response found by the last {@link valueOnTree} call for `player` (with workspace
+ * `ws`) onto `player`'s slots of `out` (per-slot probabilities on `tree`, length `tree.numSlots`): probability 1 on
+ * the chosen action at every information state the computation visited, uniform at the others (they lie below the
+ * player's own zero-probability choices, so any choice there is a best response). Other players' slots are left as
+ * they are. Returns `out`.
+ */
+export const policyOnTree = (tree: GameTree, player: number, ws: Workspace, out: Float64Array): Float64Array => {
+  for (const i of tree.playerInfoStates[player] ?? []) {
+    const a = ws.brAction[i]!
+    const n = tree.infoNumActions[i]!
+    for (let k = 0; k < n; k++) out[tree.infoOffset[i]! + k] = a < 0 ? 1 / n : k === a ? 1 : 0
+  }
+  return out
+}
+
+/**
+ * The exact best response of `player` (0-based) to `policy` in `game`, and its value: the deterministic policy that
+ * maximizes `player`'s expected return while every other player follows `policy` (OpenSpiel's `BestResponsePolicy`;
+ * Lanctot et al. 2019, "OpenSpiel: A Framework for Reinforcement Learning in Games", arXiv:1908.09453).
+ *
+ * **Shapes and units**: `value` is `player`'s expected return in the game's utility units; `policy` covers every
+ * information state of the game (see {@link BestResponse}). `policy` may omit `player`'s own states (they are not
+ * read). Compiles the game tree on every call; for repeated calls compile once and use {@link valueOnTree} and
+ * {@link policyOnTree}.
+ *
+ * **Errors**: fails with `PolicyMissingInfoStateError` when `policy` lacks an information state of another player;
+ * throws `InvalidGameError` (from `GameTree.compile`) for a malformed game.
  */
 export const bestResponse = (
   game: Game,
@@ -172,12 +204,7 @@ export const bestResponse = (
     const probs = yield* TabularPolicy.toTreeProbabilities(tree, policyOrUniform(tree, policy, player))
     const ws = workspace(tree)
     const value = valueOnTree(tree, probs, player, ws)
-    for (const i of tree.playerInfoStates[player] ?? []) {
-      const a = ws.brAction[i]!
-      const n = tree.infoNumActions[i]!
-      for (let k = 0; k < n; k++) probs[tree.infoOffset[i]! + k] = a < 0 ? 1 / n : k === a ? 1 : 0
-    }
-    return { player, value, policy: TabularPolicy.fromTree(tree, probs) }
+    return { player, value, policy: TabularPolicy.fromTree(tree, policyOnTree(tree, player, ws, probs)) }
   })
 
 /** `policy`, with `player`'s own missing states (unused by a best response) filled uniformly. */

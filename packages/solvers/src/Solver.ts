@@ -21,7 +21,7 @@
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Solver } from "@autodidact/games"
+ * import { Solver } from "@autodidact/solvers"
  * import { loadGame } from "@autodidact/envs"
  * const result = await Effect.runPromise(
  *   Solver.solve(loadGame("kuhn_poker"), { algo: "cfr+", iterations: 200, reportEvery: 50 }, {
@@ -46,6 +46,7 @@ import type * as TabularPolicy from "./TabularPolicy.js"
 
 /** Algorithm names accepted by {@link solve}. */
 export type Algorithm = "cfr" | "cfr+" | "lcfr" | "dcfr" | "es-mccfr" | "os-mccfr"
+/** Every {@link Algorithm} (what the CLI's `games solve --algo` accepts). */
 export const algorithms: ReadonlyArray<Algorithm> = ["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"]
 
 /** Options of {@link solve}. */
@@ -133,7 +134,17 @@ const checkNumber = (option: string, value: unknown, ok: (x: number) => boolean,
     ? Effect.void
     : Effect.fail(new InvalidOptionError({ option, value, reason }))
 
-/** Validate `options`, compile `game` and build the solver. */
+/**
+ * Validate `options`, compile `game` (`GameTree.compile`) and build the solver of `options.algo` (`Cfr.make` for
+ * `cfr`, `cfr+`, `lcfr`, `dcfr`; `Mccfr.make` for `es-mccfr`, `os-mccfr`), resuming from `options.resume` when given
+ * (its arrays are copied). Advance the {@link Session} with {@link advance}, or use {@link solve} / {@link stream}.
+ *
+ * **Errors**: `UnknownAlgorithmError` (naming the known ones) for an unknown `algo`; `InvalidOptionError` for
+ * `iterations` or `reportEvery` that is not a positive integer, a `seed` that is not a non-negative safe integer,
+ * `explorationEpsilon` outside (0, 1], a negative or non-integer `averagingDelay`, a non-finite `alpha`/`beta`/`gamma`,
+ * a negative `targetNashConv`, or a `resume` state made by another algorithm or for another game or tree shape.
+ * Throws `InvalidGameError` (from `GameTree.compile`) for a malformed game.
+ */
 export const make = (game: Game, options: Options): Effect.Effect<Session, UnknownAlgorithmError | InvalidOptionError> =>
   Effect.gen(function*() {
     const algo = options.algo
@@ -174,47 +185,9 @@ export const make = (game: Game, options: Options): Effect.Effect<Session, Unkno
       average: new Float64Array(tree.numSlots)
     }
     const copy = (a: Float64Array) => Float64Array.from(a)
-    if (algo === "es-mccfr" || algo === "os-mccfr") {
-      const sampling = algo === "es-mccfr" ? "es" : "os"
-      const st: Mccfr.MccfrState | undefined = resume === undefined ? undefined : {
-        iteration: resume.iteration,
-        regrets: copy(resume.regrets),
-        cumulativePolicy: copy(resume.cumulativePolicy),
-        rng: resume.rng === undefined ? Rng.make(options.seed ?? 0) : Rng.fromState(resume.rng)
-      }
-      const solver = Mccfr.make(tree, { sampling, seed: options.seed, explorationEpsilon: options.explorationEpsilon }, st)
-      return {
-        ...common,
-        iteration: () => solver.state.iteration,
-        step: solver.step,
-        averageProbabilities: solver.averageProbabilities,
-        averagePolicy: solver.averagePolicy,
-        state: () => ({
-          game: tree.gameName,
-          algo,
-          numInfoStates: tree.numInfoStates,
-          numSlots: tree.numSlots,
-          iteration: solver.state.iteration,
-          regrets: copy(solver.state.regrets),
-          cumulativePolicy: copy(solver.state.cumulativePolicy),
-          rng: solver.state.rng.getState()
-        })
-      }
-    }
-    const st: Cfr.CfrState | undefined = resume === undefined ? undefined : {
-      iteration: resume.iteration,
-      regrets: copy(resume.regrets),
-      cumulativePolicy: copy(resume.cumulativePolicy)
-    }
-    const solver = Cfr.make(tree, {
-      variant: algo,
-      alternatingUpdates: options.alternatingUpdates,
-      alpha: options.alpha,
-      beta: options.beta,
-      gamma: options.gamma,
-      averagingDelay: options.averagingDelay
-    }, st)
-    return {
+    // One session face for every algorithm: the CFR family and MCCFR share `Cfr.RegretSolver`; MCCFR's state also
+    // holds the generator.
+    const sessionOf = (solver: Cfr.RegretSolver<Cfr.CfrState & { readonly rng?: Rng }>): Session => ({
       ...common,
       iteration: () => solver.state.iteration,
       step: solver.step,
@@ -227,16 +200,43 @@ export const make = (game: Game, options: Options): Effect.Effect<Session, Unkno
         numSlots: tree.numSlots,
         iteration: solver.state.iteration,
         regrets: copy(solver.state.regrets),
-        cumulativePolicy: copy(solver.state.cumulativePolicy)
+        cumulativePolicy: copy(solver.state.cumulativePolicy),
+        ...(solver.state.rng === undefined ? {} : { rng: solver.state.rng.getState() })
       })
+    })
+    if (algo === "es-mccfr" || algo === "os-mccfr") {
+      const sampling = algo === "es-mccfr" ? "es" : "os"
+      const st: Mccfr.MccfrState | undefined = resume === undefined ? undefined : {
+        iteration: resume.iteration,
+        regrets: copy(resume.regrets),
+        cumulativePolicy: copy(resume.cumulativePolicy),
+        rng: resume.rng === undefined ? Rng.make(options.seed ?? 0) : Rng.fromState(resume.rng)
+      }
+      return sessionOf(Mccfr.make(tree, { sampling, seed: options.seed, explorationEpsilon: options.explorationEpsilon }, st))
     }
+    const st: Cfr.CfrState | undefined = resume === undefined ? undefined : {
+      iteration: resume.iteration,
+      regrets: copy(resume.regrets),
+      cumulativePolicy: copy(resume.cumulativePolicy)
+    }
+    return sessionOf(Cfr.make(tree, {
+      variant: algo,
+      alternatingUpdates: options.alternatingUpdates,
+      alpha: options.alpha,
+      beta: options.beta,
+      gamma: options.gamma,
+      averagingDelay: options.averagingDelay
+    }, st))
   })
 
 const SLICE_MS = 20
 
 /**
- * Run `session` up to its next report point (yielding to the runtime every ~20 ms) and report; `undefined` once
- * all iterations ran or the NashConv target was met.
+ * Run `session` up to its next report point (every `reportEvery` iterations, and the last one), yielding to the
+ * runtime every ~20 ms of work (interruptible there), and return that point's {@link Progress}: the iteration, the
+ * average policy's NashConv and exploitability (utility units, `Exploitability.reportOnTree`) and the seconds since
+ * the session started; `undefined` once all iterations ran (stopping at `targetNashConv` is the caller's test, as in
+ * {@link solve} and {@link stream}). Never fails.
  */
 export const advance = (session: Session): Effect.Effect<Progress | undefined> =>
   Effect.gen(function*() {
@@ -260,7 +260,11 @@ export const advance = (session: Session): Effect.Effect<Progress | undefined> =
 
 const done = (session: Session, p: Progress) => p.nashConv <= session.targetNashConv
 
-/** The progress reports of a run as a stream (it ends after the last iteration or once the target is met). */
+/**
+ * The progress reports of a run as a `Stream` ({@link make} then {@link advance} until `undefined`): one
+ * {@link Progress} every `reportEvery` iterations and after the last; it ends after the last iteration or at the first
+ * report with NashConv ≤ `targetNashConv`. Fails with {@link make}'s errors before the first report.
+ */
 export const stream = (game: Game, options: Options): Stream.Stream<Progress, UnknownAlgorithmError | InvalidOptionError> =>
   Stream.unwrap(
     Effect.map(make(game, options), (session) =>
@@ -277,7 +281,19 @@ export interface Hooks {
   readonly onReport?: ((progress: Progress) => Effect.Effect<void> | void) | undefined
 }
 
-/** Run a solver to completion (interruptible between slices); returns the average policy, reports and state. */
+/**
+ * Run `options.algo` on `game` for `options.iterations` iterations (on top of a resumed state's) and return the
+ * average policy (the approximate equilibrium), its final NashConv and exploitability (utility units), every
+ * {@link Progress} report, the elapsed seconds and the {@link SolverState} to save with {@link saveState}.
+ * `hooks.onReport` sees each report as it is made (it may return an Effect). Interruptible between ~20 ms slices;
+ * slicing never changes the numbers, and resuming continues bit for bit.
+ *
+ * Algorithms and papers: CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014, arXiv:1407.5042), LCFR and DCFR
+ * (Brown & Sandholm 2019, arXiv:1809.04040), external/outcome-sampling MCCFR (Lanctot et al. 2009); NashConv as
+ * OpenSpiel (arXiv:1908.09453).
+ *
+ * **Errors**: those of {@link make} (`UnknownAlgorithmError`, `InvalidOptionError`).
+ */
 export const solve = (
   game: Game,
   options: Options,
@@ -312,7 +328,9 @@ export const solve = (
 // ---------------------------------------------------------------------------------------------------------------
 // Persistence
 
+/** The `format` field of a state file. */
 export const FORMAT = "autodidact.solver-state"
+/** The `version` field of a state file this code writes and reads. */
 export const VERSION = 1
 
 /** The JSON document of a {@link SolverState}. */
@@ -329,6 +347,7 @@ export const SolverStateJson = Schema.Struct({
   cumulativePolicy: Schema.String,
   rng: Schema.optional(RngState)
 })
+/** The decoded JSON form of a state file. */
 export type SolverStateJson = typeof SolverStateJson.Type
 
 const encodeF64 = (a: Float64Array): string => {
@@ -387,13 +406,22 @@ export const fromJson = (json: unknown, path = "<json>"): Effect.Effect<SolverSt
     }
   })
 
-/** Write `state` to `path` atomically (temp file in the same directory, fsync, rename, fsync the directory). */
+/**
+ * Write `state` to `path` as JSON (`format: "autodidact.solver-state"`, `version: 1`, arrays as base64 of
+ * little-endian float64, exact), atomically: temp file in the same directory, fsync, rename, fsync the directory.
+ * Fails with `SolverStateWriteError` (path and reason) when any step fails; the old file, if any, is then intact.
+ */
 export const saveState = (path: string, state: SolverState): Effect.Effect<void, SolverStateWriteError> =>
   Effect.suspend(() => AtomicFile.write(path, JSON.stringify(toJson(state)))).pipe(
     Effect.mapError((e) => new SolverStateWriteError({ path, reason: e.reason }))
   )
 
-/** Read and validate a state file written by {@link saveState}. */
+/**
+ * Read and validate (Effect `Schema`) a state file written by {@link saveState}. Fails with
+ * `CorruptedSolverStateError` (path and reason) when the file cannot be read, is not JSON, has another format or
+ * version, or has arrays of the wrong length or encoding. Whether it fits a game is checked by {@link make}'s
+ * `resume`.
+ */
 export const loadState = (path: string): Effect.Effect<SolverState, CorruptedSolverStateError> =>
   Effect.gen(function*() {
     const text = yield* Effect.try({

@@ -22,7 +22,7 @@
  *
  * @example
  * ```ts
- * import { Highs } from "@autodidact/games"
+ * import { Highs } from "@autodidact/solvers"
  * import { Effect } from "effect"
  * const program = Effect.gen(function* () {
  *   const highs = yield* Highs.Highs
@@ -108,7 +108,7 @@ export interface HighsShape {
  * The HiGHS solver service.
  * @category services
  */
-export class Highs extends Context.Service<Highs, HighsShape>()("@autodidact/games/Highs") {}
+export class Highs extends Context.Service<Highs, HighsShape>()("@autodidact/solvers/Highs") {}
 
 /** Shortest round-trip decimal form of a finite double (JavaScript's `Number#toString`), `-0` as `0`. */
 export const formatNumber = (x: number): string => (x === 0 ? "0" : String(x))

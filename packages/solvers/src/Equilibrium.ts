@@ -19,7 +19,7 @@
  *
  * @example
  * ```ts
- * import { Equilibrium, PayoffTensor } from "@autodidact/games"
+ * import { Equilibrium, PayoffTensor } from "@autodidact/solvers"
  * const rps = PayoffTensor.zeroSum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
  * Equilibrium.nashConv(rps, [[1 / 3, 1 / 3, 1 / 3], [1 / 3, 1 / 3, 1 / 3]]) // 0
  * Equilibrium.nashConv(rps, [[1, 0, 0], [1, 0, 0]]) // 2

@@ -33,7 +33,7 @@
  *
  * @example
  * ```ts
- * import { Cfr, GameTree } from "@autodidact/games"
+ * import { Cfr, GameTree } from "@autodidact/solvers"
  * import { KuhnPoker } from "@autodidact/envs"
  * const solver = Cfr.make(GameTree.compile(KuhnPoker.make()), { variant: "cfr+" })
  * solver.run(200)
@@ -52,6 +52,7 @@ import * as TabularPolicy from "./TabularPolicy.js"
 
 /** The CFR variants. */
 export type Variant = "cfr" | "cfr+" | "lcfr" | "dcfr"
+/** Every {@link Variant}, in the order of the module docs' table. */
 export const variants: ReadonlyArray<Variant> = ["cfr", "cfr+", "lcfr", "dcfr"]
 
 /** Options of {@link make}; defaults are OpenSpiel's. */
@@ -70,32 +71,100 @@ export interface Options {
   readonly averagingDelay?: number | undefined
 }
 
-/** The solver's mutable state: everything a checkpoint needs (σ is recomputed from the regrets). */
+/**
+ * The mutable state of a regret-minimizing solver on a compiled tree (the CFR family here, MCCFR in `Mccfr`):
+ * everything a checkpoint needs (σ is recomputed from the regrets). `regrets[s]` is the cumulative (transformed)
+ * regret `R(I, a)` and `cumulativePolicy[s]` the weighted policy sum `C(I, a)` of slot `s` of `tree` (one slot per
+ * information state and legal action, `tree.numSlots` in all); `iteration` counts completed iterations.
+ */
 export interface CfrState {
   iteration: number
   readonly regrets: Float64Array
   readonly cumulativePolicy: Float64Array
 }
 
-/** A CFR-family solver on one compiled tree. */
-export interface CfrSolver {
+/**
+ * What every regret-minimizing solver on a compiled tree offers (`CfrSolver`, `Mccfr.MccfrSolver`): advance it with
+ * {@link RegretSolver.step} / {@link RegretSolver.run}, read its average policy, checkpoint its `state`.
+ */
+export interface RegretSolver<S extends CfrState = CfrState> {
   readonly tree: GameTree
-  readonly variant: Variant
-  readonly options: Required<{ [K in keyof Options]: NonNullable<Options[K]> }>
-  readonly state: CfrState
-  /** The current policy σ (per slot; recomputed after every player's update). */
-  readonly strategy: Float64Array
+  /** The state, updated in place by every iteration. */
+  readonly state: S
   /** Run one iteration. */
   step(): void
-  /** Run `n` iterations. */
+  /** Run `n` iterations (`n` ≥ 0). */
   run(n: number): void
-  /** Average policy per slot (into `out` when given). */
+  /** The average policy per slot, {@link averageProbabilities} of `state.cumulativePolicy` (into `out` when given). */
   averageProbabilities(out?: Float64Array): Float64Array
+  /** The average policy as a `TabularPolicy`: the solver's approximate equilibrium. */
   averagePolicy(): TabularPolicy.TabularPolicy
+}
+
+/** A CFR-family solver on one compiled tree. */
+export interface CfrSolver extends RegretSolver<CfrState> {
+  readonly variant: Variant
+  readonly options: Required<{ [K in keyof Options]: NonNullable<Options[K]> }>
+  /** The current policy σ (per slot; recomputed after every player's update). */
+  readonly strategy: Float64Array
   currentPolicy(): TabularPolicy.TabularPolicy
 }
 
-/** Make a solver on `tree` (fresh state, or `state` to resume; its arrays are used in place). */
+/**
+ * The average policy of cumulative policy sums: at every information state `I`, `C(I, a) / Σ_b C(I, b)`, uniform
+ * where the sum is not positive (a state never reached with positive weight). Writes every slot of `out`
+ * (length `tree.numSlots`) and returns it.
+ */
+export const averageProbabilities = (
+  tree: GameTree,
+  cumulativePolicy: Float64Array,
+  out: Float64Array = new Float64Array(tree.numSlots)
+): Float64Array => {
+  const { infoOffset } = tree
+  for (let i = 0; i < tree.numInfoStates; i++) {
+    const s0 = infoOffset[i]!
+    const s1 = infoOffset[i + 1]!
+    let sum = 0
+    for (let s = s0; s < s1; s++) sum += cumulativePolicy[s]!
+    if (sum > 0) for (let s = s0; s < s1; s++) out[s] = cumulativePolicy[s]! / sum
+    else for (let s = s0; s < s1; s++) out[s] = 1 / (s1 - s0)
+  }
+  return out
+}
+
+/**
+ * The {@link RegretSolver} face of a solver whose iteration is `step` and whose state is `state` (shared by `Cfr.make`
+ * and `Mccfr.make`).
+ */
+export const regretSolver = <S extends CfrState>(tree: GameTree, state: S, step: () => void): RegretSolver<S> => {
+  const average = (out: Float64Array = new Float64Array(tree.numSlots)) => averageProbabilities(tree, state.cumulativePolicy, out)
+  return {
+    tree,
+    state,
+    step,
+    run: (n) => {
+      for (let k = 0; k < n; k++) step()
+    },
+    averageProbabilities: average,
+    averagePolicy: () => TabularPolicy.fromTree(tree, average())
+  }
+}
+
+/**
+ * Make a CFR-family solver on a compiled tree: CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014, arXiv:1407.5042),
+ * LCFR or DCFR (Brown & Sandholm 2019, arXiv:1809.04040), per `options.variant` (default `"cfr"`; see the module
+ * docs for one iteration and each variant's regret transform and averaging weight).
+ *
+ * **Shapes**: the solver's arrays (`state.regrets`, `state.cumulativePolicy`, `strategy`, `averageProbabilities()`)
+ * have one entry per slot of `tree` (`tree.numSlots`: one per information state and legal action, in
+ * `tree.infoOffset` order). `state` (to resume, e.g. from `Solver.loadState`) is used in place, not copied: its arrays
+ * must have `tree.numSlots` entries. `step()` runs one iteration (allocation-free), `run(n)` runs `n`.
+ *
+ * **When to use**: directly for tight loops on one tree; `Solver.solve` wraps it with NashConv reports, slicing and
+ * checkpoints.
+ *
+ * **Errors**: none checked here (options and state are trusted; `Solver.make` validates them for you).
+ */
 export const make = (tree: GameTree, options: Options = {}, state?: CfrState): CfrSolver => {
   const variant = options.variant ?? "cfr"
   const lin = variant === "lcfr"
@@ -280,31 +349,12 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
     }
   }
 
-  const averageProbabilities = (out: Float64Array = new Float64Array(tree.numSlots)): Float64Array => {
-    for (let i = 0; i < tree.numInfoStates; i++) {
-      const s0 = infoOffset[i]!
-      const s1 = infoOffset[i + 1]!
-      let sum = 0
-      for (let s = s0; s < s1; s++) sum += cum[s]!
-      if (sum === 0) for (let s = s0; s < s1; s++) out[s] = 1 / (s1 - s0)
-      else for (let s = s0; s < s1; s++) out[s] = cum[s]! / sum
-    }
-    return out
-  }
-
   regretMatching(undefined)
   return {
-    tree,
+    ...regretSolver(tree, st, step),
     variant,
     options: opts,
-    state: st,
     strategy,
-    step,
-    run: (n) => {
-      for (let k = 0; k < n; k++) step()
-    },
-    averageProbabilities,
-    averagePolicy: () => TabularPolicy.fromTree(tree, averageProbabilities()),
     currentPolicy: () => TabularPolicy.fromTree(tree, strategy)
   }
 }
