@@ -28,17 +28,17 @@
  */
 import { InvalidOptionError } from "@autodidact/core"
 import { Schema } from "effect"
-import { AsyncVectorEnv } from "./AsyncVectorEnv.js"
-import * as CartPole from "./CartPole.js"
+import { AsyncVectorEnv } from "./vector/AsyncVectorEnv.js"
+import * as CartPole from "./classic/CartPole.js"
 import type { AnyEnv, Env, EnvSpec } from "./Env.js"
-import * as FrozenLake from "./FrozenLake.js"
-import * as Sokoban from "./Sokoban.js"
-import * as TextFrozenLake from "./TextFrozenLake.js"
-import * as TextHousehold from "./TextHousehold.js"
-import * as TextSokoban from "./TextSokoban.js"
-import { SyncVectorEnv } from "./SyncVectorEnv.js"
-import type { AutoresetMode, VectorEnv } from "./VectorEnv.js"
-import { Checked, TimeLimit } from "./Wrappers.js"
+import * as FrozenLake from "./toytext/FrozenLake.js"
+import * as Sokoban from "./sokoban/Sokoban.js"
+import * as TextFrozenLake from "./text/TextFrozenLake.js"
+import * as TextHousehold from "./text/TextHousehold.js"
+import * as TextSokoban from "./text/TextSokoban.js"
+import { SyncVectorEnv } from "./vector/SyncVectorEnv.js"
+import type { AutoresetMode, VectorEnv } from "./vector/VectorEnv.js"
+import { Checked, TimeLimit } from "./wrappers/Wrappers.js"
 
 /**
  * `make`/`spec` of an id that is not registered (unknown name, or a version that does not exist).

@@ -2,7 +2,7 @@ import { InvalidActionError, InvalidOptionError, ResetNeededError, Space } from 
 import { describe, expect, it } from "@effect/vitest"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import * as CartPole from "../src/CartPole.js"
+import * as CartPole from "../src/classic/CartPole.js"
 import * as Registry from "../src/Registry.js"
 
 const dataPath = fileURLToPath(new URL("../../../../shared/data/gymnasium/cartpole_public.json", import.meta.url))

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Space } from "@autodidact/core"
-import { IllegalActionError } from "../src/Game.js"
-import * as GameRegistry from "../src/GameRegistry.js"
-import * as MultiAgent from "../src/MultiAgent.js"
-import * as TicTacToe from "../src/TicTacToe.js"
-import * as TreeGame from "../src/TreeGame.js"
+import { IllegalActionError } from "../src/multiagent/Game.js"
+import * as GameRegistry from "../src/multiagent/GameRegistry.js"
+import * as MultiAgent from "../src/multiagent/MultiAgent.js"
+import * as TicTacToe from "../src/multiagent/TicTacToe.js"
+import * as TreeGame from "../src/multiagent/TreeGame.js"
 
 describe("MultiAgent AEC", () => {
   it("plays tic-tac-toe: turns, masks, cumulative rewards and dead steps", () => {

@@ -33,7 +33,7 @@
  */
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import { Schema } from "effect"
-import type { Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "./Env.js"
+import type { Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
 
 /** Actions. */
 export const LEFT = 0

@@ -46,7 +46,7 @@
  * @since 0.1.0
  */
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
-import type { Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "./Env.js"
+import type { Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
 import * as SokobanGenerator from "./SokobanGenerator.js"
 import { type Level, renderLevel } from "./SokobanLevel.js"
 

@@ -23,7 +23,7 @@
  * @since 0.1.0
  */
 import type { Space } from "@autodidact/core"
-import type { Info } from "./Env.js"
+import type { Info } from "../Env.js"
 
 /** Gymnasium 1.x autoreset mode. */
 export type AutoresetMode = "NextStep" | "SameStep" | "Disabled"

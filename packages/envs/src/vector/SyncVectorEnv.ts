@@ -27,7 +27,7 @@
  * @since 0.1.0
  */
 import { InvalidOptionError, ResetNeededError, Space } from "@autodidact/core"
-import type { AnyEnv, Info } from "./Env.js"
+import type { AnyEnv, Info } from "../Env.js"
 import * as VectorBatch from "./VectorBatch.js"
 import type {
   AutoresetMode,

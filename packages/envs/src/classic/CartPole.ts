@@ -38,7 +38,7 @@
  * @since 0.1.0
  */
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
-import type { Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "./Env.js"
+import type { Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
 import * as Libm from "./Libm.js"
 
 /** Physical constants of Gymnasium's `CartPoleEnv.__init__`. */

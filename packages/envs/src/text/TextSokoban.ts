@@ -39,8 +39,8 @@
  */
 import { InvalidOptionError, ResetNeededError, Space } from "@autodidact/core"
 import type { Rng, Trajectory } from "@autodidact/core"
-import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "./Env.js"
-import { Sokoban } from "./Sokoban.js"
+import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
+import { Sokoban } from "../sokoban/Sokoban.js"
 import { type ChatMessage, type InvalidActionPolicy, namedActionIndex, type TextEnv } from "./TextEnv.js"
 import { TEXT_CHARSET, textMessages } from "./TextHousehold.js"
 

@@ -25,7 +25,7 @@
  */
 import { Rng, Space, Trajectory } from "@autodidact/core"
 import { Effect, Schema } from "effect"
-import type { AnyEnv, ResetResult, StepResult } from "./Env.js"
+import type { AnyEnv, ResetResult, StepResult } from "../Env.js"
 
 /** One finding of {@link checkEnv}. */
 export interface Finding {

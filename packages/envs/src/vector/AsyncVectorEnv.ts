@@ -39,9 +39,9 @@
 import { InvalidActionError, InvalidOptionError, InvalidSeedError, NonFiniteValueError, ResetNeededError, Space } from "@autodidact/core"
 import { availableParallelism } from "node:os"
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads"
-import type { Info } from "./Env.js"
-import { InvalidMapError } from "./FrozenLake.js"
-import * as Registry from "./Registry.js"
+import type { Info } from "../Env.js"
+import { InvalidMapError } from "../toytext/FrozenLake.js"
+import * as Registry from "../Registry.js"
 import { checkAutoresetMode, splitResetOptions, subSeeds } from "./SyncVectorEnv.js"
 import * as VectorBatch from "./VectorBatch.js"
 import type {

@@ -24,7 +24,7 @@
  */
 import { InvalidActionError, InvalidOptionError, NonFiniteValueError, ResetNeededError, Space } from "@autodidact/core"
 import type { Rng } from "@autodidact/core"
-import type { AnyEnv, Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "./Env.js"
+import type { AnyEnv, Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
 
 /** The id used in error messages: the spec's id, else the unwrapped class name. */
 export const envIdOf = (env: AnyEnv): string => env.spec?.id ?? env.unwrapped.constructor.name

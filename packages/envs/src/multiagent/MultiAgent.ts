@@ -46,7 +46,7 @@
  */
 import { InvalidActionError, Rng, Space } from "@autodidact/core"
 import { Schema } from "effect"
-import type { Info } from "./Env.js"
+import type { Info } from "../Env.js"
 import type { Game, State } from "./Game.js"
 
 /** Options of `reset`. */

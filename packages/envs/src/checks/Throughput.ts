@@ -18,10 +18,10 @@
  * @since 0.1.0
  */
 import { InvalidOptionError, Rng, Space } from "@autodidact/core"
-import type { AnyEnv } from "./Env.js"
-import * as Registry from "./Registry.js"
-import * as VectorBatch from "./VectorBatch.js"
-import type { Batch } from "./VectorEnv.js"
+import type { AnyEnv } from "../Env.js"
+import * as Registry from "../Registry.js"
+import * as VectorBatch from "../vector/VectorBatch.js"
+import type { Batch } from "../vector/VectorEnv.js"
 
 /** Options of {@link measureThroughput}. */
 export interface ThroughputOptions {

@@ -20,7 +20,7 @@
  * @since 0.1.0
  */
 import { InvalidActionError, type Trajectory } from "@autodidact/core"
-import type { Env } from "./Env.js"
+import type { Env } from "../Env.js"
 
 /** One chat turn (OpenAI-style roles). */
 export interface ChatMessage {

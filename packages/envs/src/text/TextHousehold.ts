@@ -79,7 +79,7 @@
  */
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import type { Trajectory } from "@autodidact/core"
-import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "./Env.js"
+import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
 import type { ChatMessage, InvalidActionPolicy, TextEnv } from "./TextEnv.js"
 import * as World from "./TextHouseholdWorld.js"
 

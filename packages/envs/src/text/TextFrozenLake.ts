@@ -26,8 +26,8 @@
  */
 import { InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import type { Trajectory } from "@autodidact/core"
-import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "./Env.js"
-import * as FrozenLake from "./FrozenLake.js"
+import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
+import * as FrozenLake from "../toytext/FrozenLake.js"
 import { type ChatMessage, type InvalidActionPolicy, namedActionIndex, type TextEnv } from "./TextEnv.js"
 import { TEXT_CHARSET, textMessages } from "./TextHousehold.js"
 
