@@ -36,12 +36,13 @@
  * @see https://github.com/Farama-Foundation/Gymnasium/blob/v1.4.0/gymnasium/vector/async_vector_env.py
  * @since 0.1.0
  */
-import { InvalidActionError, InvalidOptionError, InvalidSeedError, NonFiniteValueError, ResetNeededError, Space } from "@autodidact/core"
+import { InvalidActionError, InvalidOptionError, ResetNeededError, Space } from "@autodidact/core"
 import { availableParallelism } from "node:os"
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads"
 import type { Info } from "../Env.js"
-import { InvalidMapError } from "../toytext/FrozenLake.js"
-import * as Registry from "../Registry.js"
+import { registerBuiltins } from "../internal/BuiltinEnvs.js"
+import { make } from "../internal/Registrations.js"
+import { CMD, CTRL, deserializeError, errorClasses, STATUS, type WorkerReply, type WorkerSetup } from "../internal/WorkerProtocol.js"
 import { checkAutoresetMode, splitResetOptions, subSeeds } from "./SyncVectorEnv.js"
 import * as VectorBatch from "./VectorBatch.js"
 import type {
@@ -53,6 +54,9 @@ import type {
   VectorResetResult,
   VectorStepResult
 } from "./VectorEnv.js"
+
+/** Error classes rebuilt by tag when a worker throws; add your own env's tagged errors (see `WorkerProtocol`). */
+export { errorClasses }
 
 /** Options of {@link AsyncVectorEnv}. */
 export interface AsyncVectorEnvOptions {
@@ -69,96 +73,6 @@ export interface AsyncVectorEnvOptions {
   readonly modules?: ReadonlyArray<string> | undefined
   /** Longest wait for a worker (start-up, step, reset) in milliseconds before failing. Default 120,000. */
   readonly timeoutMs?: number | undefined
-}
-
-/** Control slots per worker in the shared `Int32Array`. */
-export const CTRL = { CMD: 0, SEQ: 1, DONE: 2, STATUS: 3, READY: 4, SIZE: 8 } as const
-/** Commands. */
-export const CMD = { STEP: 1, RESET: 2, CLOSE: 3 } as const
-/** Worker status after a command: ok, ok with a message (infos), failed with a message (error). */
-export const STATUS = { OK: 0, MESSAGE: 1, ERROR: 2 } as const
-
-/** Shared buffers and the block of sub-envs a worker owns (its `workerData`). */
-export interface WorkerSetup {
-  readonly envId: string
-  readonly kwargs: { readonly [key: string]: unknown }
-  readonly autoresetMode: AutoresetMode
-  readonly modules: ReadonlyArray<string>
-  readonly worker: number
-  readonly lo: number
-  readonly hi: number
-  readonly ctrl: SharedArrayBuffer
-  readonly actions: SharedArrayBuffer
-  readonly observations: SharedArrayBuffer
-  readonly rewards: SharedArrayBuffer
-  readonly terminations: SharedArrayBuffer
-  readonly truncations: SharedArrayBuffer
-  readonly port: MessagePort
-  readonly script: string
-}
-
-/** A reply from a worker: infos and final observations by local index, or an error. */
-export interface WorkerReply {
-  readonly infos?: Array<[number, Info]>
-  readonly finalObservation?: Array<[number, unknown]>
-  readonly finalInfo?: Array<[number, Info]>
-  readonly error?: SerializedError
-}
-
-/** An error as it crosses a thread: its tag, own fields and message. */
-export interface SerializedError {
-  readonly tag: string | undefined
-  readonly fields: { readonly [key: string]: unknown }
-  readonly message: string
-  readonly stack: string | undefined
-}
-
-/** Serialize an error for `postMessage`. */
-export const serializeError = (e: unknown): SerializedError => {
-  if (e instanceof Error) {
-    const fields: Record<string, unknown> = {}
-    for (const k of Object.keys(e)) if (k !== "_tag" && k !== "stack") fields[k] = (e as unknown as Record<string, unknown>)[k]
-    const tag = (e as { _tag?: unknown })._tag
-    return { tag: typeof tag === "string" ? tag : undefined, fields, message: e.message, stack: e.stack }
-  }
-  return { tag: undefined, fields: {}, message: String(e), stack: undefined }
-}
-
-/**
- * Error classes that {@link deserializeError} rebuilds by tag; add your own env's tagged errors here.
- * (Filled lazily: `Registry` and this module import each other.)
- */
-export const errorClasses = new Map<string, new (fields: any) => Error>()
-
-const knownErrors = (): Map<string, new (fields: any) => Error> => {
-  if (!errorClasses.has("UnknownEnvError")) {
-    const builtIn: Array<[string, new (fields: any) => Error]> = [
-      ["InvalidActionError", InvalidActionError],
-      ["InvalidOptionError", InvalidOptionError],
-      ["InvalidSeedError", InvalidSeedError],
-      ["NonFiniteValueError", NonFiniteValueError],
-      ["ResetNeededError", ResetNeededError],
-      ["InvalidMapError", InvalidMapError],
-      ["UnknownEnvError", Registry.UnknownEnvError]
-    ]
-    for (const [tag, cls] of builtIn) if (!errorClasses.has(tag)) errorClasses.set(tag, cls)
-  }
-  return errorClasses
-}
-
-/** Rebuild an error from a worker as its original tagged class when known, else a plain `Error`. */
-export const deserializeError = (s: SerializedError): Error => {
-  const Cls = s.tag === undefined ? undefined : knownErrors().get(s.tag)
-  if (Cls !== undefined) {
-    try {
-      return new Cls(s.fields)
-    } catch {
-      // fall through to a plain error
-    }
-  }
-  const err = new Error(s.message)
-  if (s.tag !== undefined) err.name = s.tag
-  return err
 }
 
 const sharedTyped = (space: Space.Space, n: number): { buffer: SharedArrayBuffer; view: Batch } => {
@@ -264,7 +178,8 @@ export class AsyncVectorEnv implements VectorEnv {
       throw new InvalidOptionError({ option: "workers", value: numWorkers, reason: `expected an integer in [1, numEnvs = ${numEnvs}]` })
     }
     this.numWorkers = numWorkers
-    const env = Registry.make(envId, options.kwargs ?? {})
+    registerBuiltins()
+    const env = make(envId, options.kwargs ?? {})
     this.singleObservationSpace = env.observationSpace
     this.singleActionSpace = env.actionSpace
     env.close()

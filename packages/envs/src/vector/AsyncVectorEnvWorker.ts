@@ -1,14 +1,15 @@
 /**
- * The worker-thread side of {@link AsyncVectorEnv}: builds its block of sub-envs through the registry, runs them as
+ * The worker-thread side of {@link AsyncVectorEnv}: builds its block of sub-envs through the registration table, runs them as
  * a `SyncVectorEnv`, and answers step/reset/close commands signalled through shared memory (`Atomics.wait`),
  * writing results into the shared buffers. Not part of the public API; started by `AsyncVectorEnv`.
  * @since 0.1.0
  */
 import { Space } from "@autodidact/core"
 import { isMainThread, receiveMessageOnPort, workerData } from "node:worker_threads"
-import { CMD, CTRL, serializeError, STATUS, type WorkerReply, type WorkerSetup } from "./AsyncVectorEnv.js"
 import type { Info } from "../Env.js"
-import * as Registry from "../Registry.js"
+import { registerBuiltins } from "../internal/BuiltinEnvs.js"
+import { make } from "../internal/Registrations.js"
+import { CMD, CTRL, serializeError, STATUS, type WorkerReply, type WorkerSetup } from "../internal/WorkerProtocol.js"
 import { SyncVectorEnv } from "./SyncVectorEnv.js"
 import * as VectorBatch from "./VectorBatch.js"
 import type { Batch } from "./VectorEnv.js"
@@ -30,9 +31,10 @@ const main = async (setup: WorkerSetup): Promise<void> => {
   const n = setup.hi - setup.lo
   let envs: SyncVectorEnv
   try {
+    registerBuiltins()
     for (const m of setup.modules) await import(m)
     envs = new SyncVectorEnv(
-      Array.from({ length: n }, () => () => Registry.make(setup.envId, setup.kwargs)),
+      Array.from({ length: n }, () => () => make(setup.envId, setup.kwargs)),
       { autoresetMode: setup.autoresetMode }
     )
   } catch (e) {
