@@ -58,7 +58,6 @@ export const THETA_THRESHOLD_RADIANS = (12 * 2 * Math.PI) / 360
 /** Cart position at which the episode terminates (m). */
 export const X_THRESHOLD = 2.4
 
-const FLOAT32_MAX = 3.4028234663852886e38
 const EMPTY_INFO: Info = Object.freeze({})
 
 /** Constructor options (Gymnasium's `gym.make("CartPole-v1", **kwargs)`). */
@@ -68,12 +67,24 @@ export interface CartPoleOptions {
 }
 
 /**
- * Observation space: `Box([-4.8, -f32max, -0.4189, -f32max], [4.8, f32max, 0.4189, f32max], (4,), float32)`, bounds
- * rounded to float32 as NumPy stores them.
+ * Observation space, exactly Gymnasium's: `Box([-4.8, -inf, -0.41887903, -inf], [4.8, inf, 0.41887903, inf], (4,),
+ * float32)` for `[x, x_dot, theta, theta_dot]`.
+ *
+ * **Details**
+ * - Gymnasium builds it as `high = np.array([x_threshold * 2, np.inf, theta_threshold_radians * 2, np.inf],
+ *   dtype=np.float32)`, `Box(-high, high, dtype=np.float32)`: the finite bounds are twice the termination thresholds
+ *   rounded to float32 (`4.800000190734863`, `0.41887903213500977`), the velocities are unbounded (±`Infinity`).
+ * - `Space.contains` accepts any non-NaN velocity; `Space.sample` draws the unbounded velocities from a standard
+ *   normal and the bounded dimensions uniformly, as Gymnasium's `Box.sample`.
+ *
+ * **Gotchas**
+ * - `JSON.stringify` writes `Infinity` as `null`; serialize the space with the core schema's JSON codec
+ *   (`Schema.toCodecJson(Space.Space)`), which writes `"Infinity"`/`"-Infinity"` and reads them back.
+ * @see https://github.com/Farama-Foundation/Gymnasium/blob/v1.4.0/gymnasium/envs/classic_control/cartpole.py
  */
 export const observationSpace: Space.Box = Space.box(
-  [-Math.fround(X_THRESHOLD * 2), -FLOAT32_MAX, -Math.fround(THETA_THRESHOLD_RADIANS * 2), -FLOAT32_MAX],
-  [Math.fround(X_THRESHOLD * 2), FLOAT32_MAX, Math.fround(THETA_THRESHOLD_RADIANS * 2), FLOAT32_MAX],
+  [-Math.fround(X_THRESHOLD * 2), -Infinity, -Math.fround(THETA_THRESHOLD_RADIANS * 2), -Infinity],
+  [Math.fround(X_THRESHOLD * 2), Infinity, Math.fround(THETA_THRESHOLD_RADIANS * 2), Infinity],
   [4],
   "float32"
 )
