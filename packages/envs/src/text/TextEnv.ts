@@ -70,3 +70,24 @@ export const namedActionIndex = (
   if (index < 0 && policy === "error") throw new InvalidActionError({ envId, action, space: `one of ${names.join(", ")}` })
   return index
 }
+
+/** Printable ASCII plus newline: the charset of the observation and action spaces. */
+export const TEXT_CHARSET = "\n" + Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join("")
+
+/**
+ * Chat turns of a text-env trajectory (shared by the text environments): system = `system` + "Your task is to: "
+ * + `task`; per step a user turn with the observation and, when `step.info.offeredActions` is a string array, the
+ * admissible list; an assistant turn with the action.
+ */
+export const textMessages = (system: string, task: string, trajectory: Trajectory.Trajectory): Array<ChatMessage> => {
+  const out: Array<ChatMessage> = [{ role: "system", content: `${system}\nYour task is to: ${task}` }]
+  for (const step of trajectory.steps) {
+    const offered = step.info?.["offeredActions"]
+    const list = Array.isArray(offered)
+      ? `\nYour admissible actions of the current situation are: [${offered.map((a) => `'${String(a)}'`).join(", ")}].`
+      : ""
+    out.push({ role: "user", content: `${String(step.observation)}${list}` })
+    out.push({ role: "assistant", content: String(step.action) })
+  }
+  return out
+}

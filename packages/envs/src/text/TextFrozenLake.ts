@@ -24,12 +24,11 @@
  * @category environments
  * @since 0.1.0
  */
-import { InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
-import type { Trajectory } from "@autodidact/core"
-import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
+import { InvalidOptionError, Rng } from "@autodidact/core"
+import type { Info, ResetOptions, ResetResult } from "../Env.js"
 import * as FrozenLake from "../toytext/FrozenLake.js"
-import { type ChatMessage, type InvalidActionPolicy, namedActionIndex, type TextEnv } from "./TextEnv.js"
-import { TEXT_CHARSET, textMessages } from "./TextHousehold.js"
+import { type GridMove, GridTextEnv } from "./GridTextEnv.js"
+import type { InvalidActionPolicy } from "./TextEnv.js"
 
 /** Action names by FrozenLake action id (0 left, 1 down, 2 right, 3 up). */
 export const ACTION_NAMES = ["Left", "Down", "Right", "Up"] as const
@@ -66,44 +65,20 @@ const ENV_ID = "TextFrozenLake-v1"
  * @throws InvalidOptionError / InvalidMapError from the constructor for bad options or maps.
  * @category environments
  */
-export class TextFrozenLake implements TextEnv {
-  readonly observationSpace: Space.Text = Space.text(4096, { minLength: 1, charset: TEXT_CHARSET + "√" })
-  readonly actionSpace: Space.Text = Space.text(256, { minLength: 0, charset: TEXT_CHARSET })
-  readonly metadata: Metadata = { renderModes: ["ansi"] }
-  spec: EnvSpec | undefined = undefined
+export class TextFrozenLake extends GridTextEnv {
   readonly task = "reach the goal G without falling into a hole."
-  readonly maxSteps: number
-  readonly invalidActionPolicy: InvalidActionPolicy
-  readonly invalidActionPenalty: number
   private readonly options: TextFrozenLakeOptions
   /** The underlying `FrozenLakeEnv` (replaced at each reset when `randomMap` is set). */
   inner: FrozenLake.FrozenLakeEnv
   private rng: Rng | undefined = undefined
-  private steps = 0
-  private running = false
-  private started = false
 
   constructor(options: TextFrozenLakeOptions = {}) {
-    const maxSteps = options.maxSteps ?? 100
-    if (!(maxSteps === Infinity || (Number.isInteger(maxSteps) && maxSteps > 0))) {
-      throw new InvalidOptionError({ option: "maxSteps", value: maxSteps, reason: "must be a positive integer or Infinity" })
-    }
-    const policy = options.invalidActionPolicy ?? "penalize"
-    if (policy !== "penalize" && policy !== "error") {
-      throw new InvalidOptionError({ option: "invalidActionPolicy", value: policy, reason: 'expected "penalize" or "error"' })
-    }
-    const penalty = options.invalidActionPenalty ?? 0
-    if (!Number.isFinite(penalty)) {
-      throw new InvalidOptionError({ option: "invalidActionPenalty", value: penalty, reason: "expected a finite number" })
-    }
+    super(ENV_ID, ACTION_NAMES, SYSTEM_PROMPT, options, { maxSteps: 100, invalidActionPenalty: 0 })
     const rm = options.randomMap
     if (rm !== undefined && (!Number.isInteger(rm.size) || rm.size < 2 || !(rm.p > 0 && rm.p <= 1))) {
       throw new InvalidOptionError({ option: "randomMap", value: rm, reason: "expected { size: integer >= 2, p in (0, 1] }" })
     }
     this.options = options
-    this.maxSteps = maxSteps
-    this.invalidActionPolicy = policy
-    this.invalidActionPenalty = penalty
     this.inner = this.build(rm === undefined ? undefined : FrozenLake.generateRandomMap(rm.size, rm.p, 0))
   }
 
@@ -121,11 +96,7 @@ export class TextFrozenLake implements TextEnv {
     return (this.rng ??= Rng.fromEntropy())
   }
 
-  get unwrapped(): TextFrozenLake {
-    return this
-  }
-
-  private text(): string {
+  protected text(): string {
     const { desc, ncol } = this.inner
     const s = this.inner.s
     let out = ""
@@ -155,68 +126,24 @@ export class TextFrozenLake implements TextEnv {
     } else {
       r = this.inner.reset(options?.seed === undefined ? {} : { seed: options.seed })
     }
-    this.steps = 0
-    this.running = true
-    this.started = true
+    this.episode.begin()
     return { observation: `${LEGEND}\n${this.text()}`, info: { ...r.info, cell: r.observation, won: false, admissibleActions: ACTION_NAMES } }
   }
 
-  admissibleActions(): ReadonlyArray<string> {
-    return ACTION_NAMES
+  protected move(index: number): GridMove {
+    const r = this.inner.step(index)
+    const won = this.inner.desc[Math.floor(r.observation / this.inner.ncol)]![r.observation % this.inner.ncol] === "G"
+    return { reward: r.reward, terminated: r.terminated, info: { ...r.info, cell: r.observation, won, invalidAction: false } }
   }
 
-  /**
-   * Apply `"Left"`, `"Down"`, `"Right"` or `"Up"`.
-   * @throws ResetNeededError before `reset` or after the end; InvalidActionError for a non-string, or any other
-   *   string under `invalidActionPolicy: "error"`.
-   */
-  step(action: string): StepResult<string> {
-    if (!this.running) {
-      throw new ResetNeededError({ envId: ENV_ID, reason: this.started ? "the episode has ended" : "step before reset" })
-    }
-    const d = namedActionIndex(ENV_ID, action, ACTION_NAMES, this.invalidActionPolicy)
-    this.steps++
-    let reward = this.invalidActionPenalty
-    let terminated = false
-    let info: Info
-    if (d >= 0) {
-      const r = this.inner.step(d)
-      reward = r.reward
-      terminated = r.terminated
-      const won = this.inner.desc[Math.floor(r.observation / this.inner.ncol)]![r.observation % this.inner.ncol] === "G"
-      info = { ...r.info, cell: r.observation, won, invalidAction: false }
-    } else {
-      info = { cell: this.inner.s, won: false, invalidAction: true }
-    }
-    const truncated = this.steps >= this.maxSteps
-    if (terminated || truncated) this.running = false
-    return {
-      observation: this.text(),
-      reward,
-      terminated,
-      truncated,
-      info: { ...info, offeredActions: ACTION_NAMES, admissibleActions: ACTION_NAMES }
-    }
+  protected invalidInfo(): Info {
+    return { cell: this.inner.s, won: false, invalidAction: true }
   }
 
   /** The cell index, prefixed by the map rows when maps are random. "" before the first reset. */
   stateKey(): string {
-    if (!this.started) return ""
+    if (!this.episode.started) return ""
     return this.options.randomMap === undefined ? String(this.inner.s) : `${this.inner.desc.join("/")}|${this.inner.s}`
-  }
-
-  /** The map in RAGEN's symbols; undefined before the first reset. */
-  render(): string | undefined {
-    return this.started ? this.text() : undefined
-  }
-
-  /** Chat turns: system (rules, legend, task), then observation (+ actions) / action per step. */
-  toMessages(trajectory: Trajectory.Trajectory): Array<ChatMessage> {
-    return textMessages(SYSTEM_PROMPT, trajectory.task ?? this.task, trajectory)
-  }
-
-  close(): void {
-    this.running = false
   }
 }
 

@@ -80,14 +80,15 @@
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import type { Trajectory } from "@autodidact/core"
 import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
-import type { ChatMessage, InvalidActionPolicy, TextEnv } from "./TextEnv.js"
+import { type ChatMessage, type InvalidActionPolicy, TEXT_CHARSET, type TextEnv, textMessages } from "./TextEnv.js"
+import { TextEpisode, textEpisodeSettings } from "./TextEpisode.js"
 import * as World from "./TextHouseholdWorld.js"
 
 export type { Difficulty, Split, TaskType } from "./TextHouseholdWorld.js"
 export { SPLITS, TASK_TYPES, TaskGenerationError } from "./TextHouseholdWorld.js"
+/** Re-exported from `TextEnv`, their home since 0.2.0 (the text envs share them). */
+export { TEXT_CHARSET, textMessages } from "./TextEnv.js"
 
-/** Printable ASCII plus newline: the charset of the observation and action spaces. */
-export const TEXT_CHARSET = "\n" + Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join("")
 
 /** Constructor options (also the registry kwargs). */
 export interface TextHouseholdOptions {
@@ -176,8 +177,7 @@ export class TextHousehold implements TextEnv {
   private objState = new Uint8Array(0)
   private loc = -1
   private held = -1
-  private steps = 0
-  private running = false
+  private readonly episode: TextEpisode
   private isWon = false
   // admissible-command cache
   private cache: Array<string> | undefined = undefined
@@ -202,22 +202,12 @@ export class TextHousehold implements TextEnv {
     if (taskTypes !== undefined && (taskTypes.length === 0 || taskTypes.some((t) => !World.TASK_TYPES.includes(t)))) {
       throw new InvalidOptionError({ option: "taskTypes", value: taskTypes, reason: `expected a non-empty subset of ${World.TASK_TYPES.join(", ")}` })
     }
-    const maxSteps = options.maxSteps ?? 50
-    if (!(maxSteps === Infinity || (Number.isInteger(maxSteps) && maxSteps > 0))) {
-      throw new InvalidOptionError({ option: "maxSteps", value: maxSteps, reason: "must be a positive integer or Infinity" })
-    }
-    const policy = options.invalidActionPolicy ?? "penalize"
-    if (policy !== "penalize" && policy !== "error") {
-      throw new InvalidOptionError({ option: "invalidActionPolicy", value: policy, reason: 'expected "penalize" or "error"' })
-    }
-    const penalty = options.invalidActionPenalty ?? 0
-    if (!Number.isFinite(penalty)) {
-      throw new InvalidOptionError({ option: "invalidActionPenalty", value: penalty, reason: "expected a finite number" })
-    }
+    const settings = textEpisodeSettings(options, { maxSteps: 50, invalidActionPenalty: 0 })
     this.options = { split, difficulty, numDistractors, taskTypes }
-    this.maxSteps = maxSteps
-    this.invalidActionPolicy = policy
-    this.invalidActionPenalty = penalty
+    this.maxSteps = settings.maxSteps
+    this.invalidActionPolicy = settings.invalidActionPolicy
+    this.invalidActionPenalty = settings.invalidActionPenalty
+    this.episode = new TextEpisode(ENV_ID, settings.maxSteps)
   }
 
   /** The environment's generator; seeded from entropy on first use when no reset seeded it. */
@@ -246,7 +236,7 @@ export class TextHousehold implements TextEnv {
 
   /** Steps taken in this episode. */
   get elapsedSteps(): number {
-    return this.steps
+    return this.episode.steps
   }
 
   /**
@@ -284,8 +274,7 @@ export class TextHousehold implements TextEnv {
     this.objState = new Uint8Array(nObj)
     this.loc = -1
     this.held = -1
-    this.steps = 0
-    this.running = true
+    this.episode.begin()
     this.isWon = false
     this.cache = undefined
     const observation = `-= Welcome to TextWorld, ALFRED! =-\n\n${this.roomText()}\n\nYour task is to: ${w.task}`
@@ -379,9 +368,7 @@ export class TextHousehold implements TextEnv {
    *   or a non-admissible one under `invalidActionPolicy: "error"`.
    */
   step(action: string): StepResult<string> {
-    if (!this.running) {
-      throw new ResetNeededError({ envId: ENV_ID, reason: this.w === undefined ? "step before reset" : "the episode has ended" })
-    }
+    this.episode.assertRunning()
     if (typeof action !== "string") throw new InvalidActionError({ envId: ENV_ID, action, space: "Text (a command)" })
     const offered = this.admissibleActions()
     const cmd = normalize(action)
@@ -395,7 +382,6 @@ export class TextHousehold implements TextEnv {
     if (i < 0 && this.invalidActionPolicy === "error") {
       throw new InvalidActionError({ envId: ENV_ID, action, space: `admissible commands: ${offered.join(" | ")}` })
     }
-    this.steps++
     let observation: string
     let reward = 0
     if (i < 0) {
@@ -409,8 +395,7 @@ export class TextHousehold implements TextEnv {
       }
     }
     const terminated = this.isWon
-    const truncated = this.steps >= this.maxSteps
-    if (terminated || truncated) this.running = false
+    const truncated = this.episode.advance(terminated)
     const info: Info = {
       task: this.w!.task,
       taskType: this.w!.taskType,
@@ -593,7 +578,7 @@ export class TextHousehold implements TextEnv {
     if (w === undefined) return undefined
     const lines = [
       `Task: ${w.task} (${w.taskType}, ${w.room}, split ${w.split})`,
-      `Location: ${this.loc < 0 ? "middle of the room" : w.receptacleNames[this.loc]}; holding: ${this.held < 0 ? "nothing" : w.objectNames[this.held]}; steps: ${this.steps}`
+      `Location: ${this.loc < 0 ? "middle of the room" : w.receptacleNames[this.loc]}; holding: ${this.held < 0 ? "nothing" : w.objectNames[this.held]}; steps: ${this.episode.steps}`
     ]
     for (let r = 0; r < w.receptacleNames.length; r++) {
       const openable = World.RECEPTACLE_TYPES[w.receptacleTypes[r]!]!.openable
@@ -619,26 +604,8 @@ export class TextHousehold implements TextEnv {
   }
 
   close(): void {
-    this.running = false
+    this.episode.end()
   }
-}
-
-/**
- * Chat turns of a text-env trajectory (shared by the text environments): system = `system` + "Your task is to: "
- * + `task`; per step a user turn with the observation and, when `step.info.offeredActions` is a string array, the
- * admissible list; an assistant turn with the action.
- */
-export const textMessages = (system: string, task: string, trajectory: Trajectory.Trajectory): Array<ChatMessage> => {
-  const out: Array<ChatMessage> = [{ role: "system", content: `${system}\nYour task is to: ${task}` }]
-  for (const step of trajectory.steps) {
-    const offered = step.info?.["offeredActions"]
-    const list = Array.isArray(offered)
-      ? `\nYour admissible actions of the current situation are: [${offered.map((a) => `'${String(a)}'`).join(", ")}].`
-      : ""
-    out.push({ role: "user", content: `${String(step.observation)}${list}` })
-    out.push({ role: "assistant", content: String(step.action) })
-  }
-  return out
 }
 
 /**

@@ -37,12 +37,12 @@
  * @category environments
  * @since 0.1.0
  */
-import { InvalidOptionError, ResetNeededError, Space } from "@autodidact/core"
-import type { Rng, Trajectory } from "@autodidact/core"
-import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
+import { InvalidOptionError } from "@autodidact/core"
+import type { Rng } from "@autodidact/core"
+import type { Info, ResetOptions, ResetResult } from "../Env.js"
 import { Sokoban } from "../sokoban/Sokoban.js"
-import { type ChatMessage, type InvalidActionPolicy, namedActionIndex, type TextEnv } from "./TextEnv.js"
-import { TEXT_CHARSET, textMessages } from "./TextHousehold.js"
+import { type GridMove, GridTextEnv } from "./GridTextEnv.js"
+import type { InvalidActionPolicy } from "./TextEnv.js"
 
 /** RAGEN's symbols by gym-sokoban cell code (0 wall ... 6 player on target). */
 export const SYMBOLS = ["#", "_", "O", "√", "X", "P", "S"] as const
@@ -78,23 +78,14 @@ const ENV_ID = "Sokoban-6x6-1box-v0"
  * @throws InvalidOptionError from the constructor for a bad size, box count, maxSteps, policy or penalty.
  * @category environments
  */
-export class TextSokoban implements TextEnv {
-  readonly observationSpace: Space.Text = Space.text(4096, { minLength: 1, charset: TEXT_CHARSET + "√" })
-  readonly actionSpace: Space.Text = Space.text(256, { minLength: 0, charset: TEXT_CHARSET })
-  readonly metadata: Metadata = { renderModes: ["ansi"] }
-  spec: EnvSpec | undefined = undefined
+export class TextSokoban extends GridTextEnv {
   readonly task: string
-  readonly maxSteps: number
-  readonly invalidActionPolicy: InvalidActionPolicy
-  readonly invalidActionPenalty: number
   /** The underlying `Sokoban` (grid observations, unlimited steps; this wrapper counts steps). */
   readonly inner: Sokoban
   private grid: Uint8Array = new Uint8Array(0)
-  private steps = 0
-  private running = false
-  private started = false
 
   constructor(options: TextSokobanOptions = {}) {
+    super(ENV_ID, ACTION_NAMES, SYSTEM_PROMPT, options, { maxSteps: 100, invalidActionPenalty: -0.1 })
     const size = options.size ?? 6
     if (!Number.isInteger(size) || size < 5 || size > 32) {
       throw new InvalidOptionError({ option: "size", value: size, reason: "expected an integer in [5, 32]" })
@@ -103,22 +94,7 @@ export class TextSokoban implements TextEnv {
     if (!Number.isInteger(numBoxes) || numBoxes < 1) {
       throw new InvalidOptionError({ option: "numBoxes", value: numBoxes, reason: "expected a positive integer" })
     }
-    const maxSteps = options.maxSteps ?? 100
-    if (!(maxSteps === Infinity || (Number.isInteger(maxSteps) && maxSteps > 0))) {
-      throw new InvalidOptionError({ option: "maxSteps", value: maxSteps, reason: "must be a positive integer or Infinity" })
-    }
-    const policy = options.invalidActionPolicy ?? "penalize"
-    if (policy !== "penalize" && policy !== "error") {
-      throw new InvalidOptionError({ option: "invalidActionPolicy", value: policy, reason: 'expected "penalize" or "error"' })
-    }
-    const penalty = options.invalidActionPenalty ?? -0.1
-    if (!Number.isFinite(penalty)) {
-      throw new InvalidOptionError({ option: "invalidActionPenalty", value: penalty, reason: "expected a finite number" })
-    }
     this.inner = new Sokoban({ generate: { width: size, height: size, numBoxes }, maxSteps: Infinity })
-    this.maxSteps = maxSteps
-    this.invalidActionPolicy = policy
-    this.invalidActionPenalty = penalty
     this.task = numBoxes === 1 ? "push the box onto the target." : `push all ${numBoxes} boxes onto the targets.`
   }
 
@@ -126,16 +102,12 @@ export class TextSokoban implements TextEnv {
     return this.inner.npRandom
   }
 
-  get unwrapped(): TextSokoban {
-    return this
-  }
-
   /** The current grid as gym-sokoban cell codes (`Uint8Array(size * size)`, a copy). */
   gridObservation(): Uint8Array {
     return this.grid.slice()
   }
 
-  private text(): string {
+  protected text(): string {
     const w = this.inner.width
     let s = ""
     for (let r = 0; r < this.inner.height; r++) {
@@ -152,51 +124,21 @@ export class TextSokoban implements TextEnv {
   reset(options?: ResetOptions): ResetResult<string> {
     const r = this.inner.reset(options)
     this.grid = r.observation as Uint8Array
-    this.steps = 0
-    this.running = true
-    this.started = true
+    this.episode.begin()
     return {
       observation: `${LEGEND}\n${this.text()}`,
       info: { ...r.info, grid: this.grid, won: false, admissibleActions: ACTION_NAMES }
     }
   }
 
-  admissibleActions(): ReadonlyArray<string> {
-    return ACTION_NAMES
+  protected move(index: number): GridMove {
+    const r = this.inner.step(1 + index)
+    this.grid = r.observation as Uint8Array
+    return { reward: r.reward, terminated: r.terminated, info: { ...r.info, grid: this.grid, won: r.terminated, invalidAction: false } }
   }
 
-  /**
-   * Apply `"Up"`, `"Down"`, `"Left"` or `"Right"`.
-   * @throws ResetNeededError before `reset` or after the end; InvalidActionError for a non-string, or any other
-   *   string under `invalidActionPolicy: "error"`.
-   */
-  step(action: string): StepResult<string> {
-    if (!this.running) {
-      throw new ResetNeededError({ envId: ENV_ID, reason: this.started ? "the episode has ended" : "step before reset" })
-    }
-    const d = namedActionIndex(ENV_ID, action, ACTION_NAMES, this.invalidActionPolicy)
-    this.steps++
-    let reward = this.invalidActionPenalty
-    let terminated = false
-    let info: Info
-    if (d >= 0) {
-      const r = this.inner.step(1 + d)
-      this.grid = r.observation as Uint8Array
-      reward = r.reward
-      terminated = r.terminated
-      info = { ...r.info, grid: this.grid, won: terminated, invalidAction: false }
-    } else {
-      info = { grid: this.grid, boxesOnTarget: this.boxesOnTarget(), won: false, invalidAction: true }
-    }
-    const truncated = this.steps >= this.maxSteps
-    if (terminated || truncated) this.running = false
-    return {
-      observation: this.text(),
-      reward,
-      terminated,
-      truncated,
-      info: { ...info, offeredActions: ACTION_NAMES, admissibleActions: ACTION_NAMES }
-    }
+  protected invalidInfo(): Info {
+    return { grid: this.grid, boxesOnTarget: this.boxesOnTarget(), won: false, invalidAction: true }
   }
 
   private boxesOnTarget(): number {
@@ -207,23 +149,14 @@ export class TextSokoban implements TextEnv {
 
   /** `player|box,box,...` (cell indices). "" before the first reset. */
   stateKey(): string {
-    if (!this.started) return ""
+    if (!this.episode.started) return ""
     const s = this.inner.state
     return `${s.player}|${Array.from(s.boxes).join(",")}`
   }
 
-  /** The grid in RAGEN's symbols; undefined before the first reset. */
-  render(): string | undefined {
-    return this.started ? this.text() : undefined
-  }
-
-  /** Chat turns: system (rules, legend, task), then observation (+ actions) / action per step. */
-  toMessages(trajectory: Trajectory.Trajectory): Array<ChatMessage> {
-    return textMessages(SYSTEM_PROMPT, trajectory.task ?? this.task, trajectory)
-  }
-
-  close(): void {
-    this.running = false
+  /** Ends the episode and closes the inner `Sokoban`. */
+  override close(): void {
+    super.close()
     this.inner.close()
   }
 }

@@ -49,7 +49,6 @@ import type {
   AutoresetMode,
   Batch,
   VectorEnv,
-  VectorInfo,
   VectorResetOptions,
   VectorResetResult,
   VectorStepResult
@@ -359,14 +358,7 @@ export class AsyncVectorEnv implements VectorEnv {
     const infos = new Array<Info>(this.numEnvs).fill(EMPTY_INFO)
     const finals: { obs?: Array<unknown>; info?: Array<Info | undefined> } = {}
     this.run(CMD.STEP, infos, finals)
-    const info: VectorInfo = finals.obs === undefined ? { infos } : { infos, finalObservation: finals.obs, finalInfo: finals.info }
-    return {
-      observations: this.observations,
-      rewards: this.rewards,
-      terminations: this.terminations,
-      truncations: this.truncations,
-      infos: info
-    }
+    return VectorBatch.stepResult(this.observations, this.rewards, this.terminations, this.truncations, infos, finals.obs, finals.info)
   }
 
   /** Stop the workers (they close their sub-envs first); `closed` resolves when they have exited. Idempotent. */

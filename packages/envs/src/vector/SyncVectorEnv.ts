@@ -33,7 +33,6 @@ import type {
   AutoresetMode,
   Batch,
   VectorEnv,
-  VectorInfo,
   VectorResetOptions,
   VectorResetResult,
   VectorStepResult
@@ -225,14 +224,7 @@ export class SyncVectorEnv implements VectorEnv {
         infos[i] = r.info
       }
     }
-    const info: VectorInfo = finalObservation === undefined ? { infos } : { infos, finalObservation, finalInfo }
-    return {
-      observations: this.observations,
-      rewards: this.rewards,
-      terminations: this.terminations,
-      truncations: this.truncations,
-      infos: info
-    }
+    return VectorBatch.stepResult(this.observations, this.rewards, this.terminations, this.truncations, infos, finalObservation, finalInfo)
   }
 
   /** Close every sub-env; further calls throw {@link ResetNeededError}. Idempotent. */
