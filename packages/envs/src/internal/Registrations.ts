@@ -8,7 +8,8 @@
 import { InvalidOptionError } from "@autodidact/core"
 import { Schema } from "effect"
 import type { AnyEnv, Env, EnvSpec } from "../Env.js"
-import { Checked, TimeLimit } from "../wrappers/Wrappers.js"
+import { Checked } from "../wrappers/Checked.js"
+import { TimeLimit } from "../wrappers/TimeLimit.js"
 
 /**
  * `make`/`spec` of an id that is not registered (unknown name, or a version that does not exist).
