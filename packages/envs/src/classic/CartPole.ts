@@ -43,11 +43,15 @@ import * as Libm from "./Libm.js"
 
 /** Physical constants of Gymnasium's `CartPoleEnv.__init__`. */
 export const GRAVITY = 9.8
+/** Mass of the cart (kg). */
 export const MASSCART = 1.0
+/** Mass of the pole (kg). */
 export const MASSPOLE = 0.1
+/** Cart plus pole (kg). */
 export const TOTAL_MASS = MASSPOLE + MASSCART
 /** Half the pole's length (m). */
 export const LENGTH = 0.5
+/** Pole mass times half-length (kg·m). */
 export const POLEMASS_LENGTH = MASSPOLE * LENGTH
 /** Force applied by an action (N). */
 export const FORCE_MAG = 10.0
@@ -105,9 +109,13 @@ const readBound = (options: { readonly [key: string]: unknown } | undefined, key
  * @category models
  */
 export class CartPoleEnv implements Env<Float32Array, number> {
+  /** {@link observationSpace}: `Box([-4.8, -inf, -0.419, -inf], [4.8, inf, 0.419, inf], (4,), float32)`. */
   readonly observationSpace: Space.Box = observationSpace
+  /** {@link actionSpace}: `Discrete(2)`. */
   readonly actionSpace: Space.Discrete = actionSpace
+  /** ANSI rendering at 50 fps (Gymnasium's `render_fps`). */
   readonly metadata: Metadata = { renderModes: ["ansi"], renderFps: 50 }
+  /** Set by `make`. */
   spec: EnvSpec | undefined = undefined
   /** Current state `[x, x_dot, theta, theta_dot]` in float64 (Gymnasium's `self.state`). */
   readonly state = new Float64Array(4)
@@ -130,6 +138,7 @@ export class CartPoleEnv implements Env<Float32Array, number> {
     return (this.rng ??= Rng.fromEntropy())
   }
 
+  /** This env (it wraps nothing). */
   get unwrapped(): Env<unknown, unknown> {
     return this as Env<unknown, unknown>
   }
@@ -260,6 +269,7 @@ export class CartPoleEnv implements Env<Float32Array, number> {
     return rows.join("\n") + "\n"
   }
 
+  /** Nothing to release. */
   close(): void {}
 }
 

@@ -24,23 +24,31 @@ import type { Info } from "../Env.js"
 
 /** Options of `reset`. */
 export interface ResetOptions {
+  /** Re-seed the env's generator (chance nodes, sampling): a non-negative safe integer. */
   readonly seed?: number | undefined
+  /** Env-specific options. */
   readonly options?: { readonly [key: string]: unknown } | undefined
 }
 
 /** What `last()` returns. */
 export interface LastResult<Obs> {
+  /** `observe(agentSelection)`. */
   readonly observation: Obs
   /** Reward accumulated since this agent last acted. */
   readonly reward: number
+  /** Whether the selected agent terminated (it must be stepped with `null`). */
   readonly termination: boolean
+  /** Whether the selected agent was truncated (it must be stepped with `null`). */
   readonly truncation: boolean
+  /** The selected agent's info. */
   readonly info: Info
 }
 
 /** PettingZoo's `AECEnv`. */
 export interface AecEnv<Obs = unknown, Act = unknown> {
+  /** `name` and env-specific facts (e.g. `is_parallelizable`). */
   readonly metadata: { readonly name: string; readonly [key: string]: unknown }
+  /** Every agent that may ever act, in a fixed order. */
   readonly possibleAgents: ReadonlyArray<string>
   /** Live agents. */
   readonly agents: ReadonlyArray<string>
@@ -48,16 +56,25 @@ export interface AecEnv<Obs = unknown, Act = unknown> {
   readonly agentSelection: string
   /** Rewards of the last step, per live agent. */
   readonly rewards: { readonly [agent: string]: number }
+  /** Termination flags, per live agent. */
   readonly terminations: { readonly [agent: string]: boolean }
+  /** Truncation flags, per live agent. */
   readonly truncations: { readonly [agent: string]: boolean }
+  /** Infos, per live agent. */
   readonly infos: { readonly [agent: string]: Info }
+  /** The observation space of `agent`. */
   observationSpace(agent: string): Space.Space
+  /** The action space of `agent`. */
   actionSpace(agent: string): Space.Space
+  /** Start an episode: every possible agent is live, rewards 0, `agentSelection` the first to act. */
   reset(options?: ResetOptions): void
+  /** What `agent` observes now (a member of its observation space). */
   observe(agent: string): Obs
+  /** The selected agent's observation, accumulated reward, flags and info. */
   last(): LastResult<Obs>
   /** Act for `agentSelection`; `null` for a terminated or truncated agent. */
   step(action: Act | null): void
+  /** Release resources. */
   close(): void
 }
 

@@ -7,6 +7,7 @@
  * outcomes are the cards whose bit is clear, in ascending order, each with probability 1 / (cards left), as
  * OpenSpiel's `ChanceOutcomes` for these games.
  * @internal
+ * @see Lanctot et al. 2019, "OpenSpiel: A Framework for Reinforcement Learning in Games", arXiv:1908.09453
  * @since 0.1.0
  */
 export class DealCache {

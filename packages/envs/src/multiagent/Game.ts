@@ -39,13 +39,17 @@ export type Utility = "zero-sum" | "constant-sum" | "general-sum" | "identical"
 export interface GameInfo {
   /** Short name as registered, e.g. `kuhn_poker`. */
   readonly name: string
+  /** Number of players (>= 1), numbered 0..numPlayers-1. */
   readonly numPlayers: number
   /** Number of distinct player actions; every player action is in `[0, numDistinctActions)`. */
   readonly numDistinctActions: number
   /** Largest number of chance outcomes at any chance node (0 when there is no chance). */
   readonly maxChanceOutcomes: number
+  /** Smallest return any player can get at a terminal state. */
   readonly minUtility: number
+  /** Largest return any player can get at a terminal state. */
   readonly maxUtility: number
+  /** How the players' returns relate (zero-sum, ...). */
   readonly utility: Utility
   /** Sum of the players' returns for zero-sum/constant-sum games. */
   readonly utilitySum?: number | undefined
@@ -61,7 +65,9 @@ export interface GameInfo {
 export interface State {
   /** The player to act: `>= 0`, or {@link CHANCE}, or {@link TERMINAL}. */
   currentPlayer(): number
+  /** Whether the game is over (`currentPlayer()` is {@link TERMINAL}). */
   isTerminal(): boolean
+  /** Whether chance moves next (`currentPlayer()` is {@link CHANCE}). */
   isChanceNode(): boolean
   /** Legal actions of the player to act (sorted ascending), chance outcomes at chance nodes, empty at terminals. */
   legalActions(): ReadonlyArray<number>
@@ -88,12 +94,15 @@ export interface State {
   clone(): State
   /** `clone()` then `applyAction(action)`. */
   child(action: number): State
+  /** A human-readable view of the full state (OpenSpiel's `ToString`). */
   toString(): string
 }
 
 /** A game: facts and a factory of initial states. */
 export interface Game {
+  /** Static facts of the game. */
   readonly info: GameInfo
+  /** A fresh root state (a chance node for card games). */
   newInitialState(): State
 }
 

@@ -61,13 +61,21 @@ const agentName = (p: number) => `player_${p}`
 
 /** The {@link Game} played as an AEC env (see the module docs of `GameEnv`). */
 export class GameAecEnv implements AecEnv<MaskedObservation, number> {
+  /** The game's name; `is_parallelizable: false` (use {@link gameToParallel} for the Parallel API). */
   readonly metadata: { readonly name: string; readonly is_parallelizable: boolean }
+  /** `player_0..player_{N-1}`. */
   readonly possibleAgents: ReadonlyArray<string>
+  /** Live agents (all until the game ends; dead steps remove them). */
   agents: Array<string> = []
+  /** The agent to act (the game's current player; the dead agents in turn after the end). */
   agentSelection = ""
+  /** Rewards of the last step: changes of the game's `returns()`. */
   rewards: Record<string, number> = {}
+  /** All true once the game is terminal. */
   terminations: Record<string, boolean> = {}
+  /** Always false (games end by termination). */
   truncations: Record<string, boolean> = {}
+  /** Empty infos. */
   infos: Record<string, Info> = {}
   private cumulative: Record<string, number> = {}
   private state: State
@@ -76,6 +84,7 @@ export class GameAecEnv implements AecEnv<MaskedObservation, number> {
   private readonly actSpace: Space.Space
   private prevReturns: Array<number>
 
+  /** @param game any OpenSpiel-style game; @param options observation encoding (see {@link GameEnvOptions}). */
   constructor(readonly game: Game, readonly options: GameEnvOptions = {}) {
     const n = game.info.numPlayers
     this.possibleAgents = Object.freeze(Array.from({ length: n }, (_, p) => agentName(p)))
@@ -95,9 +104,11 @@ export class GameAecEnv implements AecEnv<MaskedObservation, number> {
     return this.state
   }
 
+  /** `Dict({ observation: Text | Box, action_mask: MultiBinary(numDistinctActions) })`, the same for every agent. */
   observationSpace(_agent: string): Space.Space {
     return this.obsSpace
   }
+  /** `Discrete(numDistinctActions)`, the same for every agent. */
   actionSpace(_agent: string): Space.Space {
     return this.actSpace
   }
@@ -228,13 +239,17 @@ const normalFormShape = (game: Game): ReadonlyArray<number> | undefined =>
 
 /** The {@link Game} played as a PettingZoo Parallel env (see the module docs of `GameEnv`). */
 export class GameParallelEnv implements ParallelEnv<MaskedObservation, number> {
+  /** The game's name. */
   readonly metadata: { readonly name: string }
+  /** `player_0..player_{N-1}`. */
   readonly possibleAgents: ReadonlyArray<string>
+  /** Live agents. */
   agents: Array<string> = []
   private readonly aec: GameAecEnv
   /** Actions per player for normal-form games (all move in one step), else undefined. */
   private readonly shape: ReadonlyArray<number> | undefined
 
+  /** @param game any OpenSpiel-style game; @param options observation encoding (see {@link GameEnvOptions}). */
   constructor(readonly game: Game, options: GameEnvOptions = {}) {
     this.aec = new GameAecEnv(game, options)
     this.possibleAgents = this.aec.possibleAgents

@@ -21,6 +21,7 @@
  * game.info.numPlayers // 3
  * ```
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/game_parameters.cc (the name syntax)
+ * @see Lanctot et al. 2019, "OpenSpiel: A Framework for Reinforcement Learning in Games", arXiv:1908.09453
  * @since 0.1.0
  */
 import { Schema } from "effect"

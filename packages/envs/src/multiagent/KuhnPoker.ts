@@ -28,6 +28,7 @@
  * ```
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/games/kuhn_poker/kuhn_poker.cc
  * @see H. W. Kuhn, "A simplified two-person poker", Contributions to the Theory of Games I (1950)
+ * @see Lanctot et al. 2019, "OpenSpiel: A Framework for Reinforcement Learning in Games", arXiv:1908.09453
  * @since 0.1.0
  */
 import { DealCache } from "./Deck.js"
@@ -49,11 +50,14 @@ const EMPTY: ReadonlyArray<never> = Object.freeze([])
 
 /** The Kuhn poker game (immutable; states are created by `newInitialState`). */
 export class KuhnPokerGame implements Game {
+  /** OpenSpiel's `kuhn_poker` facts: 2 actions (pass, bet), `N + 1` cards, zero-sum. */
   readonly info: GameInfo
+  /** Players, 2..10 (OpenSpiel's `players`). */
   readonly numPlayers: number
   /** Chance legal actions / outcomes cached by the bitmask of dealt cards. */
   private readonly deals: DealCache
 
+  /** @throws InvalidGameError when `players` is not an integer in [2, 10]. */
   constructor(options: Options = {}) {
     const n = options.players ?? 2
     if (!Number.isInteger(n) || n < 2 || n > 10) {
@@ -104,6 +108,7 @@ export class KuhnPokerState implements State {
   private winner = INVALID_PLAYER
   private pot: number
 
+  /** The root (a chance node: the deal); prefer `game.newInitialState()`. */
   constructor(readonly game: KuhnPokerGame) {
     const n = game.numPlayers
     this.n = n

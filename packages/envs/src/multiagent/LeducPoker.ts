@@ -32,7 +32,8 @@
  * s.currentPlayer() // -1: chance deals the public card
  * ```
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/games/leduc_poker/leduc_poker.cc
- * @see Southey et al., "Bayes' Bluff: Opponent Modelling in Poker", UAI 2005
+ * @see Southey et al., "Bayes' Bluff: Opponent Modelling in Poker", UAI 2005, arXiv:1207.1411
+ * @see Lanctot et al. 2019, "OpenSpiel: A Framework for Reinforcement Learning in Games", arXiv:1908.09453
  * @since 0.1.0
  */
 import { DealCache } from "./Deck.js"
@@ -82,8 +83,11 @@ const SCALARS = 13
 
 /** The Leduc poker game (immutable; states are created by `newInitialState`). */
 export class LeducPokerGame implements Game {
+  /** OpenSpiel's `leduc_poker` facts: 3 actions (fold, call, raise), zero-sum. */
   readonly info: GameInfo
+  /** Players, 2..10 (OpenSpiel's `players`). */
   readonly numPlayers: number
+  /** Cards in the deck: `2 * (numPlayers + 1)` (two suits of `numPlayers + 1` ranks). */
   readonly numCards: number
   /** `3N - 2`: the longest betting round. */
   readonly maxBetsPerRound: number
@@ -101,6 +105,7 @@ export class LeducPokerGame implements Game {
   }
   private readonly deals: DealCache
 
+  /** @throws InvalidGameError for bad parameters (e.g. `players` outside [2, 10]). */
   constructor(options: Options = {}) {
     const n = options.players ?? 2
     if (!Number.isInteger(n) || n < 2 || n > 10) {
@@ -164,6 +169,7 @@ export class LeducPokerState implements State {
   private len = 0
   private deckMask = 0
 
+  /** The root (a chance node: the private cards); prefer `game.newInitialState()`. */
   constructor(readonly game: LeducPokerGame) {
     const n = game.numPlayers
     this.n = n

@@ -25,6 +25,7 @@
  * s.returns() // [1, -1]: the 6 is wild, so there is one 2
  * ```
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/games/liars_dice/liars_dice.cc
+ * @see Lanctot et al. 2019, "OpenSpiel: A Framework for Reinforcement Learning in Games", arXiv:1908.09453
  * @since 0.1.0
  */
 import { CHANCE, type Game, type GameInfo, IllegalActionError, InvalidGameError, type State, TERMINAL } from "./Game.js"
@@ -41,9 +42,13 @@ const EMPTY: ReadonlyArray<never> = Object.freeze([])
 
 /** The liar's dice game. */
 export class LiarsDiceGame implements Game {
+  /** OpenSpiel's `liars_dice` facts: `totalDice * sides + 1` actions (bids and "Liar"), zero-sum. */
   readonly info: GameInfo
+  /** Dice per player (OpenSpiel's `numdice`). */
   readonly numDice: number
+  /** Faces per die (OpenSpiel's `dice_sides`, default 6). */
   readonly sides: number
+  /** Dice of both players together. */
   readonly totalDice: number
   /** The "Liar" action id, `totalDice * sides`. */
   readonly liar: number
@@ -52,6 +57,7 @@ export class LiarsDiceGame implements Game {
   /** @internal */
   readonly rolls: ReadonlyArray<number>
 
+  /** @throws InvalidGameError when `numdice` is not an integer in [1, 5] or `diceSides` not one in [2, 20]. */
   constructor(options: Options = {}) {
     const numDice = options.numdice ?? 1
     const sides = options.diceSides ?? 6
@@ -98,6 +104,7 @@ export class LiarsDiceState implements State {
   private readonly bids: Int32Array
   private nBids = 0
 
+  /** The root (chance nodes: the rolls); prefer `game.newInitialState()`. */
   constructor(readonly game: LiarsDiceGame) {
     this.rolled = new Int32Array(game.totalDice)
     this.bids = new Int32Array(game.liar + 1)

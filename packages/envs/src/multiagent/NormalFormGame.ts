@@ -30,6 +30,7 @@
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/games/matrix_games/matrix_games.cc
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/game_transforms/turn_based_simultaneous_game.cc
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/normal_form_game.h
+ * @see Lanctot et al. 2019, "OpenSpiel: A Framework for Reinforcement Learning in Games", arXiv:1908.09453
  * @since 0.1.0
  */
 import { type Game, type GameInfo, IllegalActionError, InvalidGameError, type State, TERMINAL, type Utility } from "./Game.js"
@@ -91,11 +92,17 @@ const deriveUtility = (size: number, payoffs: ReadonlyArray<Float64Array>): { ut
 
 /** A normal-form game, as a turn-based extensive-form {@link Game} and as a {@link PayoffTensor}. */
 export class NormalFormGame implements Game, PayoffTensor {
+  /** Facts of the game (`maxGameLength = numPlayers`: players move in turn, none sees the others' moves). */
   readonly info: GameInfo
+  /** Actions per player, `[A_0, ..., A_{N-1}]`. */
   readonly shape: ReadonlyArray<number>
+  /** Per player, the payoff of every joint action, row-major over `shape` (`Float64Array(size)`). */
   readonly payoffs: ReadonlyArray<Float64Array>
+  /** Players, `shape.length`. */
   readonly numPlayers: number
+  /** Joint actions, the product of `shape`. */
   readonly size: number
+  /** Per player, the name of each action. */
   readonly actionNames: ReadonlyArray<ReadonlyArray<string>>
   /** @internal cached legal actions per player. */
   readonly legal: ReadonlyArray<ReadonlyArray<number>>
@@ -148,6 +155,7 @@ export class NormalFormState implements State {
   private readonly actions: Int32Array
   private len = 0
 
+  /** The root, player 0 to move; prefer `game.newInitialState()`. */
   constructor(readonly game: NormalFormGame) {
     this.actions = new Int32Array(game.numPlayers)
   }

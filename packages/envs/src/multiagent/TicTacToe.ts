@@ -22,13 +22,16 @@
  * s.returns() // [1, -1]
  * ```
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/games/tic_tac_toe/tic_tac_toe.cc
+ * @see Lanctot et al. 2019, "OpenSpiel: A Framework for Reinforcement Learning in Games", arXiv:1908.09453
  * @since 0.1.0
  */
 import { type Game, type GameInfo, IllegalActionError, INVALID_PLAYER, InvalidGameError, type State, TERMINAL } from "./Game.js"
 
 /** Cell contents (OpenSpiel's `CellState`). */
 export const EMPTY_CELL = 0
+/** A nought (player 1's mark, OpenSpiel's `kNought`). */
 export const NOUGHT = 1
+/** A cross (player 0's mark, OpenSpiel's `kCross`). */
 export const CROSS = 2
 
 const LINES: ReadonlyArray<readonly [number, number, number]> = [
@@ -71,6 +74,7 @@ export class TicTacToeState implements State {
   private len = 0
   private outcome = INVALID_PLAYER
 
+  /** The empty board, player 0 to move; prefer `game.newInitialState()`. */
   constructor(readonly game: TicTacToeGame) {}
 
   private hasLine(cell: number): boolean {

@@ -34,6 +34,7 @@
  * })
  * ```
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/games/ (Python-defined games)
+ * @see Lanctot et al. 2019, "OpenSpiel: A Framework for Reinforcement Learning in Games", arXiv:1908.09453
  * @since 0.1.0
  */
 import { CHANCE, type Game, type GameInfo, IllegalActionError, InvalidGameError, type State, TERMINAL, type Utility } from "./Game.js"
@@ -41,16 +42,21 @@ import { validateGame } from "./ValidateGame.js"
 
 /** A decision node of the description. */
 export interface DecisionNode {
+  /** The player to act, `0..numPlayers-1`. */
   readonly player: number
+  /** Its information set: nodes with the same `infoSet` must offer the same action labels. */
   readonly infoSet: string
+  /** The actions (action i of the state is `actions[i]`) and the subtree each leads to. */
   readonly actions: ReadonlyArray<{ readonly label: string; readonly child: TreeNode }>
 }
 /** A chance node of the description. */
 export interface ChanceNode {
+  /** Outcomes with probabilities summing to 1 (checked by `validateGame`). */
   readonly chance: ReadonlyArray<{ readonly prob: number; readonly child: TreeNode; readonly label?: string | undefined }>
 }
 /** A terminal node of the description. */
 export interface TerminalNode {
+  /** The players' utilities, length `numPlayers`. */
   readonly terminal: ReadonlyArray<number>
 }
 /** A node of the description. */
@@ -100,6 +106,7 @@ export class TreeState implements State {
   private len = 0
   private node: Compiled
 
+  /** The root of the tree; prefer `game.newInitialState()`. */
   constructor(readonly game: TreeGame) {
     this.node = game.root
     this.path = new Array<Compiled>(game.info.maxGameLength + 1).fill(game.root)

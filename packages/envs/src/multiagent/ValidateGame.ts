@@ -22,6 +22,7 @@
  * ValidateGame.validateGame(GameRegistry.loadGame("kuhn_poker")) // { nodes: 58, terminals: 30, ... }
  * ```
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/tests/basic_tests.cc
+ * @see Lanctot et al. 2019, "OpenSpiel: A Framework for Reinforcement Learning in Games", arXiv:1908.09453
  * @since 0.1.0
  */
 import { CHANCE, type Game, InvalidGameError, type State } from "./Game.js"

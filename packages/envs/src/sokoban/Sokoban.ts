@@ -91,13 +91,21 @@ const DC = [0, 0, -1, 1] as const
  * @category environments
  */
 export class Sokoban implements Env<Uint8Array | Float32Array, number> {
+  /** `Box(0, 6, [height, width], uint8)` (grid) or `Box(0, 1, [7, height, width], float32)` (one-hot). */
   readonly observationSpace: Space.Box
+  /** `Discrete(9)`: gym-sokoban's {@link ACTIONS}. */
   readonly actionSpace: Space.Discrete = Space.discrete(ACTIONS.length)
+  /** ANSI rendering. */
   readonly metadata: Metadata = { renderModes: ["ansi"], renderFps: 4 }
+  /** Set by `make`. */
   spec: EnvSpec | undefined = undefined
+  /** Grid width in cells (walls included). */
   readonly width: number
+  /** Grid height in cells (walls included). */
   readonly height: number
+  /** Observation encoding (see the module docs). */
   readonly observationMode: "grid" | "onehot"
+  /** Steps after which `truncated` is set (`Infinity`: never). */
   readonly maxSteps: number
 
   private rng: Rng | undefined
@@ -113,6 +121,10 @@ export class Sokoban implements Env<Uint8Array | Float32Array, number> {
   private steps = 0
   private running = false
 
+  /**
+   * At most one level source: `level`, `levels`, or `generate` (the default: 10 × 10 rooms with 4 boxes).
+   * @throws InvalidOptionError (see the class docs).
+   */
   constructor(options: SokobanOptions = {}) {
     const sources = [options.level, options.levels, options.generate].filter((x) => x !== undefined).length
     if (sources > 1) {
@@ -163,6 +175,7 @@ export class Sokoban implements Env<Uint8Array | Float32Array, number> {
     return this.rng
   }
 
+  /** This env (it wraps nothing). */
   get unwrapped(): Env<unknown, unknown> {
     return this as Env<unknown, unknown>
   }
@@ -299,6 +312,7 @@ export class Sokoban implements Env<Uint8Array | Float32Array, number> {
     return renderLevel(this.level, this.state)
   }
 
+  /** Ends the episode; nothing else to release. */
   close(): void {
     this.running = false
   }

@@ -66,12 +66,14 @@ const ENV_ID = "TextFrozenLake-v1"
  * @category environments
  */
 export class TextFrozenLake extends GridTextEnv {
+  /** "reach the goal G without falling into a hole." */
   readonly task = "reach the goal G without falling into a hole."
   private readonly options: TextFrozenLakeOptions
   /** The underlying `FrozenLakeEnv` (replaced at each reset when `randomMap` is set). */
   inner: FrozenLake.FrozenLakeEnv
   private rng: Rng | undefined = undefined
 
+  /** @throws InvalidOptionError / InvalidMapError (see the class docs). */
   constructor(options: TextFrozenLakeOptions = {}) {
     super(ENV_ID, ACTION_NAMES, SYSTEM_PROMPT, options, { maxSteps: 100, invalidActionPenalty: 0 })
     const rm = options.randomMap

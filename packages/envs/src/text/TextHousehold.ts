@@ -159,12 +159,19 @@ const listing = (names: ReadonlyArray<string>): string => {
  * @category environments
  */
 export class TextHousehold implements TextEnv {
+  /** `Text(1..16384)` over printable ASCII and newline. */
   readonly observationSpace: Space.Text = Space.text(16384, { minLength: 1, charset: TEXT_CHARSET })
+  /** `Text(0..256)` over printable ASCII and newline (a command). */
   readonly actionSpace: Space.Text = Space.text(256, { minLength: 0, charset: TEXT_CHARSET })
+  /** ANSI rendering. */
   readonly metadata: Metadata = { renderModes: ["ansi"] }
+  /** Set by `make`. */
   spec: EnvSpec | undefined = undefined
+  /** Steps after which `truncated` is set (default 50; `Infinity`: never). */
   readonly maxSteps: number
+  /** What a non-admissible command does (default `"penalize"`). */
   readonly invalidActionPolicy: InvalidActionPolicy
+  /** Reward of a non-admissible command under `"penalize"` (default 0). */
   readonly invalidActionPenalty: number
 
   private readonly options: World.GenerateOptions
@@ -185,6 +192,7 @@ export class TextHousehold implements TextEnv {
   private cacheA: Array<number> = []
   private cacheB: Array<number> = []
 
+  /** @throws InvalidOptionError (see the class docs). */
   constructor(options: TextHouseholdOptions = {}) {
     const split = options.split ?? "train"
     if (!World.SPLITS.includes(split)) {
@@ -211,10 +219,12 @@ export class TextHousehold implements TextEnv {
   }
 
   /** The environment's generator; seeded from entropy on first use when no reset seeded it. */
+  /** The environment's generator; seeded from entropy on first use when no reset seeded it. */
   get npRandom(): Rng {
     return (this.rng ??= Rng.fromEntropy())
   }
 
+  /** This env (it wraps nothing). */
   get unwrapped(): TextHousehold {
     return this
   }
@@ -603,6 +613,7 @@ export class TextHousehold implements TextEnv {
     return textMessages(SYSTEM_PROMPT, trajectory.task ?? this.task, trajectory)
   }
 
+  /** Ends the episode; nothing else to release. */
   close(): void {
     this.episode.end()
   }

@@ -79,11 +79,13 @@ const ENV_ID = "Sokoban-6x6-1box-v0"
  * @category environments
  */
 export class TextSokoban extends GridTextEnv {
+  /** "push the box onto the target." (or "push all N boxes onto the targets."). */
   readonly task: string
   /** The underlying `Sokoban` (grid observations, unlimited steps; this wrapper counts steps). */
   readonly inner: Sokoban
   private grid: Uint8Array = new Uint8Array(0)
 
+  /** @throws InvalidOptionError (see the class docs). */
   constructor(options: TextSokobanOptions = {}) {
     super(ENV_ID, ACTION_NAMES, SYSTEM_PROMPT, options, { maxSteps: 100, invalidActionPenalty: -0.1 })
     const size = options.size ?? 6
@@ -98,6 +100,7 @@ export class TextSokoban extends GridTextEnv {
     this.task = numBoxes === 1 ? "push the box onto the target." : `push all ${numBoxes} boxes onto the targets.`
   }
 
+  /** The inner `Sokoban`'s generator (levels are drawn from it). */
   get npRandom(): Rng {
     return this.inner.npRandom
   }

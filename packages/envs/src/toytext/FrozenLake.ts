@@ -35,10 +35,13 @@ import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } 
 import { Schema } from "effect"
 import type { Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
 
-/** Actions. */
+/** Action 0: move left (column - 1). */
 export const LEFT = 0
+/** Action 1: move down (row + 1). */
 export const DOWN = 1
+/** Action 2: move right (column + 1). */
 export const RIGHT = 2
+/** Action 3: move up (row - 1). */
 export const UP = 3
 
 /** Gymnasium's built-in maps. */
@@ -218,13 +221,19 @@ export const transitionTable = (
  * @category models
  */
 export class FrozenLakeEnv implements Env<number, number> {
+  /** `Discrete(nrow * ncol)`: the cell `row * ncol + col`. */
   readonly observationSpace: Space.Discrete
+  /** `Discrete(4)`: {@link LEFT}, {@link DOWN}, {@link RIGHT}, {@link UP}. */
   readonly actionSpace: Space.Discrete = Space.discrete(4)
+  /** ANSI rendering at 4 fps. */
   readonly metadata: Metadata = { renderModes: ["ansi"], renderFps: 4 }
+  /** Set by `make`. */
   spec: EnvSpec | undefined = undefined
   /** Map rows. */
   readonly desc: ReadonlyArray<string>
+  /** Rows of the map. */
   readonly nrow: number
+  /** Columns of the map. */
   readonly ncol: number
   /** Transition table `P[s][a]` (Gymnasium's `self.P`). */
   readonly P: ReadonlyArray<ReadonlyArray<ReadonlyArray<Transition>>>
@@ -273,6 +282,7 @@ export class FrozenLakeEnv implements Env<number, number> {
     return (this.rng ??= Rng.fromEntropy())
   }
 
+  /** This env (it wraps nothing). */
   get unwrapped(): Env<unknown, unknown> {
     return this as Env<unknown, unknown>
   }
@@ -339,5 +349,6 @@ export class FrozenLakeEnv implements Env<number, number> {
     return head + lines.join("\n") + "\n"
   }
 
+  /** Nothing to release. */
   close(): void {}
 }

@@ -61,6 +61,7 @@ export { errorClasses }
 export interface AsyncVectorEnvOptions {
   /** A registered id (registered here and in the workers). */
   readonly envId: string
+  /** Number of sub-envs, a positive integer. */
   readonly numEnvs: number
   /** Kwargs of every sub-env (structured-cloneable). */
   readonly kwargs?: { readonly [key: string]: unknown } | undefined
@@ -136,10 +137,15 @@ const resolveTsxApi = (): string => {
  * @category models
  */
 export class AsyncVectorEnv implements VectorEnv {
+  /** Number of sub-envs. */
   readonly numEnvs: number
+  /** The registered id of every sub-env. */
   readonly envId: string
+  /** Observation space of the id (read from a probe instance in this thread). */
   readonly singleObservationSpace: Space.Space
+  /** Action space of the id. */
   readonly singleActionSpace: Space.Space
+  /** How ended sub-envs are reset. */
   readonly autoresetMode: AutoresetMode
   /** Number of worker threads. */
   readonly numWorkers: number

@@ -93,10 +93,15 @@ const EMPTY_INFO: Info = Object.freeze({})
  * @category models
  */
 export class SyncVectorEnv implements VectorEnv {
+  /** Number of sub-envs. */
   readonly numEnvs: number
+  /** The sub-envs, in row order. */
   readonly envs: ReadonlyArray<AnyEnv>
+  /** Observation space of sub-env 0 (every sub-env must have the same). */
   readonly singleObservationSpace: Space.Space
+  /** Action space of sub-env 0 (every sub-env must have the same). */
   readonly singleActionSpace: Space.Space
+  /** How ended sub-envs are reset. */
   readonly autoresetMode: AutoresetMode
   private readonly observations: Batch
   private readonly rewards: Float64Array

@@ -43,20 +43,31 @@ export interface VectorInfo {
 
 /** Options of a vector reset. `seed` is a base seed (sub-env i gets `seed + i`) or one seed per sub-env. */
 export interface VectorResetOptions {
+  /** A base seed (sub-env i gets `seed + i`) or `numEnvs` seeds. */
   readonly seed?: number | ReadonlyArray<number> | undefined
+  /** Options of every sub-env's reset; `resetMask` (length `numEnvs`) resets only the sub-envs marked true. */
   readonly options?: { readonly [key: string]: unknown; readonly resetMask?: ReadonlyArray<boolean> | Uint8Array } | undefined
 }
 
+/** What a vector `reset` returns (buffers owned by the vector env, overwritten by the next call). */
 export interface VectorResetResult {
+  /** `numEnvs` first observations (layout in the module docs). */
   readonly observations: Batch
+  /** Per-sub-env reset infos. */
   readonly infos: VectorInfo
 }
 
+/** What a vector `step` returns (buffers owned by the vector env, overwritten by the next call). */
 export interface VectorStepResult {
+  /** `numEnvs` observations (after autoreset in `SameStep` mode). */
   readonly observations: Batch
+  /** `Float64Array(numEnvs)` rewards. */
   readonly rewards: Float64Array
+  /** `Uint8Array(numEnvs)`, 1 where the sub-env terminated. */
   readonly terminations: Uint8Array
+  /** `Uint8Array(numEnvs)`, 1 where the sub-env was truncated. */
   readonly truncations: Uint8Array
+  /** Per-sub-env infos and, in `SameStep` mode, final observations. */
   readonly infos: VectorInfo
 }
 
@@ -65,11 +76,25 @@ export interface VectorStepResult {
  * @category models
  */
 export interface VectorEnv {
+  /** Number of sub-environments (rows of every batch). */
   readonly numEnvs: number
+  /** Observation space of one sub-env. */
   readonly singleObservationSpace: Space.Space
+  /** Action space of one sub-env. */
   readonly singleActionSpace: Space.Space
+  /** How ended sub-envs are reset (module docs). */
   readonly autoresetMode: AutoresetMode
+  /**
+   * Reset all sub-envs (or those in `options.resetMask`).
+   * @throws InvalidOptionError for a bad seed array or mask; errors of the sub-envs' `reset`.
+   */
   reset(options?: VectorResetOptions): VectorResetResult
+  /**
+   * Step every sub-env with row i of `actions`, autoresetting as `autoresetMode` says.
+   * @throws InvalidActionError for a malformed batch or an action outside the space; ResetNeededError after
+   *   `close()` or for an ended sub-env in `Disabled` mode.
+   */
   step(actions: Batch): VectorStepResult
+  /** Close every sub-env; idempotent. */
   close(): void
 }
