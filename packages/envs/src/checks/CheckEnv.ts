@@ -29,9 +29,11 @@ import type { AnyEnv, ResetResult, StepResult } from "../Env.js"
 
 /** One finding of {@link checkEnv}. */
 export interface Finding {
+  /** `error` breaks the contract (thrown by `checkEnv`); `warning` is returned. */
   readonly level: "error" | "warning"
   /** Which check: `spaces`, `reset`, `determinism`, `step`, `render`, `seeding`. */
   readonly check: string
+  /** What was wrong, with the offending value. */
   readonly message: string
 }
 

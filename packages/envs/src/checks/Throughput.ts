@@ -45,10 +45,13 @@ export interface ThroughputOptions {
 
 /** What {@link measureThroughput} reports. */
 export interface ThroughputResult {
+  /** The id measured. */
   readonly envId: string
+  /** How it was stepped (see {@link ThroughputOptions}). */
   readonly mode: "raw" | "make" | "vector"
   /** 1 for raw/make. */
   readonly numEnvs: number
+  /** Vector mode only: sync or async. */
   readonly vectorizationMode?: "sync" | "async" | undefined
   /** Environment steps timed. */
   readonly steps: number

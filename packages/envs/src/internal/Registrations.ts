@@ -39,8 +39,11 @@ export interface Registration extends EnvSpec {
 
 /** Parsed parts of an id `[namespace/]name[-vN]` (Gymnasium's `parse_env_id`). */
 export interface ParsedId {
+  /** The part before `/`, if any. */
   readonly namespace: string | undefined
+  /** The name (`CartPole`). */
   readonly name: string
+  /** The `N` of `-vN`, if any. */
   readonly version: number | undefined
 }
 

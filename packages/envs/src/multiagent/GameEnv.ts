@@ -39,7 +39,9 @@ import type { ParallelEnv, ParallelStepResult } from "./ParallelEnv.js"
 
 /** The observation of {@link gameToAec}: PettingZoo's classic `{ observation, action_mask }`. */
 export interface MaskedObservation<O = string | Float32Array> {
+  /** The information-state string, or the `encode` tensor. */
   readonly observation: O
+  /** `Uint8Array(numDistinctActions)`: 1 at the legal actions of this agent when it is to act, else all 0. */
   readonly action_mask: Uint8Array
 }
 

@@ -54,6 +54,7 @@ export type Params = { readonly [key: string]: ParamValue }
 
 /** A registration: the factory and its parameters with defaults. */
 export interface GameRegistration {
+  /** Short name, e.g. `kuhn_poker` (what `loadGame` parses before the parentheses). */
   readonly name: string
   /** Parameter names with their default values; other names are rejected. */
   readonly parameters: Params

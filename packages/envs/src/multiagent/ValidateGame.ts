@@ -37,8 +37,11 @@ export interface ValidateOptions {
 
 /** What the walk saw. */
 export interface ValidationReport {
+  /** States visited (every node of the tree). */
   readonly nodes: number
+  /** Terminal states among them. */
   readonly terminals: number
+  /** Chance nodes among them. */
   readonly chanceNodes: number
   /** Distinct `(player, informationStateString)` pairs at decision nodes. */
   readonly infoStates: number

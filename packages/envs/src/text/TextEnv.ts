@@ -24,7 +24,9 @@ import type { Env } from "../Env.js"
 
 /** One chat turn (OpenAI-style roles). */
 export interface ChatMessage {
+  /** Who speaks: the rules (`system`), the environment (`user`) or the agent (`assistant`). */
   readonly role: "system" | "user" | "assistant"
+  /** The text of the turn. */
   readonly content: string
 }
 

@@ -31,14 +31,17 @@ export const TASK_TYPES = [
   "pick_cool_then_place_in_recep",
   "pick_two_obj_and_place"
 ] as const
+/** One of ALFWorld's six task types ({@link TASK_TYPES}). */
 export type TaskType = typeof TASK_TYPES[number]
 
 /** Episode splits, as ALFWorld's `train`, `valid_seen` (here `seen`) and `valid_unseen` (here `unseen`). */
 export type Split = "train" | "seen" | "unseen"
+/** Every split, in order. */
 export const SPLITS: ReadonlyArray<Split> = ["train", "seen", "unseen"]
 
 /** Room types (ALFWorld scene categories). */
 export const ROOMS = ["kitchen", "livingroom", "bedroom", "bathroom"] as const
+/** One of the {@link ROOMS}. */
 export type Room = typeof ROOMS[number]
 
 /** Object classes used by receptacle acceptance lists. */
@@ -46,11 +49,17 @@ type ObjClass = "food" | "dish" | "utensil" | "bottle" | "small" | "media" | "de
 
 /** An object type: name, class, properties and the rooms it occurs in. */
 export interface ObjectType {
+  /** ALFRED object name, lower case (`mug`, `apple`, ...). */
   readonly name: string
+  /** Class that receptacles accept. */
   readonly cls: ObjClass
+  /** Whether `clean O with sinkbasin N` applies. */
   readonly cleanable: boolean
+  /** Whether `heat O with microwave N` applies. */
   readonly heatable: boolean
+  /** Whether `cool O with fridge N` applies. */
   readonly coolable: boolean
+  /** Rooms where it occurs. */
   readonly rooms: ReadonlyArray<Room>
 }
 
@@ -123,10 +132,13 @@ export const OBJECT_TYPES: ReadonlyArray<ObjectType> = [
 
 /** A receptacle type: name, openable, accepted object classes (or explicit types), per-room count ranges. */
 export interface ReceptacleType {
+  /** ALFRED receptacle name, lower case (`cabinet`, `fridge`, ...). */
   readonly name: string
+  /** Whether it starts closed and takes `open`/`close`. */
   readonly openable: boolean
   /** "in" or "on" (task phrasing only; ALFWorld's command itself is `move X to Y`). */
   readonly prep: "in" | "on"
+  /** Object classes or object type names it accepts. */
   readonly accepts: ReadonlyArray<string>
   /** Inclusive count range per room type where it occurs. */
   readonly counts: Partial<Record<Room, readonly [number, number]>>
@@ -238,7 +250,9 @@ export type Difficulty = "default" | "easy"
 
 /** Options of {@link generate}. */
 export interface GenerateOptions {
+  /** Which split's layouts and (object, receptacle) pairs to draw from. */
   readonly split: Split
+  /** How many receptacles the room gets. */
   readonly difficulty: Difficulty
   /** Objects besides the task objects (and the lamp). */
   readonly numDistractors: number
@@ -248,9 +262,13 @@ export interface GenerateOptions {
 
 /** A generated episode: static layout plus the initial dynamic state. */
 export interface World {
+  /** The split it was generated for. */
   readonly split: Split
+  /** The room type. */
   readonly room: Room
+  /** Index of the room layout within its split (layouts of `unseen` never occur in `train`/`seen`). */
   readonly layoutVariant: number
+  /** The task type. */
   readonly taskType: TaskType
   /** Goal object type name. */
   readonly goalObject: string

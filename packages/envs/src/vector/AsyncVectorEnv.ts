@@ -42,8 +42,8 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "
 import type { Info } from "../Env.js"
 import { registerBuiltins } from "../internal/BuiltinEnvs.js"
 import { make } from "../internal/Registrations.js"
+import { checkAutoresetMode, splitResetOptions, stepResult, subSeeds } from "../internal/VectorCommon.js"
 import { CMD, CTRL, deserializeError, errorClasses, STATUS, type WorkerReply, type WorkerSetup } from "../internal/WorkerProtocol.js"
-import { checkAutoresetMode, splitResetOptions, subSeeds } from "./SyncVectorEnv.js"
 import * as VectorBatch from "./VectorBatch.js"
 import type {
   AutoresetMode,
@@ -364,7 +364,7 @@ export class AsyncVectorEnv implements VectorEnv {
     const infos = new Array<Info>(this.numEnvs).fill(EMPTY_INFO)
     const finals: { obs?: Array<unknown>; info?: Array<Info | undefined> } = {}
     this.run(CMD.STEP, infos, finals)
-    return VectorBatch.stepResult(this.observations, this.rewards, this.terminations, this.truncations, infos, finals.obs, finals.info)
+    return stepResult(this.observations, this.rewards, this.terminations, this.truncations, infos, finals.obs, finals.info)
   }
 
   /** Stop the workers (they close their sub-envs first); `closed` resolves when they have exited. Idempotent. */

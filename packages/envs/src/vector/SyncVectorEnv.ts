@@ -28,6 +28,7 @@
  */
 import { InvalidOptionError, ResetNeededError, Space } from "@autodidact/core"
 import type { AnyEnv, Info } from "../Env.js"
+import { checkAutoresetMode, splitResetOptions, stepResult, subSeeds } from "../internal/VectorCommon.js"
 import * as VectorBatch from "./VectorBatch.js"
 import type {
   AutoresetMode,
@@ -42,48 +43,6 @@ import type {
 export interface SyncVectorEnvOptions {
   /** Default `"NextStep"`. */
   readonly autoresetMode?: AutoresetMode | undefined
-}
-
-const AUTORESET_MODES: ReadonlyArray<AutoresetMode> = ["NextStep", "SameStep", "Disabled"]
-
-/**
- * Validate an autoreset mode.
- * @throws InvalidOptionError for anything but `"NextStep"`, `"SameStep"`, `"Disabled"`.
- */
-export const checkAutoresetMode = (mode: unknown): AutoresetMode => {
-  if (!AUTORESET_MODES.includes(mode as AutoresetMode)) {
-    throw new InvalidOptionError({ option: "autoresetMode", value: mode, reason: `expected one of ${AUTORESET_MODES.join(", ")}` })
-  }
-  return mode as AutoresetMode
-}
-
-/**
- * Per-sub-env seeds of a vector reset: `seed + i`, `seed[i]`, or undefined.
- * @throws InvalidOptionError when an array of seeds has the wrong length.
- */
-export const subSeeds = (seed: number | ReadonlyArray<number> | undefined, n: number): Array<number | undefined> => {
-  if (seed === undefined) return new Array<number | undefined>(n).fill(undefined)
-  if (typeof seed === "number") return Array.from({ length: n }, (_, i) => seed + i)
-  if (seed.length !== n) {
-    throw new InvalidOptionError({ option: "seed", value: seed, reason: `expected ${n} seeds, one per sub-env` })
-  }
-  return [...seed]
-}
-
-/**
- * Split vector reset options into the reset mask (all true when absent) and the options passed to sub-envs.
- * @throws InvalidOptionError when the mask's length is not `n`.
- */
-export const splitResetOptions = (
-  options: VectorResetOptions["options"],
-  n: number
-): { mask: Array<boolean>; rest: { readonly [key: string]: unknown } | undefined } => {
-  if (options === undefined || options.resetMask === undefined) return { mask: new Array<boolean>(n).fill(true), rest: options }
-  const { resetMask, ...rest } = options
-  if (resetMask.length !== n) {
-    throw new InvalidOptionError({ option: "options.resetMask", value: resetMask, reason: `expected ${n} entries` })
-  }
-  return { mask: Array.from(resetMask as ArrayLike<unknown>, (x) => Boolean(x)), rest: Object.keys(rest).length > 0 ? rest : undefined }
 }
 
 const EMPTY_INFO: Info = Object.freeze({})
@@ -229,7 +188,7 @@ export class SyncVectorEnv implements VectorEnv {
         infos[i] = r.info
       }
     }
-    return VectorBatch.stepResult(this.observations, this.rewards, this.terminations, this.truncations, infos, finalObservation, finalInfo)
+    return stepResult(this.observations, this.rewards, this.terminations, this.truncations, infos, finalObservation, finalInfo)
   }
 
   /** Close every sub-env; further calls throw {@link ResetNeededError}. Idempotent. */

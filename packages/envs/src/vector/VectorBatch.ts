@@ -9,8 +9,7 @@
  * @since 0.1.0
  */
 import { InvalidActionError, Space } from "@autodidact/core"
-import type { Info } from "../Env.js"
-import type { Batch, VectorInfo, VectorStepResult } from "./VectorEnv.js"
+import type { Batch } from "./VectorEnv.js"
 
 /** Elements per row of a batch for `space` (1 for non-`Box` spaces). */
 export const rowSize = (space: Space.Space): number => (space._tag === "Box" ? Space.boxSize(space) : 1)
@@ -69,22 +68,4 @@ export const checkActions = (envId: string, space: Space.Space, actions: Batch, 
       space: `a batch of ${expected} elements for ${n} x ${Space.describe(space)}`
     })
   }
-}
-
-/**
- * The result of a vector step over a vector env's own buffers (returned as they are, not copied; the next call
- * overwrites them). `finalObservation`/`finalInfo` (`SameStep` autoreset, index i set for each sub-env that ended) are
- * included only when some sub-env ended, as Gymnasium adds `final_obs`/`final_info` only then.
- */
-export const stepResult = (
-  observations: Batch,
-  rewards: Float64Array,
-  terminations: Uint8Array,
-  truncations: Uint8Array,
-  infos: ReadonlyArray<Info>,
-  finalObservation: ReadonlyArray<unknown> | undefined,
-  finalInfo: ReadonlyArray<Info | undefined> | undefined
-): VectorStepResult => {
-  const info: VectorInfo = finalObservation === undefined ? { infos } : { infos, finalObservation, finalInfo }
-  return { observations, rewards, terminations, truncations, infos: info }
 }
