@@ -10,8 +10,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import * as SokobanLevel from "../src/SokobanLevel.js"
-import * as SokobanSolver from "../src/SokobanSolver.js"
+import * as SokobanLevel from "../src/sokoban/SokobanLevel.js"
+import * as SokobanSolver from "../src/sokoban/SokobanSolver.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const file = process.argv[4] ?? path.resolve(here, "../../../../shared/data/boxoban/unfiltered/valid/000.txt")

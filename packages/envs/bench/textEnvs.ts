@@ -8,12 +8,12 @@
  */
 import { Rng } from "@autodidact/core"
 import type { AnyEnv } from "../src/Env.js"
-import { SyncVectorEnv } from "../src/SyncVectorEnv.js"
-import type { TextEnv } from "../src/TextEnv.js"
-import { TextFrozenLake } from "../src/TextFrozenLake.js"
-import { TextHousehold } from "../src/TextHousehold.js"
-import { TextSokoban } from "../src/TextSokoban.js"
-import { Checked, TimeLimit } from "../src/Wrappers.js"
+import { SyncVectorEnv } from "../src/vector/SyncVectorEnv.js"
+import type { TextEnv } from "../src/text/TextEnv.js"
+import { TextFrozenLake } from "../src/text/TextFrozenLake.js"
+import { TextHousehold } from "../src/text/TextHousehold.js"
+import { TextSokoban } from "../src/text/TextSokoban.js"
+import { Checked, TimeLimit } from "../src/wrappers/Wrappers.js"
 
 const steps = Number(process.argv[2] ?? 200_000)
 const makers: Array<[string, () => TextEnv, number]> = [

@@ -4,7 +4,7 @@
  *
  *   cd packages/envs && npx tsx --conditions=@autodidact/source bench/throughput.ts [steps]
  */
-import { formatTable, measureThroughput, type ThroughputResult } from "../src/Throughput.js"
+import { formatTable, measureThroughput, type ThroughputResult } from "../src/checks/Throughput.js"
 
 const steps = Number(process.argv[2] ?? 2_000_000)
 const results: Array<ThroughputResult> = []

@@ -25,18 +25,23 @@ export type Info = Trajectory.Info
 
 /** Options of `reset` (Gymnasium's `reset(seed=None, options=None)`). */
 export interface ResetOptions {
+  /** Re-seed `npRandom` with `Rng.make(seed)`: a non-negative safe integer (else `InvalidSeedError`). */
   readonly seed?: number | undefined
+  /** Env-specific reset options (e.g. CartPole's `low`/`high`/`state`); unknown keys are ignored. */
   readonly options?: { readonly [key: string]: unknown } | undefined
 }
 
 /** What `reset` returns. */
 export interface ResetResult<Obs> {
+  /** The first observation of the episode, a member of `observationSpace`. */
   readonly observation: Obs
+  /** Diagnostics of the reset (a plain object, often empty). */
   readonly info: Info
 }
 
 /** What `step` returns: Gymnasium's 5-tuple as a record. */
 export interface StepResult<Obs> {
+  /** The observation after the step, a member of `observationSpace`. */
   readonly observation: Obs
   /** Scalar reward for the transition (finite). */
   readonly reward: number
@@ -44,6 +49,7 @@ export interface StepResult<Obs> {
   readonly terminated: boolean
   /** The episode was cut short (time limit, out of bounds); the last observation is still valid for bootstrapping. */
   readonly truncated: boolean
+  /** Diagnostics of the step (a plain object). */
   readonly info: Info
 }
 
@@ -63,7 +69,9 @@ export interface EnvSpec {
 
 /** Static facts about rendering (Gymnasium's `metadata`). */
 export interface Metadata {
+  /** The render modes the env supports (`"ansi"`: `render()` returns text). */
   readonly renderModes: ReadonlyArray<"ansi" | "rgb_array" | "human">
+  /** Frames per second of a human rendering. */
   readonly renderFps?: number | undefined
 }
 
@@ -72,8 +80,11 @@ export interface Metadata {
  * @category models
  */
 export interface Env<Obs = unknown, Act = unknown> {
+  /** The space every observation belongs to (`Space.contains(observationSpace, obs)`). */
   readonly observationSpace: Space.Space
+  /** The space of legal actions. */
   readonly actionSpace: Space.Space
+  /** Static facts about rendering. */
   readonly metadata: Metadata
   /** Set by the registry's `make`; undefined for an environment built by hand. */
   spec: EnvSpec | undefined
@@ -81,10 +92,20 @@ export interface Env<Obs = unknown, Act = unknown> {
   readonly npRandom: Rng
   /** The innermost environment under all wrappers. */
   readonly unwrapped: Env<unknown, unknown>
+  /**
+   * Start an episode (Gymnasium's `reset`).
+   * @throws InvalidSeedError for a bad seed; InvalidOptionError for bad env options.
+   */
   reset(options?: ResetOptions): ResetResult<Obs>
+  /**
+   * Advance the episode by one action (Gymnasium's `step`).
+   * @throws ResetNeededError before the first reset or after the episode ended; InvalidActionError for an action
+   *   outside `actionSpace`.
+   */
   step(action: Act): StepResult<Obs>
   /** Text (ANSI) rendering of the current state, or undefined when the env has none. */
   render(): string | undefined
+  /** Release resources; idempotent. */
   close(): void
 }
 

@@ -1,9 +1,9 @@
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import { AsyncVectorEnv } from "../src/AsyncVectorEnv.js"
+import { AsyncVectorEnv } from "../src/vector/AsyncVectorEnv.js"
 import * as Registry from "../src/Registry.js"
-import { SyncVectorEnv } from "../src/SyncVectorEnv.js"
-import type { AutoresetMode, VectorEnv, VectorStepResult } from "../src/VectorEnv.js"
+import { SyncVectorEnv } from "../src/vector/SyncVectorEnv.js"
+import type { AutoresetMode, VectorEnv, VectorStepResult } from "../src/vector/VectorEnv.js"
 
 const snapshot = (r: VectorStepResult) => ({
   observations: Array.from(r.observations as ArrayLike<number>),

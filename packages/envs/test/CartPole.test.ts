@@ -1,8 +1,10 @@
-import { InvalidActionError, InvalidOptionError, ResetNeededError, Space } from "@autodidact/core"
+import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import * as CartPole from "../src/CartPole.js"
+import * as CheckEnv from "../src/checks/CheckEnv.js"
+import * as CartPole from "../src/classic/CartPole.js"
 import * as Registry from "../src/Registry.js"
 
 const dataPath = fileURLToPath(new URL("../../../../shared/data/gymnasium/cartpole_public.json", import.meta.url))
@@ -90,17 +92,89 @@ describe("CartPole", () => {
     expect(sb.step(0).reward).toBe(-1)
   })
 
-  it("spaces match Gymnasium's", () => {
+  it("spaces match Gymnasium's exactly: ±inf velocity bounds", () => {
     const env = new CartPole.CartPoleEnv()
     expect(env.actionSpace).toEqual(Space.discrete(2))
     const box = env.observationSpace
     expect(box.shape).toEqual([4])
     expect(box.dtype).toBe("float32")
-    expect(box.high).toEqual([Math.fround(4.8), 3.4028234663852886e38, Math.fround((2 * 12 * 2 * Math.PI) / 360), 3.4028234663852886e38])
-    expect(box.high[2]).toBeCloseTo(0.41887903, 7)
-    expect(box.low).toEqual(box.high.map((x) => -x))
+    // Gymnasium 1.4 cartpole.py: high = np.array([x_threshold * 2, np.inf, theta_threshold_radians * 2, np.inf],
+    // dtype=np.float32); python3 -c "import numpy as np; print(np.float32(2.4*2).item(), np.float32(12*2*np.pi/360*2).item())"
+    expect(box.high).toEqual([4.800000190734863, Infinity, 0.41887903213500977, Infinity])
+    expect(box.low).toEqual([-4.800000190734863, -Infinity, -0.41887903213500977, -Infinity])
+    expect(Space.describe(box)).toBe(
+      "Box([-4.800000190734863, -Infinity, -0.41887903213500977, -Infinity], [4.800000190734863, Infinity, 0.41887903213500977, Infinity], (4,), float32)"
+    )
     const { observation } = env.reset({ seed: 3 })
     expect(Space.contains(box, observation)).toBe(true)
+  })
+
+  it("contains: any non-NaN velocity, bounded position and angle", () => {
+    const box = CartPole.observationSpace
+    const f32 = (xs: Array<number>) => Float32Array.from(xs)
+    expect(Space.contains(box, f32([0, 3.4e38, 0, -3.4e38]))).toBe(true)
+    expect(Space.contains(box, f32([0, Infinity, 0, -Infinity]))).toBe(true) // np.inf is in Box(-inf, inf)
+    expect(Space.contains(box, f32([0, Number.NaN, 0, 0]))).toBe(false)
+    expect(Space.contains(box, f32([4.81, 0, 0, 0]))).toBe(false)
+    expect(Space.contains(box, f32([0, 0, -0.42, 0]))).toBe(false)
+    expect(Space.contains(box, f32([4.8, 0, 0.4188, 0]))).toBe(true)
+    expect(Space.contains(box, [0, 0, 0, 0])).toBe(false) // not a Float32Array
+  })
+
+  it("sample: bounded dims uniform within the bounds, unbounded dims standard normal (Gymnasium's Box.sample)", () => {
+    const rng = Rng.make(7)
+    const n = 20_000
+    const cols = [0, 1, 2, 3].map(() => new Float64Array(n))
+    for (let k = 0; k < n; k++) {
+      const x = Space.sample(CartPole.observationSpace, rng) as Float32Array
+      expect(x).toBeInstanceOf(Float32Array)
+      for (let j = 0; j < 4; j++) cols[j]![k] = x[j]!
+    }
+    const mean = (c: Float64Array) => c.reduce((a, b) => a + b, 0) / c.length
+    const variance = (c: Float64Array) => {
+      const m = mean(c)
+      return c.reduce((a, b) => a + (b - m) ** 2, 0) / c.length
+    }
+    for (const [j, h] of [[0, 4.8], [2, 0.41887903]] as const) {
+      const c = cols[j]!
+      expect(c.every((v) => Math.abs(v) <= h + 1e-6)).toBe(true)
+      // uniform(-h, h): mean 0, variance h^2 / 3; standard errors h/sqrt(3n) and ~h^2/(sqrt(5n))
+      expect(Math.abs(mean(c))).toBeLessThan(5 * h / Math.sqrt(3 * n))
+      expect(variance(c) / (h * h / 3)).toBeCloseTo(1, 1)
+    }
+    for (const j of [1, 3]) {
+      const c = cols[j]!
+      expect(c.every(Number.isFinite)).toBe(true)
+      expect(Math.abs(mean(c))).toBeLessThan(5 / Math.sqrt(n))
+      expect(variance(c)).toBeCloseTo(1, 1)
+      // a normal, not a bounded uniform: about 4.6% of draws beyond 2 sigma
+      const tail = c.filter((v) => Math.abs(v) > 2).length / n
+      expect(tail).toBeGreaterThan(0.035)
+      expect(tail).toBeLessThan(0.057)
+    }
+  })
+
+  it("the space survives a JSON round trip through the Space schema's JSON codec (±Infinity as strings)", () => {
+    const codec = Schema.toCodecJson(Space.Space)
+    const encoded = Schema.encodeSync(codec)(CartPole.observationSpace)
+    const text = JSON.stringify(encoded)
+    expect(text).toContain('"Infinity"')
+    expect(text).toContain('"-Infinity"')
+    const decoded = Schema.decodeUnknownSync(codec)(JSON.parse(text))
+    expect(decoded).toEqual(CartPole.observationSpace)
+    // plain JSON.stringify would lose the bounds (Infinity -> null), which the schema refuses to decode
+    expect(() => Schema.decodeUnknownSync(codec)(JSON.parse(JSON.stringify(CartPole.observationSpace)))).toThrow()
+  })
+
+  it("checkEnv passes with the unbounded observation space (bare, through make, and for sampled observations)", () => {
+    expect(CheckEnv.checkEnv(new CartPole.CartPoleEnv())).toEqual([])
+    expect(CheckEnv.checkEnv(Registry.make("CartPole-v1"))).toEqual([])
+    // an observation far outside the old finite bounds is still legal; NaN is not
+    const env = new CartPole.CartPoleEnv()
+    env.reset({ options: { state: [0, 1e39, 0, -1e39] } })
+    expect(Space.contains(env.observationSpace, Float32Array.from(env.state))).toBe(true) // ±inf after float32 rounding
+    const spaces = CheckEnv.collectFindings(new CartPole.CartPoleEnv()).filter((f) => f.check === "spaces")
+    expect(spaces).toEqual([])
   })
 
   it("validates options and actions with typed errors", () => {

@@ -1,10 +1,10 @@
 import { Rng, Space } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import * as CartPole from "../src/CartPole.js"
-import * as CheckEnv from "../src/CheckEnv.js"
+import * as CartPole from "../src/classic/CartPole.js"
+import * as CheckEnv from "../src/checks/CheckEnv.js"
 import type { StepResult } from "../src/Env.js"
-import * as FrozenLake from "../src/FrozenLake.js"
+import * as FrozenLake from "../src/toytext/FrozenLake.js"
 import * as Registry from "../src/Registry.js"
 import { CountingEnv } from "./fixtures.js"
 

@@ -2,7 +2,7 @@ import { InvalidActionError, InvalidOptionError, ResetNeededError } from "@autod
 import { describe, expect, it } from "@effect/vitest"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import * as FrozenLake from "../src/FrozenLake.js"
+import * as FrozenLake from "../src/toytext/FrozenLake.js"
 import * as Registry from "../src/Registry.js"
 
 const dataPath = fileURLToPath(new URL("../../../../shared/data/gymnasium/frozenlake_P.json", import.meta.url))

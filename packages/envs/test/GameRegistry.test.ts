@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as GameRegistry from "../src/GameRegistry.js"
+import * as GameRegistry from "../src/multiagent/GameRegistry.js"
 import { walk } from "./gameTestUtil.js"
 
 describe("GameRegistry", () => {

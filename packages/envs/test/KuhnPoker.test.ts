@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { CHANCE, IllegalActionError, InvalidGameError, TERMINAL } from "../src/Game.js"
-import * as KuhnPoker from "../src/KuhnPoker.js"
+import { CHANCE, IllegalActionError, InvalidGameError, TERMINAL } from "../src/multiagent/Game.js"
+import * as KuhnPoker from "../src/multiagent/KuhnPoker.js"
 import { checkUndo, play, walk } from "./gameTestUtil.js"
 
 describe("KuhnPoker", () => {

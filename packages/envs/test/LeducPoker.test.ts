@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { CHANCE, type Game, IllegalActionError, type State } from "../src/Game.js"
-import * as LeducPoker from "../src/LeducPoker.js"
+import { CHANCE, type Game, IllegalActionError, type State } from "../src/multiagent/Game.js"
+import * as LeducPoker from "../src/multiagent/LeducPoker.js"
 import { checkUndo, play, walk } from "./gameTestUtil.js"
 
 /** NashConv of the uniform policy by plain best response (independent of the solvers package). */

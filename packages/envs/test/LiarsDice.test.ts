@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { CHANCE, IllegalActionError } from "../src/Game.js"
-import * as LiarsDice from "../src/LiarsDice.js"
+import { CHANCE, IllegalActionError } from "../src/multiagent/Game.js"
+import * as LiarsDice from "../src/multiagent/LiarsDice.js"
 import { checkUndo, play } from "./gameTestUtil.js"
 
 describe("LiarsDice", () => {

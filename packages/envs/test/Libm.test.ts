@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Libm from "../src/Libm.js"
+import * as Libm from "../src/classic/Libm.js"
 
 // [x, sin x, cos x] from CPython's math.sin/math.cos (glibc 2.36, x86-64), every one also checked to be the
 // correctly rounded value (exact rational Taylor sum, Python's fractions). 220 arguments, drawn with

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Space } from "@autodidact/core"
-import { IllegalActionError } from "../src/Game.js"
-import * as GameRegistry from "../src/GameRegistry.js"
-import * as MultiAgent from "../src/MultiAgent.js"
-import * as TicTacToe from "../src/TicTacToe.js"
-import * as TreeGame from "../src/TreeGame.js"
+import { IllegalActionError } from "../src/multiagent/Game.js"
+import * as CheckAecEnv from "../src/checks/CheckAecEnv.js"
+import * as GameRegistry from "../src/multiagent/GameRegistry.js"
+import * as MultiAgent from "../src/multiagent/MultiAgent.js"
+import * as TicTacToe from "../src/multiagent/TicTacToe.js"
+import * as TreeGame from "../src/multiagent/TreeGame.js"
 
 describe("MultiAgent AEC", () => {
   it("plays tic-tac-toe: turns, masks, cumulative rewards and dead steps", () => {
@@ -80,7 +81,7 @@ describe("MultiAgent AEC", () => {
     env.step(4)
     const obs = env.observe("player_1").observation as Float32Array
     expect(obs[2 * 9 + 4]).toBe(1)
-    expect(MultiAgent.apiTest(env, { numCycles: 50 }).steps).toBe(100)
+    expect(CheckAecEnv.checkAecEnv(env, { numCycles: 50 }).steps).toBe(100)
   })
 })
 
@@ -196,14 +197,20 @@ const delegate = <O, A>(env: MultiAgent.AecEnv<O, A>, over: Partial<MultiAgent.A
   return Object.defineProperties(base, Object.getOwnPropertyDescriptors(over)) as MultiAgent.AecEnv<O, A>
 }
 
-describe("apiTest", () => {
+describe("checkAecEnv (PettingZoo's api_test)", () => {
+  it("is also MultiAgent.checkAecEnv, and MultiAgent.apiTest is its deprecated alias", () => {
+    expect(MultiAgent.checkAecEnv).toBe(CheckAecEnv.checkAecEnv)
+    expect(MultiAgent.apiTest).toBe(CheckAecEnv.checkAecEnv)
+    expect(CheckAecEnv.apiTest).toBe(CheckAecEnv.checkAecEnv)
+  })
+
   it("passes on the game adapters and converters", () => {
     for (const name of ["kuhn_poker", "kuhn_poker(players=3)", "leduc_poker", "tic_tac_toe", "liars_dice", "matrix_rps"]) {
-      const report = MultiAgent.apiTest(MultiAgent.gameToAec(GameRegistry.loadGame(name)), { numCycles: 100 })
+      const report = CheckAecEnv.checkAecEnv(MultiAgent.gameToAec(GameRegistry.loadGame(name)), { numCycles: 100 })
       expect(report.episodes).toBeGreaterThan(1)
     }
     const rt = MultiAgent.parallelToAec(MultiAgent.gameToParallel(GameRegistry.loadGame("matrix_shapleys_game")))
-    expect(MultiAgent.apiTest(rt, { numCycles: 50 }).episodes).toBe(25) // 100 agent steps: 2 moves + 2 dead steps per episode
+    expect(CheckAecEnv.checkAecEnv(rt, { numCycles: 50 }).episodes).toBe(25) // 100 agent steps: 2 moves + 2 dead steps per episode
   })
 
   it("fails on a broken env, listing the findings", () => {
@@ -217,7 +224,7 @@ describe("apiTest", () => {
       last: () => ({ ...env.last(), observation: { ...env.last().observation, observation: "\u0007bell" } })
     })
     try {
-      MultiAgent.apiTest(broken, { numCycles: 10 })
+      CheckAecEnv.checkAecEnv(broken, { numCycles: 10 })
       expect.unreachable()
     } catch (e) {
       expect(e).toBeInstanceOf(MultiAgent.ApiTestError)
@@ -232,7 +239,7 @@ describe("apiTest", () => {
     let calls = 0
     const sloppy = delegate(env, { reset: (o: MultiAgent.ResetOptions = {}) => env.reset({ ...o, seed: (o.seed ?? 0) + calls++ }) })
     try {
-      MultiAgent.apiTest(sloppy, { numCycles: 20 })
+      CheckAecEnv.checkAecEnv(sloppy, { numCycles: 20 })
       expect.unreachable()
     } catch (e) {
       expect(e).toBeInstanceOf(MultiAgent.ApiTestError)
@@ -243,6 +250,6 @@ describe("apiTest", () => {
   it("catches a dead agent that accepts an action", () => {
     const env = MultiAgent.gameToAec(TicTacToe.make())
     const lax = delegate(env, { step: (a: number | null) => env.step(env.terminations[env.agentSelection] === true ? null : a) })
-    expect(() => MultiAgent.apiTest(lax, { numCycles: 20 })).toThrow(/stepping dead agent player_\d with a non-null action did not throw/)
+    expect(() => CheckAecEnv.checkAecEnv(lax, { numCycles: 20 })).toThrow(/stepping dead agent player_\d with a non-null action did not throw/)
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { InvalidGameError, TERMINAL } from "../src/Game.js"
-import * as NormalFormGame from "../src/NormalFormGame.js"
+import { InvalidGameError, TERMINAL } from "../src/multiagent/Game.js"
+import * as NormalFormGame from "../src/multiagent/NormalFormGame.js"
 import { checkUndo, play, walk } from "./gameTestUtil.js"
 
 describe("NormalFormGame", () => {

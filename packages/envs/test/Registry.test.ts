@@ -1,10 +1,10 @@
 import { InvalidActionError, NonFiniteValueError, ResetNeededError } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import * as CartPole from "../src/CartPole.js"
-import * as FrozenLake from "../src/FrozenLake.js"
+import * as CartPole from "../src/classic/CartPole.js"
+import * as FrozenLake from "../src/toytext/FrozenLake.js"
 import * as Registry from "../src/Registry.js"
-import { SyncVectorEnv } from "../src/SyncVectorEnv.js"
-import * as Wrappers from "../src/Wrappers.js"
+import { SyncVectorEnv } from "../src/vector/SyncVectorEnv.js"
+import * as Wrappers from "../src/wrappers/Wrappers.js"
 import { CountingEnv } from "./fixtures.js"
 
 describe("Registry", () => {

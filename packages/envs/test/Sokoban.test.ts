@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
-import { ACTIONS, CELL, Sokoban } from "../src/Sokoban.js"
-import * as SokobanGenerator from "../src/SokobanGenerator.js"
-import * as SokobanLevel from "../src/SokobanLevel.js"
+import { ACTIONS, CELL, Sokoban } from "../src/sokoban/Sokoban.js"
+import * as SokobanGenerator from "../src/sokoban/SokobanGenerator.js"
+import * as SokobanLevel from "../src/sokoban/SokobanLevel.js"
 
 const NOOP = 0
 const PUSH_RIGHT = 4

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Rng } from "@autodidact/core"
 import { Effect } from "effect"
-import { Sokoban } from "../src/Sokoban.js"
-import * as SokobanGenerator from "../src/SokobanGenerator.js"
-import * as SokobanLevel from "../src/SokobanLevel.js"
-import * as SokobanSolver from "../src/SokobanSolver.js"
+import { Sokoban } from "../src/sokoban/Sokoban.js"
+import * as SokobanGenerator from "../src/sokoban/SokobanGenerator.js"
+import * as SokobanLevel from "../src/sokoban/SokobanLevel.js"
+import * as SokobanSolver from "../src/sokoban/SokobanSolver.js"
 
 describe("SokobanGenerator.generate", () => {
   it("is reproducible from the seed and varies with it", () => {

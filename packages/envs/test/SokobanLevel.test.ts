@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import * as SokobanLevel from "../src/SokobanLevel.js"
+import * as SokobanLevel from "../src/sokoban/SokobanLevel.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 /** Boxoban data beside the repository root: <root>/../shared/data. */

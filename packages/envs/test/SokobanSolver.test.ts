@@ -3,10 +3,10 @@ import { Rng } from "@autodidact/core"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Sokoban } from "../src/Sokoban.js"
-import * as SokobanGenerator from "../src/SokobanGenerator.js"
-import * as SokobanLevel from "../src/SokobanLevel.js"
-import * as SokobanSolver from "../src/SokobanSolver.js"
+import { Sokoban } from "../src/sokoban/Sokoban.js"
+import * as SokobanGenerator from "../src/sokoban/SokobanGenerator.js"
+import * as SokobanLevel from "../src/sokoban/SokobanLevel.js"
+import * as SokobanSolver from "../src/sokoban/SokobanSolver.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const boxobanFile = path.resolve(here, "../../../../shared/data/boxoban/unfiltered/valid/000.txt")

@@ -1,9 +1,9 @@
 import { InvalidActionError, InvalidOptionError, ResetNeededError } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import * as CartPole from "../src/CartPole.js"
+import * as CartPole from "../src/classic/CartPole.js"
 import * as Registry from "../src/Registry.js"
-import { SyncVectorEnv } from "../src/SyncVectorEnv.js"
-import type { AutoresetMode } from "../src/VectorEnv.js"
+import { SyncVectorEnv } from "../src/vector/SyncVectorEnv.js"
+import type { AutoresetMode } from "../src/vector/VectorEnv.js"
 
 // sub-env 0 starts at the right edge moving right: action 1 terminates it on the first step;
 // sub-env 1 starts upright at rest.

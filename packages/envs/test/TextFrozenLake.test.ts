@@ -1,9 +1,9 @@
 import { InvalidActionError } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import { checkEnv } from "../src/CheckEnv.js"
-import * as FrozenLake from "../src/FrozenLake.js"
+import { checkEnv } from "../src/checks/CheckEnv.js"
+import * as FrozenLake from "../src/toytext/FrozenLake.js"
 import * as Registry from "../src/Registry.js"
-import * as TextFrozenLake from "../src/TextFrozenLake.js"
+import * as TextFrozenLake from "../src/text/TextFrozenLake.js"
 
 describe("TextFrozenLake (TextFrozenLake-v1)", () => {
   it("has FrozenLake-v1's dynamics: the same seed and actions give the same cells, rewards and ends", () => {

@@ -1,10 +1,10 @@
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import { checkEnv } from "../src/CheckEnv.js"
+import { checkEnv } from "../src/checks/CheckEnv.js"
 import * as Registry from "../src/Registry.js"
-import { isTextEnv } from "../src/TextEnv.js"
-import * as TextHousehold from "../src/TextHousehold.js"
-import * as World from "../src/TextHouseholdWorld.js"
+import { isTextEnv } from "../src/text/TextEnv.js"
+import * as TextHousehold from "../src/text/TextHousehold.js"
+import * as World from "../src/text/TextHouseholdWorld.js"
 
 const N = 200
 

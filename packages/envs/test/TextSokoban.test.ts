@@ -1,9 +1,9 @@
 import { InvalidActionError, ResetNeededError } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import { checkEnv } from "../src/CheckEnv.js"
+import { checkEnv } from "../src/checks/CheckEnv.js"
 import * as Registry from "../src/Registry.js"
-import * as SokobanSolver from "../src/SokobanSolver.js"
-import * as TextSokoban from "../src/TextSokoban.js"
+import * as SokobanSolver from "../src/sokoban/SokobanSolver.js"
+import * as TextSokoban from "../src/text/TextSokoban.js"
 
 const replaySolution = (env: TextSokoban.TextSokoban) => {
   const level = env.inner.currentLevel!

@@ -1,6 +1,6 @@
 import { InvalidOptionError } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import * as Throughput from "../src/Throughput.js"
+import * as Throughput from "../src/checks/Throughput.js"
 
 describe("Throughput", () => {
   it("times raw, make and vector stepping and reports consistent numbers", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { IllegalActionError, TERMINAL } from "../src/Game.js"
-import * as TicTacToe from "../src/TicTacToe.js"
+import { IllegalActionError, TERMINAL } from "../src/multiagent/Game.js"
+import * as TicTacToe from "../src/multiagent/TicTacToe.js"
 import { checkUndo, play } from "./gameTestUtil.js"
 
 describe("TicTacToe", () => {

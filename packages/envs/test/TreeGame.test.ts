@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { CHANCE, InvalidGameError } from "../src/Game.js"
-import * as TreeGame from "../src/TreeGame.js"
-import { validateGame } from "../src/ValidateGame.js"
+import { CHANCE, InvalidGameError } from "../src/multiagent/Game.js"
+import * as TreeGame from "../src/multiagent/TreeGame.js"
+import { validateGame } from "../src/multiagent/ValidateGame.js"
 import { checkUndo, play } from "./gameTestUtil.js"
 
 const leaf = (u: number): TreeGame.TreeNode => ({ terminal: [u, -u] })

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type Game, InvalidGameError, type State } from "../src/Game.js"
-import * as GameRegistry from "../src/GameRegistry.js"
-import * as KuhnPoker from "../src/KuhnPoker.js"
-import { validateGame } from "../src/ValidateGame.js"
+import { type Game, InvalidGameError, type State } from "../src/multiagent/Game.js"
+import * as GameRegistry from "../src/multiagent/GameRegistry.js"
+import * as KuhnPoker from "../src/multiagent/KuhnPoker.js"
+import { validateGame } from "../src/multiagent/ValidateGame.js"
 
 /** Kuhn poker with one thing broken by `patch`. */
 const brokenKuhn = (patch: (s: State) => Partial<State>, info: Partial<Game["info"]> = {}): Game => {

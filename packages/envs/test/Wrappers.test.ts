@@ -1,7 +1,7 @@
 import { InvalidOptionError, ResetNeededError, Space } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import * as FrozenLake from "../src/FrozenLake.js"
-import * as Wrappers from "../src/Wrappers.js"
+import * as FrozenLake from "../src/toytext/FrozenLake.js"
+import * as Wrappers from "../src/wrappers/Wrappers.js"
 import { CountingEnv } from "./fixtures.js"
 
 describe("Wrappers", () => {

@@ -1,6 +1,6 @@
 /** Helpers shared by the game tests: an exhaustive walk and an undo property over random playouts. */
 import { Rng } from "@autodidact/core"
-import type { Game, State } from "../src/Game.js"
+import type { Game, State } from "../src/multiagent/Game.js"
 
 /** Distinct (player, information state) pairs at decision nodes, node and terminal counts. */
 export const walk = (game: Game): { nodes: number; terminals: number; infoStates: number } => {
