@@ -13,28 +13,17 @@
  * `layerOnnx` (from `OnnxEmbedder.ts`) runs a local ONNX sentence-embedding model with `onnxruntime-node`: a
  * tokenizer.json read from disk, mean pooling over the attention mask, L2 normalization; no network.
  *
+ * The service class itself is declared in `EmbedderService.ts` (re-exported here), so that `OnnxEmbedder.ts` does not
+ * import this module back.
+ *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
+import { Embedder } from "./EmbedderService.js"
 import { EmbedderError } from "./StoreErrors.js"
 
-/**
- * Turns texts into fixed-dimension vectors.
- *
- * @category services
- * @since 0.1.0
- */
-export class Embedder extends Context.Service<
-  Embedder,
-  {
-    /** Length of every vector `embed` returns. */
-    readonly dimension: number
-    /** Model name (stored with the store's metadata for information). */
-    readonly model: string
-    readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Float32Array>, EmbedderError>
-  }
->()("@autodidact/memory/Embedder") {}
+export { Embedder } from "./EmbedderService.js"
 
 const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
