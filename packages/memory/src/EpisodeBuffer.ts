@@ -57,7 +57,8 @@ export interface Extras {
   readonly values?: ArrayLike<number>
 }
 
-const bit = (x: boolean | number | undefined): boolean => x === true || (typeof x === "number" && x !== 0)
+const bit = Columns.isSet
+const ADD_BATCH = Columns.stepNames("EpisodeBuffer.addBatch")
 const NONE: ReadonlyArray<Trajectory.Trajectory> = Object.freeze([])
 
 /** One env's in-progress trajectory. */
@@ -80,6 +81,8 @@ export class EpisodeBuffer {
   readonly obsDim: number
   readonly actDim: number
   readonly actionDtype: Columns.ActionDtype
+  /** Observations are kept as float32 (`Trajectory` observations). */
+  readonly observationDtype = "float32" as const
   /** [numEnvs * obsDim] last next observation of each env. */
   readonly lastNext: Float32Array
   private readonly tracks: Array<Track>
@@ -149,12 +152,7 @@ export class EpisodeBuffer {
     const e = this.numEnvs
     const od = this.obsDim
     const ad = this.actDim
-    Columns.check("EpisodeBuffer.addBatch observations", observations, "float32", e * od)
-    Columns.check("EpisodeBuffer.addBatch nextObservations", nextObservations, "float32", e * od)
-    Columns.check("EpisodeBuffer.addBatch actions", actions, this.actionDtype, e * ad)
-    Columns.check("EpisodeBuffer.addBatch rewards", rewards, "float32", e)
-    Columns.checkFlags("EpisodeBuffer.addBatch terminations", terminations, e)
-    Columns.checkFlags("EpisodeBuffer.addBatch truncations", truncations, e)
+    Columns.checkStep(ADD_BATCH, this, e, observations, actions, rewards, nextObservations, terminations, truncations)
     const logProbs = extras?.logProbs
     const values = extras?.values
     if (logProbs !== undefined && logProbs.length !== e) throw new ShapeMismatchError({ where: "EpisodeBuffer.addBatch logProbs", expected: e, actual: logProbs.length })
