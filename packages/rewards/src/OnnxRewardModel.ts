@@ -167,7 +167,14 @@ export const openText = (source: string | Uint8Array, options: TextOptions): Eff
     return { session, tokenizer, vocabSize, scoreIds, scoreTexts }
   })
 
-/** A feature ONNX model as a {@link RewardModel.RewardModelShape} (scoped). @category constructors */
+/**
+ * A feature ONNX model (see {@link openFeature}) as a {@link RewardModel.RewardModelShape} named
+ * `onnx:<path>`, scoped: each candidate (or step) is featurized (`featurize`, default its `features`) into a `[dim]`
+ * vector and a batch is one run. Scoring fails with `InputMismatchError` for a vector of another length,
+ * `NonFiniteScoreError`, `EmptyBatchError` or `InferenceError`.
+ * @returns fails with ModelLoadError.
+ * @category constructors
+ */
 export const feature = (
   source: string | Uint8Array,
   options: OpenOptions & {
@@ -178,16 +185,29 @@ export const feature = (
 ): Effect.Effect<RewardModel.RewardModelShape, ModelLoadError, Scope.Scope> =>
   Effect.map(openFeature(source, options), (m) => RewardModel.fromFeatures(`onnx:${m.session.name}`, m.dim, m.scoreRows, options.featurize))
 
-/** A text ONNX model as a {@link RewardModel.RewardModelShape} (scoped). @category constructors */
+/**
+ * A text ONNX model (see {@link openText}) as a {@link RewardModel.RewardModelShape} named `onnx:<path>`, scoped:
+ * candidates are rendered to text (`render`), tokenized, and scored in one run per batch (the `logits` as scores).
+ * @returns fails with ModelLoadError or TokenizerMismatchError.
+ * @category constructors
+ */
 export const text = (
   source: string | Uint8Array,
   options: TextOptions & { readonly render?: Parameters<typeof RewardModel.fromTexts>[2] }
 ): Effect.Effect<RewardModel.RewardModelShape, ModelLoadError | TokenizerMismatchError, Scope.Scope> =>
   Effect.map(openText(source, options), (m) => RewardModel.fromTexts(`onnx:${m.session.name}`, m.scoreTexts, options.render))
 
-/** The {@link RewardModel.RewardModel} service from a feature ONNX model; the session is released with the layer. */
+/**
+ * The {@link RewardModel.RewardModel} service from a feature ONNX model (see {@link feature}); the ONNX Runtime
+ * session is released when the layer's scope closes. Fails to build with ModelLoadError.
+ * @category layers
+ */
 export const layerFeature = (source: string | Uint8Array, options: Parameters<typeof feature>[1] = {}) =>
   RewardModel.layer(feature(source, options))
 
-/** The {@link RewardModel.RewardModel} service from a text ONNX model; the session is released with the layer. */
+/**
+ * The {@link RewardModel.RewardModel} service from a text ONNX model (see {@link text}); the ONNX Runtime session
+ * is released when the layer's scope closes. Fails to build with ModelLoadError or TokenizerMismatchError.
+ * @category layers
+ */
 export const layerText = (source: string | Uint8Array, options: Parameters<typeof text>[1]) => RewardModel.layer(text(source, options))

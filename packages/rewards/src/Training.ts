@@ -18,7 +18,7 @@ import type { Rng } from "@autodidact/core"
 import type * as tfc from "@tensorflow/tfjs-core"
 import * as Mlp from "./Mlp.js"
 
-/** Options. */
+/** Options of {@link trainPairwise} / {@link trainPointwise} (defaults from TRL's `RewardConfig` where they apply). */
 export interface TrainOptions {
   readonly epochs?: number | undefined
   readonly batchSize?: number | undefined
@@ -89,7 +89,14 @@ const loop = (
   return { losses, epochSeconds }
 }
 
-/** Bradley-Terry pairwise training: minimizes `−log σ(r(chosen) − r(rejected))`. */
+/**
+ * Bradley-Terry pairwise training of `m` in place: minimizes `mean(−log σ(r(chosen) − r(rejected)))` (Ouyang et al.
+ * 2022, arXiv:2203.02155, eq. 1 with K = 2; TRL's `RewardTrainer`) with Adam over shuffled minibatches.
+ *
+ * Shapes: `data.chosen`, `data.rejected` row-major `[n, dim]` float32 with `dim = m.spec.inputSize`. Returns the
+ * mean loss of each epoch (nats) and each epoch's wall time (seconds). Deterministic for a given `rng` state and
+ * TF.js backend.
+ */
 export const trainPairwise = (m: Mlp.Mlp, data: Pairs, options: TrainOptions): TrainResult => {
   const { tf } = m
   return loop(m, data.n, options, (idx, from, to) => {
@@ -99,7 +106,12 @@ export const trainPairwise = (m: Mlp.Mlp, data: Pairs, options: TrainOptions): T
   })
 }
 
-/** Pointwise training: `"bce"` on logits (labels in [0, 1]) or `"mse"`. */
+/**
+ * Pointwise training of `m` in place: `"bce"` (default; the score is a logit, labels `y` in `[0, 1]`, loss
+ * `softplus(s) − y·s`) or `"mse"` (`(s − y)²`), with Adam over shuffled minibatches.
+ *
+ * Shapes: `data.x` row-major `[n, dim]` float32, `data.y` `[n]`. Returns per-epoch mean losses and wall times (s).
+ */
 export const trainPointwise = (m: Mlp.Mlp, data: Labelled, options: TrainOptions & { readonly loss?: "bce" | "mse" | undefined }): TrainResult => {
   const { tf } = m
   const kind = options.loss ?? "bce"
