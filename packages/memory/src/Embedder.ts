@@ -28,7 +28,7 @@ export { Embedder } from "./EmbedderService.js"
 const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
 
-/** 32-bit FNV-1a of a string's UTF-16 code units (each unit fed as two bytes). */
+/** 32-bit FNV-1a (Fowler–Noll–Vo) of a string's UTF-16 code units (each unit fed as two bytes, low first), an unsigned integer; `seed` replaces the offset basis. */
 export const fnv1a = (s: string, seed = FNV_OFFSET): number => {
   let h = seed
   for (let i = 0; i < s.length; i++) {
@@ -41,7 +41,7 @@ export const fnv1a = (s: string, seed = FNV_OFFSET): number => {
   return h >>> 0
 }
 
-/** The features `hashedEmbedding` counts (exported for tests and inspection). */
+/** The features `hashedEmbedding` counts, in order: for each lower-cased NFKC word `w:<word>`, `b:<word> <next>`, and its character trigrams `c:<tri>` of `^word$`. */
 export const features = (text: string): Array<string> => {
   const words = text.toLowerCase().normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0)
   const out: Array<string> = []

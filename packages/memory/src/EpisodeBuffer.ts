@@ -320,7 +320,9 @@ export class EpisodeBuffer {
 export const KIND = "episode"
 
 /**
- * An episode buffer.
+ * An episode buffer for `numEnvs` vector-env sub-envs (see {@link EpisodeBuffer}): each sub-env's steps grow in
+ * typed-array columns (`initialLength` rows to start, doubled when full) until the episode ends, then leave as a
+ * `Trajectory`.
  * @returns fails with InvalidOptionError for numEnvs/obsDim/actDim/initialLength < 1 or an unknown action dtype.
  */
 export const make = (options: Options): Effect.Effect<EpisodeBuffer, InvalidOptionError> =>
@@ -330,7 +332,8 @@ export const make = (options: Options): Effect.Effect<EpisodeBuffer, InvalidOpti
 export const unsafeMake = (options: Options): EpisodeBuffer => new EpisodeBuffer(options)
 
 /**
- * Load a buffer saved by `EpisodeBuffer.save`.
+ * Load a buffer saved by `EpisodeBuffer.save` (the unfinished episodes of every sub-env; `ReplayFile` format, kind
+ * {@link KIND}).
  * @returns fails with ReplayIoError or CorruptReplayFileError naming the file and the problem.
  */
 export const load = (path: string): Effect.Effect<EpisodeBuffer, ReplayIoError | CorruptReplayFileError> =>

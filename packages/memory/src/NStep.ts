@@ -323,7 +323,8 @@ export class NStep {
 export const KIND = "nstep"
 
 /**
- * An n-step accumulator.
+ * An n-step accumulator for `numEnvs` sub-envs: it emits `(s_t, a_t, Σ_{k<m} γ^k r_{t+k}, s_{t+m}, γ^m)` with
+ * `m = n`, or fewer steps when the episode ends first (Sutton & Barto 2018 ch. 7; Rainbow, arXiv:1710.02298).
  * @returns fails with InvalidOptionError for numEnvs/n/obsDim/actDim < 1, gamma outside [0, 1] or an unknown dtype.
  */
 export const make = (options: Options): Effect.Effect<NStep, InvalidOptionError> =>
@@ -333,7 +334,8 @@ export const make = (options: Options): Effect.Effect<NStep, InvalidOptionError>
 export const unsafeMake = (options: Options): NStep => new NStep(options)
 
 /**
- * Load an accumulator saved by `NStep.save`.
+ * Load an accumulator saved by `NStep.save` (the pending steps of every sub-env; `ReplayFile` format, kind
+ * {@link KIND}).
  * @returns fails with ReplayIoError or CorruptReplayFileError naming the file and the problem.
  */
 export const load = (path: string): Effect.Effect<NStep, ReplayIoError | CorruptReplayFileError> =>

@@ -348,7 +348,9 @@ export class PrioritizedReplay implements TransitionSink {
 export const KIND = "prioritized"
 
 /**
- * A prioritized replay buffer.
+ * A proportional prioritized replay buffer (Schaul et al. 2016, arXiv:1511.05952; see {@link PrioritizedReplay}):
+ * the uniform buffer's columns plus priorities in kernels' sum and min trees. Defaults: alpha 0.6, beta0 0.4,
+ * betaSteps 1e6, eps 1e-6.
  * @returns fails with InvalidOptionError for an out-of-range option (capacity <= 0 or > 2^30, alpha < 0, beta0
  *   outside [0, 1], betaSteps < 1, eps <= 0, or any uniform-buffer option).
  */
@@ -358,7 +360,10 @@ export const make = (options: Options): Effect.Effect<PrioritizedReplay, Invalid
 /** {@link make}, synchronously. @throws InvalidOptionError */
 export const unsafeMake = (options: Options): PrioritizedReplay => new PrioritizedReplay(options)
 
-/** Save `buffer` atomically to `path` (see {@link PrioritizedReplay.save}). */
+/**
+ * Save `buffer` atomically to `path` (see {@link PrioritizedReplay.save}): rows, priorities, `maxPriority`, the beta
+ * schedule and the generator. Fails with ReplayIoError naming the file; the previous file is kept.
+ */
 export const save = (buffer: PrioritizedReplay, path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> =>
   buffer.save(path, io)
 

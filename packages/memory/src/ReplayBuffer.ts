@@ -441,7 +441,10 @@ export const make = (options: Options): Effect.Effect<ReplayBuffer, InvalidOptio
 /** {@link make}, synchronously. @throws InvalidOptionError */
 export const unsafeMake = (options: Options): ReplayBuffer => new ReplayBuffer(options)
 
-/** Save `buffer` atomically to `path` (see {@link ReplayBuffer.save}). */
+/**
+ * Save `buffer` atomically to `path` (see {@link ReplayBuffer.save}): rows, ring pointer, counters and generator.
+ * Fails with ReplayIoError naming the file; the previous file is kept.
+ */
 export const save = (buffer: ReplayBuffer, path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> =>
   buffer.save(path, io)
 

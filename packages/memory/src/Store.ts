@@ -333,7 +333,8 @@ const checkCount = (field: string, value: unknown): InvalidRecordError | undefin
     : bad(field, value, "must be an integer in [0, 2^31)")
 
 /**
- * Validate an embedding against a store dimension.
+ * Validate an embedding against a store dimension: a `Float32Array` of exactly `dimension` finite values. Returns
+ * the InvalidRecordError naming `field` (and the index of a non-finite value), or undefined when it is valid.
  *
  * @category validation
  * @since 0.1.0
@@ -458,7 +459,11 @@ const whereClause = (sql: SqlClient.SqlClient, f: NormalizedFilters) => {
 const BATCH_ROWS = 500
 
 /**
- * Build the store on a connected backend: migrate, check the dimension, set up the vector index.
+ * Build the store on a connected backend (`SqlBackend.pglite` / `SqlBackend.pg`): apply the missing migrations, fix
+ * the embedding dimension from the `Embedder` on first open (and check it on every later one), and create the
+ * pgvector HNSW cosine index when the extension is there and `options.vectorIndex` is not `"exact"`.
+ * @returns fails with StoreOpenError (naming the location: a migration or the dimension check failed, e.g. a store
+ *   created with another embedder's dimension) or SchemaVersionError (the store was written by a newer version).
  *
  * @category constructors
  * @since 0.1.0
@@ -884,7 +889,8 @@ export const layerPglite = (
   )
 
 /**
- * The store on an in-memory PGlite (tests, scratch work): gone when the scope closes.
+ * The store on an in-memory PGlite (tests, scratch work), with pgvector: gone when the scope closes. Needs an
+ * `Embedder`; fails to build with StoreOpenError or SchemaVersionError (see {@link make}).
  *
  * @category layers
  * @since 0.1.0
