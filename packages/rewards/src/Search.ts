@@ -77,22 +77,25 @@ export const candidate = (e: Episode): Candidate => ({ task: e.task, steps: step
  */
 export const restore = (env: TextEnv, task: Task, actions: ReadonlyArray<string>): Episode => {
   const r = env.reset({ seed: task.seed, options: task.options })
-  let obs = r.observation
-  const ep: Episode = { task: env.task, actions: [], observations: [], success: false, return: 0, done: false, last: obs }
-  let ret = 0, success = false, done = false
-  for (const a of actions) {
-    ep.observations.push(obs)
-    ep.actions.push(a)
-    const s = env.step(a)
-    obs = s.observation
-    ret += s.reward
-    if (s.terminated || s.truncated) {
-      done = true
-      success = s.terminated && s.reward > 0
-      break
-    }
+  const ep: Running = { task: env.task, actions: [], observations: [], success: false, return: 0, done: false, last: r.observation }
+  for (const a of actions) if (advance(env, ep, a)) break
+  return ep
+}
+
+type Running = { -readonly [K in keyof Episode]: Episode[K] }
+
+/** Take action `a` from the running episode (recording the observation it was taken on); true when the episode ended. */
+const advance = (env: TextEnv, ep: Running, a: string): boolean => {
+  ep.observations.push(ep.last)
+  ep.actions.push(a)
+  const s = env.step(a)
+  ep.last = s.observation
+  ep.return += s.reward
+  if (s.terminated || s.truncated) {
+    ep.done = true
+    ep.success = s.terminated && s.reward > 0
   }
-  return { ...ep, success, return: ret, done, last: obs }
+  return ep.done
 }
 
 /**
@@ -100,24 +103,12 @@ export const restore = (env: TextEnv, task: Task, actions: ReadonlyArray<string>
  * `maxSteps` actions in all (prefix included); returns the whole episode.
  */
 export const rollout = (env: TextEnv, task: Task, policy: Policy, rng: Rng, maxSteps: number, prefix: ReadonlyArray<string> = []): Episode => {
-  const start = restore(env, task, prefix)
-  if (start.done) return start
-  const actions = [...start.actions], observations = [...start.observations]
-  let obs = start.last, ret = start.return, success = false, done = false
-  while (actions.length < maxSteps) {
-    const a = policy({ task: env.task, observation: obs, admissible: env.admissibleActions(), history: actions }, rng)
-    observations.push(obs)
-    actions.push(a)
-    const s = env.step(a)
-    obs = s.observation
-    ret += s.reward
-    if (s.terminated || s.truncated) {
-      done = true
-      success = s.terminated && s.reward > 0
-      break
-    }
+  const ep: Running = restore(env, task, prefix)
+  while (!ep.done && ep.actions.length < maxSteps) {
+    const a = policy({ task: env.task, observation: ep.last, admissible: env.admissibleActions(), history: ep.actions }, rng)
+    advance(env, ep, a)
   }
-  return { task: env.task, actions, observations, success, return: ret, done, last: obs }
+  return ep
 }
 
 /** How Best-of-N turns a model's scores into one number per episode. */
