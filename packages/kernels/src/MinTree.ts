@@ -24,7 +24,8 @@
  */
 import type { NumArray } from "./Gae.js"
 import type { Site } from "./KernelError.js"
-import { checkSize, fail, REFERENCE } from "./KernelError.js"
+import { fail, REFERENCE } from "./KernelError.js"
+import { slotsFor } from "./SumTree.js"
 
 export const kernelName = "MinTree"
 
@@ -39,11 +40,7 @@ export interface MinTree {
  * @throws KernelInputError when `capacity` is not an integer in `[1, 2^30]`.
  */
 export const make = (capacity: number): MinTree => {
-  const site: Site = { kernel: `${kernelName}.make`, backend: REFERENCE }
-  checkSize(site, "capacity", capacity)
-  if (capacity > 2 ** 30) fail(site, "capacity", "range", String(capacity), "expected at most 2^30")
-  let c = 1
-  while (c < capacity) c *= 2
+  const c = slotsFor(capacity, `${kernelName}.make`)
   return { capacity: c, nodes: new Float64Array(2 * c).fill(Infinity) }
 }
 

@@ -60,15 +60,24 @@ export interface SumTree {
 }
 
 /**
- * An empty tree (all priorities 0) with at least `capacity` slots (rounded up to a power of two).
- * @throws KernelInputError when `capacity` is not an integer in `[1, 2^30]`.
+ * The slot count of a tree (sum or min) with at least `capacity` slots: the smallest power of two ≥ `capacity`.
+ * @throws KernelInputError naming `kernel` when `capacity` is not an integer in `[1, 2^30]`.
  */
-export const make = (capacity: number): SumTree => {
-  const site: Site = { kernel: `${kernelName}.make`, backend: REFERENCE }
+export const slotsFor = (capacity: number, kernel = `${kernelName}.make`): number => {
+  const site: Site = { kernel, backend: REFERENCE }
   checkSize(site, "capacity", capacity)
   if (capacity > MAX_CAPACITY) fail(site, "capacity", "range", String(capacity), `expected at most 2^30`)
   let c = 1
   while (c < capacity) c *= 2
+  return c
+}
+
+/**
+ * An empty tree (all priorities 0) with at least `capacity` slots (rounded up to a power of two).
+ * @throws KernelInputError when `capacity` is not an integer in `[1, 2^30]`.
+ */
+export const make = (capacity: number): SumTree => {
+  const c = slotsFor(capacity)
   return { capacity: c, nodes: new Float64Array(2 * c) }
 }
 

@@ -31,5 +31,7 @@ describe("MinTree (moved from @autodidact/memory)", () => {
     expect(thrown(() => MinTree.set(t, -1, 1))).toMatchObject({ _tag: "KernelInputError", input: "indices", reason: "range" })
     expect(thrown(() => MinTree.updateBatch(t, [0, 1], [0, Number.NaN]))).toMatchObject({ reason: "non-finite" })
     expect(Array.from(t.nodes)).toEqual(before)
+    expect(t.capacity).toBe(8) // 5 slots round up to a power of two
+    expect(thrown(() => MinTree.make(0))).toMatchObject({ _tag: "KernelInputError", kernel: "MinTree.make", input: "capacity" })
   })
 })
