@@ -6,6 +6,7 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import onnxProto from "onnx-proto"
 import { OrtSession } from "../src/ort.js"
+import { resolvedBy } from "./resolved.js"
 
 const { onnx } = onnxProto
 const F32 = onnx.TensorProto.DataType.FLOAT
@@ -55,6 +56,22 @@ const file = (name: string, bytes: Uint8Array | string): string => {
 }
 const ids = (s: OrtSession.OrtSession, values: ReadonlyArray<number>, dims: ReadonlyArray<number>) =>
   new s.runtime.Tensor("int64", BigInt64Array.from(values.map(BigInt)), dims)
+
+describe("@autodidact/kernels/ort", () => {
+  it("imports onnxruntime-node only when the first session is created, and never TensorFlow.js", () => {
+    const { stdout, urls } = resolvedBy(`const { OrtSession } = await import("@autodidact/kernels/ort")
+console.log("imported")
+await OrtSession.loadRuntime()
+console.log("loaded")`)
+    expect(stdout.trim().split("\n")).toEqual(["imported", "loaded"])
+    const entry = urls.findIndex((u) => u.endsWith("/kernels/src/ort.ts"))
+    const ort = urls.findIndex((u) => /onnxruntime-node/.test(u))
+    expect(entry).toBeGreaterThanOrEqual(0)
+    expect(ort).toBeGreaterThan(entry)
+    // the runtime is resolved by the dynamic import alone: nothing between the entry and it pulls TF.js or the kernels index
+    expect(urls.filter((u) => /tensorflow|kernels\/src\/index\.ts/.test(u))).toEqual([])
+  }, 60_000)
+})
 
 describe("OrtSession.embeddingRows", () => {
   it("reads the row count of the table that input_ids gathers from, directly or through a Cast", () => {

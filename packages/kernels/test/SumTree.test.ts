@@ -2,6 +2,7 @@ import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { SumTree } from "../src/index.js"
 import { thrown } from "./helpers.js"
+import { resolvedBy } from "./resolved.js"
 
 describe("SumTree (hand-computed)", () => {
   it("capacity rounds up to a power of two; sums; prefix sampling", () => {
@@ -170,3 +171,14 @@ describe("SumTree (against a naive array; moved from @autodidact/memory)", () =>
   })
 })
 
+describe("@autodidact/kernels/trees", () => {
+  it("loads the trees without TensorFlow.js, ONNX Runtime or the kernels index", () => {
+    const { stdout, urls } = resolvedBy(`const { SumTree, MinTree } = await import("@autodidact/kernels/trees")
+const t = SumTree.make(4)
+SumTree.updateBatch(t, [0, 1, 2, 3], [1, 2, 3, 4])
+console.log(Array.from(SumTree.sampleBatch(t, [0.5, 2.5, 9.9]).indices).join(","), MinTree.min(MinTree.make(2)))`)
+    expect(stdout.trim()).toBe("0,1,3 Infinity")
+    expect(urls.some((u) => u.endsWith("/kernels/src/trees.ts"))).toBe(true)
+    expect(urls.filter((u) => /tensorflow|onnxruntime|kernels\/src\/index\.ts/.test(u))).toEqual([])
+  }, 60_000)
+})
