@@ -51,6 +51,7 @@ import type { Site } from "./KernelError.js"
 import { checkFinite, checkShape, checkSize, fail, shapeString } from "./KernelError.js"
 import * as KernelRegistry from "./KernelRegistry.js"
 import * as Kl from "./Kl.js"
+import * as OrtSession from "./OrtSession.js"
 import * as Softmax from "./Softmax.js"
 import * as TopK from "./TopK.js"
 
@@ -278,18 +279,8 @@ const toInt32 = (x: ort.Tensor["data"]): Int32Array => {
   return out
 }
 
-/** Execution providers to use and why: CUDA first when this onnxruntime-node build bundles it. */
-export const detectExecutionProviders = (): { readonly providers: ReadonlyArray<"cuda" | "cpu">; readonly reason: string } => {
-  let backends: ReadonlyArray<{ name: string; bundled: boolean }>
-  try {
-    backends = ort.listSupportedBackends()
-  } catch (e) {
-    return { providers: ["cpu"], reason: `ort.listSupportedBackends() failed (${message(e)}); using cpu` }
-  }
-  const cuda = backends.find((b) => b.name === "cuda")
-  if (cuda?.bundled === true) return { providers: ["cuda", "cpu"], reason: "the CUDA execution provider is bundled; cuda first, cpu for unsupported ops" }
-  return { providers: ["cpu"], reason: cuda === undefined ? "no CUDA execution provider in this build; cpu only" : "the CUDA execution provider is not bundled (bundled: false); cpu only" }
-}
+/** Execution providers to use and why: CUDA first when this onnxruntime-node build bundles it (see `OrtSession.detectProviders`). */
+export const detectExecutionProviders = (): { readonly providers: ReadonlyArray<"cuda" | "cpu">; readonly reason: string } => OrtSession.detectProviders(ort)
 
 interface Baked {
   readonly session: Promise<ort.InferenceSession>
@@ -311,16 +302,14 @@ export const makeUnscoped = async (options: OrtEngineOptions = {}): Promise<OrtE
   let closed = false
 
   const create = async (name: string, graph: Graph): Promise<ort.InferenceSession> => {
-    const bytes = modelBytes(name, graph)
     const base = { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: "all" as const, logSeverityLevel: 3 as const }
-    try {
-      return await ort.InferenceSession.create(bytes, { ...base, executionProviders: [...providers] })
-    } catch (e) {
-      if (!providers.includes("cuda")) throw e
-      providers = providers.filter((p) => p !== "cuda")
-      reason = `a session with the CUDA execution provider failed (${message(e)}); cpu only`
-      return ort.InferenceSession.create(bytes, { ...base, executionProviders: [...providers] })
+    // the one session wrapper: retries without CUDA when a CUDA session fails, and says so
+    const s = await OrtSession.create(modelBytes(name, graph), { name, executionProviders: providers, sessionOptions: base })
+    if (s.executionProviders.length !== providers.length) {
+      providers = s.executionProviders
+      reason = s.providerNote
     }
+    return s.session
   }
   const track = (p: Promise<ort.InferenceSession>) => {
     all.add(p)

@@ -2,6 +2,7 @@ import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { SumTree } from "../src/index.js"
 import { thrown } from "./helpers.js"
+import { resolvedBy } from "./resolved.js"
 
 describe("SumTree (hand-computed)", () => {
   it("capacity rounds up to a power of two; sums; prefix sampling", () => {
@@ -44,4 +45,140 @@ describe("SumTree (hand-computed)", () => {
     SumTree.updateBatch(tree, [0], [1])
     expect(thrown(() => SumTree.sampleBatch(tree, [1])).message).toBe("SumTree.sampleBatch on typed-array: input prefixes [1]: range: prefix 1 at index 0 is outside [0, total = 1)")
   })
+})
+
+/** The naive answer: the smallest i with values[0] + ... + values[i] > u and values[i] > 0. */
+const naivePrefix = (values: ArrayLike<number>, u: number): number => {
+  let acc = 0
+  let lastPositive = -1
+  for (let i = 0; i < values.length; i++) {
+    acc += values[i]!
+    if (values[i]! > 0) lastPositive = i
+    if (acc > u && values[i]! > 0) return i
+  }
+  return lastPositive
+}
+
+describe("SumTree (against a naive array; moved from @autodidact/memory)", () => {
+  it("matches a naive array under random single updates (total, get, prefix search)", () => {
+    const rng = Rng.make(7)
+    for (const capacity of [1, 2, 3, 5, 8, 13, 64, 100]) {
+      const tree = SumTree.make(capacity)
+      expect(tree.capacity).toBeGreaterThanOrEqual(capacity)
+      expect(tree.capacity & (tree.capacity - 1)).toBe(0) // power of two
+      const naive = new Float64Array(capacity)
+      for (let step = 0; step < 300; step++) {
+        const i = rng.integers(capacity)
+        // integer-valued priorities keep all partial sums exact, so the comparison is exact too
+        const v = rng.random() < 0.2 ? 0 : rng.integers(1, 100)
+        SumTree.set(tree, i, v)
+        naive[i] = v
+        const total = naive.reduce((a, b) => a + b, 0)
+        expect(SumTree.total(tree)).toBe(total)
+        expect(SumTree.get(tree, i)).toBe(v)
+        if (total > 0) {
+          const us = Float64Array.from({ length: 5 }, () => rng.random() * total)
+          const got = SumTree.sampleBatch(tree, us)
+          for (let k = 0; k < 5; k++) {
+            expect(got.indices[k]).toBe(naivePrefix(naive, us[k]!))
+            expect(got.priorities[k]).toBe(naive[got.indices[k]!])
+            expect(naive[got.indices[k]!]!).toBeGreaterThan(0)
+          }
+          // exactly at the cumulative boundaries: cumsum[i] maps to the next positive slot
+          const bounds: Array<number> = []
+          let acc = 0
+          for (let j = 0; j < capacity; j++) {
+            acc += naive[j]!
+            if (acc < total) bounds.push(acc)
+          }
+          const at = SumTree.sampleBatch(tree, bounds).indices
+          bounds.forEach((u, k) => expect(at[k]).toBe(naivePrefix(naive, u)))
+        } else expect(thrown(() => SumTree.sampleBatch(tree, [0])).reason).toBe("empty-segment")
+      }
+    }
+  })
+
+  it("keeps the root equal to the sum of the leaves with fractional values (no drift over many updates)", () => {
+    const rng = Rng.make(3)
+    const tree = SumTree.make(1000)
+    const naive = new Float64Array(1000)
+    for (let step = 0; step < 20_000; step++) {
+      const i = rng.integers(1000)
+      naive[i] = rng.random()
+      SumTree.set(tree, i, naive[i]!)
+    }
+    const total = naive.reduce((a, b) => a + b, 0)
+    expect(Math.abs(SumTree.total(tree) - total)).toBeLessThan(1e-9)
+    // each internal node is exactly the sum of its children
+    for (let k = 1; k < tree.capacity; k++) expect(tree.nodes[k]).toBe(tree.nodes[2 * k]! + tree.nodes[2 * k + 1]!)
+  })
+
+  it("the level-by-level batch descent equals the naive prefix search for unsorted targets and sparse trees", () => {
+    const rng = Rng.make(11)
+    for (const capacity of [1, 2, 3, 7, 16, 33, 1000, 5000]) {
+      const tree = SumTree.make(capacity)
+      const naive = new Float64Array(capacity)
+      for (let trial = 0; trial < 20; trial++) {
+        // random sparse integer priorities (exact sums), zeros included
+        const idx: Array<number> = []
+        const val: Array<number> = []
+        for (let s = 0; s < Math.max(1, capacity >> 2); s++) {
+          const i = rng.integers(capacity)
+          const v = rng.random() < 0.3 ? 0 : rng.integers(1, 50)
+          idx.push(i)
+          val.push(v)
+          naive[i] = v
+        }
+        SumTree.updateBatch(tree, idx, val)
+        const total = naive.reduce((a, b) => a + b, 0)
+        if (!(total > 0)) continue
+        const n = 1 + rng.integers(300)
+        const us = Float64Array.from({ length: n }, () => rng.random() * total)
+        // a count m < n: only the first m are written, into a reused out
+        const out = { indices: new Int32Array(n).fill(-7), priorities: new Float64Array(n) }
+        const m = 1 + rng.integers(n)
+        expect(SumTree.sampleBatch(tree, us, out, m)).toBe(out)
+        for (let j = 0; j < m; j++) expect(out.indices[j]).toBe(naivePrefix(naive, us[j]!))
+        for (let j = m; j < n; j++) expect(out.indices[j]).toBe(-7) // untouched past the count
+        // out.priorities may alias the prefixes
+        const again = Float64Array.from(us)
+        const aliased = SumTree.sampleBatch(tree, again, { indices: new Int32Array(n), priorities: again })
+        for (let j = 0; j < n; j++) expect(aliased.priorities[j]).toBe(naive[naivePrefix(naive, us[j]!)])
+      }
+    }
+  })
+
+  it("set and updateBatch give identical trees; set rejects bad slots and priorities, changing nothing", () => {
+    const a = SumTree.make(10)
+    const b = SumTree.make(10)
+    const idx = Int32Array.of(0, 3, 9, 3)
+    const vals = Float64Array.of(1, 2, 3, 4)
+    for (let j = 0; j < 4; j++) SumTree.set(a, idx[j]!, vals[j]!)
+    SumTree.updateBatch(b, idx, vals)
+    expect(Array.from(b.nodes)).toEqual(Array.from(a.nodes))
+    expect(SumTree.total(b)).toBe(8) // the later duplicate (slot 3 -> 4) wins
+    expect(Array.from(SumTree.sampleBatch(b, [0, 0.99, 1, 4.9, 5, 7.99]).indices)).toEqual([0, 0, 3, 3, 9, 9])
+    const before = Array.from(b.nodes)
+    expect(thrown(() => SumTree.set(b, 16, 1)).detail).toBe("slot 16 at index 0 is outside [0, 16)")
+    expect(thrown(() => SumTree.set(b, 1, -1)).reason).toBe("range")
+    expect(thrown(() => SumTree.set(b, 1, Number.NaN)).reason).toBe("non-finite")
+    expect(thrown(() => SumTree.updateBatch(b, [1, 2], [1, Infinity])).reason).toBe("non-finite")
+    expect(Array.from(b.nodes)).toEqual(before)
+    expect(thrown(() => SumTree.make(0))).toMatchObject({ _tag: "KernelInputError", input: "capacity", reason: "range" })
+    expect(thrown(() => SumTree.make(2 ** 30 + 1))).toMatchObject({ _tag: "KernelInputError", input: "capacity" })
+    SumTree.clear(b)
+    expect(SumTree.total(b)).toBe(0)
+  })
+})
+
+describe("@autodidact/kernels/trees", () => {
+  it("loads the trees without TensorFlow.js, ONNX Runtime or the kernels index", () => {
+    const { stdout, urls } = resolvedBy(`const { SumTree, MinTree } = await import("@autodidact/kernels/trees")
+const t = SumTree.make(4)
+SumTree.updateBatch(t, [0, 1, 2, 3], [1, 2, 3, 4])
+console.log(Array.from(SumTree.sampleBatch(t, [0.5, 2.5, 9.9]).indices).join(","), MinTree.min(MinTree.make(2)))`)
+    expect(stdout.trim()).toBe("0,1,3 Infinity")
+    expect(urls.some((u) => u.endsWith("/kernels/src/trees.ts"))).toBe(true)
+    expect(urls.filter((u) => /tensorflow|onnxruntime|kernels\/src\/index\.ts/.test(u))).toEqual([])
+  }, 60_000)
 })

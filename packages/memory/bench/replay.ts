@@ -17,6 +17,7 @@
  * loop of one `findPrefixSum` per sample, in the same run, on the same tree; the naive column holds the "before".
  */
 import { Rng } from "@autodidact/core"
+import { MinTree, SumTree } from "@autodidact/kernels/trees"
 import * as PrioritizedReplay from "../src/PrioritizedReplay.js"
 import * as ReplayBuffer from "../src/ReplayBuffer.js"
 
@@ -120,10 +121,23 @@ for (let s = 0; s + BATCH <= CAPACITY; s += BATCH) {
   }
   per.updatePriorities(idx, td)
 }
-const flat = per.sums.nodes.slice(per.sums.leaves, per.sums.leaves + CAPACITY) // the same priorities, flat
+const flat = per.sums.nodes.slice(per.sums.capacity, per.sums.capacity + CAPACITY) // the same priorities, flat
 
 const perOut = per.allocateBatch(BATCH)
 const perSample = latency(() => per.sample(BATCH, sampleRng, perOut), 5000)
+
+/** One dependent descent (the previous `findPrefixSum`): right only if `u >= left` and the right subtree has mass. */
+const findPrefixSum = (tree: SumTree.SumTree, u: number): number => {
+  const t = tree.nodes
+  let k = 1
+  while (k < tree.capacity) {
+    const c = 2 * k
+    const right = +(u >= t[c]!) & +(t[c + 1]! > 0)
+    u -= right * t[c]!
+    k = c + right
+  }
+  return k - tree.capacity
+}
 
 /**
  * The previous `PrioritizedReplay.sample` (before the level-by-level batched descent), kept here to print the
@@ -133,13 +147,13 @@ const perSampleSequential = (g: Rng, out: typeof perOut, beta: number) => {
   const st = per.storage
   const sums = per.sums
   const leaves = sums.nodes
-  const offset = sums.leaves
-  const segment = sums.total() / BATCH
-  const pMin = per.mins.min()
+  const offset = sums.capacity
+  const segment = SumTree.total(sums) / BATCH
+  const pMin = MinTree.min(per.mins)
   const last = st.size - 1
   st.random.reseed(g)
   for (let b = 0; b < BATCH; b++) {
-    let i = sums.findPrefixSum((b + st.random.random()) * segment)
+    let i = findPrefixSum(sums, (b + st.random.random()) * segment)
     if (i > last) i = last
     out.indices[b] = i
     out.weights[b] = Math.pow(pMin / leaves[offset + i]!, beta)
@@ -149,18 +163,19 @@ const perSampleSequential = (g: Rng, out: typeof perOut, beta: number) => {
 const perSampleBefore = latency(() => perSampleSequential(sampleRng, perOut, 0.4), 5000)
 const treeUs = new Float64Array(BATCH)
 const treeOut = new Int32Array(BATCH)
+const treeRes = { indices: treeOut, priorities: new Float64Array(BATCH) }
 let lcg = 12345
 const fillTargets = () => { // stratified targets from a cheap LCG, so the row times the tree walk alone
-  const seg = per.sums.total() / BATCH
+  const seg = SumTree.total(per.sums) / BATCH
   for (let b = 0; b < BATCH; b++) treeUs[b] = (b + (lcg = (Math.imul(lcg, 1103515245) + 12345) >>> 0) / 2 ** 32) * seg
 }
 const descentBatched = latency(() => {
   fillTargets()
-  per.sums.findPrefixSumBatch(treeUs, treeOut)
+  SumTree.sampleBatch(per.sums, treeUs, treeRes)
 }, 3000)
 const descentSequential = latency(() => {
   fillTargets()
-  for (let b = 0; b < BATCH; b++) treeOut[b] = per.sums.findPrefixSum(treeUs[b]!)
+  for (let b = 0; b < BATCH; b++) treeOut[b] = findPrefixSum(per.sums, treeUs[b]!)
 }, 3000)
 
 /** Naive proportional stratified sampling with weights: O(N) scans over a Float64Array. */

@@ -13,33 +13,22 @@
  * `layerOnnx` (from `OnnxEmbedder.ts`) runs a local ONNX sentence-embedding model with `onnxruntime-node`: a
  * tokenizer.json read from disk, mean pooling over the attention mask, L2 normalization; no network.
  *
+ * The service class itself is declared in `EmbedderService.ts` (re-exported here), so that `OnnxEmbedder.ts` does not
+ * import this module back.
+ *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
+import { Embedder } from "./EmbedderService.js"
 import { EmbedderError } from "./StoreErrors.js"
 
-/**
- * Turns texts into fixed-dimension vectors.
- *
- * @category services
- * @since 0.1.0
- */
-export class Embedder extends Context.Service<
-  Embedder,
-  {
-    /** Length of every vector `embed` returns. */
-    readonly dimension: number
-    /** Model name (stored with the store's metadata for information). */
-    readonly model: string
-    readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Float32Array>, EmbedderError>
-  }
->()("@autodidact/memory/Embedder") {}
+export { Embedder } from "./EmbedderService.js"
 
 const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
 
-/** 32-bit FNV-1a of a string's UTF-16 code units (each unit fed as two bytes). */
+/** 32-bit FNV-1a (Fowler–Noll–Vo) of a string's UTF-16 code units (each unit fed as two bytes, low first), an unsigned integer; `seed` replaces the offset basis. */
 export const fnv1a = (s: string, seed = FNV_OFFSET): number => {
   let h = seed
   for (let i = 0; i < s.length; i++) {
@@ -52,7 +41,7 @@ export const fnv1a = (s: string, seed = FNV_OFFSET): number => {
   return h >>> 0
 }
 
-/** The features `hashedEmbedding` counts (exported for tests and inspection). */
+/** The features `hashedEmbedding` counts, in order: for each lower-cased NFKC word `w:<word>`, `b:<word> <next>`, and its character trigrams `c:<tri>` of `^word$`. */
 export const features = (text: string): Array<string> => {
   const words = text.toLowerCase().normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0)
   const out: Array<string> = []

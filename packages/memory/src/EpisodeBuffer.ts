@@ -57,7 +57,8 @@ export interface Extras {
   readonly values?: ArrayLike<number>
 }
 
-const bit = (x: boolean | number | undefined): boolean => x === true || (typeof x === "number" && x !== 0)
+const bit = Columns.isSet
+const ADD_BATCH = Columns.stepNames("EpisodeBuffer.addBatch")
 const NONE: ReadonlyArray<Trajectory.Trajectory> = Object.freeze([])
 
 /** One env's in-progress trajectory. */
@@ -80,6 +81,8 @@ export class EpisodeBuffer {
   readonly obsDim: number
   readonly actDim: number
   readonly actionDtype: Columns.ActionDtype
+  /** Observations are kept as float32 (`Trajectory` observations). */
+  readonly observationDtype = "float32" as const
   /** [numEnvs * obsDim] last next observation of each env. */
   readonly lastNext: Float32Array
   private readonly tracks: Array<Track>
@@ -149,12 +152,7 @@ export class EpisodeBuffer {
     const e = this.numEnvs
     const od = this.obsDim
     const ad = this.actDim
-    Columns.check("EpisodeBuffer.addBatch observations", observations, "float32", e * od)
-    Columns.check("EpisodeBuffer.addBatch nextObservations", nextObservations, "float32", e * od)
-    Columns.check("EpisodeBuffer.addBatch actions", actions, this.actionDtype, e * ad)
-    Columns.check("EpisodeBuffer.addBatch rewards", rewards, "float32", e)
-    Columns.checkFlags("EpisodeBuffer.addBatch terminations", terminations, e)
-    Columns.checkFlags("EpisodeBuffer.addBatch truncations", truncations, e)
+    Columns.checkStep(ADD_BATCH, this, e, observations, actions, rewards, nextObservations, terminations, truncations)
     const logProbs = extras?.logProbs
     const values = extras?.values
     if (logProbs !== undefined && logProbs.length !== e) throw new ShapeMismatchError({ where: "EpisodeBuffer.addBatch logProbs", expected: e, actual: logProbs.length })
@@ -322,7 +320,9 @@ export class EpisodeBuffer {
 export const KIND = "episode"
 
 /**
- * An episode buffer.
+ * An episode buffer for `numEnvs` vector-env sub-envs (see {@link EpisodeBuffer}): each sub-env's steps grow in
+ * typed-array columns (`initialLength` rows to start, doubled when full) until the episode ends, then leave as a
+ * `Trajectory`.
  * @returns fails with InvalidOptionError for numEnvs/obsDim/actDim/initialLength < 1 or an unknown action dtype.
  */
 export const make = (options: Options): Effect.Effect<EpisodeBuffer, InvalidOptionError> =>
@@ -332,7 +332,8 @@ export const make = (options: Options): Effect.Effect<EpisodeBuffer, InvalidOpti
 export const unsafeMake = (options: Options): EpisodeBuffer => new EpisodeBuffer(options)
 
 /**
- * Load a buffer saved by `EpisodeBuffer.save`.
+ * Load a buffer saved by `EpisodeBuffer.save` (the unfinished episodes of every sub-env; `ReplayFile` format, kind
+ * {@link KIND}).
  * @returns fails with ReplayIoError or CorruptReplayFileError naming the file and the problem.
  */
 export const load = (path: string): Effect.Effect<EpisodeBuffer, ReplayIoError | CorruptReplayFileError> =>

@@ -59,7 +59,9 @@ export interface Options {
   readonly actionDtype?: Columns.ActionDtype
 }
 
-const bit = (x: boolean | number | undefined): boolean => x === true || (typeof x === "number" && x !== 0)
+const bit = Columns.isSet
+const ADD = Columns.transitionNames("NStep.add")
+const ADD_BATCH = Columns.stepNames("NStep.addBatch")
 
 /**
  * An n-step accumulator (see the module docs).
@@ -140,13 +142,7 @@ export class NStep {
     if (!(env >= 0 && env < this.numEnvs) || !Number.isInteger(env)) {
       throw new InvalidOptionError({ option: "NStep.add env", value: env, reason: `expected an integer in [0, ${this.numEnvs})` })
     }
-    Columns.check("NStep.add observation", observation, this.observationDtype, this.obsDim)
-    Columns.check("NStep.add nextObservation", nextObservation, this.observationDtype, this.obsDim)
-    if (typeof action === "number") {
-      if (this.actDim !== 1) throw new InvalidOptionError({ option: "NStep.add action", value: action, reason: `expected ${this.actDim} elements` })
-      Columns.checkScalar("NStep.add action", action, this.actionDtype)
-    } else Columns.check("NStep.add action", action, this.actionDtype, this.actDim)
-    Columns.checkScalar("NStep.add reward", reward, "float32")
+    Columns.checkTransition(ADD, this, observation, action, reward, nextObservation)
     const slot = this.slot(env, this.count[env]!)
     Columns.copy(observation, 0, this.observations, slot * this.obsDim, this.obsDim)
     if (typeof action === "number") this.actions[slot] = action
@@ -175,12 +171,7 @@ export class NStep {
     const e = this.numEnvs
     const od = this.obsDim
     const ad = this.actDim
-    Columns.check("NStep.addBatch observations", observations, this.observationDtype, e * od)
-    Columns.check("NStep.addBatch nextObservations", nextObservations, this.observationDtype, e * od)
-    Columns.check("NStep.addBatch actions", actions, this.actionDtype, e * ad)
-    Columns.check("NStep.addBatch rewards", rewards, "float32", e)
-    Columns.checkFlags("NStep.addBatch terminations", terminations, e)
-    Columns.checkFlags("NStep.addBatch truncations", truncations, e)
+    Columns.checkStep(ADD_BATCH, this, e, observations, actions, rewards, nextObservations, terminations, truncations)
     let emitted = 0
     for (let i = 0; i < e; i++) {
       const slot = this.slot(i, this.count[i]!)
@@ -332,7 +323,8 @@ export class NStep {
 export const KIND = "nstep"
 
 /**
- * An n-step accumulator.
+ * An n-step accumulator for `numEnvs` sub-envs: it emits `(s_t, a_t, Σ_{k<m} γ^k r_{t+k}, s_{t+m}, γ^m)` with
+ * `m = n`, or fewer steps when the episode ends first (Sutton & Barto 2018 ch. 7; Rainbow, arXiv:1710.02298).
  * @returns fails with InvalidOptionError for numEnvs/n/obsDim/actDim < 1, gamma outside [0, 1] or an unknown dtype.
  */
 export const make = (options: Options): Effect.Effect<NStep, InvalidOptionError> =>
@@ -342,7 +334,8 @@ export const make = (options: Options): Effect.Effect<NStep, InvalidOptionError>
 export const unsafeMake = (options: Options): NStep => new NStep(options)
 
 /**
- * Load an accumulator saved by `NStep.save`.
+ * Load an accumulator saved by `NStep.save` (the pending steps of every sub-env; `ReplayFile` format, kind
+ * {@link KIND}).
  * @returns fails with ReplayIoError or CorruptReplayFileError naming the file and the problem.
  */
 export const load = (path: string): Effect.Effect<NStep, ReplayIoError | CorruptReplayFileError> =>

@@ -4,8 +4,10 @@
  * `@huggingface/tokenizers`. No network.
  *
  * **Details**
- * - The ONNX Runtime session is created once when the layer is built and released when the layer's scope closes.
- *   Execution providers: CUDA first when `onnxruntime-node` reports it bundled (a CUDA build), else CPU.
+ * - The ONNX Runtime session is `OrtSession` from `@autodidact/kernels/ort` (the one session wrapper; `onnxruntime-node`
+ *   is imported when the layer is built, not when this module is): created once when the layer is built from the model
+ *   path (so external-data files next to it are found) and released when the layer's scope closes. Execution
+ *   providers: CUDA first when `onnxruntime-node` reports it bundled (a CUDA build), else CPU.
  * - Inputs (sentence-transformers layout, int64 or int32 as the model declares): `input_ids` and, when declared,
  *   `attention_mask` and `token_type_ids` (zeros, or what the tokenizer's post-processor gives), each
  *   `[batch, seq]`, right-padded with the tokenizer's pad token to the longest text of the batch. A model that
@@ -14,8 +16,8 @@
  *   `last_hidden_state` / `token_embeddings` `[batch, seq, dim]`, else the model's only output. Token outputs are
  *   pooled by the mean over the attention mask (Reimers & Gurevych 2019, arXiv:1908.10084) or by the first token
  *   (`pooling: "cls"`), then L2-normalized (`normalize`, default true).
- * - The embedding table's row count is read from the graph (the initializer of the `Gather` that indexes
- *   `input_ids`, directly or through a `Cast`; `vocabSize` overrides it); a tokenizer with more ids fails the load
+ * - The embedding table's row count is read from the graph (`OrtSession.embeddingRows`: the initializer of the
+ *   `Gather` that indexes `input_ids`, directly or through a `Cast`; `vocabSize` overrides it); a tokenizer with more ids fails the load
  *   with `EmbedderTokenizerMismatchError`.
  * - At load, a probe batch of two texts is run to find (or check) the output dimension and shape; a model whose
  *   output has the wrong shape fails the load with `EmbedderLoadError` (`kind: "outputs"`).
@@ -31,9 +33,9 @@
 import { readFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Tokenizer } from "@huggingface/tokenizers"
+import { OrtSession } from "@autodidact/kernels/ort"
 import { Effect, Layer } from "effect"
-import * as ort from "onnxruntime-node"
-import { Embedder } from "./Embedder.js"
+import { Embedder } from "./EmbedderService.js"
 import { EmbedderError, EmbedderLoadError, EmbedderTokenizerMismatchError } from "./StoreErrors.js"
 
 /**
@@ -67,137 +69,7 @@ export interface OnnxOptions {
   readonly name?: string | undefined
 }
 
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
-/**
- * The execution providers `"auto"` resolves to: CUDA first when `onnxruntime-node` reports it bundled, then CPU.
- *
- * @since 0.1.0
- */
-export const autoProviders = (): Array<string> => {
-  try {
-    return ort.listSupportedBackends().some((b) => b.name === "cuda" && b.bundled) ? ["cuda", "cpu"] : ["cpu"]
-  } catch {
-    return ["cpu"]
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// A minimal protobuf walk of ModelProto -> GraphProto (nodes, initializers) to read the embedding table's rows.
-// ModelProto.graph = 7; GraphProto.node = 1, .initializer = 5; NodeProto.input = 1, .output = 2, .op_type = 4;
-// TensorProto.dims = 1 (int64, packed or not), .name = 8.
-
-interface Field {
-  readonly no: number
-  readonly wire: number
-  readonly value: number
-  readonly start: number
-  readonly end: number
-}
-
-function* fields(buf: Uint8Array, start = 0, end = buf.length): Generator<Field> {
-  let p = start
-  const varint = (): number => {
-    let result = 0
-    let mul = 1
-    for (;;) {
-      if (p >= end) throw new Error("truncated varint")
-      const b = buf[p++]!
-      result += (b & 0x7f) * mul
-      if ((b & 0x80) === 0) return result
-      mul *= 128
-      if (mul > 2 ** 63) throw new Error("varint too long")
-    }
-  }
-  while (p < end) {
-    const key = varint()
-    const no = Math.floor(key / 8)
-    const wire = key % 8
-    if (wire === 0) {
-      yield { no, wire, value: varint(), start: p, end: p }
-    } else if (wire === 2) {
-      const len = varint()
-      if (p + len > end) throw new Error("truncated field")
-      yield { no, wire, value: len, start: p, end: p + len }
-      p += len
-    } else if (wire === 1) {
-      p += 8
-    } else if (wire === 5) {
-      p += 4
-    } else {
-      throw new Error(`unsupported wire type ${wire}`)
-    }
-    if (p > end) throw new Error("truncated field")
-  }
-}
-
-const decoder = new TextDecoder()
-const str = (buf: Uint8Array, f: Field): string => decoder.decode(buf.subarray(f.start, f.end))
-
-/** The values of a packed repeated varint field. */
-const packedVarints = (buf: Uint8Array, f: Field): Array<number> => {
-  const out: Array<number> = []
-  let value = 0
-  let mul = 1
-  for (let i = f.start; i < f.end; i++) {
-    const b = buf[i]!
-    value += (b & 0x7f) * mul
-    if ((b & 0x80) === 0) {
-      out.push(value)
-      value = 0
-      mul = 1
-    } else {
-      mul *= 128
-    }
-  }
-  return out
-}
-
-/**
- * The number of rows of the embedding table that `input` indexes (the initializer of a `Gather` whose indices are
- * `input`, directly or through `Cast`), read from the serialized ONNX model; undefined when the graph has none.
- *
- * @since 0.1.0
- */
-export const embeddingRows = (bytes: Uint8Array, input = "input_ids"): number | undefined => {
-  const nodes: Array<{ op: string; inputs: Array<string>; outputs: Array<string> }> = []
-  const tables = new Map<string, ReadonlyArray<number>>()
-  for (const g of fields(bytes)) {
-    if (g.no !== 7 || g.wire !== 2) continue
-    for (const f of fields(bytes, g.start, g.end)) {
-      if (f.wire !== 2) continue
-      if (f.no === 1) {
-        const node = { op: "", inputs: [] as Array<string>, outputs: [] as Array<string> }
-        for (const n of fields(bytes, f.start, f.end)) {
-          if (n.wire !== 2) continue
-          if (n.no === 1) node.inputs.push(str(bytes, n))
-          else if (n.no === 2) node.outputs.push(str(bytes, n))
-          else if (n.no === 4) node.op = str(bytes, n)
-        }
-        nodes.push(node)
-      } else if (f.no === 5) {
-        let name = ""
-        const dims: Array<number> = []
-        for (const t of fields(bytes, f.start, f.end)) {
-          if (t.no === 8 && t.wire === 2) name = str(bytes, t)
-          else if (t.no === 1 && t.wire === 0) dims.push(t.value)
-          else if (t.no === 1 && t.wire === 2) dims.push(...packedVarints(bytes, t))
-        }
-        tables.set(name, dims)
-      }
-    }
-  }
-  const aliases = new Set([input])
-  for (const n of nodes) if (n.op === "Cast" && aliases.has(n.inputs[0] ?? "")) for (const o of n.outputs) aliases.add(o)
-  for (const n of nodes) {
-    if (n.op !== "Gather" || !aliases.has(n.inputs[1] ?? "")) continue
-    const dims = tables.get(n.inputs[0] ?? "")
-    if (dims !== undefined && dims.length >= 1) return dims[0]
-  }
-  return undefined
-}
-
-// ---------------------------------------------------------------------------------------------------------------
+const messageOf = OrtSession.messageOf
 
 interface LoadedTokenizer {
   readonly tokenizer: Tokenizer
@@ -294,45 +166,22 @@ export const layerOnnx = (
     throw new RangeError(`Embedder.layerOnnx: dimension ${options.dimension} must be a positive integer`)
   }
   const model = options.name ?? `onnx:${basename(options.modelPath)}`
-  const providers = options.executionProviders === undefined || options.executionProviders === "auto"
-    ? autoProviders()
-    : [...options.executionProviders]
   const loadFail = (kind: EmbedderLoadError["kind"], reason: string, cause?: unknown) =>
     new EmbedderLoadError({ model, kind, reason, ...(cause === undefined ? {} : { cause }) })
-
-  const acquire = Effect.gen(function*() {
-    const bytes = yield* Effect.tryPromise({
-      try: () => readFile(options.modelPath),
-      catch: (e) =>
-        (e as NodeJS.ErrnoException).code === "ENOENT"
-          ? loadFail("missing", `model file not found: ${options.modelPath}`, e)
-          : loadFail("missing", `cannot read ${options.modelPath}: ${messageOf(e)}`, e)
-    })
-    if (bytes.byteLength === 0) return yield* loadFail("corrupted", `the model file is empty: ${options.modelPath}`)
-    const session = yield* Effect.tryPromise({
-      try: () =>
-        ort.InferenceSession.create(options.modelPath, {
-          executionProviders: providers,
-          graphOptimizationLevel: "all"
-        }),
-      catch: (e) => loadFail("corrupted", `not a loadable ONNX model (${messageOf(e)})`, e)
-    })
-    return { session, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) }
-  })
+  // a missing file or runtime is "missing"; an empty or unloadable file "corrupted" (the graph is checked below)
+  const acquire = OrtSession.open(options.modelPath, { name: model, executionProviders: options.executionProviders }).pipe(
+    Effect.mapError((e) => loadFail(e.kind === "missing" || e.kind === "unavailable" ? "missing" : "corrupted", e.reason, e))
+  )
 
   return Layer.effect(
     Embedder,
     Effect.gen(function*() {
-      const { bytes, session } = yield* Effect.acquireRelease(
-        acquire,
-        ({ session }) => Effect.promise(() => session.release()).pipe(Effect.ignore)
-      )
-      let released = false
-      yield* Effect.addFinalizer(() => Effect.sync(() => (released = true)))
+      const session = yield* acquire
+      const bytes = session.bytes
 
       // Inputs.
       const inputs = new Map<string, string>()
-      for (const m of session.inputMetadata) inputs.set(m.name, m.isTensor ? m.type : "non-tensor")
+      for (const m of session.inputs) inputs.set(m.name, m.type)
       const names = [...inputs.keys()]
       if (!inputs.has("input_ids")) {
         return yield* loadFail("inputs", `the model has no input "input_ids" (inputs: ${names.join(", ")})`)
@@ -353,7 +202,7 @@ export const layerOnnx = (
       }
 
       // Output.
-      const outputNames = session.outputNames
+      const outputNames = session.outputs.map((m) => m.name)
       const output = options.output ??
         (outputNames.includes("sentence_embedding")
           ? "sentence_embedding"
@@ -366,8 +215,8 @@ export const layerOnnx = (
             : `the model has no output "${output}" (outputs: ${outputNames.join(", ")})`
         )
       }
-      const outMeta = session.outputMetadata.find((m) => m.name === output)
-      if (outMeta !== undefined && outMeta.isTensor) {
+      const outMeta = session.outputs.find((m) => m.name === output)
+      if (outMeta !== undefined && outMeta.type !== "non-tensor") {
         if (outMeta.shape.length !== 2 && outMeta.shape.length !== 3) {
           return yield* loadFail(
             "outputs",
@@ -383,7 +232,7 @@ export const layerOnnx = (
       const tok = yield* loadTokenizer(model, options.tokenizerPath)
       const fromGraph = options.vocabSize ?? (() => {
         try {
-          return embeddingRows(bytes)
+          return OrtSession.embeddingRows(bytes)
         } catch {
           return undefined
         }
@@ -435,23 +284,24 @@ export const layerOnnx = (
         return { batch: n, length, ids, mask, types }
       }
 
-      const tensor = (name: string, values: ArrayLike<number>, dims: ReadonlyArray<number>): ort.Tensor =>
+      const Tensor = session.runtime.Tensor
+      const tensor = (name: string, values: ArrayLike<number>, dims: ReadonlyArray<number>): OrtSession.Tensor =>
         inputs.get(name) === "int32"
-          ? new ort.Tensor("int32", Int32Array.from(values), dims)
-          : new ort.Tensor("int64", BigInt64Array.from(Array.from(values, (v) => BigInt(v))), dims)
+          ? new Tensor("int32", Int32Array.from(values), dims)
+          : new Tensor("int64", BigInt64Array.from(Array.from(values, (v) => BigInt(v))), dims)
 
       /** Run one batch; returns the pooled (and normalized) vectors, each of the output's dimension. */
       const runBatch = (texts: ReadonlyArray<string>, expectDim: number | undefined) =>
         Effect.gen(function*() {
-          if (released) return yield* fail("session released (the layer's scope is closed)")
+          if (session.released) return yield* fail("session released (the layer's scope is closed)")
           const e = encode(texts)
           const dims = [e.batch, e.length]
-          const feeds: Record<string, ort.Tensor> = { input_ids: tensor("input_ids", e.ids, dims) }
+          const feeds: Record<string, OrtSession.Tensor> = { input_ids: tensor("input_ids", e.ids, dims) }
           if (inputs.has("attention_mask")) feeds["attention_mask"] = tensor("attention_mask", e.mask, dims)
           if (inputs.has("token_type_ids")) feeds["token_type_ids"] = tensor("token_type_ids", e.types, dims)
           const results = yield* Effect.tryPromise({
             try: () => session.run(feeds, [output]),
-            catch: (cause) => fail(`inference failed: ${messageOf(cause)}`, cause)
+            catch: (cause) => fail(`inference failed: ${cause instanceof OrtSession.OrtRunError ? cause.reason : messageOf(cause)}`, cause)
           })
           const out = results[output]
           if (out === undefined) return yield* fail(`the model returned no "${output}"`)
@@ -505,7 +355,7 @@ export const layerOnnx = (
         })
 
       // Probe: a small batch, to learn (or check) the dimension and that the model runs.
-      const declared = outMeta !== undefined && outMeta.isTensor ? outMeta.shape[outMeta.shape.length - 1] : undefined
+      const declared = outMeta !== undefined && outMeta.type !== "non-tensor" ? outMeta.shape[outMeta.shape.length - 1] : undefined
       const fixedDim = typeof declared === "number" && declared > 0 ? declared : undefined
       if (options.dimension !== undefined && fixedDim !== undefined && options.dimension !== fixedDim) {
         return yield* loadFail(

@@ -11,11 +11,11 @@
  *   New transitions get the largest priority seen so far (`maxPriority^alpha`, initially 1) so each is replayed
  *   at least once soon.
  * - Sampling is stratified: the total mass is split into `batchSize` equal segments and one `u` is drawn
- *   uniformly in each; `findPrefixSumBatch` on a {@link SumTree} maps them to rows (O(log n) per sample, all
- *   targets descending the tree level by level so their cache misses overlap). The
+ *   uniformly in each; `SumTree.sampleBatch` (from `@autodidact/kernels/trees`, the one sum tree) maps them to
+ *   rows (O(log n) per sample, all targets descending the tree level by level so their cache misses overlap). The
  *   uniforms come from a xoshiro128** stream seeded per batch by the given core `Rng` (see `ReplayRandom`).
  * - Importance weights `w_i = (N * P(i))^-beta / max_j w_j` with `N = size` and `max_j w_j = (N * P_min)^-beta`
- *   from a {@link MinTree} over all stored priorities (the baselines normalization, so weights are <= 1). They are
+ *   from a `MinTree` over all stored priorities (the baselines normalization, so weights are <= 1). They are
  *   computed as `(p_min / p_i)^beta`, which is the same quantity with one `pow`.
  * - `beta` is annealed linearly from `beta0` (0.4) to 1 over `betaSteps` transitions added (env steps), as in
  *   the paper; pass `beta` to `sample` to override.
@@ -42,15 +42,14 @@
  * @since 0.1.0
  */
 import { InvalidOptionError, Rng } from "@autodidact/core"
+import { MinTree, SumTree } from "@autodidact/kernels/trees"
 import { Effect } from "effect"
-import { MinTree } from "./MinTree.js"
 import type { Batch, TransitionSink } from "./ReplayBuffer.js"
 import * as ReplayBufferModule from "./ReplayBuffer.js"
 import * as Columns from "./ReplayColumns.js"
 import { construct, InvalidPriorityError } from "./ReplayErrors.js"
 import type { CorruptReplayFileError, ReplayIoError } from "./ReplayErrors.js"
 import * as ReplayFile from "./ReplayFile.js"
-import { SumTree } from "./SumTree.js"
 
 /** Options of a {@link PrioritizedReplay}: those of a uniform buffer plus the PER hyper-parameters. */
 export interface Options extends ReplayBufferModule.Options {
@@ -72,8 +71,10 @@ export interface Options extends ReplayBufferModule.Options {
  */
 export class PrioritizedReplay implements TransitionSink {
   readonly storage: ReplayBufferModule.ReplayBuffer
-  readonly sums: SumTree
-  readonly mins: MinTree
+  /** Priorities `p_i^alpha` per row (kernels' sum tree; rows past `size` are 0). */
+  readonly sums: SumTree.SumTree
+  /** The same priorities in a min tree (rows past `size` are `+Infinity`). */
+  readonly mins: MinTree.MinTree
   readonly alpha: number
   readonly beta0: number
   readonly betaSteps: number
@@ -81,7 +82,10 @@ export class PrioritizedReplay implements TransitionSink {
   /** Largest raw priority `|delta| + eps` seen (before `alpha`); new transitions get `maxPriority^alpha`. */
   maxPriority = 1
   private maxPriorityAlpha = 1
-  /** Scratch for the stratified targets of `sample` (grown to the largest batch, never shrunk). */
+  /**
+   * Scratch of `sample` (grown to the largest batch, never shrunk): the stratified targets go in, the tree descent
+   * overwrites them with the sampled priorities.
+   */
   private targets = new Float64Array(0)
 
   /**
@@ -96,12 +100,9 @@ export class PrioritizedReplay implements TransitionSink {
     this.eps = Columns.numberOption("eps", options.eps ?? 1e-6, Number.MIN_VALUE, 1e6)
     Columns.intOption("capacity", options.capacity, 1, 2 ** 30)
     this.storage = storage ?? new ReplayBufferModule.ReplayBuffer(options)
-    this.sums = new SumTree(this.storage.capacity)
-    this.mins = new MinTree(this.storage.capacity)
-    for (let i = 0; i < this.storage.size; i++) {
-      this.sums.update(i, 1)
-      this.mins.update(i, 1)
-    }
+    this.sums = SumTree.make(this.storage.capacity)
+    this.mins = MinTree.make(this.storage.capacity)
+    for (let i = 0; i < this.storage.size; i++) this.setRow(i, 1)
   }
 
   get capacity(): number {
@@ -122,7 +123,12 @@ export class PrioritizedReplay implements TransitionSink {
 
   /** The priority `p_i^alpha` stored for row `index` (0 for rows never written). */
   priority(index: number): number {
-    return this.sums.get(index)
+    return SumTree.get(this.sums, index)
+  }
+
+  private setRow(row: number, p: number): void {
+    SumTree.set(this.sums, row, p)
+    MinTree.set(this.mins, row, p)
   }
 
   /**
@@ -138,8 +144,7 @@ export class PrioritizedReplay implements TransitionSink {
     discount: number = this.storage.gamma
   ): number {
     const row = this.storage.add(observation, action, reward, nextObservation, terminated, truncated, discount)
-    this.sums.update(row, this.maxPriorityAlpha)
-    this.mins.update(row, this.maxPriorityAlpha)
+    this.setRow(row, this.maxPriorityAlpha)
     return row
   }
 
@@ -160,8 +165,7 @@ export class PrioritizedReplay implements TransitionSink {
     const c = this.storage.capacity
     let row = first
     for (let i = 0; i < rewards.length; i++) {
-      this.sums.update(row, this.maxPriorityAlpha)
-      this.mins.update(row, this.maxPriorityAlpha)
+      this.setRow(row, this.maxPriorityAlpha)
       row = row + 1 === c ? 0 : row + 1
     }
     return first
@@ -188,24 +192,33 @@ export class PrioritizedReplay implements TransitionSink {
     const idx = batch.indices
     const w = batch.weights
     const sums = this.sums
-    const leaves = sums.nodes
-    const offset = sums.leaves
-    const total = sums.total()
+    const total = SumTree.total(sums)
     const segment = total / batchSize
-    const pMin = this.mins.min()
+    // rounding can put the last stratum's target at the total; keep every target in [0, total)
+    const top = total * (1 - Number.EPSILON)
+    const pMin = MinTree.min(this.mins)
     const last = st.size - 1
     const random = st.random
     random.reseed(rng)
     if (this.targets.length < batchSize) this.targets = new Float64Array(batchSize)
     const us = this.targets
-    for (let b = 0; b < batchSize; b++) us[b] = (b + random.random()) * segment
-    // all targets descend together, level by level (independent loads overlap their cache misses; see SumTree)
-    sums.findPrefixSumBatch(us, idx, batchSize)
+    for (let b = 0; b < batchSize; b++) {
+      const u = (b + random.random()) * segment
+      us[b] = u < total ? u : top
+    }
+    // all targets descend together, level by level (independent loads overlap their cache misses); the sampled
+    // priorities come back in `us`
+    SumTree.sampleBatch(sums, us, { indices: idx, priorities: us }, batchSize)
     for (let b = 0; b < batchSize; b++) {
       let i = idx[b]!
-      if (i > last) i = last // unreachable while every stored row has positive priority; kept as a guard
+      let p = us[b]!
+      if (i > last) {
+        // unreachable while every stored row has positive priority; kept as a guard
+        i = last
+        p = SumTree.get(sums, i)
+      }
       idx[b] = i
-      w[b] = Math.pow(pMin / leaves[offset + i]!, beta)
+      w[b] = Math.pow(pMin / p, beta)
     }
     st.gather(batch)
     return batch
@@ -226,9 +239,7 @@ export class PrioritizedReplay implements TransitionSink {
     for (let j = 0; j < indices.length; j++) {
       const raw = Math.abs(tdErrors[j]!) + eps
       if (raw > maxP) maxP = raw
-      const p = Math.pow(raw, alpha)
-      this.sums.update(indices[j]!, p)
-      this.mins.update(indices[j]!, p)
+      this.setRow(indices[j]!, Math.pow(raw, alpha))
     }
     this.setMax(maxP)
   }
@@ -244,9 +255,7 @@ export class PrioritizedReplay implements TransitionSink {
     for (let j = 0; j < indices.length; j++) {
       const raw = priorities[j]!
       if (raw > maxP) maxP = raw
-      const p = Math.pow(raw, this.alpha)
-      this.sums.update(indices[j]!, p)
-      this.mins.update(indices[j]!, p)
+      this.setRow(indices[j]!, Math.pow(raw, this.alpha))
     }
     this.setMax(maxP)
   }
@@ -279,8 +288,8 @@ export class PrioritizedReplay implements TransitionSink {
   /** Forget every transition and reset `maxPriority` to 1 (keeps the memory and the generator). */
   clear(): void {
     this.storage.clear()
-    this.sums.clear()
-    this.mins.clear()
+    SumTree.clear(this.sums)
+    MinTree.clear(this.mins)
     this.setMax(1)
   }
 
@@ -292,7 +301,7 @@ export class PrioritizedReplay implements TransitionSink {
   save(path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> {
     return Effect.suspend(() => {
       const c = this.storage.contents(KIND)
-      const priorities = this.sums.nodes.subarray(this.sums.leaves, this.sums.leaves + this.storage.size)
+      const priorities = this.sums.nodes.subarray(this.sums.capacity, this.sums.capacity + this.storage.size)
       return ReplayFile.write(
         path,
         {
@@ -329,10 +338,7 @@ export class PrioritizedReplay implements TransitionSink {
     }
     const maxP = d.header.counters["maxPriority"]
     if (maxP === undefined || !(maxP > 0) || maxP === Infinity) d.corrupt(`maxPriority ${maxP} is not finite and > 0`)
-    for (let i = 0; i < priorities.length; i++) {
-      per.sums.update(i, priorities[i]!)
-      per.mins.update(i, priorities[i]!)
-    }
+    for (let i = 0; i < priorities.length; i++) per.setRow(i, priorities[i]!)
     per.setMax(maxP!)
     return per
   }
@@ -342,7 +348,9 @@ export class PrioritizedReplay implements TransitionSink {
 export const KIND = "prioritized"
 
 /**
- * A prioritized replay buffer.
+ * A proportional prioritized replay buffer (Schaul et al. 2016, arXiv:1511.05952; see {@link PrioritizedReplay}):
+ * the uniform buffer's columns plus priorities in kernels' sum and min trees. Defaults: alpha 0.6, beta0 0.4,
+ * betaSteps 1e6, eps 1e-6.
  * @returns fails with InvalidOptionError for an out-of-range option (capacity <= 0 or > 2^30, alpha < 0, beta0
  *   outside [0, 1], betaSteps < 1, eps <= 0, or any uniform-buffer option).
  */
@@ -352,7 +360,10 @@ export const make = (options: Options): Effect.Effect<PrioritizedReplay, Invalid
 /** {@link make}, synchronously. @throws InvalidOptionError */
 export const unsafeMake = (options: Options): PrioritizedReplay => new PrioritizedReplay(options)
 
-/** Save `buffer` atomically to `path` (see {@link PrioritizedReplay.save}). */
+/**
+ * Save `buffer` atomically to `path` (see {@link PrioritizedReplay.save}): rows, priorities, `maxPriority`, the beta
+ * schedule and the generator. Fails with ReplayIoError naming the file; the previous file is kept.
+ */
 export const save = (buffer: PrioritizedReplay, path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> =>
   buffer.save(path, io)
 

@@ -129,7 +129,9 @@ export type InsightPayload = typeof InsightPayload.Type
 type Common = Omit<NewRecord, "kind" | "text" | "payload">
 
 /**
- * A trajectory record: `text` defaults to `"<task>: <outcome>, return <R> in <L> steps"`, outcome from `success`.
+ * A trajectory record (the episode as `@autodidact/core`'s `Trajectory`, kept as the JSON payload): `text` defaults
+ * to `"<task>: <outcome>, return <R> in <L> steps"`, `outcome` from `t.success` (`"unknown"` when absent), `return`
+ * and `env` from the trajectory; `extra` overrides any of them. The payload must fit `MaxPayloadBytes` when stored.
  *
  * @category constructors
  * @since 0.1.0
@@ -150,7 +152,8 @@ export const trajectory = (t: Trajectory.Trajectory, extra: Common & { readonly 
 }
 
 /**
- * An insight (ExpeL rule): starts with support 1 and no votes unless given.
+ * An insight: a natural-language rule distilled from experience (ExpeL, Zhao et al. 2024, arXiv:2308.10144); it
+ * starts with support 1 and no votes unless given, and `sourceIds` (the records it came from) go in its payload.
  *
  * @category constructors
  * @since 0.1.0
@@ -161,7 +164,8 @@ export const insight = (text: string, extra: Common & { readonly sourceIds?: Rea
 }
 
 /**
- * A Reflexion self-reflection, usually after a failed trial (`outcome` defaults to "failure").
+ * A self-reflection written after a trial (Reflexion, Shinn et al. 2023, arXiv:2303.11366), usually a failed one:
+ * `outcome` defaults to `"failure"`; `trajectoryId` and `trial` (the attempt number) go in its payload.
  *
  * @category constructors
  * @since 0.1.0

@@ -41,7 +41,7 @@
  * @category models
  * @since 0.1.0
  */
-import { InvalidOptionError, NonFiniteValueError, Rng } from "@autodidact/core"
+import { InvalidOptionError, Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import * as Columns from "./ReplayColumns.js"
 import { construct, InsufficientDataError, ShapeMismatchError } from "./ReplayErrors.js"
@@ -107,7 +107,9 @@ export interface TransitionSink {
 }
 
 /** A flag as 0/1. */
-const bit = (x: boolean | number | undefined): number => (x === true || (typeof x === "number" && x !== 0) ? 1 : 0)
+const bit = (x: boolean | number | undefined): number => (Columns.isSet(x) ? 1 : 0)
+const ADD = Columns.transitionNames("ReplayBuffer.add")
+const ADD_BATCH = Columns.stepNames("ReplayBuffer.addBatch")
 
 /**
  * A uniform replay buffer (see the module docs). Construct with {@link make} or {@link unsafeMake}.
@@ -173,12 +175,6 @@ export class ReplayBuffer implements TransitionSink {
     }
   }
 
-  private checkAction(where: string, action: number | ArrayLike<number>): void {
-    if (typeof action === "number" && this.actDim === 1) Columns.checkScalar(where, action, this.actionDtype)
-    else if (typeof action === "number") throw new ShapeMismatchError({ where, expected: this.actDim, actual: 1 })
-    else Columns.check(where, action, this.actionDtype, this.actDim)
-  }
-
   private checkDiscount(where: string, d: number): void {
     if (!(d >= 0 && d <= 1)) throw new InvalidOptionError({ option: where, value: d, reason: "expected a discount in [0, 1]" })
   }
@@ -200,11 +196,7 @@ export class ReplayBuffer implements TransitionSink {
     truncated: boolean | number,
     discount: number = this.gamma
   ): number {
-    const od = this.observationDtype
-    Columns.check("ReplayBuffer.add observation", observation, od, this.obsDim)
-    Columns.check("ReplayBuffer.add nextObservation", nextObservation, od, this.obsDim)
-    this.checkAction("ReplayBuffer.add action", action)
-    Columns.checkScalar("ReplayBuffer.add reward", reward, "float32")
+    Columns.checkTransition(ADD, this, observation, action, reward, nextObservation)
     this.checkDiscount("ReplayBuffer.add discount", discount)
     const row = this.pointer
     Columns.copy(observation, 0, this.observations, row * this.obsDim, this.obsDim)
@@ -241,16 +233,7 @@ export class ReplayBuffer implements TransitionSink {
     if (n > this.capacity) {
       throw new InvalidOptionError({ option: "ReplayBuffer.addBatch rows", value: n, reason: `more rows than capacity ${this.capacity}` })
     }
-    const od = this.observationDtype
-    Columns.check("ReplayBuffer.addBatch observations", observations, od, n * this.obsDim)
-    Columns.check("ReplayBuffer.addBatch nextObservations", nextObservations, od, n * this.obsDim)
-    Columns.check("ReplayBuffer.addBatch actions", actions, this.actionDtype, n * this.actDim)
-    for (let i = 0; i < n; i++) {
-      const r = rewards[i]!
-      if (!(r - r === 0)) throw new NonFiniteValueError({ where: "ReplayBuffer.addBatch rewards", value: r, index: i })
-    }
-    Columns.checkFlags("ReplayBuffer.addBatch terminations", terminations, n)
-    Columns.checkFlags("ReplayBuffer.addBatch truncations", truncations, n)
+    Columns.checkStep(ADD_BATCH, this, n, observations, actions, rewards, nextObservations, terminations, truncations)
     if (discounts !== undefined) {
       if (discounts.length !== n) throw new ShapeMismatchError({ where: "ReplayBuffer.addBatch discounts", expected: n, actual: discounts.length })
       for (let i = 0; i < n; i++) this.checkDiscount(`ReplayBuffer.addBatch discounts[${i}]`, discounts[i]!)
@@ -458,7 +441,10 @@ export const make = (options: Options): Effect.Effect<ReplayBuffer, InvalidOptio
 /** {@link make}, synchronously. @throws InvalidOptionError */
 export const unsafeMake = (options: Options): ReplayBuffer => new ReplayBuffer(options)
 
-/** Save `buffer` atomically to `path` (see {@link ReplayBuffer.save}). */
+/**
+ * Save `buffer` atomically to `path` (see {@link ReplayBuffer.save}): rows, ring pointer, counters and generator.
+ * Fails with ReplayIoError naming the file; the previous file is kept.
+ */
 export const save = (buffer: ReplayBuffer, path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> =>
   buffer.save(path, io)
 

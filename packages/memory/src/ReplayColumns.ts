@@ -100,9 +100,114 @@ export const copy = (src: ArrayLike<number>, srcOff: number, dst: InputColumn | 
   for (let k = 0; k < dim; k++) dst[dstOff + k] = src[srcOff + k]!
 }
 
+/** A terminated/truncated flag as given (`true`, a non-zero number) read as a boolean; `undefined` is false. */
+export const isSet = (x: boolean | number | undefined): boolean => x === true || (typeof x === "number" && x !== 0)
+
 /** Check that a flag batch (`terminations`, `truncations`) has `length` entries. */
 export const checkFlags = (where: string, x: ArrayLike<number | boolean>, length: number): void => {
   if (x.length !== length) throw new ShapeMismatchError({ where, expected: length, actual: x.length })
+}
+
+/** The row layout of a buffer: observation and action widths and element types. */
+export interface Layout {
+  readonly obsDim: number
+  readonly actDim: number
+  readonly observationDtype: ObservationDtype
+  readonly actionDtype: ActionDtype
+}
+
+/** The names a transition's columns carry in errors (built once per call site, so checks allocate nothing). */
+export interface TransitionNames {
+  readonly observation: string
+  readonly nextObservation: string
+  readonly action: string
+  readonly reward: string
+}
+
+/** {@link TransitionNames} prefixed by `where` (e.g. `"ReplayBuffer.add"` → `"ReplayBuffer.add observation"`). */
+export const transitionNames = (where: string): TransitionNames => ({
+  observation: `${where} observation`,
+  nextObservation: `${where} nextObservation`,
+  action: `${where} action`,
+  reward: `${where} reward`
+})
+
+/**
+ * Check an action for `layout`: a number when `actDim` is 1 (finite; an integer for `int32`), else `[actDim]`.
+ * @throws ShapeMismatchError (a number where `actDim > 1`, or a wrong length), DtypeMismatchError, NonFiniteValueError.
+ */
+export const checkAction = (where: string, layout: Layout, action: number | ArrayLike<number>): void => {
+  if (typeof action === "number" && layout.actDim === 1) checkScalar(where, action, layout.actionDtype)
+  else if (typeof action === "number") throw new ShapeMismatchError({ where, expected: layout.actDim, actual: 1 })
+  else check(where, action, layout.actionDtype, layout.actDim)
+}
+
+/**
+ * Check one transition `(s, a, r, s')` before anything is written: `observation`, `nextObservation` `[obsDim]` of
+ * the observation dtype, `action` (see {@link checkAction}), `reward` finite.
+ * @throws ShapeMismatchError, DtypeMismatchError, NonFiniteValueError naming the column.
+ */
+export const checkTransition = (
+  names: TransitionNames,
+  layout: Layout,
+  observation: ArrayLike<number>,
+  action: number | ArrayLike<number>,
+  reward: number,
+  nextObservation: ArrayLike<number>
+): void => {
+  check(names.observation, observation, layout.observationDtype, layout.obsDim)
+  check(names.nextObservation, nextObservation, layout.observationDtype, layout.obsDim)
+  checkAction(names.action, layout, action)
+  checkScalar(names.reward, reward, "float32")
+}
+
+/** The names a vector step's columns carry in errors (built once per call site). */
+export interface StepNames {
+  readonly observations: string
+  readonly nextObservations: string
+  readonly actions: string
+  readonly rewards: string
+  readonly terminations: string
+  readonly truncations: string
+}
+
+/** {@link StepNames} prefixed by `where` (e.g. `"NStep.addBatch"`). */
+export const stepNames = (where: string): StepNames => ({
+  observations: `${where} observations`,
+  nextObservations: `${where} nextObservations`,
+  actions: `${where} actions`,
+  rewards: `${where} rewards`,
+  terminations: `${where} terminations`,
+  truncations: `${where} truncations`
+})
+
+/**
+ * Check one vector-env step of `n` rows (row `i` is env `i`) before anything is written: `observations`,
+ * `nextObservations` `[n * obsDim]` of the observation dtype, `actions` `[n * actDim]` of the action dtype,
+ * `rewards` `[n]` finite (any array of numbers), `terminations`, `truncations` `[n]`.
+ * @throws ShapeMismatchError, DtypeMismatchError, NonFiniteValueError naming the column (and the env index).
+ */
+export const checkStep = (
+  names: StepNames,
+  layout: Layout,
+  n: number,
+  observations: ArrayLike<number>,
+  actions: ArrayLike<number>,
+  rewards: ArrayLike<number>,
+  nextObservations: ArrayLike<number>,
+  terminations: ArrayLike<number | boolean>,
+  truncations: ArrayLike<number | boolean>
+): void => {
+  check(names.observations, observations, layout.observationDtype, n * layout.obsDim)
+  check(names.nextObservations, nextObservations, layout.observationDtype, n * layout.obsDim)
+  check(names.actions, actions, layout.actionDtype, n * layout.actDim)
+  if (rewards.length !== n) throw new ShapeMismatchError({ where: names.rewards, expected: n, actual: rewards.length })
+  for (let i = 0; i < n; i++) {
+    const r = rewards[i]!
+    if (!(r - r === 0)) throw new NonFiniteValueError({ where: names.rewards, value: r, index: i })
+  }
+  checkFlags(names.terminations, terminations, n)
+  checkFlags(names.truncations, truncations, n)
 }
 
 /**

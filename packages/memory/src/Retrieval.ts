@@ -90,7 +90,7 @@ export interface Query {
 }
 
 /**
- * Cosine similarity; 0 when either vector has zero norm.
+ * Cosine similarity `a·b / (‖a‖ ‖b‖)` of two vectors of equal length, in `[−1, 1]`; 0 when either has zero norm.
  *
  * @category scoring
  * @since 0.1.0
@@ -108,7 +108,8 @@ export const cosine = (a: Float32Array, b: Float32Array): number => {
 }
 
 /**
- * `decay ^ hours(now - lastAccessedAt)`, hours clamped at 0.
+ * Recency of Generative Agents (arXiv:2304.03442, §4.1): `decay ^ hours(now − lastAccessedAt)` with times in epoch
+ * ms and hours clamped at 0, in `(0, 1]` (`decay` per hour, default 0.995).
  *
  * @category scoring
  * @since 0.1.0
@@ -158,7 +159,9 @@ export interface Ranked extends Components {
 }
 
 /**
- * Rank candidates by the weighted normalized score (see the module docs) and keep the top `k`.
+ * Rank candidates by the weighted normalized score (see the module docs): each component min-max normalized over
+ * `candidates`, `score = w_rel · rel~ + w_rec · rec~ + w_imp · imp~` in `[0, w_rel + w_rec + w_imp]`; the top `k`,
+ * best first, ties by higher raw relevance, then id.
  *
  * @category scoring
  * @since 0.1.0
@@ -204,7 +207,9 @@ export interface NormalizedFilters {
 const known = new Set(["kind", "task", "env", "outcome", "tags", "anyTags", "minImportance", "since"])
 
 /**
- * Validate and normalize filters (see {@link NormalizedFilters}).
+ * Validate and normalize filters (see {@link NormalizedFilters}): returns them with every single value as a list,
+ * or the InvalidQueryError naming the first bad one (unknown key, unknown kind or outcome, a non-string task/env/tag,
+ * `minImportance` outside `[0, 1]`, a non-finite `since`).
  *
  * @category validation
  * @since 0.1.0
@@ -279,7 +284,9 @@ export const normalizeFilters = (filters: Filters | undefined): NormalizedFilter
 }
 
 /**
- * Validate weights, `k`, decay and candidates of a query; fills defaults.
+ * Validate weights, `k`, decay, candidates and `now` of a query and fill the defaults (weights 1, `k` 10, decay
+ * 0.995); returns the InvalidQueryError naming the option otherwise (`k` outside `[1, maxK]`, a negative or
+ * non-finite weight, `decay` outside `(0, 1]`, `candidates` < 1, a non-finite `now`).
  *
  * @category validation
  * @since 0.1.0

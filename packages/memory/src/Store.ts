@@ -49,7 +49,7 @@ import { Clock, Context, Effect, Layer, Option, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
 import { planEviction, planMerges } from "./Consolidation.js"
-import { Embedder } from "./Embedder.js"
+import { Embedder } from "./EmbedderService.js"
 import {
   bytesToEmbedding,
   embeddingToBytes,
@@ -155,16 +155,77 @@ export interface ConsolidationReport {
 export class ExperienceStore extends Context.Service<
   ExperienceStore,
   {
+    /** Which backend holds the records: embedded PGlite or a PostgreSQL server. */
     readonly backend: "pglite" | "pg"
+    /** The PGlite directory (`memory://` for an in-memory store), or the server URL with its password redacted. */
     readonly location: string
+    /** Length of every stored embedding (the `Embedder`'s dimension when the store was created). */
     readonly dimension: number
+    /** How `query` finds candidates: a pgvector HNSW cosine index, or an exact scan of every filtered record. */
     readonly vectorIndex: "hnsw" | "exact"
+    /** The schema version of the open store (`Migrations`). */
     readonly schemaVersion: number
+    /**
+     * Store one record (embedding its text with the `Embedder` unless `record.embedding` is given), or merge it
+     * into an equal stored one (same kind, task, env, text and, for trajectories and reflections, payload: support
+     * and votes are added; `status: "merged"`). One transaction.
+     * @returns fails with InvalidRecordError (naming the field: wrong-dimension or NaN embedding, importance outside
+     *   `[0, 1]`, text over `Records.MaxTextLength`, payload over `Records.MaxPayloadBytes`, unknown kind or outcome),
+     *   EmbedderError, or StoreSqlError.
+     */
     readonly put: (record: NewRecord) => Effect.Effect<PutResult, StoreError>
-    /** All records in one transaction: all are stored or none. */
+    /** {@link put} for many records in one transaction: all are stored (or merged) or none; results in input order. */
     readonly putMany: (records: ReadonlyArray<NewRecord>) => Effect.Effect<ReadonlyArray<PutResult>, StoreError>
+    /** The record with this id, or `Option.none()`; does not touch its access time. Fails with StoreSqlError. */
     readonly get: (id: string) => Effect.Effect<Option.Option<ExperienceRecord>, StoreError>
+    /**
+     * Retrieve the `k` records with the highest retrieval score of Generative Agents (Park et al., "Generative
+     * Agents: Interactive Simulacra of Human Behavior", UIST 2023, arXiv:2304.03442, §4.1): a weighted sum of
+     * relevance, recency and importance, each min-max normalized over the candidates (see `Retrieval`).
+     *
+     * **When to use**: an agent's context at decision time (ExpeL insights for a task, Reflexion reflections, tips);
+     * for the nearest successful trajectories alone use {@link exemplars}.
+     *
+     * **Details**
+     * - Candidates: the records that pass `query.filters` (all given fields must match; a list matches any of its
+     *   values; `tags` needs all listed tags, `anyTags` one; `minImportance`, `since` in epoch ms). On the
+     *   `"hnsw"` path the pool is first cut to the `candidates` nearest by cosine (default `max(10 k, 100)`), so a
+     *   very important but irrelevant record can fall outside it; `"exact"` scores every filtered record.
+     * - Components, per candidate `r`: relevance `cos(e_q, e_r)` with `e_q` the embedding of `query.text` (by the
+     *   store's `Embedder`) or `query.embedding` (`[dimension]`, finite); 0 without either, or when
+     *   `weights.relevance` is 0 (then it is not computed). Recency `decay ^ hours(now − r.lastAccessedAt)`
+     *   (`decay` per hour in `(0, 1]`, default 0.995, the paper's factor; `now` epoch ms, default the effect
+     *   `Clock`). Importance `r.importance` in `[0, 1]`.
+     * - Score: `w_rel · rel~ + w_rec · rec~ + w_imp · imp~` with each component min-max normalized to `[0, 1]` over the
+     *   candidates (a component constant over them contributes 0) and weights ≥ 0, each default 1 (the paper's
+     *   α = 1). Order: score descending, then raw relevance descending, then id; at most `k` hits (default 10, at
+     *   most `Retrieval.maxK` = 1000).
+     * - Each hit carries the record as it was before this query, its score and its raw (unnormalized) components.
+     * - `touch` (default true) then sets `lastAccessedAt = max(lastAccessedAt, now)` on the hits in the same
+     *   transaction as their read (the paper's "last retrieved" time), so a record retrieved often stays recent.
+     *
+     * **Gotchas**: scores are relative to the candidate set, so they are comparable within one query only; a store
+     * with one candidate gives it score 0.
+     * @returns the hits, best first (an empty array when nothing passes the filters); fails with InvalidQueryError
+     *   naming the option (unknown or malformed filter, `k` outside `[1, 1000]`, a negative or non-finite weight,
+     *   `decay` outside `(0, 1]`, `candidates` < 1, a non-finite `now`, an embedding of the wrong dimension or with
+     *   NaN, a non-string text), EmbedderError when the text cannot be embedded, or StoreSqlError.
+     * @example
+     * ```ts
+     * const hits = yield* store.query({ text: "the fridge is closed", k: 3, filters: { kind: "insight", task: "find food" } })
+     * hits.map((h) => [h.record.text, h.score, h.relevance])
+     * ```
+     * @see https://arxiv.org/abs/2304.03442
+     */
     readonly query: (query: Query) => Effect.Effect<ReadonlyArray<ScoredRecord>, StoreError>
+    /**
+     * The `k` (default 3) successful trajectories most similar to `text` or `embedding` (optionally of one task or
+     * env), decoded, with their cosine similarity: Synapse's exemplar retrieval (Zheng et al., arXiv:2306.07863).
+     * A `query` with relevance weight 1 and the others 0 over `kind: "trajectory", outcome: "success"`; it touches
+     * the hits' access time.
+     * @returns fails with InvalidQueryError (neither text nor embedding, or a bad one), InvalidRecordError when a
+     *   hit's payload is not a `Trajectory`, EmbedderError, or StoreSqlError.
+     */
     readonly exemplars: (query: ExemplarQuery) => Effect.Effect<ReadonlyArray<Exemplar>, StoreError>
     /** ExpeL AGREE (`"up"`) or REMOVE (`"down"`) on a record, `n` times (default 1). */
     readonly vote: (id: string, direction: "up" | "down", n?: number) => Effect.Effect<void, StoreError>
@@ -172,7 +233,14 @@ export class ExperienceStore extends Context.Service<
     readonly remove: (ids: ReadonlyArray<string>) => Effect.Effect<number, StoreError>
     /** Delete every record matching the filters (all records with `{}`); returns how many. */
     readonly removeWhere: (filters: Filters) => Effect.Effect<number, StoreError>
+    /** How many records pass the filters (all with none). Fails with InvalidQueryError for a bad filter, StoreSqlError. */
     readonly count: (filters?: Filters) => Effect.Effect<number, StoreError>
+    /**
+     * Merge near-duplicate records and enforce capacity in one transaction (see `Consolidation` for the policy:
+     * ExpeL-style merging above a cosine `threshold`, removal of insights voted down to strength ≤ 0, eviction of
+     * the lowest recency + importance score beyond `capacity`). Returns what it did.
+     * @returns fails with InvalidQueryError for a bad option, StoreSqlError.
+     */
     readonly consolidate: (options?: ConsolidateOptions) => Effect.Effect<ConsolidationReport, StoreError>
   }
 >()("@autodidact/memory/ExperienceStore") {}
@@ -265,7 +333,8 @@ const checkCount = (field: string, value: unknown): InvalidRecordError | undefin
     : bad(field, value, "must be an integer in [0, 2^31)")
 
 /**
- * Validate an embedding against a store dimension.
+ * Validate an embedding against a store dimension: a `Float32Array` of exactly `dimension` finite values. Returns
+ * the InvalidRecordError naming `field` (and the index of a non-finite value), or undefined when it is valid.
  *
  * @category validation
  * @since 0.1.0
@@ -390,7 +459,11 @@ const whereClause = (sql: SqlClient.SqlClient, f: NormalizedFilters) => {
 const BATCH_ROWS = 500
 
 /**
- * Build the store on a connected backend: migrate, check the dimension, set up the vector index.
+ * Build the store on a connected backend (`SqlBackend.pglite` / `SqlBackend.pg`): apply the missing migrations, fix
+ * the embedding dimension from the `Embedder` on first open (and check it on every later one), and create the
+ * pgvector HNSW cosine index when the extension is there and `options.vectorIndex` is not `"exact"`.
+ * @returns fails with StoreOpenError (naming the location: a migration or the dimension check failed, e.g. a store
+ *   created with another embedder's dimension) or SchemaVersionError (the store was written by a newer version).
  *
  * @category constructors
  * @since 0.1.0
@@ -816,7 +889,8 @@ export const layerPglite = (
   )
 
 /**
- * The store on an in-memory PGlite (tests, scratch work): gone when the scope closes.
+ * The store on an in-memory PGlite (tests, scratch work), with pgvector: gone when the scope closes. Needs an
+ * `Embedder`; fails to build with StoreOpenError or SchemaVersionError (see {@link make}).
  *
  * @category layers
  * @since 0.1.0

@@ -47,7 +47,10 @@ export interface Counter<E> {
   readonly count: (filters?: Filters) => Effect.Effect<number, E>
 }
 
-/** Count the records of each kind (one `count` per kind); fails with the store's own error (`StoreError`). */
+/**
+ * Count the records of each kind (one `count` per kind, every kind present) with their total and the ISO 8601 time
+ * of counting; fails with the store's own error (`StoreError`).
+ */
 export const summarize = <E>(store: Counter<E>): Effect.Effect<Summary, E> =>
   Effect.gen(function*() {
     const counts: Partial<Record<Kind, number>> = {}

@@ -10,8 +10,6 @@ export * as PrioritizedReplay from "./PrioritizedReplay.js"
 export * as EpisodeBuffer from "./EpisodeBuffer.js"
 export * as ExemplarAgent from "./ExemplarAgent.js"
 export * as ReplayFile from "./ReplayFile.js"
-export { SumTree } from "./SumTree.js"
-export { MinTree } from "./MinTree.js"
 export {
   CorruptReplayFileError,
   DtypeMismatchError,

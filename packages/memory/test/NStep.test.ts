@@ -120,7 +120,19 @@ describe("NStep", () => {
     expect(() => acc.addBatch([0, 0, 0, 0], [0, 0.5], [0, 0], [0, 0, 0, 0], [0, 0], [0, 0], sink)).toThrow(
       expect.objectContaining({ _tag: "DtypeMismatchError", value: 0.5 })
     )
-    expect(acc.pending(0) + acc.pending(1)).toBe(0)
+    // the same step checks as ReplayBuffer.addBatch (one shared implementation): errors name the column
+    expect(() => acc.addBatch([0, 0, 0, 0], [0, 0], [0], [0, 0, 0, 0], [0, 0], [0, 0], sink)).toThrow(
+      expect.objectContaining({ _tag: "ShapeMismatchError", where: "NStep.addBatch rewards", expected: 2, actual: 1 })
+    )
+    expect(() => acc.addBatch([0, 0, 0, 0], [0, 0], [0, 0], [0, 0, 0, 0], [0, 0], [0], sink)).toThrow(
+      expect.objectContaining({ _tag: "ShapeMismatchError", where: "NStep.addBatch truncations" })
+    )
+    const wide = NStep.unsafeMake({ numEnvs: 1, n: 2, gamma: 0.9, obsDim: 1, actDim: 2, actionDtype: "float32" })
+    expect(() => wide.add(0, [0], 1, 0.5, [1], false, false, sink)).toThrow(
+      expect.objectContaining({ _tag: "ShapeMismatchError", where: "NStep.add action", expected: 2, actual: 1 })
+    )
+    expect(acc.pending(0) + acc.pending(1) + wide.pending(0)).toBe(0)
+    expect(sink.rows).toHaveLength(0)
     expect(() => NStep.unsafeMake({ numEnvs: 1, n: 0, gamma: 0.9, obsDim: 1 })).toThrow(
       expect.objectContaining({ _tag: "InvalidOptionError", option: "n", value: 0 })
     )

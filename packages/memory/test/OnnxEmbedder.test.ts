@@ -5,7 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import onnxProto from "onnx-proto"
 import * as Embedder from "../src/Embedder.js"
-import { embeddingRows } from "../src/OnnxEmbedder.js"
+import { OrtSession } from "@autodidact/kernels/ort"
 import * as Records from "../src/Records.js"
 import { ExperienceStore, layerMemory } from "../src/Store.js"
 
@@ -187,9 +187,9 @@ const TEXTS = ["Open the door", "the dog barks", "kitchen kettle open open the",
 
 describe("Embedder.layerOnnx", () => {
   it("reads the embedding table's rows from the graph", () => {
-    expect(embeddingRows(buildModel())).toBe(V)
-    expect(embeddingRows(buildModel({ rows: 5 }))).toBe(5)
-    expect(embeddingRows(buildModel(), "nope")).toBeUndefined()
+    expect(OrtSession.embeddingRows(buildModel())).toBe(V)
+    expect(OrtSession.embeddingRows(buildModel({ rows: 5 }))).toBe(5)
+    expect(OrtSession.embeddingRows(buildModel(), "nope")).toBeUndefined()
   })
 
   it.effect("mean-pools the token vectors over the mask and L2-normalizes (= an independent computation)", () =>

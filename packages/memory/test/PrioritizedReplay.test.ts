@@ -1,4 +1,5 @@
 import { Rng } from "@autodidact/core"
+import { MinTree, SumTree } from "@autodidact/kernels/trees"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -22,7 +23,7 @@ describe("PrioritizedReplay", () => {
     per.add([3], 0, 3, [4], false, false)
     expect(per.priority(3)).toBeCloseTo(Math.sqrt(3), 12)
     expect(per.priority(1)).toBeCloseTo(Math.sqrt(0.5 + 1e-6), 12)
-    expect(per.sums.total()).toBeCloseTo(2 * Math.sqrt(3) + Math.sqrt(0.500001) + 1, 12)
+    expect(SumTree.total(per.sums)).toBeCloseTo(2 * Math.sqrt(3) + Math.sqrt(0.500001) + 1, 12)
   })
 
   it("importance weights on a 4-item example, by hand: w_i = (N P(i))^-beta / max_j w_j", () => {
@@ -86,7 +87,7 @@ describe("PrioritizedReplay", () => {
     per.updatePriorities([0, 1], [4, 1])
     per.addBatch([2, 3], [0, 0], [0, 0], [3, 4], [0, 0], [0, 0])
     expect([per.priority(0), per.priority(1), per.priority(2)]).toEqual([4 + 1e-6, 1 + 1e-6, 4 + 1e-6])
-    expect(per.mins.min()).toBeCloseTo(1 + 1e-6, 12)
+    expect(MinTree.min(per.mins)).toBeCloseTo(1 + 1e-6, 12)
   })
 
   it("updatePriorities rejects NaN/infinite TD errors and bad indices naming index and value, changing nothing", () => {

@@ -146,7 +146,12 @@ const contentOf = (json: unknown): string | undefined => {
 }
 
 /**
- * A judge reward model over the `HttpClient` in the context.
+ * A judge reward model over the `HttpClient` in the context (see the module docs for the prompts, parsing and
+ * retries): scores in `[0, 1]` (`(x − min) / (max − min)` of the judge's number on `config.scale`, default
+ * `[0, 10]`), one request per candidate or step, at most `maxConcurrency` in flight. Scoring fails with
+ * `JudgeAnswerError` (no number in the scale; the answer text is kept), `JudgeHttpError` (non-2xx after retries) or
+ * `JudgeUnreachableError` (connection failure or timeout after retries). A scale without finite `min < max` is a
+ * defect at construction. Source: Zheng et al. 2023, arXiv:2306.05685.
  * @category constructors
  */
 export const make = (config: Config): Effect.Effect<RewardModelShape, never, HttpClient.HttpClient> =>

@@ -39,7 +39,11 @@ export interface Mlp {
   readonly layers: ReadonlyArray<{ readonly w: tfc.Variable; readonly b: tfc.Variable }>
 }
 
-/** A new model (Glorot-uniform weights, zero biases). @category constructors */
+/**
+ * A new model: layers `spec.inputSize → ...spec.hidden → 1`, weights Glorot-uniform in `±sqrt(6 / (in + out))`
+ * (Glorot & Bengio 2010) drawn from `rng` in layer order, biases 0. Dispose it with {@link dispose}.
+ * @category constructors
+ */
 export const make = (tf: Tf, spec: MlpSpec, rng: Rng): Mlp => {
   const sizes = [spec.inputSize, ...spec.hidden, 1]
   const layers: Array<{ w: tfc.Variable; b: tfc.Variable }> = []
@@ -53,14 +57,20 @@ export const make = (tf: Tf, spec: MlpSpec, rng: Rng): Mlp => {
   return { tf, spec, layers }
 }
 
-/** A model from weights (e.g. read from an ONNX file or a checkpoint). */
+/**
+ * A model from dense weights (e.g. {@link weights} of a trained model, or a checkpoint): `weights[l].w`
+ * `[rows, cols]` row-major, `b` `[cols]`; the last layer must have `cols = 1`. Copies into new TF.js variables.
+ */
 export const fromWeights = (tf: Tf, activation: MlpSpec["activation"], weights: ReadonlyArray<DenseWeights>): Mlp => ({
   tf,
   spec: { inputSize: weights[0]!.rows, hidden: weights.slice(0, -1).map((d) => d.cols), activation },
   layers: weights.map((d) => ({ w: tf.variable(tf.tensor2d(d.w, [d.rows, d.cols])), b: tf.variable(tf.tensor1d(d.b)) }))
 })
 
-/** Scores of a `[n, dim]` batch, as a `[n]` tensor (call inside `tf.tidy` or dispose it). */
+/**
+ * Scores of a `[n, dim]` batch, as a `[n]` tensor: `x W₁ + b₁ → act → … → x Wₗ + bₗ` (no activation after the
+ * last layer). Differentiable (used inside `optimizer.minimize`); call inside `tf.tidy` or dispose the result.
+ */
 export const forward = (m: Mlp, x: tfc.Tensor2D): tfc.Tensor1D => {
   const { tf } = m
   let h: tfc.Tensor2D = x
@@ -71,11 +81,11 @@ export const forward = (m: Mlp, x: tfc.Tensor2D): tfc.Tensor1D => {
   return tf.reshape(h, [-1]) as tfc.Tensor1D
 }
 
-/** Scores of a row-major `[n, dim]` matrix. */
+/** Scores `[n]` (float32) of a row-major `[n, dim]` float32 matrix (`rows.length` must be `n · dim`); allocates no tensor that outlives the call. */
 export const predict = (m: Mlp, rows: Float32Array, n: number): Float32Array =>
   m.tf.tidy(() => forward(m, m.tf.tensor2d(rows, [n, m.spec.inputSize]))).dataSync() as Float32Array
 
-/** The weights as plain arrays. */
+/** The weights as plain float32 arrays, first layer first (`w` `[rows = in, cols = out]` row-major, `b` `[out]`): the input of `OnnxExport.exportMlp`. */
 export const weights = (m: Mlp): Array<DenseWeights> =>
   m.layers.map((l) => ({
     w: l.w.dataSync() as Float32Array,
@@ -84,7 +94,7 @@ export const weights = (m: Mlp): Array<DenseWeights> =>
     b: l.b.dataSync() as Float32Array
   }))
 
-/** Release the variables. */
+/** Release the model's TF.js variables (the model is unusable afterwards). */
 export const dispose = (m: Mlp): void => {
   for (const l of m.layers) {
     l.w.dispose()

@@ -45,7 +45,12 @@ const valueInfo = (name: string, dims: ReadonlyArray<number | string>) =>
     })
   })
 
-/** Serialize dense layers as an ONNX model (bytes). */
+/**
+ * Serialize dense layers (from `Mlp.weights`) as an ONNX model: input `features` float32 `[batch, layers[0].rows]`
+ * (name: `inputName`), output `reward` float32 `[batch]` (name: `outputName`), `options.activation` between layers,
+ * opset 17, IR version 8. Returns the model bytes (write them to a `.onnx` file, or open them with
+ * `OnnxRewardModel.openFeature`).
+ */
 export const exportMlp = (layers: ReadonlyArray<DenseWeights>, options: ExportOptions): Uint8Array => {
   const input = options.inputName ?? "features"
   const output = options.outputName ?? "reward"

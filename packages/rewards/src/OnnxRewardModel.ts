@@ -4,8 +4,12 @@
  * `logits [batch, 1]`) with a local `tokenizer.json`.
  *
  * **Details**
- * - The session is opened with {@link OnnxSession.open} in the caller's scope: {@link layerFeature}/{@link layerText}
- *   release it when the layer's scope closes.
+ * - The session is opened with `OrtSession.open` from `@autodidact/kernels/ort` (the one ONNX Runtime session
+ *   wrapper; `onnxruntime-node` is imported when the first model opens) in the caller's scope:
+ *   {@link layerFeature}/{@link layerText} release it when the layer's scope closes. Its failures become this
+ *   package's errors: a load failure `ModelLoadError`, feeds that do not fit `InputMismatchError`, a runtime failure
+ *   or a released session `InferenceError`.
+ * - Execution providers: `"auto"` (default) is CUDA first when `onnxruntime-node` bundles it, else CPU.
  * - Batch sizes are dynamic: any batch is sent as one run.
  * - Feature models: the input is the model's only float32 input (or `input`), its width read from the model
  *   (`[batch, 16]`); a vector of another length is an `InputMismatchError` naming the item.
@@ -14,27 +18,43 @@
  * - Scores: the model's output as float32, checked finite (`NonFiniteScoreError`).
  * @since 0.1.0
  */
-import onnxProto from "onnx-proto"
+import { OrtSession } from "@autodidact/kernels/ort"
 import { Effect } from "effect"
 import type { Scope } from "effect"
-import * as ort from "onnxruntime-node"
-import * as OnnxSession from "./OnnxSession.js"
 import { InferenceError, InputMismatchError, ModelLoadError, TokenizerMismatchError } from "./RewardError.js"
 import type { ScoreError } from "./RewardError.js"
 import * as RewardModel from "./RewardModel.js"
 import * as TextTokenizer from "./TextTokenizer.js"
 
-const { onnx } = onnxProto
+/** Options of the ONNX session: a name for messages, execution providers, expected inputs/outputs. */
+export type OpenOptions = OrtSession.OpenOptions
+
+/** Open a session in the caller's scope; a load failure is a {@link ModelLoadError} naming the model. */
+const openSession = (source: string | Uint8Array, options: OpenOptions): Effect.Effect<OrtSession.OrtSession, ModelLoadError, Scope.Scope> =>
+  OrtSession.open(source, options).pipe(Effect.mapError((e) => new ModelLoadError({ model: e.model, reason: e.reason })))
+
+/** Run checked feeds; a feed that does not fit is an {@link InputMismatchError}, a runtime failure an {@link InferenceError}. */
+const runSession = (
+  session: OrtSession.OrtSession,
+  feeds: Readonly<Record<string, OrtSession.Tensor>>
+): Effect.Effect<Record<string, OrtSession.Tensor>, InputMismatchError | InferenceError> =>
+  OrtSession.run(session, feeds).pipe(
+    Effect.mapError((e) =>
+      e._tag === "OrtInputError"
+        ? new InputMismatchError({ model: e.model, input: e.input, expected: e.expected, actual: e.actual })
+        : new InferenceError({ model: e.model, reason: e.reason })
+    )
+  )
 
 /** A feature model: its session, input width, and a raw scorer. */
 export interface FeatureModel {
-  readonly session: OnnxSession.OnnxSession
+  readonly session: OrtSession.OrtSession
   readonly dim: number
   /** Score a row-major `[n, dim]` float32 matrix. */
   scoreRows(rows: Float32Array, n: number): Effect.Effect<Float32Array, ScoreError>
 }
 
-const outputScores = (model: string, out: ort.Tensor | undefined, n: number): Effect.Effect<Float32Array, ScoreError> => {
+const outputScores = (model: string, out: OrtSession.Tensor | undefined, n: number): Effect.Effect<Float32Array, ScoreError> => {
   if (out === undefined) return Effect.fail(new InferenceError({ model, reason: "the model returned no output" }))
   const size = out.dims.reduce((a, b) => a * b, 1)
   if (out.type !== "float32" || size !== n || out.dims[0] !== n) {
@@ -43,13 +63,18 @@ const outputScores = (model: string, out: ort.Tensor | undefined, n: number): Ef
   return Effect.succeed(out.data as Float32Array)
 }
 
-/** Open a feature model (`input`: the input name; `output`: the output name; defaults: the only ones). @category constructors */
+/**
+ * Open a feature model: one float32 input `[batch, dim]` (`input`: its name, default the only input) and a score output
+ * `[batch]` or `[batch, 1]` (`output`: its name, default the first output). `source`: a path or the model bytes.
+ * @returns fails with ModelLoadError for a missing, unreadable or corrupted file or a graph of another shape.
+ * @category constructors
+ */
 export const openFeature = (
   source: string | Uint8Array,
-  options: OnnxSession.OpenOptions & { readonly input?: string | undefined; readonly output?: string | undefined } = {}
+  options: OpenOptions & { readonly input?: string | undefined; readonly output?: string | undefined } = {}
 ): Effect.Effect<FeatureModel, ModelLoadError, Scope.Scope> =>
   Effect.gen(function* () {
-    const session = yield* OnnxSession.open(source, options)
+    const session = yield* openSession(source, options)
     const input = options.input === undefined ? session.inputs[0] : session.inputs.find((i) => i.name === options.input)
     const output = options.output ?? session.outputs[0]?.name
     const dim = input?.shape[1]
@@ -62,33 +87,15 @@ export const openFeature = (
     const scoreRows = (rows: Float32Array, n: number): Effect.Effect<Float32Array, ScoreError> =>
       n === 0
         ? Effect.succeed(new Float32Array(0))
-        : session.run({ [input.name]: new ort.Tensor("float32", rows, [n, dim]) }).pipe(
+        : runSession(session, { [input.name]: new session.runtime.Tensor("float32", rows, [n, dim]) }).pipe(
           Effect.flatMap((out) => outputScores(session.name, out[output], n))
         )
     return { session, dim, scoreRows }
   })
 
-/**
- * The number of rows of the embedding table that `input` indexes (a `Gather` whose indices are `input`, directly or
- * through `Cast`), read from the ONNX graph; undefined when the graph has none.
- */
-export const embeddingRows = (bytes: Uint8Array, input = "input_ids"): number | undefined => {
-  const model = onnx.ModelProto.decode(bytes)
-  const graph = model.graph
-  if (graph == null) return undefined
-  const aliases = new Set([input])
-  for (const n of graph.node ?? []) if (n.opType === "Cast" && aliases.has(n.input?.[0] ?? "")) for (const o of n.output ?? []) aliases.add(o)
-  for (const n of graph.node ?? []) {
-    if (n.opType !== "Gather" || !aliases.has(n.input?.[1] ?? "")) continue
-    const table = (graph.initializer ?? []).find((t) => t.name === n.input?.[0])
-    if (table?.dims != null && table.dims.length >= 1) return Number(table.dims[0])
-  }
-  return undefined
-}
-
 /** A text model: its session, tokenizer, and a raw scorer. */
 export interface TextModel {
-  readonly session: OnnxSession.OnnxSession
+  readonly session: OrtSession.OrtSession
   readonly tokenizer: TextTokenizer.TextTokenizer
   readonly vocabSize: number
   /** Score already-encoded ids (row-major `[batch, length]`). */
@@ -97,7 +104,7 @@ export interface TextModel {
 }
 
 /** Options of {@link openText}. */
-export interface TextOptions extends OnnxSession.OpenOptions {
+export interface TextOptions extends OpenOptions {
   /** The tokenizer (a loaded one, or a path to `tokenizer.json`). */
   readonly tokenizer: TextTokenizer.TextTokenizer | string
   /** The model's vocabulary size when the graph does not show it. */
@@ -108,12 +115,19 @@ export interface TextOptions extends OnnxSession.OpenOptions {
   readonly output?: string | undefined
 }
 
-/** Open a Hugging Face sequence-classification model with its tokenizer. @category constructors */
+/**
+ * Open a Hugging Face sequence-classification model (`input_ids`, `attention_mask` int64 `[batch, sequence]` →
+ * `logits` `[batch, 1]`) with its tokenizer. The vocabulary size is read from the embedding table that `input_ids`
+ * gathers from (`OrtSession.embeddingRows`), or given as `vocabSize`.
+ * @returns fails with ModelLoadError (missing/corrupted file, other inputs/outputs, vocabulary size unknown) or
+ *   TokenizerMismatchError (the tokenizer's vocabulary differs from the model's).
+ * @category constructors
+ */
 export const openText = (source: string | Uint8Array, options: TextOptions): Effect.Effect<TextModel, ModelLoadError | TokenizerMismatchError, Scope.Scope> =>
   Effect.gen(function* () {
     const tokenizer = typeof options.tokenizer === "string" ? yield* TextTokenizer.load(options.tokenizer) : options.tokenizer
     const output = options.output ?? "logits"
-    const session = yield* OnnxSession.open(source, {
+    const session = yield* openSession(source, {
       ...options,
       expectInputs: [
         { name: "input_ids", type: "int64", shape: ["batch", "sequence"] },
@@ -121,7 +135,7 @@ export const openText = (source: string | Uint8Array, options: TextOptions): Eff
       ],
       expectOutputs: [output]
     })
-    const fromGraph = yield* Effect.try({ try: () => embeddingRows(session.bytes), catch: () => undefined }).pipe(Effect.orElseSucceed(() => undefined))
+    const fromGraph = yield* Effect.try({ try: () => OrtSession.embeddingRows(session.bytes), catch: () => undefined }).pipe(Effect.orElseSucceed(() => undefined))
     const vocabSize = options.vocabSize ?? fromGraph
     if (vocabSize === undefined) {
       return yield* new ModelLoadError({ model: session.name, reason: "cannot read the vocabulary size from the graph; pass vocabSize" })
@@ -141,9 +155,9 @@ export const openText = (source: string | Uint8Array, options: TextOptions): Eff
           return Effect.fail(new InputMismatchError({ model: session.name, input: "input_ids", expected: `ids in [0, ${vocabSize})`, actual: `id ${id} at position ${i}` }))
         }
       }
-      return session.run({
-        input_ids: new ort.Tensor("int64", b.inputIds, [b.batch, b.length]),
-        attention_mask: new ort.Tensor("int64", b.attentionMask, [b.batch, b.length])
+      return runSession(session, {
+        input_ids: new session.runtime.Tensor("int64", b.inputIds, [b.batch, b.length]),
+        attention_mask: new session.runtime.Tensor("int64", b.attentionMask, [b.batch, b.length])
       }).pipe(Effect.flatMap((out) => outputScores(session.name, out[output], b.batch)))
     }
     const scoreTexts = (texts: ReadonlyArray<string>): Effect.Effect<Float32Array, ScoreError> =>
@@ -153,10 +167,17 @@ export const openText = (source: string | Uint8Array, options: TextOptions): Eff
     return { session, tokenizer, vocabSize, scoreIds, scoreTexts }
   })
 
-/** A feature ONNX model as a {@link RewardModel.RewardModelShape} (scoped). @category constructors */
+/**
+ * A feature ONNX model (see {@link openFeature}) as a {@link RewardModel.RewardModelShape} named
+ * `onnx:<path>`, scoped: each candidate (or step) is featurized (`featurize`, default its `features`) into a `[dim]`
+ * vector and a batch is one run. Scoring fails with `InputMismatchError` for a vector of another length,
+ * `NonFiniteScoreError`, `EmptyBatchError` or `InferenceError`.
+ * @returns fails with ModelLoadError.
+ * @category constructors
+ */
 export const feature = (
   source: string | Uint8Array,
-  options: OnnxSession.OpenOptions & {
+  options: OpenOptions & {
     readonly input?: string | undefined
     readonly output?: string | undefined
     readonly featurize?: Parameters<typeof RewardModel.fromFeatures>[3]
@@ -164,16 +185,29 @@ export const feature = (
 ): Effect.Effect<RewardModel.RewardModelShape, ModelLoadError, Scope.Scope> =>
   Effect.map(openFeature(source, options), (m) => RewardModel.fromFeatures(`onnx:${m.session.name}`, m.dim, m.scoreRows, options.featurize))
 
-/** A text ONNX model as a {@link RewardModel.RewardModelShape} (scoped). @category constructors */
+/**
+ * A text ONNX model (see {@link openText}) as a {@link RewardModel.RewardModelShape} named `onnx:<path>`, scoped:
+ * candidates are rendered to text (`render`), tokenized, and scored in one run per batch (the `logits` as scores).
+ * @returns fails with ModelLoadError or TokenizerMismatchError.
+ * @category constructors
+ */
 export const text = (
   source: string | Uint8Array,
   options: TextOptions & { readonly render?: Parameters<typeof RewardModel.fromTexts>[2] }
 ): Effect.Effect<RewardModel.RewardModelShape, ModelLoadError | TokenizerMismatchError, Scope.Scope> =>
   Effect.map(openText(source, options), (m) => RewardModel.fromTexts(`onnx:${m.session.name}`, m.scoreTexts, options.render))
 
-/** The {@link RewardModel.RewardModel} service from a feature ONNX model; the session is released with the layer. */
+/**
+ * The {@link RewardModel.RewardModel} service from a feature ONNX model (see {@link feature}); the ONNX Runtime
+ * session is released when the layer's scope closes. Fails to build with ModelLoadError.
+ * @category layers
+ */
 export const layerFeature = (source: string | Uint8Array, options: Parameters<typeof feature>[1] = {}) =>
   RewardModel.layer(feature(source, options))
 
-/** The {@link RewardModel.RewardModel} service from a text ONNX model; the session is released with the layer. */
+/**
+ * The {@link RewardModel.RewardModel} service from a text ONNX model (see {@link text}); the ONNX Runtime session
+ * is released when the layer's scope closes. Fails to build with ModelLoadError or TokenizerMismatchError.
+ * @category layers
+ */
 export const layerText = (source: string | Uint8Array, options: Parameters<typeof text>[1]) => RewardModel.layer(text(source, options))

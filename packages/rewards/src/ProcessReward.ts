@@ -35,7 +35,13 @@ const fnv = (s: string): number => {
 }
 const words = (s: string): Array<string> => s.toLowerCase().match(WORD) ?? []
 
-/** Hashed n-gram features of (task, state, action). */
+/**
+ * Hashed n-gram features of a step (task, state, action): a float32 vector `[dim]` (default 4096), L2-normalized
+ * (all zeros when there are no words). Unigrams and bigrams of the task, the observation, the history (the state
+ * text after ` || `, see `Search.stateText`) and the action, plus crossed action×task, action×history and
+ * task×history words, each hashed (32-bit FNV-1a) to a bucket with a ±1 sign (feature hashing, Weinberger et al.
+ * 2009, arXiv:0902.2206).
+ */
 export const featurize = (task: string, state: string, action: string, dim = 4096): Float32Array => {
   const x = new Float32Array(dim)
   const add = (key: string) => {
@@ -80,7 +86,13 @@ export interface TargetOptions {
   readonly rng: Rng
 }
 
-/** Sample one trajectory on `task` and label each step with its Monte Carlo success rate. */
+/**
+ * Sample one trajectory on `task` with `policy` (at most `options.maxSteps` actions) and label each step with its
+ * Monte Carlo success rate (AgentPRM, Xi et al. 2025, arXiv:2502.10325, §3): the fraction of `options.k`
+ * continuations of `policy` from the state after the step that succeed, in `[0, 1]`; the last step of an ended
+ * episode gets its own 0/1 success. Costs about `k · L²/2` env steps for an episode of `L` actions (each
+ * continuation replays its prefix). Returns the episode and one target per step.
+ */
 export const monteCarloTargets = (env: TextEnv, task: Search.Task, policy: Search.Policy, options: TargetOptions): { episode: Search.Episode; targets: Array<StepTarget> } => {
   const ep = Search.rollout(env, task, policy, options.rng, options.maxSteps)
   const targets: Array<StepTarget> = []
@@ -98,7 +110,11 @@ export const monteCarloTargets = (env: TextEnv, task: Search.Task, policy: Searc
   return { episode: ep, targets }
 }
 
-/** Train a PRM (an MLP on {@link featurize} features, BCE on the soft targets). */
+/**
+ * Train a process reward model: an {@link Mlp} (`dim` → `hidden`, default `[64]`, ReLU → 1) on {@link featurize}
+ * features (`dim` default 4096), pointwise BCE on the soft targets in `[0, 1]` (`Training.trainPointwise`, Adam).
+ * Returns the model (dispose it with `Mlp.dispose`), its feature size and the per-epoch losses.
+ */
 export const train = (
   tf: Mlp.Tf,
   targets: ReadonlyArray<StepTarget>,
@@ -116,7 +132,11 @@ export const train = (
   return { mlp, dim, result }
 }
 
-/** A trained PRM as a reward model: `scoreSteps` gives σ(logit), the predicted success probability of each step. */
+/**
+ * A trained PRM as a {@link RewardModel.RewardModelShape} named `name`: `scoreSteps` gives σ(logit) in `(0, 1)`, the
+ * predicted success probability of each step (its features from the candidate's task and the step's state and
+ * action); `dim` must be the feature size it was trained with.
+ */
 export const model = (mlp: Mlp.Mlp, dim: number, name = "prm"): RewardModel.RewardModelShape =>
   RewardModel.fromFeatures(
     name,
@@ -133,8 +153,13 @@ export interface AdvantageOptions {
 }
 
 /**
- * Step-level advantages for a group of episodes of one task: group-normalized outcome plus PRM progress.
- * `prm[i][t]` is the PRM score of step t of episode i, `outcomes[i]` its return (or 0/1 success).
+ * Step-level advantages for a group of `n` episodes of one task: group-normalized outcome plus PRM progress,
+ * `A_{i,t} = outcomeWeight · (R_i − mean R) / (std R + ε) + processWeight · (Q_{i,t} − Q_{i,t−1})` with the population
+ * std (divide by n), `Q_{i,−1}` the group mean of the first-step scores, weights default 1, ε default 1e-6.
+ *
+ * Shapes: `prm[i]` `[L_i]` (PRM score of each step of episode i), `outcomes` `[n]` (returns or 0/1 successes);
+ * returns `[n][L_i]` advantages (float64). Sources: GRPO's group normalization (Shao et al. 2024, arXiv:2402.03300)
+ * and potential-based progress (Ng et al. 1999; AgentPRM, arXiv:2502.10325).
  */
 export const stepAdvantages = (
   prm: ReadonlyArray<ArrayLike<number>>,

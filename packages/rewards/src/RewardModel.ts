@@ -59,10 +59,19 @@ export interface RewardModelShape {
   scoreSteps(batch: ReadonlyArray<Candidate>): Effect.Effect<Array<Array<number>>, ScoreError>
 }
 
-/** The reward model in the context. @category services */
+/**
+ * The reward model in the context: `scoreOutcome(batch)` → one score per candidate, `scoreSteps(batch)` → one score
+ * per step of each candidate (the contract every implementation follows: rules, ONNX, TF.js, LLM judge, ensembles).
+ * Build it with {@link layer} (scoped models such as ONNX sessions are released with the layer).
+ * @category services
+ */
 export class RewardModel extends Context.Service<RewardModel, RewardModelShape>()("@autodidact/rewards/RewardModel") {}
 
-/** A layer from an effect that builds a model (scoped resources are released with the layer). */
+/**
+ * The {@link RewardModel} service from an effect that builds a model; scoped resources acquired by `build` (an ONNX
+ * session, an HTTP client) are released when the layer's scope closes. Fails to build with `build`'s error `E`.
+ * @category layers
+ */
 export const layer = <E, R>(build: Effect.Effect<RewardModelShape, E, R>) => Layer.effect(RewardModel, build)
 
 /** Raw scorers of {@link make} (no validation needed: {@link make} adds it). */
@@ -92,7 +101,11 @@ const finite = (model: string, scores: ArrayLike<number>, n: number, owners?: Re
 }
 
 /**
- * A model from raw scorers, with the batch checks every implementation shares.
+ * A model from raw scorers, with the batch checks every implementation shares: an empty batch (or a candidate with
+ * no steps in `scoreSteps`) is `EmptyBatchError`; a missing scorer is `InputMismatchError` ("not implemented by this
+ * model"); a scorer returning another count than asked is `InputMismatchError`; a NaN/±Infinity score is
+ * `NonFiniteScoreError` naming the item (and step). `scoreSteps` calls the step scorer once on the flattened steps
+ * of the whole batch and splits the result back per candidate.
  * @category constructors
  */
 export const make = (name: string, scorers: Scorers): RewardModelShape => ({
@@ -134,7 +147,9 @@ export const make = (name: string, scorers: Scorers): RewardModelShape => ({
 })
 
 /**
- * Rule/verifier functions as a reward model (exact match, unit tests passed, a task-success check, ...).
+ * Rule/verifier functions as a reward model (exact match, unit tests passed, a task-success check, ...): `outcome`
+ * scores one candidate, `step` one step of a candidate; synchronous, with the checks of {@link make} (a thrown
+ * exception is a defect, not a typed failure).
  * @category constructors
  */
 export const rules = (

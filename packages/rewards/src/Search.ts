@@ -43,7 +43,7 @@ export interface PolicyInput {
 /** A policy: picks one admissible action. */
 export type Policy = (input: PolicyInput, rng: Rng) => string
 
-/** The uniform random policy over admissible actions. */
+/** The uniform random policy over the admissible actions (`rng.integers(admissible.length)`); the admissible list must not be empty. */
 export const randomPolicy: Policy = (input, rng) => input.admissible[rng.integers(input.admissible.length)]!
 
 /** One executed episode. */
@@ -60,58 +60,55 @@ export interface Episode {
   readonly last: string
 }
 
-/** The state text the models see: the observation and the recent actions. */
+/** The state text the models see: `"<observation> || <last `keep` (default 4) actions joined by \" ; \">"`. */
 export const stateText = (observation: string, history: ReadonlyArray<string>, keep = 4): string =>
   `${observation} || ${history.slice(-keep).join(" ; ")}`
 
-/** An episode's steps as {@link StepView}s. */
+/** An episode's steps as {@link StepView}s: step t's state text (observation before it and the actions before it), its action and history. */
 export const stepViews = (e: Episode): Array<StepView> =>
   e.actions.map((action, t) => ({ state: stateText(e.observations[t]!, e.actions.slice(0, t)), action, history: e.actions.slice(0, t) }))
 
-/** An episode as a {@link Candidate}. */
+/** An episode as a {@link Candidate}: its task, its step views, and its actions joined by newlines as the `response`. */
 export const candidate = (e: Episode): Candidate => ({ task: e.task, steps: stepViews(e), response: e.actions.join("\n") })
 
-/** Reset `env` to `task` and replay `actions`; returns the episode so far. */
+/**
+ * Reset `env` to `task` (`reset({ seed, options })`) and replay `actions`; returns the episode so far (stopping at
+ * the first terminated/truncated step; success = terminated with a positive reward). O(actions) env steps.
+ */
 export const restore = (env: TextEnv, task: Task, actions: ReadonlyArray<string>): Episode => {
   const r = env.reset({ seed: task.seed, options: task.options })
-  let obs = r.observation
-  const ep: Episode = { task: env.task, actions: [], observations: [], success: false, return: 0, done: false, last: obs }
-  let ret = 0, success = false, done = false
-  for (const a of actions) {
-    ep.observations.push(obs)
-    ep.actions.push(a)
-    const s = env.step(a)
-    obs = s.observation
-    ret += s.reward
-    if (s.terminated || s.truncated) {
-      done = true
-      success = s.terminated && s.reward > 0
-      break
-    }
-  }
-  return { ...ep, success, return: ret, done, last: obs }
+  const ep: Running = { task: env.task, actions: [], observations: [], success: false, return: 0, done: false, last: r.observation }
+  for (const a of actions) if (advance(env, ep, a)) break
+  return ep
 }
 
-/** Continue an episode with `policy` until it ends or reaches `maxSteps` actions. */
-export const rollout = (env: TextEnv, task: Task, policy: Policy, rng: Rng, maxSteps: number, prefix: ReadonlyArray<string> = []): Episode => {
-  const start = restore(env, task, prefix)
-  if (start.done) return start
-  const actions = [...start.actions], observations = [...start.observations]
-  let obs = start.last, ret = start.return, success = false, done = false
-  while (actions.length < maxSteps) {
-    const a = policy({ task: env.task, observation: obs, admissible: env.admissibleActions(), history: actions }, rng)
-    observations.push(obs)
-    actions.push(a)
-    const s = env.step(a)
-    obs = s.observation
-    ret += s.reward
-    if (s.terminated || s.truncated) {
-      done = true
-      success = s.terminated && s.reward > 0
-      break
-    }
+type Running = { -readonly [K in keyof Episode]: Episode[K] }
+
+/** Take action `a` from the running episode (recording the observation it was taken on); true when the episode ended. */
+const advance = (env: TextEnv, ep: Running, a: string): boolean => {
+  ep.observations.push(ep.last)
+  ep.actions.push(a)
+  const s = env.step(a)
+  ep.last = s.observation
+  ep.return += s.reward
+  if (s.terminated || s.truncated) {
+    ep.done = true
+    ep.success = s.terminated && s.reward > 0
   }
-  return { task: env.task, actions, observations, success, return: ret, done, last: obs }
+  return ep.done
+}
+
+/**
+ * Restore `prefix` (see {@link restore}), then act with `policy` until the episode terminates or truncates or has
+ * `maxSteps` actions in all (prefix included); returns the whole episode.
+ */
+export const rollout = (env: TextEnv, task: Task, policy: Policy, rng: Rng, maxSteps: number, prefix: ReadonlyArray<string> = []): Episode => {
+  const ep: Running = restore(env, task, prefix)
+  while (!ep.done && ep.actions.length < maxSteps) {
+    const a = policy({ task: env.task, observation: ep.last, admissible: env.admissibleActions(), history: ep.actions }, rng)
+    advance(env, ep, a)
+  }
+  return ep
 }
 
 /** How Best-of-N turns a model's scores into one number per episode. */
@@ -130,7 +127,12 @@ const aggregate = (rm: RewardModelShape, eps: ReadonlyArray<Episode>, how: Aggre
     : Effect.map(rm.scoreSteps(eps.map(candidate)), (rows) =>
       rows.map((r) => (how === "last" ? r[r.length - 1]! : how === "min" ? Math.min(...r) : r.reduce((a, b) => a + b, 0) / r.length)))
 
-/** Best-of-N over whole episodes. */
+/**
+ * Best-of-N over whole episodes (AgentRM, Xia et al. 2025, arXiv:2502.18407): `n` episodes from `policy`, each
+ * scored by `rm` (`aggregate`: the last, min or mean step score, or `"outcome"`), the highest returned (the first on
+ * ties; episodes with no action are skipped). `policySamples` counts policy calls, `candidates` episodes.
+ * @returns fails with the model's ScoreError.
+ */
 export const bestOfN = (
   env: TextEnv,
   task: Task,
@@ -147,7 +149,13 @@ export const bestOfN = (
     return { best: withSteps[best]!, policySamples: eps.reduce((a, e) => a + e.actions.length, 0), candidates: eps.length }
   })
 
-/** Step-level beam search. */
+/**
+ * Step-level beam search guided by `rm`'s step scores (AgentRM, arXiv:2502.18407): `beamWidth` beams, each live
+ * beam proposing `expansions` actions per step (duplicates merged), the best `beamWidth` (beam, action) pairs
+ * executed, up to `maxSteps` steps. Returns the first successful beam, else the best scored one; `policySamples`
+ * counts policy calls, `candidates` scored proposals.
+ * @returns fails with the model's ScoreError.
+ */
 export const beamSearch = (
   env: TextEnv,
   task: Task,

@@ -23,7 +23,12 @@ import * as Search from "./Search.js"
 /** A potential: a function of the env's current state. */
 export type Potential = (env: TextEnv, observation: string, history: ReadonlyArray<string>) => number
 
-/** The wrapper. @category wrappers */
+/**
+ * The shaping wrapper: each step's reward becomes `r + gamma · Φ(s') − Φ(s)` (Φ of a terminated state is 0; a
+ * truncated state keeps its potential), with `info.shapingReward` and `info.unshapedReward`. `gamma` (default 0.99)
+ * should be the learner's discount for the policy-invariance guarantee (Ng, Harada & Russell 1999).
+ * @category wrappers
+ */
 export class PotentialShaping implements TextEnv {
   private phi = 0
   private history: Array<string> = []
@@ -57,7 +62,11 @@ export class PotentialShaping implements TextEnv {
   }
 }
 
-/** Φ(s) = max_a PRM(s, a) over the admissible actions. */
+/**
+ * A potential from a trained PRM (`ProcessReward.train`): `Φ(s) = max_a σ(PRM(s, a))` over the admissible actions,
+ * in `(0, 1)` (0 when none is admissible), a value estimate `V(s) = max_a Q(s, a)` of the success probability.
+ * `dim` is the PRM's feature size.
+ */
 export const prmPotential = (mlp: Mlp.Mlp, dim: number): Potential => (env, observation, history) => {
   const acts = env.admissibleActions()
   if (acts.length === 0) return 0

@@ -35,7 +35,12 @@ export interface EncodedBatch {
   readonly attentionMask: BigInt64Array
 }
 
-/** Build from parsed `tokenizer.json` (and optional `tokenizer_config.json`) objects. */
+/**
+ * Build from parsed `tokenizer.json` (and optional `tokenizer_config.json`) objects with `@huggingface/tokenizers`
+ * (pure JS, no network). `vocabSize` is the largest id + 1 (added tokens included); the padding id is the config's
+ * `pad_token`, else `[PAD]`, else `<pad>`, else 0.
+ * @returns fails with ModelLoadError naming `name` when the JSON is not a usable tokenizer.
+ */
 export const fromJson = (json: unknown, config: Record<string, unknown> = {}, name = "<tokenizer.json>"): Effect.Effect<TextTokenizer, ModelLoadError> =>
   Effect.try({
     try: () => {
@@ -54,7 +59,11 @@ export const fromJson = (json: unknown, config: Record<string, unknown> = {}, na
     catch: (e) => new ModelLoadError({ model: name, reason: `not a usable tokenizer.json (${messageOf(e)})` })
   })
 
-/** Load `tokenizer.json` from a local path. @category constructors */
+/**
+ * Load `tokenizer.json` from a local path (and a `tokenizer_config.json` beside it when present); see {@link fromJson}.
+ * @returns fails with ModelLoadError (file not found, invalid JSON, not a tokenizer).
+ * @category constructors
+ */
 export const load = (path: string): Effect.Effect<TextTokenizer, ModelLoadError> =>
   Effect.gen(function* () {
     const text = yield* Effect.tryPromise({
@@ -68,7 +77,11 @@ export const load = (path: string): Effect.Effect<TextTokenizer, ModelLoadError>
     return yield* fromJson(json, config, path)
   })
 
-/** Encode and right-pad a batch. */
+/**
+ * Encode `texts` and right-pad them with the padding id to the longest (at most `maxLength` tokens each, cut at the
+ * end): `inputIds` and `attentionMask` int64 `[batch, length]` row-major (the Hugging Face layout), `length ≥ 1`.
+ * @returns fails with TokenizerMismatchError when a token has no id and the tokenizer has no `unk_token`.
+ */
 export const encodeBatch = (
   t: TextTokenizer,
   texts: ReadonlyArray<string>,

@@ -6,7 +6,8 @@
  * - Pairwise: `loss = mean(−log σ(r(chosen) − r(rejected)))`, written as `softplus(−(r_c − r_r))` for stability
  *   (Bradley & Terry 1952; Ouyang et al. 2022, eq. 1, with K = 2).
  * - Pointwise: `"bce"` (binary labels in [0, 1], the score is a logit: `softplus(s) − y·s`) or `"mse"`.
- * - Minibatches are shuffled each epoch with the given `Rng`; `epochSeconds` is the wall time of each epoch.
+ * - Minibatches are shuffled each epoch with the given `Rng` (`rng.shuffle` of `0..n-1`, the one shuffle of
+ *   `@autodidact/core`); `epochSeconds` is the wall time of each epoch.
  * - Defaults follow TRL's `RewardConfig` where they apply (one pass is TRL's default; small MLPs need more):
  *   `epochs` 20, `batchSize` 64, `learningRate` 1e-3, no weight decay.
  * @see Ouyang et al., "Training language models to follow instructions with human feedback", arXiv:2203.02155
@@ -17,7 +18,7 @@ import type { Rng } from "@autodidact/core"
 import type * as tfc from "@tensorflow/tfjs-core"
 import * as Mlp from "./Mlp.js"
 
-/** Options. */
+/** Options of {@link trainPairwise} / {@link trainPointwise} (defaults from TRL's `RewardConfig` where they apply). */
 export interface TrainOptions {
   readonly epochs?: number | undefined
   readonly batchSize?: number | undefined
@@ -48,18 +49,6 @@ export interface Labelled {
   readonly y: Float32Array
 }
 
-const permutation = (n: number, rng: Rng): Int32Array => {
-  const p = new Int32Array(n)
-  for (let i = 0; i < n; i++) p[i] = i
-  for (let i = n - 1; i > 0; i--) {
-    const j = rng.integers(i + 1)
-    const t = p[i]!
-    p[i] = p[j]!
-    p[j] = t
-  }
-  return p
-}
-
 const gather = (src: Float32Array, dim: number, idx: Int32Array, from: number, to: number): Float32Array => {
   const out = new Float32Array((to - from) * dim)
   for (let k = from; k < to; k++) out.set(src.subarray(idx[k]! * dim, idx[k]! * dim + dim), (k - from) * dim)
@@ -82,7 +71,8 @@ const loop = (
   try {
     for (let e = 0; e < epochs; e++) {
       const t0 = performance.now()
-      const idx = permutation(n, options.rng)
+      // a fresh uniform permutation of the items each epoch (core's `Rng.shuffle`, in place)
+      const idx = options.rng.shuffle(Int32Array.from({ length: n }, (_, i) => i))
       let sum = 0
       for (let from = 0; from < n; from += batchSize) {
         const to = Math.min(n, from + batchSize)
@@ -99,7 +89,14 @@ const loop = (
   return { losses, epochSeconds }
 }
 
-/** Bradley-Terry pairwise training: minimizes `−log σ(r(chosen) − r(rejected))`. */
+/**
+ * Bradley-Terry pairwise training of `m` in place: minimizes `mean(−log σ(r(chosen) − r(rejected)))` (Ouyang et al.
+ * 2022, arXiv:2203.02155, eq. 1 with K = 2; TRL's `RewardTrainer`) with Adam over shuffled minibatches.
+ *
+ * Shapes: `data.chosen`, `data.rejected` row-major `[n, dim]` float32 with `dim = m.spec.inputSize`. Returns the
+ * mean loss of each epoch (nats) and each epoch's wall time (seconds). Deterministic for a given `rng` state and
+ * TF.js backend.
+ */
 export const trainPairwise = (m: Mlp.Mlp, data: Pairs, options: TrainOptions): TrainResult => {
   const { tf } = m
   return loop(m, data.n, options, (idx, from, to) => {
@@ -109,7 +106,12 @@ export const trainPairwise = (m: Mlp.Mlp, data: Pairs, options: TrainOptions): T
   })
 }
 
-/** Pointwise training: `"bce"` on logits (labels in [0, 1]) or `"mse"`. */
+/**
+ * Pointwise training of `m` in place: `"bce"` (default; the score is a logit, labels `y` in `[0, 1]`, loss
+ * `softplus(s) − y·s`) or `"mse"` (`(s − y)²`), with Adam over shuffled minibatches.
+ *
+ * Shapes: `data.x` row-major `[n, dim]` float32, `data.y` `[n]`. Returns per-epoch mean losses and wall times (s).
+ */
 export const trainPointwise = (m: Mlp.Mlp, data: Labelled, options: TrainOptions & { readonly loss?: "bce" | "mse" | undefined }): TrainResult => {
   const { tf } = m
   const kind = options.loss ?? "bce"

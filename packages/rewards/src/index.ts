@@ -19,7 +19,6 @@ export {
 } from "./RewardError.js"
 export * as RewardModel from "./RewardModel.js"
 export * as LlmJudge from "./LlmJudge.js"
-export * as OnnxSession from "./OnnxSession.js"
 export * as OnnxRewardModel from "./OnnxRewardModel.js"
 export * as TextTokenizer from "./TextTokenizer.js"
 export * as Mlp from "./Mlp.js"

@@ -2,8 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { join } from "node:path"
 import { readFileSync } from "node:fs"
-import * as ort from "onnxruntime-node"
-import { OnnxRewardModel, OnnxSession, RewardModel, TextTokenizer } from "../src/index.js"
+import { OnnxRewardModel, RewardModel, TextTokenizer } from "../src/index.js"
 import { hasSharedOnnx, ONNX_DIR, reference, SKIP_MESSAGE, tempFile, wordLevelTokenizer, writeTokenizer } from "./fixtures.js"
 
 if (!hasSharedOnnx) console.warn(SKIP_MESSAGE)
@@ -60,9 +59,9 @@ describe.skipIf(!hasSharedOnnx)("PyTorch-exported models through the RewardModel
 
   it.effect("the session is released when the scope closes", () =>
     Effect.gen(function* () {
-      const s = yield* Effect.scoped(OnnxSession.open(FEATURE))
-      const feeds = { features: new ort.Tensor("float32", new Float32Array(16), [1, 16]) }
-      const e = yield* Effect.flip(s.run(feeds))
+      const m = yield* Effect.scoped(OnnxRewardModel.openFeature(FEATURE))
+      expect(m.session.released).toBe(true)
+      const e = yield* Effect.flip(m.scoreRows(new Float32Array(16), 1))
       expect(e._tag).toBe("InferenceError")
       expect(e.message).toContain("released")
     }))
@@ -71,7 +70,7 @@ describe.skipIf(!hasSharedOnnx)("PyTorch-exported models through the RewardModel
 describe.skipIf(!hasSharedOnnx)("bad input gives typed errors", () => {
   it.effect("missing file", () =>
     Effect.gen(function* () {
-      const e = yield* Effect.flip(Effect.scoped(OnnxSession.open("/nonexistent/model.onnx")))
+      const e = yield* Effect.flip(Effect.scoped(OnnxRewardModel.openFeature("/nonexistent/model.onnx")))
       expect(e._tag).toBe("ModelLoadError")
       expect(e.reason).toContain("file not found")
     }))
@@ -79,7 +78,7 @@ describe.skipIf(!hasSharedOnnx)("bad input gives typed errors", () => {
   it.effect("corrupted file (truncated bytes)", () =>
     Effect.gen(function* () {
       const bytes = readFileSync(FEATURE).subarray(0, 700)
-      const e = yield* Effect.flip(Effect.scoped(OnnxSession.open(tempFile("broken.onnx", bytes))))
+      const e = yield* Effect.flip(Effect.scoped(OnnxRewardModel.openFeature(tempFile("broken.onnx", bytes))))
       expect(e._tag).toBe("ModelLoadError")
       expect(e.reason).toContain("not a loadable ONNX model")
     }))
@@ -91,18 +90,6 @@ describe.skipIf(!hasSharedOnnx)("bad input gives typed errors", () => {
       expect(e._tag).toBe("ModelLoadError")
       expect(e.message).toContain("input_ids")
     }))
-
-  it.effect("feeds with a wrong name, type or shape name what did not match", () =>
-    Effect.scoped(Effect.gen(function* () {
-      const s = yield* OnnxSession.open(FEATURE)
-      const wrongName = yield* Effect.flip(s.run({ feats: new ort.Tensor("float32", new Float32Array(16), [1, 16]) }))
-      expect(wrongName).toMatchObject({ _tag: "InputMismatchError", input: "feats" })
-      const wrongType = yield* Effect.flip(s.run({ features: new ort.Tensor("float64", new Float64Array(16), [1, 16]) }))
-      expect(wrongType).toMatchObject({ _tag: "InputMismatchError", input: "features", expected: "element type float32" })
-      const wrongShape = yield* Effect.flip(s.run({ features: new ort.Tensor("float32", new Float32Array(15), [1, 15]) }))
-      expect(wrongShape).toMatchObject({ _tag: "InputMismatchError", input: "features" })
-      expect((wrongShape as { expected?: string }).expected).toContain("dimension 1 = 16")
-    })))
 
   it.effect("feature vectors of the wrong length and empty batches", () =>
     Effect.gen(function* () {
