@@ -1,5 +1,5 @@
 /**
- * An `@autodidact/optim` {@link ExperienceLibrary} kept in the experience store of `@autodidact/memory`, so that
+ * An {@link ExperienceLibrary} kept in the experience store of `@autodidact/memory`, so that
  * what Training-Free GRPO learns lives next to the agent's trajectories and insights (PGlite on a directory, or a
  * PostgreSQL server).
  *
@@ -27,7 +27,7 @@
  * @since 0.1.0
  */
 import { ExperienceStore } from "@autodidact/memory"
-import { ExperienceLibrary } from "@autodidact/optim"
+import * as ExperienceLibrary from "./ExperienceLibrary.js"
 import { Effect, Layer, Option, Schema } from "effect"
 
 /** The tag every library record carries. */

@@ -56,7 +56,7 @@
 import { Context, Duration, Effect, Layer, Schedule, Stream } from "effect"
 import { AiError, LanguageModel, Prompt, Response, Tool } from "effect/ai"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
-import { LlmPolicy } from "@autodidact/optim"
+import * as LlmPolicy from "./LlmPolicy.js"
 import { LlmConfigError } from "./LlmErrors.js"
 import * as Sse from "./Sse.js"
 
@@ -693,7 +693,7 @@ export const makeWith = (config: Config): Effect.Effect<LanguageModel.LanguageMo
       )
     }
 
-    // Precedence: the layer's config < the temperature an `@autodidact/optim` policy or optimizer sets for the call
+    // Precedence: the layer's config < the temperature an `LlmPolicy` or optimizer sets for the call
     // (`LlmPolicy.Temperature`) < `withSampling`.
     const sampling = Effect.gen(function*() {
       const s = yield* CurrentSampling

@@ -2,7 +2,7 @@ import { TextFrozenLake } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Gepa from "../src/Gepa.js"
-import type * as GroupRollout from "../src/GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "../src/LlmPolicy.js"
 import { HINT, HINT_KEY, learner, MAP, USELESS } from "./fixtures/ScriptedModel.js"
 

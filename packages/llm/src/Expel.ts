@@ -19,7 +19,7 @@
  *
  * @example
  * ```ts
- * import { Expel, LlmPolicy, LlmRollout } from "@autodidact/optim"
+ * import { Expel, LlmPolicy, LlmRollout } from "@autodidact/llm"
  * import { Effect } from "effect"
  * const program = Effect.gen(function* () {
  *   const { insights } = yield* Expel.learn(envs, trainTasks, LlmPolicy.config(), { trials: 3 })
@@ -32,7 +32,7 @@
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import type { LanguageModel } from "effect/ai"
-import type * as GroupRollout from "./GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "./LlmPolicy.js"
 import * as LlmRollout from "./LlmRollout.js"
 

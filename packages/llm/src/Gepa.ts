@@ -20,7 +20,7 @@
  *
  * @example
  * ```ts
- * import { Gepa, LlmPolicy } from "@autodidact/optim"
+ * import { Gepa, LlmPolicy } from "@autodidact/llm"
  * const program = Gepa.optimize(envs, { trainTasks, paretoTasks }, LlmPolicy.config({ instruction: "Solve the task." }), {
  *   budget: 200, minibatchSize: 3
  * }, { onIteration: (row) => console.log(row.bestScore, row.accepted) })
@@ -31,7 +31,7 @@
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import type { LanguageModel } from "effect/ai"
-import type * as GroupRollout from "./GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "./LlmPolicy.js"
 import * as LlmRollout from "./LlmRollout.js"
 

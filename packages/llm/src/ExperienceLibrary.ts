@@ -22,7 +22,7 @@
  *
  * @example
  * ```ts
- * import { ExperienceLibrary } from "@autodidact/optim"
+ * import { ExperienceLibrary } from "@autodidact/llm"
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function* () {
@@ -186,7 +186,7 @@ export class ExperienceLibrary extends Context.Service<
     /** Where the library lives (a path, a store id, "memory"). */
     readonly location: string
   }
->()("@autodidact/optim/ExperienceLibrary") {}
+>()("@autodidact/llm/ExperienceLibrary") {}
 
 /** Add one experience (a batch of one ADD) through the service in context. */
 export const add = (content: string): Effect.Effect<ApplyResult, LibraryStorageError, ExperienceLibrary> =>

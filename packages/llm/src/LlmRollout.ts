@@ -20,7 +20,8 @@
  *
  * @example
  * ```ts
- * import { LlmPolicy, LlmRollout, TextTasks } from "@autodidact/optim"
+ * import { LlmPolicy, LlmRollout } from "@autodidact/llm"
+ * import { TextTasks } from "@autodidact/optim"
  * import { Effect } from "effect"
  * const setup = TextTasks.setupFor("TextHousehold-v0", { difficulty: "easy" })
  * const program = LlmRollout.evaluate([setup.makeEnv()], LlmPolicy.config(), Array.from({ length: 20 }, (_, k) => setup.evalTask(k)), {
@@ -33,7 +34,7 @@
 import { InvalidOptionError, Rng, type Trajectory } from "@autodidact/core"
 import { Effect } from "effect"
 import type { LanguageModel } from "effect/ai"
-import * as GroupRollout from "./GroupRollout.js"
+import { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "./LlmPolicy.js"
 
 /** A recorded LLM step. */

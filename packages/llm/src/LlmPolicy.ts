@@ -39,7 +39,7 @@
  *
  * @example
  * ```ts
- * import { LlmPolicy } from "@autodidact/optim"
+ * import { LlmPolicy } from "@autodidact/llm"
  * import { Rng } from "@autodidact/core"
  * const decision = LlmPolicy.decide(LlmPolicy.config({ instruction: "You are a household robot." }), {
  *   task: "put a clean mug in the coffeemachine",
@@ -53,7 +53,7 @@
 import { InvalidOptionError, type Rng } from "@autodidact/core"
 import { Cause, Context, Duration, Effect, Schema } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, Tool, Toolkit } from "effect/ai"
-import type * as GroupRollout from "./GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Configuration
@@ -130,7 +130,7 @@ export const validate = (c: Config): Effect.Effect<Config, InvalidOptionError> =
  * support it may read it; the policy and the optimizers set it around their calls.
  * @category references
  */
-export const Temperature = Context.Reference<number | undefined>("@autodidact/optim/LlmPolicy/Temperature", {
+export const Temperature = Context.Reference<number | undefined>("@autodidact/llm/LlmPolicy/Temperature", {
   defaultValue: () => undefined
 })
 

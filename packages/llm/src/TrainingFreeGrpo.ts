@@ -31,7 +31,8 @@
  *
  * @example
  * ```ts
- * import { ExperienceLibrary, LlmPolicy, TextTasks, TrainingFreeGrpo } from "@autodidact/optim"
+ * import { ExperienceLibrary, LlmPolicy, TrainingFreeGrpo } from "@autodidact/llm"
+ * import { TextTasks } from "@autodidact/optim"
  * import { Effect, Layer } from "effect"
  * const setup = TextTasks.setupFor("TextHousehold-v0", { difficulty: "easy" })
  * const tasks = Array.from({ length: 10 }, (_, k) => ({ seed: k, options: { split: "train" } }))
@@ -48,7 +49,7 @@ import { InvalidOptionError, Rng } from "@autodidact/core"
 import { Effect, Schema } from "effect"
 import type { LanguageModel } from "effect/ai"
 import * as ExperienceLibrary from "./ExperienceLibrary.js"
-import type * as GroupRollout from "./GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "./LlmPolicy.js"
 import * as LlmRollout from "./LlmRollout.js"
 

@@ -15,7 +15,7 @@
  *
  * @example
  * ```ts
- * import { ReleaseGate } from "@autodidact/optim"
+ * import { ReleaseGate } from "@autodidact/llm"
  * import { Effect } from "effect"
  * const decision = Effect.runSync(ReleaseGate.compare(
  *   [{ taskId: "a", success: true }, { taskId: "b", success: false }, { taskId: "c", success: false }],
@@ -29,7 +29,7 @@
 import { InvalidOptionError } from "@autodidact/core"
 import { Effect, Schema } from "effect"
 import type { LanguageModel } from "effect/ai"
-import type * as GroupRollout from "./GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 import type * as LlmPolicy from "./LlmPolicy.js"
 import * as LlmRollout from "./LlmRollout.js"
 

@@ -1,7 +1,7 @@
 import { TextFrozenLake } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type * as GroupRollout from "../src/GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "../src/LlmPolicy.js"
 import * as ReleaseGate from "../src/ReleaseGate.js"
 import { HINT, learner, MAP } from "./fixtures/ScriptedModel.js"
