@@ -2,12 +2,11 @@ import { TextFrozenLake } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Expel from "../src/Expel.js"
-import type { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "../src/LlmPolicy.js"
 import * as LlmRollout from "../src/LlmRollout.js"
 import { HINT, learner, MAP, USELESS } from "./fixtures/ScriptedModel.js"
 
-const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false }) as unknown as GroupRollout.TextEnv
+const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false })
 const trainTasks = Array.from({ length: 6 }, (_, k) => ({ seed: k }))
 const evalTasks = Array.from({ length: 8 }, (_, k) => ({ seed: 1000 + k }))
 const policy = LlmPolicy.config({ instruction: "You walk on a frozen lake.", baseDelayMs: 0 })

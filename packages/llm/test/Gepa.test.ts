@@ -2,11 +2,10 @@ import { TextFrozenLake } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Gepa from "../src/Gepa.js"
-import type { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "../src/LlmPolicy.js"
 import { HINT, HINT_KEY, learner, MAP, USELESS } from "./fixtures/ScriptedModel.js"
 
-const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false }) as unknown as GroupRollout.TextEnv
+const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false })
 const trainTasks = Array.from({ length: 6 }, (_, k) => ({ seed: k }))
 const paretoTasks = Array.from({ length: 5 }, (_, k) => ({ seed: 500 + k }))
 const SEED_INSTRUCTION = "You walk on a frozen lake."

@@ -8,7 +8,7 @@ import * as LlmPolicy from "../src/LlmPolicy.js"
 import * as LlmRollout from "../src/LlmRollout.js"
 import { HINT, learner, MAP, messageText, scripted } from "./fixtures/ScriptedModel.js"
 
-const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false }) as unknown as GroupRollout.TextEnv
+const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false })
 const cfg = (o: Partial<LlmPolicy.Config> = {}) => LlmPolicy.config({ baseDelayMs: 0, ...o })
 
 describe("LlmRollout.collectGroup", () => {

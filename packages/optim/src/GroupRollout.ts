@@ -20,20 +20,15 @@
  * @since 0.1.0
  */
 import type { Rng, Trajectory } from "@autodidact/core"
-import type { Env } from "@autodidact/envs"
+import type { Env, TextEnv as TextEnvContract } from "@autodidact/envs"
 
 /**
- * What a rollout needs of a text environment: the part of `@autodidact/envs`' `TextEnv` contract it calls (every
- * `TextEnv` is one).
+ * What a rollout needs of a text environment: the part of `@autodidact/envs`' `TextEnv` contract it calls,
+ * `task`, `spec`, `reset`, `step`, `admissibleActions` and `stateKey` (a `Pick` of that one contract, not a second
+ * declaration: every `TextEnv` is one, and so is a light test double or a wrapper that has only these members).
+ * @category models
  */
-export interface TextEnv {
-  readonly task: string
-  spec: Env.EnvSpec | undefined
-  reset(options?: Env.ResetOptions): Env.ResetResult<string>
-  step(action: string): Env.StepResult<string>
-  admissibleActions(): ReadonlyArray<string>
-  stateKey(): string
-}
+export type TextEnv = Pick<TextEnvContract.TextEnv, "task" | "spec" | "reset" | "step" | "admissibleActions" | "stateKey">
 
 /** A task: the reset arguments shared by every trajectory of its group. */
 export interface Task {
