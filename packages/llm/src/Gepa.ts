@@ -220,11 +220,7 @@ export const optimize = (
       const batch: Array<GroupRollout.Task> = []
       while (batch.length < Math.min(o.minibatchSize, tasks.trainTasks.length)) {
         if (order.length === 0) {
-          order = tasks.trainTasks.slice()
-          for (let i = order.length - 1; i > 0; i--) {
-            const j = batchRng.integers(i + 1)
-            ;[order[i], order[j]] = [order[j]!, order[i]!]
-          }
+          order = batchRng.shuffle(tasks.trainTasks.slice())
         }
         batch.push(order.pop()!)
       }

@@ -295,17 +295,6 @@ export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError>
   return e === undefined ? Effect.succeed(o) : Effect.fail(e)
 }
 
-const shuffled = <A>(xs: ReadonlyArray<A>, rng: Rng): Array<A> => {
-  const a = xs.slice()
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = rng.integers(i + 1)
-    const t = a[i]!
-    a[i] = a[j]!
-    a[j] = t
-  }
-  return a
-}
-
 const firstLines = (text: string): Array<string> =>
   text
     .split(/\r?\n/)
@@ -346,7 +335,7 @@ export const train = (
       const before = yield* library.current
       const rendered = ExperienceLibrary.render(before)
       const rolloutPolicy: LlmPolicy.Config = { ...policy, experiences: [policy.experiences, rendered].filter((s) => s.length > 0).join("\n\n"), temperature: o.rolloutTemperature }
-      const epochTasks = o.tasksPerEpoch === undefined || o.tasksPerEpoch >= tasks.length ? tasks : shuffled(tasks, taskRng).slice(0, o.tasksPerEpoch)
+      const epochTasks = o.tasksPerEpoch === undefined || o.tasksPerEpoch >= tasks.length ? tasks : taskRng.shuffle(tasks.slice()).slice(0, o.tasksPerEpoch)
       let inputTokens = 0
       let outputTokens = 0
       const count = (s: LlmPolicy.CallStats) => {
