@@ -30,7 +30,8 @@ import { Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as ActorCritic from "./ActorCritic.js"
-import type * as Ppo from "./Ppo.js"
+import type { Options } from "./internal/PpoOptions.js"
+import type { TrainState } from "./internal/PpoState.js"
 
 export const FORMAT = "autodidact.ppo-checkpoint"
 export const VERSION = 1
@@ -123,7 +124,7 @@ const checksum = (parts: ReadonlyArray<Float32Array>): string => {
 }
 
 /** The manifest of a training state (pure; no I/O). */
-export const encode = (s: Ppo.TrainState): Manifest => {
+export const encode = (s: TrainState): Manifest => {
   const { agent, adam } = s
   const { checkpoint: _ignored, ...options } = s.options
   return {
@@ -162,7 +163,7 @@ const decodeFloats = (b64: string): Float32Array | undefined => {
 }
 
 /** A training state from a decoded manifest; `path` names the file in errors. */
-export const decode = (path: string, m: Manifest): Effect.Effect<Ppo.TrainState, CorruptCheckpointError> =>
+export const decode = (path: string, m: Manifest): Effect.Effect<TrainState, CorruptCheckpointError> =>
   Effect.suspend(() => {
     const corrupt = (reason: string) => Effect.fail(new CorruptCheckpointError({ path, reason }))
     if (m.version !== VERSION) return corrupt(`unsupported version ${m.version} (this build reads version ${VERSION})`)
@@ -190,13 +191,13 @@ export const decode = (path: string, m: Manifest): Effect.Effect<Ppo.TrainState,
     }
     const agent = ActorCritic.fromParams(sizes, params)
     const { checkpoint, targetKl, stopWhen, ...required } = m.options
-    const options: Ppo.Options = {
+    const options: Options = {
       ...required,
       ...(targetKl === undefined ? {} : { targetKl }),
       ...(stopWhen === undefined ? {} : { stopWhen }),
       ...(checkpoint === undefined ? {} : { checkpoint })
     }
-    const state: Ppo.TrainState = {
+    const state: TrainState = {
       options,
       agent,
       adam: { m: mom1, v: mom2, step: m.adam.step, beta1: m.adam.beta1, beta2: m.adam.beta2, eps: m.adam.eps },
@@ -229,11 +230,11 @@ export const writeAtomic = (path: string, bytes: Uint8Array, io: Partial<Io> = {
   )
 
 /** Save a training state to `path` atomically (see the module docs). */
-export const save = (path: string, state: Ppo.TrainState, io: Partial<Io> = {}): Effect.Effect<void, CheckpointError> =>
+export const save = (path: string, state: TrainState, io: Partial<Io> = {}): Effect.Effect<void, CheckpointError> =>
   Effect.suspend(() => writeAtomic(path, Buffer.from(JSON.stringify(encode(state)), "utf8"), io))
 
 /** Load and validate a checkpoint written by {@link save}. */
-export const load = (path: string): Effect.Effect<Ppo.TrainState, CheckpointError | CorruptCheckpointError> =>
+export const load = (path: string): Effect.Effect<TrainState, CheckpointError | CorruptCheckpointError> =>
   Effect.gen(function* () {
     const text = yield* Effect.try({
       try: () => fs.readFileSync(path, "utf8"),
