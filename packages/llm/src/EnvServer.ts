@@ -42,7 +42,7 @@ import type { Env } from "@autodidact/envs"
 import { Registry, TextEnv } from "@autodidact/envs"
 import { Duration, Effect, Schedule, type Scope } from "effect"
 import { HttpServerRequest } from "effect/http"
-import * as HttpListen from "./HttpListen.js"
+import * as HttpListen from "./internal/HttpListen.js"
 import { LlmConfigError, type ServerStartError } from "./LlmErrors.js"
 
 /** Options of the server. @category models @since 0.1.0 */

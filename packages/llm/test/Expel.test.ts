@@ -61,6 +61,22 @@ describe("Expel.learn", () => {
       expect(after).toBe(1)
     }))
 
+  it.effect("the insight must come from the failed trial: a comparison shown no failed trajectory learns nothing", () =>
+    Effect.gen(function* () {
+      // the learner's rule names the hole's cell, visible only in the failed trial's final observation; a broken
+      // ExpeL that leaves the failed trial out of the comparison prompt gets no rule
+      const model = learner({ seed: 21 })
+      const blind: Expel.Prompts = { ...Expel.defaultPrompts, compare: (p) => Expel.defaultPrompts.compare({ ...p, failed: "(not shown)" }) }
+      const rows: Array<Expel.ExtractionRow> = []
+      yield* evaluate("").pipe(Effect.provide(model.layer)) // the same model stream as the test above: the same trials
+      const learned = yield* Expel.learn([makeEnv()], trainTasks, policy, { trials: 4, maxSteps: 8, prompts: blind }, { onExtraction: (r) => rows.push(r) }).pipe(
+        Effect.provide(model.layer)
+      )
+      expect(rows.filter((r) => r.source === "pair").length).toBeGreaterThan(1)
+      expect(learned.insights.insights).toEqual([])
+      expect(yield* evaluate(Expel.render(learned.insights)).pipe(Effect.provide(model.layer))).toBeLessThan(0.5)
+    }))
+
   it.effect("ablation: a model that writes useless insights does not improve", () =>
     Effect.gen(function* () {
       const model = learner({ seed: 21, learns: false })
