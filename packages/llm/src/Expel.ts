@@ -248,7 +248,13 @@ const validate = (o: Options): Effect.Effect<Options, InvalidOptionError> => {
   return e === undefined ? Effect.succeed(o) : Effect.fail(e)
 }
 
-/** Run `trials` episodes of each task with `policy` (extended with `insights` when given). Lost episodes are dropped. */
+/**
+ * Gather experience: `trials` (≥ 1) episodes of each task with `policy` (extended with `insights` when given) at
+ * `temperature`, split per task into successes and failures (one {@link TaskExperience} per task, in task order).
+ * Episodes lost to a model or env failure are dropped. Fails with `InvalidOptionError` for a bad option.
+ * @see Zhao et al., "ExpeL: LLM Agents Are Experiential Learners", arXiv:2308.10144 (Sec. 4.2)
+ * @since 0.1.0
+ */
 export const gather = (
   envs: ReadonlyArray<GroupRollout.TextEnv>,
   tasks: ReadonlyArray<GroupRollout.Task>,
@@ -270,7 +276,15 @@ export const gather = (
     }))
   })
 
-/** Distil insights from gathered experience, starting from `initial` (see the module docs). */
+/**
+ * Distil insights from gathered experience, starting from `initial` (see the module docs): for every task with both
+ * outcomes, up to `pairsPerTask` failure/success comparisons (`prompts.compare`), then the successes in chunks of
+ * `successBatch` (`prompts.successes`); each answer's operations update the insight list and its importance counts
+ * ({@link applyOperations}). One {@link ExtractionRow} per call through `onExtraction` (a failed call is counted there
+ * and skipped). Fails with `InvalidOptionError` for a bad option.
+ * @see Zhao et al., "ExpeL: LLM Agents Are Experiential Learners", arXiv:2308.10144 (Sec. 4.2)
+ * @since 0.1.0
+ */
 export const extract = (
   experience: ReadonlyArray<TaskExperience>,
   initial: Insights = empty,
@@ -332,7 +346,14 @@ export interface LearnResult {
   readonly gatherSuccessRate: number
 }
 
-/** {@link gather} then {@link extract}. */
+/**
+ * ExpeL's training phase: {@link gather} experience on `tasks`, then {@link extract} insights from it starting from
+ * `initial`. Returns the insights, the experience and the gathering success rate (in [0, 1]). Put the insights in a
+ * policy's prompt with `{ ...policy, experiences: Expel.render(insights) }`. Fails with `InvalidOptionError` for a
+ * bad option; model and env failures are dropped or counted, not raised.
+ * @see Zhao et al., "ExpeL: LLM Agents Are Experiential Learners", arXiv:2308.10144 (Sec. 4.2)
+ * @since 0.1.0
+ */
 export const learn = (
   envs: ReadonlyArray<GroupRollout.TextEnv>,
   tasks: ReadonlyArray<GroupRollout.Task>,

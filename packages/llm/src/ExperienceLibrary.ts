@@ -208,7 +208,14 @@ export interface Backend {
   readonly save: (snapshot: Snapshot, all: ReadonlyArray<Snapshot>) => Effect.Effect<void, LibraryStorageError>
 }
 
-/** Build the service over a backend: loads once, then serializes updates and persists each new version. */
+/**
+ * Build the service over a backend: loads the stored versions once (the latest is current, empty when none), then
+ * serializes updates (a semaphore) and persists each new version before it becomes current, so a failed write
+ * leaves the library unchanged. Fails with {@link LibraryStorageError} when the backend cannot load; updates fail
+ * with it when it cannot save.
+ * @see Cai et al., "Training-Free Group Relative Policy Optimization", arXiv:2510.08191 (Sec. 3, the experience library)
+ * @since 0.1.0
+ */
 export const make = (backend: Backend): Effect.Effect<ExperienceLibrary["Service"], LibraryStorageError> =>
   Effect.gen(function* () {
     const loaded = yield* backend.load
@@ -234,7 +241,7 @@ export const make = (backend: Backend): Effect.Effect<ExperienceLibrary["Service
     })
   })
 
-/** A process-local library starting from `initial` (default empty). */
+/** A process-local library starting from `initial` (default empty); versions live as long as the layer. @since 0.1.0 */
 export const layerMemory = (initial: Snapshot = empty): Layer.Layer<ExperienceLibrary> =>
   Layer.effect(
     ExperienceLibrary,
@@ -247,7 +254,11 @@ const FileFormat = Schema.Struct({ format: Schema.Literal("autodidact.experience
 
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
-/** Read the versions stored in a library file written by {@link layerFile} (`[]` when the file does not exist). */
+/**
+ * Read the versions stored in a library file written by {@link layerFile}, oldest first (`[]` when the file does not
+ * exist). Fails with {@link LibraryStorageError} naming the file for an unreadable file or one that is not a library.
+ * @since 0.1.0
+ */
 export const readFile = (path: string): Effect.Effect<ReadonlyArray<Snapshot>, LibraryStorageError> =>
   Effect.gen(function* () {
     if (!fs.existsSync(path)) return []

@@ -38,7 +38,12 @@ export const recordId = (name: string, version: number): string => `${TAG}/${nam
 
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
-/** The backend over a store service (for {@link ExperienceLibrary.make}). */
+/**
+ * The backend over an experience-store service (for {@link ExperienceLibrary.make}): each library version is one
+ * record (id {@link recordId}, tags `experience-library` and `experience-library:<name>`), loaded by tag and sorted
+ * by version. Store failures become {@link ExperienceLibrary.LibraryStorageError} naming `<location>#<tag>/<name>`.
+ * @since 0.1.0
+ */
 export const backend = (store: ExperienceStore["Service"], name: string): ExperienceLibrary.Backend => {
   const location = `${store.location}#${TAG}/${name}`
   const fail = (reason: string) => new ExperienceLibrary.LibraryStorageError({ location, reason })

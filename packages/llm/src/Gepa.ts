@@ -173,7 +173,28 @@ export const parseInstruction = (text: string): string => {
   return body.trim()
 }
 
-/** Run GEPA (see the module docs). */
+/**
+ * Run GEPA: evolve the policy's instruction by LLM reflection on failed trajectories, keeping a Pareto front of
+ * candidates over `paretoTasks`, until `budget` rollouts are spent (see the module docs for the loop).
+ *
+ * **Inputs**: `envs` (≥ 1 text env; episodes run on them in turn), `trainTasks` (≥ 1, the feedback minibatches are
+ * drawn from them in shuffled passes) and `paretoTasks` (≥ 1, every kept candidate is scored on all of them, one
+ * score per task: the success rate over `episodesPerTask` episodes, in [0, 1]), the seed `policy` (its `instruction`
+ * is candidate 0).
+ *
+ * **Returns** {@link Result}: `candidates` in creation order (index, instruction, parent index, `scores[t]` per Pareto
+ * task, `meanScore`), `best` (highest mean Pareto score, the earlier on ties), `front` (candidate indices on the
+ * Pareto front, {@link paretoFront}), `rolloutsUsed` (episodes; every run starts only if it fits in `budget`, so this
+ * is ≤ `budget` unless the seed's own Pareto evaluation exceeds it), `iterations`, `reflectionFailures`. `onIteration` gets one {@link IterationRow} per iteration.
+ *
+ * **Errors**: `InvalidOptionError` for a non-integer or non-positive `budget`, `minibatchSize`, `episodesPerTask`,
+ * `maxSteps` or `maxTrajectories`, or an empty task list. Model and env failures are not errors: a failed rollout
+ * counts as an unsuccessful episode and a failed reflection call ends its iteration (`reflectionFailures`).
+ *
+ * @see Agrawal et al., "GEPA: Reflective Prompt Evolution Can Outperform Reinforcement Learning", arXiv:2507.19457
+ *   (Algorithm 1 and the Pareto-based candidate selection of Algorithm 2)
+ * @since 0.1.0
+ */
 export const optimize = (
   envs: ReadonlyArray<GroupRollout.TextEnv>,
   tasks: { readonly trainTasks: ReadonlyArray<GroupRollout.Task>; readonly paretoTasks: ReadonlyArray<GroupRollout.Task> },

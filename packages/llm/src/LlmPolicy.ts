@@ -109,10 +109,22 @@ export const defaults: Config = {
   maxDelayMs: 10_000
 }
 
-/** {@link defaults} with `overrides`. */
+/**
+ * A policy configuration: {@link defaults} with `overrides` (no validation; {@link validate} checks it).
+ * @example
+ * ```ts
+ * const policy = LlmPolicy.config({ instruction: "You are a household robot.", fallback: "first", temperature: 0.3 })
+ * ```
+ * @since 0.1.0
+ */
 export const config = (overrides: Partial<Config> = {}): Config => ({ ...defaults, ...overrides })
 
-/** Check a configuration (the rollouts and optimizers call it once; {@link decide} does not). */
+/**
+ * Check a configuration (the rollouts and optimizers call it once; {@link decide} does not): `fallback` one of
+ * `"first" | "random" | "invalid" | "fail"`, `fuzzyThreshold` in (0, 1], `retries` an integer ≥ 0, non-negative
+ * delays and temperature. Fails with `InvalidOptionError` naming the first bad field and its value.
+ * @since 0.1.0
+ */
 export const validate = (c: Config): Effect.Effect<Config, InvalidOptionError> => {
   const bad = (option: string, value: unknown, reason: string) => Effect.fail(new InvalidOptionError({ option, value, reason }))
   if (!["first", "random", "invalid", "fail"].includes(c.fallback)) return bad("fallback", c.fallback, 'expected "first", "random", "invalid" or "fail"')

@@ -308,6 +308,27 @@ const firstLines = (text: string): Array<string> =>
 /**
  * Run Training-Free GRPO for `epochs` epochs on `tasks` (see the module docs), learning into the
  * {@link ExperienceLibrary.ExperienceLibrary} in context, starting from its current content.
+ *
+ * **Per epoch**: `groupSize` (≥ 2) rollouts of each of the epoch's tasks (all of `tasks`, or `tasksPerEpoch` drawn
+ * with the seeded generator) with the library in the policy's prompt at `rolloutTemperature`; for each group whose
+ * rewards differ, an LLM summary per rollout and a *semantic group advantage* (the lessons the model extracts by
+ * comparing the group); then one batch of library operations (ADD / MODIFY / DELETE, JSON) applied as one new
+ * library version. Groups whose rewards are all equal carry no relative signal and are skipped (the rule of
+ * group-relative advantages). With `evalTasks`, the library just learned is evaluated after each epoch.
+ *
+ * **Inputs**: `envs` (≥ 1 text env), `tasks` (≥ 1), the base `policy`. **Returns** {@link TrainResult}: one
+ * {@link EpochRow} per epoch (success rate and mean reward of the epoch's rollouts in [0, 1] / reward units, group,
+ * operation and failure counts, library version and size, input/output tokens), the evaluation rows (with their
+ * epoch) and the final library snapshot.
+ *
+ * **Errors**: `InvalidOptionError` for a bad option (e.g. `groupSize` < 2, `epochs` < 1, a negative temperature) or
+ * no tasks; {@link OperationsParseError} for an unparseable update answer with `onParseError: "fail"`;
+ * `LibraryStorageError` from the library. Rollout failures are counted in the rows, and a failed summarize /
+ * extract / update call skips that step (`learnFailures`).
+ *
+ * @see Cai et al., "Training-Free Group Relative Policy Optimization", arXiv:2510.08191
+ * @see Shao et al., "DeepSeekMath" (GRPO), arXiv:2402.03300
+ * @since 0.1.0
  */
 export const train = (
   envs: ReadonlyArray<GroupRollout.TextEnv>,

@@ -144,7 +144,12 @@ export class UnknownEstimatorError extends Schema.TaggedError<UnknownEstimatorEr
   }
 }
 
-/** Check shapes and finiteness; throws {@link AdvantageInputError}. */
+/**
+ * Check a batch's shapes and finiteness for `estimator` (named in the error): a non-empty batch of non-empty groups
+ * of non-empty trajectories with finite rewards; `stateKeys` (required with `need.stateKeys`) and `values` (required
+ * with `need.values`, finite, plus a finite `bootstrapValue`) of the rewards' length. Throws
+ * {@link AdvantageInputError} with the first problem's `reason` and position (group, trajectory, step).
+ */
 export const validate = (
   estimator: string,
   batch: ReadonlyArray<Group>,
@@ -389,7 +394,12 @@ export const gigpo: Estimator = (batch, o) => {
   )
 }
 
-/** GAE per trajectory with its own critic values (arXiv:1506.02438), via `Gae.computeInto`. */
+/**
+ * GAE per trajectory with its own critic values (Schulman et al., "High-Dimensional Continuous Control Using
+ * Generalized Advantage Estimation", arXiv:1506.02438), via `Gae.computeInto` of `@autodidact/kernels`: `δ_t = r_t +
+ * γ V(s_{t+1}) − V(s_t)` with `V` after the last step = `bootstrapValue` (default 0, terminal), `A_t = Σ_k (γλ)^k
+ * δ_{t+k}`. Not group-relative (groups are ignored). Requires `values`; throws {@link AdvantageInputError}.
+ */
 export const gae: Estimator = (batch, o) => {
   validate("gae", batch, { values: true })
   checkOptions("gae", o)
@@ -431,7 +441,7 @@ const registry = new Map<string, Estimator>([
   ["gigpo", gigpo]
 ])
 
-/** Register (or replace) an estimator under `name`. */
+/** Register (or replace) an estimator under `name`, for {@link get}, {@link compute} and `MultiTurnTrainer`'s `algo`. */
 export const register = (name: string, estimator: Estimator): void => {
   registry.set(name, estimator)
 }
@@ -439,14 +449,23 @@ export const register = (name: string, estimator: Estimator): void => {
 /** Registered names, sorted. */
 export const names = (): Array<string> => [...registry.keys()].sort()
 
-/** The estimator registered under `name`; throws {@link UnknownEstimatorError}. */
+/** The estimator registered under `name` (`"gae"`, `"grpo"`, `"dr-grpo"`, `"rloo"`, `"reinforce++"`, `"gigpo"` or a registered one); throws {@link UnknownEstimatorError} listing the known names. */
 export const get = (name: string): Estimator => {
   const e = registry.get(name)
   if (e === undefined) throw new UnknownEstimatorError({ name, known: names() })
   return e
 }
 
-/** Effect boundary: run the estimator `name` on `batch` with `options` merged over {@link defaults}. */
+/**
+ * Effect boundary: run the estimator `name` on `batch` with `options` merged over {@link defaults}. Succeeds with the
+ * per-step advantages `result[g][i][t]` (one `Float64Array` per trajectory, the length of its rewards); fails with
+ * {@link AdvantageInputError} or {@link UnknownEstimatorError} (any other throw is a defect).
+ * @example
+ * ```ts
+ * // returns {1, 0} in one group: mean 0.5, sample std √0.5 → ±0.5/(√0.5 + 1e-6) = ±0.70711 on every step
+ * Advantages.compute("grpo", [[{ rewards: [0, 1] }, { rewards: [0, 0] }]])
+ * ```
+ */
 export const compute = (
   name: string,
   batch: ReadonlyArray<Group>,

@@ -33,7 +33,9 @@ import * as ActorCritic from "./ActorCritic.js"
 import type { Options } from "./internal/PpoOptions.js"
 import type { TrainState } from "./internal/PpoState.js"
 
+/** The `format` field of every checkpoint manifest; {@link load} refuses files with another. */
 export const FORMAT = "autodidact.ppo-checkpoint"
+/** The manifest version written by {@link save}; bumped when the layout changes (old versions are refused, not guessed). */
 export const VERSION = 1
 
 /**
@@ -123,7 +125,12 @@ const checksum = (parts: ReadonlyArray<Float32Array>): string => {
   return h.digest("hex")
 }
 
-/** The manifest of a training state (pure; no I/O). */
+/**
+ * The manifest of a PPO training state (pure; no I/O): format and version, the options, the network sizes and its
+ * flat float32 parameters, Adam's moments and step, both generators' states, `iteration`, `globalStep`,
+ * `wallSeconds`, the recent episode returns and a SHA-256 of the parameters and moments (params ‖ m ‖ v, checked by
+ * {@link decode}).
+ */
 export const encode = (s: TrainState): Manifest => {
   const { agent, adam } = s
   const { checkpoint: _ignored, ...options } = s.options
@@ -162,7 +169,11 @@ const decodeFloats = (b64: string): Float32Array | undefined => {
   return out
 }
 
-/** A training state from a decoded manifest; `path` names the file in errors. */
+/**
+ * A training state from a schema-decoded manifest; `path` names the file in errors. Fails with
+ * {@link CorruptCheckpointError} for another format or version, parameter or moment arrays of the wrong length for
+ * the layers, or a payload whose SHA-256 does not match.
+ */
 export const decode = (path: string, m: Manifest): Effect.Effect<TrainState, CorruptCheckpointError> =>
   Effect.suspend(() => {
     const corrupt = (reason: string) => Effect.fail(new CorruptCheckpointError({ path, reason }))
@@ -229,11 +240,20 @@ export const writeAtomic = (path: string, bytes: Uint8Array, io: Partial<Io> = {
     Effect.mapError((e) => new CheckpointError({ path, reason: `write failed: ${e.reason}` }))
   )
 
-/** Save a training state to `path` atomically (see the module docs). */
+/**
+ * Save a PPO training state to `path` atomically (write a temporary file, fsync, rename; see the module docs), as the
+ * JSON manifest of {@link encode}. Fails with {@link CheckpointError} naming the path when any step of the write
+ * fails (the previous checkpoint, if any, is left intact).
+ */
 export const save = (path: string, state: TrainState, io: Partial<Io> = {}): Effect.Effect<void, CheckpointError> =>
   Effect.suspend(() => writeAtomic(path, Buffer.from(JSON.stringify(encode(state)), "utf8"), io))
 
-/** Load and validate a checkpoint written by {@link save}. */
+/**
+ * Load and validate a checkpoint written by {@link save}: read, parse JSON, decode the manifest schema, then
+ * {@link decode}. Fails with {@link CheckpointError} when the file cannot be read and {@link CorruptCheckpointError}
+ * (with the reason) when it is not valid JSON, not a manifest, or inconsistent. Continue the run with
+ * `Ppo.train(env, { resume: state })`.
+ */
 export const load = (path: string): Effect.Effect<TrainState, CheckpointError | CorruptCheckpointError> =>
   Effect.gen(function* () {
     const text = yield* Effect.try({

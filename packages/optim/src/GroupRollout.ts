@@ -159,7 +159,13 @@ export const recordStep = <E>(
   }
 }
 
-/** Roll out one episode of `task` on `env`; throws what the env throws. */
+/**
+ * Roll out one episode of `task` on `env`: `env.reset({ seed, options })`, then up to `options.maxSteps` decisions of
+ * `policy` (encoded once per step, sampled with `rng` or greedy), each recorded by {@link recordStep} (reward minus
+ * the invalid-action penalty, truncation at the step limit). Returns the {@link TextTrajectory} (steps, return,
+ * length, success by the module's rule). Throws what the env throws; `progress.step` says how far it got (−1: the
+ * reset).
+ */
 export const episode = <E>(
   env: TextEnv,
   policy: TextPolicy<E>,
@@ -207,8 +213,12 @@ export const episode = <E>(
 }
 
 /**
- * Roll out `groupSize` trajectories of `task` over `envs` (trajectory j on `envs[j % envs.length]`). Env errors
- * are recorded as failures; the other trajectories are kept.
+ * Roll out `groupSize` (default 8) trajectories of `task` over `envs` (trajectory j on `envs[j % envs.length]`), all
+ * from the identical initial state `reset({ seed, options })`: one GRPO / GiGPO group. Env errors are recorded as
+ * failures (trajectory index, step, error); the other trajectories are kept. Throws `RangeError` when `envs` is
+ * empty.
+ * @see Feng et al., "Group-in-Group Policy Optimization for LLM Agent Training", arXiv:2505.10978 (Sec. 3)
+ * @see Shao et al., "DeepSeekMath" (GRPO groups), arXiv:2402.03300
  */
 export const collectGroup = <E>(
   envs: ReadonlyArray<TextEnv>,
@@ -232,7 +242,11 @@ export const collectGroup = <E>(
   return { task, trajectories, failures }
 }
 
-/** {@link collectGroup} for each task, in order. */
+/**
+ * {@link collectGroup} for each task, in order: `result[k]` holds the `groupSize` trajectories of `tasks[k]` from its
+ * identical initial state (a GRPO / GiGPO group) and the failures. Throws `RangeError` when `envs` is empty.
+ * @see Feng et al., "Group-in-Group Policy Optimization for LLM Agent Training", arXiv:2505.10978
+ */
 export const collect = <E>(
   envs: ReadonlyArray<TextEnv>,
   policy: TextPolicy<E>,

@@ -77,6 +77,7 @@ export const layout = ({ obsDim, numActions, hidden }: Sizes): Array<LayerSpec> 
   })
 }
 
+/** Scratch buffers for batches of up to `capacity` rows. */
 export const newCache = (s: Sizes, capacity: number): Cache => ({
   capacity,
   x: new Float64Array(capacity * s.obsDim),
@@ -91,6 +92,7 @@ export const newCache = (s: Sizes, capacity: number): Cache => ({
   probs: new Float64Array(capacity * s.numActions)
 })
 
+/** The network's scratch, grown (never shrunk) to hold `batch` rows. */
 export const ensure = (net: ActorCritic, batch: number): Cache => {
   if (net.cache.capacity < batch) Object.assign(net.cache, newCache(net, batch))
   return net.cache

@@ -35,6 +35,7 @@ export interface Buffer {
   readonly episodeLength: Int32Array
 }
 
+/** A zeroed rollout buffer for `T` steps of `N` envs with `D`-dimensional observations (allocated once per run). */
 export const makeBuffer = (T: number, N: number, D: number): Buffer => ({
   obs: new Float32Array(T * N * D),
   actions: new Int32Array(T * N),
@@ -54,6 +55,7 @@ export const makeBuffer = (T: number, N: number, D: number): Buffer => ({
   episodeLength: new Int32Array(N)
 })
 
+/** Copy the first `n` numbers of `src` into `dst` (observations into the float32 buffer). */
 export const copyObs = (src: ArrayLike<number>, dst: Float32Array, n: number): void => {
   for (let k = 0; k < n; k++) dst[k] = src[k]!
 }
@@ -127,6 +129,7 @@ export const rollout = (env: VectorEnv.VectorEnv, s: TrainState, buf: Buffer, wa
 // 2. GAE (Schulman et al. 2016): advantages and λ-returns, bootstrapped from next_value / next_done
 // ---------------------------------------------------------------------------------------------------------------
 
+/** GAE advantages and λ-returns of the rollout in `buf` (CleanRL's bootstrap from `next_value`/`next_done`), into `buf.advantages`/`buf.returns`. */
 export const advantages = (s: TrainState, buf: Buffer): void =>
   Gae.computeInto(
     {

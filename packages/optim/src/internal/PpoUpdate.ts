@@ -39,6 +39,11 @@ export interface LossStats {
   clipFraction: number
 }
 
+/**
+ * One PPO update (CleanRL: `for epoch in range(update_epochs)`): `updateEpochs` passes over the batch in shuffled
+ * minibatches of `numSteps · numEnvs / numMinibatches`, each an optimizer step at learning rate `lr`; stops early
+ * once the approximate KL exceeds `targetKl`. Returns the last minibatch's losses and the mean clip fraction.
+ */
 export const update = (s: TrainState, buf: Buffer, sc: UpdateScratch, lr: number): LossStats => {
   const o = s.options
   const batchSize = o.numSteps * o.numEnvs
