@@ -66,7 +66,12 @@ export type InsightOperation =
 /** Importance of a new insight (the paper's 2). */
 export const ADD_IMPORTANCE = 2
 
-/** Apply operations in order (see the module docs for the counts); unknown ids and duplicates are skipped. */
+/**
+ * Apply insight operations in order (ExpeL's ADD / EDIT / UPVOTE / DOWNVOTE, arXiv:2308.10144 Sec. 4.2): ADD starts
+ * an insight at importance 2, EDIT and UPVOTE add 1, DOWNVOTE subtracts 1 and removes it at 0. Operations on unknown
+ * ids and ADDs duplicating an existing text (case-insensitive) are skipped. Returns the new state (the input is not
+ * changed) with the counts of applied, skipped and removed operations.
+ */
 export const applyOperations = (
   state: Insights,
   ops: ReadonlyArray<InsightOperation>
@@ -114,7 +119,11 @@ export const applyOperations = (
 
 const OP_LINE = /^\s*(?:[-*•]|\d+[.)])?\s*\**\s*(ADD|EDIT|UPVOTE|DOWNVOTE|AGREE|REMOVE)\b\s*\**\s*(?:#?\s*(\d+))?\s*[:：-]?\s*(.*)$/i
 
-/** Parse an extraction answer into operations (one per line); counts the lines that look like operations but are unusable. */
+/**
+ * Parse an extraction answer into operations, one per line (`ADD: text`, `EDIT n: text`, `UPVOTE n`, `DOWNVOTE n`,
+ * and the paper's `AGREE n` / `REMOVE n`; list markers and markdown emphasis are ignored). Prose lines are ignored;
+ * lines that name an operation but cannot be used (no id, no text) are counted in `invalid`.
+ */
 export const parseOperations = (text: string): { readonly operations: ReadonlyArray<InsightOperation>; readonly invalid: number } => {
   const operations: Array<InsightOperation> = []
   let invalid = 0

@@ -506,6 +506,15 @@ const add = (a: CallStats, b: CallStats): CallStats => ({
 /**
  * Choose an action for `input` (see the module docs for the prompt, parsing, re-ask, fallback and retries).
  * `rng` is used only by the `"random"` fallback.
+ *
+ * Returns the {@link LlmDecision}: the action text, its index in `input.admissible` (−1 for an inadmissible one under
+ * the `"invalid"` fallback), how it matched (exact, case-insensitive, substring, fuzzy or fallback), the model's
+ * thought, and the step's usage (input/output tokens, latency in ms, model calls, re-asks). Fails with
+ * {@link UnknownActionError} when no admissible action could be read after the re-ask and `fallback` is `"fail"`,
+ * and {@link ModelCallError} when the model call still fails after `retries` retryable errors (exponential backoff
+ * from `baseDelayMs`, capped at `maxDelayMs`) or fails with a non-retryable one.
+ * @see Yao et al., "ReAct: Synergizing Reasoning and Acting in Language Models", arXiv:2210.03629
+ * @since 0.1.0
  */
 export const decide = (c: Config, input: Input, rng: Rng): Effect.Effect<LlmDecision, LlmPolicyError, LanguageModel.LanguageModel> =>
   Effect.gen(function* () {
