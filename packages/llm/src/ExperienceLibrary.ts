@@ -188,15 +188,15 @@ export class ExperienceLibrary extends Context.Service<
   }
 >()("@autodidact/llm/ExperienceLibrary") {}
 
-/** Add one experience (a batch of one ADD) through the service in context. */
+/** Add one experience (a batch of one ADD, a new version) through the service in context; fails with {@link LibraryStorageError} when the version cannot be stored. */
 export const add = (content: string): Effect.Effect<ApplyResult, LibraryStorageError, ExperienceLibrary> =>
   Effect.flatMap(Effect.service(ExperienceLibrary), (l) => l.apply([{ op: "ADD", content }]))
 
-/** Replace the text of experience `id` through the service in context. */
+/** Replace the text of experience `id` (a batch of one MODIFY; an unknown id is counted as skipped, no error) through the service in context; fails with {@link LibraryStorageError} when the version cannot be stored. */
 export const modify = (id: number, content: string): Effect.Effect<ApplyResult, LibraryStorageError, ExperienceLibrary> =>
   Effect.flatMap(Effect.service(ExperienceLibrary), (l) => l.apply([{ op: "MODIFY", id, content }]))
 
-/** Delete experience `id` through the service in context. */
+/** Delete experience `id` (a batch of one DELETE; an unknown id is counted as skipped, no error) through the service in context; fails with {@link LibraryStorageError} when the version cannot be stored. */
 export const remove = (id: number): Effect.Effect<ApplyResult, LibraryStorageError, ExperienceLibrary> =>
   Effect.flatMap(Effect.service(ExperienceLibrary), (l) => l.apply([{ op: "DELETE", id }]))
 

@@ -165,7 +165,11 @@ const validate = (o: Options): Effect.Effect<Options, InvalidOptionError> => {
   return e === undefined ? Effect.succeed(o) : Effect.fail(e)
 }
 
-/** Extract the instruction from a reflection answer (the text after "New instruction:", fences removed). */
+/**
+ * Extract the instruction from a reflection answer: the text after the first "New instruction:" (any case; the whole
+ * answer when there is none), code fences and surrounding white space removed; `""` when nothing is left (GEPA then
+ * proposes no child).
+ */
 export const parseInstruction = (text: string): string => {
   const i = text.search(/new instruction\s*:/i)
   let body = i >= 0 ? text.slice(i).replace(/^new instruction\s*:/i, "") : text

@@ -299,7 +299,12 @@ export const editDistance = (a: string, b: string): number => {
   return prev[b.length]!
 }
 
-/** Match a candidate action text to the admissible list (see the module docs for the order). */
+/**
+ * Match a candidate action text to the admissible list: exactly, then ignoring case and punctuation, then as a
+ * unique substring either way (the longest admissible action the answer contains), then by edit-distance similarity
+ * `1 − distance / max(length)` ≥ `fuzzyThreshold` (in (0, 1], default 0.8). Returns the admissible index and the
+ * match kind, or index −1 with the reason (empty, ambiguous, or no match).
+ */
 export const matchAction = (
   candidate: string,
   admissible: ReadonlyArray<string>,
@@ -403,7 +408,13 @@ export interface Input {
 const formatAdmissible = (admissible: ReadonlyArray<string>): string =>
   admissible.length === 0 ? "Admissible actions: any command." : `Admissible actions:\n${admissible.map((a) => `- ${a}`).join("\n")}`
 
-/** The chat prompt of a step (see the module docs). */
+/**
+ * The chat prompt of a step (see the module docs): a system message (instruction, the env's rules, the task, the
+ * experiences block when non-empty, the answer format), the last `historyWindow` steps as user/assistant turns, and a
+ * user message with the current observation and the admissible actions one per line. Pure; in `effect/ai`'s encoded
+ * message form.
+ * @see Yao et al., "ReAct: Synergizing Reasoning and Acting in Language Models", arXiv:2210.03629
+ */
 export const buildPrompt = (c: Config, input: Input): Array<Prompt.MessageEncoded> => {
   const answer = c.toolCalling
     ? "Think briefly about the situation, then call the `act` tool with exactly one of the admissible actions."

@@ -283,7 +283,11 @@ export interface TrainResult {
   readonly library: ExperienceLibrary.Snapshot
 }
 
-/** Check options. */
+/**
+ * Check options: integers `epochs` ≥ 1, `groupSize` ≥ 2 (a group needs two rollouts to compare), `tasksPerEpoch`,
+ * `maxSteps`, `concurrency`, `maxExperiences` ≥ 1 when set, finite non-negative temperatures. Fails with
+ * `InvalidOptionError` naming the first bad option and its value.
+ */
 export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError> => {
   const int = (option: string, v: number | undefined, min: number) =>
     v === undefined || (Number.isInteger(v) && v >= min) ? undefined : new InvalidOptionError({ option, value: v, reason: `must be an integer ≥ ${min}` })
