@@ -159,7 +159,7 @@ describe("autodidact gateway + export", () => {
     ])
 
     // verl export: one row per turn; the episode reward on its last turn; GRPO advantages within session s1
-    // (returns 1 and 0: mean 0.5, population std 0.5, so ±0.5 / (0.5 + 1e-6))
+    // (returns 1 and 0: mean 0.5, sample std √0.5 (n − 1, optim's GRPO rule), so ±0.5 / (√0.5 + 1e-6))
     const verlFile = path.join(dir, "verl.jsonl")
     const verl = await run(["export", "--from", store, "--format", "verl", "--advantage", "grpo", "--out", verlFile, "--json"])
     expect(verl.code, verl.stderr).toBe(0)
@@ -169,7 +169,7 @@ describe("autodidact gateway + export", () => {
       ["s1/e1", 1, 1, 1, true, true, "s1", "echo: and again"],
       ["s1/e2", 0, 0, 0, true, false, "s1", "echo: bye"]
     ])
-    const a = 0.5 / (0.5 + 1e-6)
+    const a = 0.5 / (Math.sqrt(0.5) + 1e-6)
     expect(verlRows.map((r) => r.advantage)).toEqual([expect.closeTo(a, 12), expect.closeTo(a, 12), expect.closeTo(-a, 12)])
     expect(verlRows[1].prompt).toHaveLength(4)
 

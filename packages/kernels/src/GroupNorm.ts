@@ -11,12 +11,25 @@
  *                                                          (Feng et al. 2025, "Group-in-Group Policy Optimization")
  * ```
  *
+ * **The one rule for group-relative advantages** (every estimator of Autodidact goes through this module:
+ * `@autodidact/optim`'s `Advantages` GRPO, Dr. GRPO, RLOO, REINFORCE++ and GiGPO, and `@autodidact/llm`'s verl export
+ * through them):
+ * - σ is the *sample* standard deviation, `ddof = 1` (n − 1 in the denominator), as `torch.std`, verl/verl-agent and
+ *   TRL; ε is the caller's (optim passes 1e-6; this module's default is 1e-4, TRL's).
+ * - A group with **one member carries no relative signal: its advantage is 0** in every estimator (GRPO, Dr. GRPO,
+ *   RLOO, GiGPO episode and step groups). Its mean is the value itself, so x − μ = 0 exactly; RLOO has no
+ *   leave-one-out baseline for it and uses b = x (advantage 0). (verl passes the raw score through instead; no
+ *   update beats an unbaselined one.)
+ * - A member exactly at its group's mean (all-equal values included) gets exactly 0, never NaN.
+ *
  * **Details**
  * - Segments are given by `segmentIds` (integers in `[0, numSegments)`, any order: groups need not be contiguous).
- * - `ddof` defaults to 1 (the unbiased std, torch's `.std()`, what TRL's GRPO uses); a segment with `n ≤ ddof` gets
- *   σ = 0 (torch would give NaN), so its advantages are 0 (or x − μ unscaled).
+ * - `ddof` defaults to 1; a segment with `n ≤ ddof` gets σ = 0 (torch would give NaN).
  * - An empty segment (some g < numSegments with no member) is a {@link KernelInputError} with
- *   `reason: "empty-segment"`; so is an RLOO group with one member (no leave-one-out baseline exists).
+ *   `reason: "empty-segment"`.
+ * - {@link normalizeInto} and {@link rlooInto} are the double-precision, allocation-free cores (no validation) that
+ *   the typed-array kernels and `@autodidact/optim`'s estimators share; the `*Sync` kernels validate and return
+ *   float32.
  * - TensorFlow.js versions use `tf.bincount` with weights (a segment sum that exists on wasm, cpu and tensorflow;
  *   `tf.unsortedSegmentSum` has no wasm kernel) and gather the means back.
  *
@@ -115,22 +128,42 @@ export const segmentStatsSync = (input: SegmentInput): SegmentStats => {
   return { count, mean, std }
 }
 
-/** Group-relative normalization, typed-array reference (validates). */
+/**
+ * Group-relative normalization into caller-owned arrays, given the counts (no validation): the segment statistics
+ * ({@link statsInto}, written to `mean` and `std`, `[numSegments]`), then for every `i` with `d = x_i − μ_{seg_i}`:
+ * `out[i] = d === 0 ? 0 : scale ? d / (σ_{seg_i} + eps) : d` (GRPO; `scale: false` is Dr. GRPO's `x − μ`).
+ *
+ * A one-member segment gets 0 (μ = x exactly); so does every member at its segment's mean. `out` may be a
+ * `Float64Array` (the estimators of `@autodidact/optim`) or a `Float32Array` (the kernels' results).
+ * @see Shao et al., "DeepSeekMath", arXiv:2402.03300, Sec. 4.1.2 (GRPO); Liu et al., "Understanding R1-Zero-Like
+ *   Training" (Dr. GRPO), arXiv:2503.20783
+ */
+export const normalizeInto = (
+  values: NumArray,
+  ids: NumArray,
+  count: Int32Array,
+  ddof: number,
+  eps: number,
+  scale: boolean,
+  mean: Float64Array,
+  std: Float64Array,
+  out: Float64Array | Float32Array
+): void => {
+  statsInto(values, ids, count, ddof, mean, std)
+  const n = values.length
+  for (let i = 0; i < n; i++) {
+    const g = ids[i]!
+    const d = values[i]! - mean[g]!
+    out[i] = d === 0 ? 0 : scale ? d / (std[g]! + eps) : d
+  }
+}
+
+/** Group-relative normalization, typed-array reference (validates; see {@link normalizeInto}). */
 export const groupNormalizeSync = (input: NormalizeInput): Float32Array => {
   const count = validate(input, kernelName, REFERENCE)
   const G = input.numSegments
-  const mean = new Float64Array(G)
-  const std = new Float64Array(G)
-  statsInto(input.values, input.segmentIds, count, input.ddof ?? 1, mean, std)
-  const eps = input.eps ?? 1e-4
-  if (input.scale !== false) for (let g = 0; g < G; g++) std[g] = 1 / (std[g]! + eps)
-  else std.fill(1)
   const out = new Float32Array(input.values.length)
-  const ids = input.segmentIds
-  for (let i = 0; i < out.length; i++) {
-    const g = ids[i]!
-    out[i] = (input.values[i]! - mean[g]!) * std[g]!
-  }
+  normalizeInto(input.values, input.segmentIds, count, input.ddof ?? 1, input.eps ?? 1e-4, input.scale !== false, new Float64Array(G), new Float64Array(G), out)
   return out
 }
 
@@ -140,22 +173,41 @@ export interface RlooResult {
   readonly advantages: Float32Array
 }
 
-/** RLOO leave-one-out baselines, typed-array reference (validates; every group needs ≥ 2 members). */
-export const rlooSync = (input: SegmentInput): RlooResult => {
-  const count = validate(input, rlooKernelName, REFERENCE, 2)
-  const sum = new Float64Array(input.numSegments)
-  const n = input.values.length
-  const ids = input.segmentIds
-  for (let i = 0; i < n; i++) sum[ids[i]!] += input.values[i]!
-  const baselines = new Float32Array(n)
-  const advantages = new Float32Array(n)
+/**
+ * RLOO leave-one-out baselines and advantages into caller-owned arrays, given the counts (no validation):
+ * `b_i = (Σ_{seg_j = seg_i} x_j − x_i) / (n_{seg_i} − 1)`, `A_i = x_i − b_i`. A one-member segment has no
+ * leave-one-out baseline: `b_i = x_i`, `A_i = 0`. `sum` (`[numSegments]`) receives the segment sums.
+ * @see Ahmadian et al., "Back to Basics: Revisiting REINFORCE Style Optimization for Learning from Human Feedback in
+ *   LLMs", arXiv:2402.14740; Kool, van Hoof, Welling, "Buy 4 REINFORCE Samples, Get a Baseline for Free!" (2019)
+ */
+export const rlooInto = (
+  values: NumArray,
+  ids: NumArray,
+  count: Int32Array,
+  sum: Float64Array,
+  baselines: Float64Array | Float32Array,
+  advantages: Float64Array | Float32Array
+): void => {
+  const n = values.length
+  sum.fill(0)
+  for (let i = 0; i < n; i++) sum[ids[i]!] += values[i]!
   for (let i = 0; i < n; i++) {
     const g = ids[i]!
-    const x = input.values[i]!
-    const b = (sum[g]! - x) / (count[g]! - 1)
+    const x = values[i]!
+    const c = count[g]!
+    const b = c > 1 ? (sum[g]! - x) / (c - 1) : x
     baselines[i] = b
-    advantages[i] = x - b
+    advantages[i] = c > 1 ? x - b : 0
   }
+}
+
+/** RLOO leave-one-out baselines, typed-array reference (validates; a one-member group gets advantage 0, see {@link rlooInto}). */
+export const rlooSync = (input: SegmentInput): RlooResult => {
+  const count = validate(input, rlooKernelName, REFERENCE)
+  const n = input.values.length
+  const baselines = new Float32Array(n)
+  const advantages = new Float32Array(n)
+  rlooInto(input.values, input.segmentIds, count, new Float64Array(input.numSegments), baselines, advantages)
   return { baselines, advantages }
 }
 
@@ -243,16 +295,17 @@ export const groupNormalizeTf = (tf: Tf, input: NormalizeInput): Float32Array =>
   return data
 }
 
-/** RLOO with TensorFlow.js ops (validates). */
+/** RLOO with TensorFlow.js ops (validates; a one-member group gets baseline x and advantage 0, as {@link rlooInto}). */
 export const rlooTf = (tf: Tf, input: SegmentInput): RlooResult => {
-  const count = validate(input, rlooKernelName, tf.getBackend(), 2)
+  const count = validate(input, rlooKernelName, tf.getBackend())
   const [b, a] = tf.tidy(() => {
     const x = tf.tensor1d(f32(input.values))
     const ids = tf.tensor1d(Int32Array.from(input.segmentIds as ArrayLike<number>), "int32")
     const sum = tf.gather(segmentSumTf(tf, ids, x, input.numSegments), ids)
     const n = tf.gather(tf.tensor1d(Float32Array.from(count)), ids)
-    const baselines = tf.div(tf.sub(sum, x), tf.sub(n, 1))
-    return [baselines, tf.sub(x, baselines)] as const
+    const many = tf.greater(n, 1)
+    const baselines = tf.where(many, tf.div(tf.sub(sum, x), tf.maximum(tf.sub(n, 1), 1)), x)
+    return [baselines, tf.where(many, tf.sub(x, baselines), tf.zerosLike(x))] as const
   })
   const baselines = b.dataSync() as Float32Array
   const advantages = a.dataSync() as Float32Array

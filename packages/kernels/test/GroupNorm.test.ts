@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { GroupNorm } from "../src/index.js"
+import { Effect } from "effect"
+import { Backend, GroupNorm } from "../src/index.js"
 import { close, thrown } from "./helpers.js"
 
 describe("GroupNorm (hand-computed)", () => {
@@ -34,10 +35,50 @@ describe("GroupNorm (hand-computed)", () => {
     close(r.advantages, [-1, 1, 0, -2, 0, 2])
   })
 
-  it("bad input: empty segment, one-member RLOO group, id out of range, NaN", () => {
+  it("one-member groups carry no relative signal: advantage 0 in GRPO, Dr. GRPO, RLOO and GiGPO step groups", () => {
+    // groups {4, 6} and {9}: GRPO ±1/(√2 + ε)·1 (std of {4, 6} is √2), Dr. GRPO ±1, RLOO 4 − 6 = −2, 6 − 4 = 2
+    const input = { values: [4, 9, 6], segmentIds: [0, 1, 0], numSegments: 2 }
+    const s2 = Math.sqrt(2)
+    close(GroupNorm.groupNormalizeSync({ ...input, eps: 1e-6 }), [-1 / (s2 + 1e-6), 0, 1 / (s2 + 1e-6)])
+    expect(GroupNorm.groupNormalizeSync({ ...input, eps: 0 })[1]).toBe(0)
+    expect(Array.from(GroupNorm.groupNormalizeSync({ ...input, scale: false }))).toEqual([-1, 0, 1])
+    const r = GroupNorm.rlooSync(input)
+    expect(Array.from(r.advantages)).toEqual([-2, 0, 2])
+    expect(Array.from(r.baselines)).toEqual([6, 9, 4]) // the one member's baseline is itself
+    // GiGPO: anchor 3 of group 0 is a singleton step group
+    const a = GroupNorm.anchorStatsSync({ values: [1, 3, 5], groupIds: [0, 0, 0], anchorKeys: [2, 2, 3], eps: 0 })
+    close(a.advantages, [-1 / s2, 1 / s2, 0])
+    expect(a.advantages[2]).toBe(0)
+  })
+
+  it("n = 2 and n = 3 groups against hand arithmetic (sample std, ddof = 1)", () => {
+    // {0, 1}: μ 0.5, σ = √(0.5/1) = 0.70711 → ∓0.70711; {1, 2, 6}: μ 3, σ = √((4 + 1 + 9)/2) = √7 → −2/√7, −1/√7, 3/√7
+    const input = { values: [0, 1, 1, 2, 6], segmentIds: [0, 0, 1, 1, 1], numSegments: 2, eps: 0 }
+    const s7 = Math.sqrt(7)
+    close(GroupNorm.groupNormalizeSync(input), [-0.5 / Math.SQRT1_2, 0.5 / Math.SQRT1_2, -2 / s7, -1 / s7, 3 / s7])
+    // RLOO: 0 − 1 = −1, 1 − 0 = 1; 1 − (2+6)/2 = −3, 2 − (1+6)/2 = −1.5, 6 − (1+2)/2 = 4.5
+    close(GroupNorm.rlooSync(input).advantages, [-1, 1, -3, -1.5, 4.5])
+    // the double-precision cores agree and write Float64 without rounding to float32
+    const out = new Float64Array(5)
+    GroupNorm.normalizeInto(input.values, input.segmentIds, Int32Array.of(2, 3), 1, 0, true, new Float64Array(2), new Float64Array(2), out)
+    expect(out[4]).toBe(3 / s7)
+    const adv = new Float64Array(5)
+    GroupNorm.rlooInto(input.values, input.segmentIds, Int32Array.of(2, 3), new Float64Array(2), new Float64Array(5), adv)
+    expect(Array.from(adv)).toEqual([-1, 1, -3, -1.5, 4.5])
+  })
+
+  it.effect("RLOO on TensorFlow.js: a one-member group gets baseline x and advantage 0, not NaN", () =>
+    Effect.gen(function*() {
+      const { tf } = yield* Backend.select({ force: "cpu" })
+      const r = GroupNorm.rlooTf(tf, { values: [4, 9, 6], segmentIds: [0, 1, 0], numSegments: 2 })
+      expect(Array.from(r.advantages)).toEqual([-2, 0, 2])
+      expect(Array.from(r.baselines)).toEqual([6, 9, 4])
+    }))
+
+  it("bad input: empty segment, id out of range, NaN", () => {
     const empty = thrown(() => GroupNorm.groupNormalizeSync({ values: [1, 2], segmentIds: [0, 2], numSegments: 3 }))
     expect(empty.message).toBe("GroupNorm on typed-array: input segmentIds [2]: empty-segment: segment 1 of 3 has 0 members (needs ≥ 1)")
-    expect(thrown(() => GroupNorm.rlooSync({ values: [1, 2, 3], segmentIds: [0, 0, 1], numSegments: 2 })).detail).toBe("segment 1 of 2 has 1 member (needs ≥ 2)")
+    expect(thrown(() => GroupNorm.rlooSync({ values: [1, 2], segmentIds: [0, 2], numSegments: 3 })).reason).toBe("empty-segment")
     expect(thrown(() => GroupNorm.groupNormalizeSync({ values: [1, 2], segmentIds: [0, 5], numSegments: 1 })).reason).toBe("range")
     expect(thrown(() => GroupNorm.groupNormalizeSync({ values: [1, Infinity], segmentIds: [0, 0], numSegments: 1 })).reason).toBe("non-finite")
   })

@@ -38,11 +38,11 @@
  * @see Xi et al., "AgentGym: Evolving Large Language Model-based Agents across Diverse Environments", arXiv:2406.04151
  * @since 0.1.0
  */
-import type { Env, TextEnv } from "@autodidact/envs"
-import { Registry } from "@autodidact/envs"
+import type { Env } from "@autodidact/envs"
+import { Registry, TextEnv } from "@autodidact/envs"
 import { Duration, Effect, Schedule, type Scope } from "effect"
 import { HttpServerRequest } from "effect/http"
-import * as HttpListen from "./HttpListen.js"
+import * as HttpListen from "./internal/HttpListen.js"
 import { LlmConfigError, type ServerStartError } from "./LlmErrors.js"
 
 /** Options of the server. @category models @since 0.1.0 */
@@ -110,9 +110,9 @@ export const start = (options: Options): Effect.Effect<Running, LlmConfigError |
     yield* Effect.try({
       try: () => {
         const probe = make()
-        const ok = isText(probe.unwrapped)
+        const ok = TextEnv.isTextEnv(probe.unwrapped)
         probe.close()
-        if (!ok) throw new Error("not a text environment (no admissibleActions/task): serve a text environment such as TextHousehold-v0")
+        if (!ok) throw new Error("not a text environment (no admissibleActions/stateKey/toMessages): serve a text environment such as TextHousehold-v0")
       },
       catch: (e) => new LlmConfigError({ option: "env", value: envId, reason: String((e as Error).message ?? e) })
     })
@@ -160,8 +160,13 @@ export const start = (options: Options): Effect.Effect<Running, LlmConfigError |
       if (method === "POST" && route === "/create") {
         if (sessions.size >= maxSessions) return new HttpFail(503, `too many sessions (${maxSessions}): close some first`)
         const env = make()
+        const text = env.unwrapped
+        if (!TextEnv.isTextEnv(text)) {
+          env.close()
+          return new HttpFail(500, `${envId} is not a text environment`)
+        }
         const id = nextId++
-        sessions.set(id, { env, text: env.unwrapped as unknown as TextEnv.TextEnv, lastUsed: Date.now(), observation: undefined, seed: undefined, steps: 0, reward: 0, done: false })
+        sessions.set(id, { env, text, lastUsed: Date.now(), observation: undefined, seed: undefined, steps: 0, reward: 0, done: false })
         return { id }
       }
       if (method === "POST" && route === "/reset") {
@@ -238,6 +243,3 @@ export const start = (options: Options): Effect.Effect<Running, LlmConfigError |
     const listening = yield* HttpListen.listen(app, { host: options.host, port: options.port })
     return { ...listening, sessions: () => [...sessions.keys()] }
   })
-
-const isText = (env: unknown): boolean =>
-  typeof env === "object" && env !== null && "admissibleActions" in env && "task" in env

@@ -1,5 +1,5 @@
 /**
- * An `@autodidact/optim` {@link ExperienceLibrary} kept in the experience store of `@autodidact/memory`, so that
+ * An {@link ExperienceLibrary} kept in the experience store of `@autodidact/memory`, so that
  * what Training-Free GRPO learns lives next to the agent's trajectories and insights (PGlite on a directory, or a
  * PostgreSQL server).
  *
@@ -27,7 +27,7 @@
  * @since 0.1.0
  */
 import { ExperienceStore } from "@autodidact/memory"
-import { ExperienceLibrary } from "@autodidact/optim"
+import * as ExperienceLibrary from "./ExperienceLibrary.js"
 import { Effect, Layer, Option, Schema } from "effect"
 
 /** The tag every library record carries. */
@@ -38,7 +38,12 @@ export const recordId = (name: string, version: number): string => `${TAG}/${nam
 
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
-/** The backend over a store service (for {@link ExperienceLibrary.make}). */
+/**
+ * The backend over an experience-store service (for {@link ExperienceLibrary.make}): each library version is one
+ * record (id {@link recordId}, tags `experience-library` and `experience-library:<name>`), loaded by tag and sorted
+ * by version. Store failures become {@link ExperienceLibrary.LibraryStorageError} naming `<location>#<tag>/<name>`.
+ * @since 0.1.0
+ */
 export const backend = (store: ExperienceStore["Service"], name: string): ExperienceLibrary.Backend => {
   const location = `${store.location}#${TAG}/${name}`
   const fail = (reason: string) => new ExperienceLibrary.LibraryStorageError({ location, reason })

@@ -28,8 +28,10 @@
  * `episode_return`, `advantage`, `episode_index`, `group_index`, `step_index`, `uid` (the group id, as verl-agent's
  * GRPO/GiGPO groups by `uid`), `traj_uid` (the episode id), `done` (last turn of the episode), `success`.
  * Advantages: `"recorded"` (default) copies a step's `advantage` (null when absent); `"grpo"` is the episode-level
- * GRPO advantage `(R - mean_g) / (std_g + 1e-6)` over the episodes of the group (population std; 0 for a group of
- * one), given to every step of the episode (Shao et al. 2024, DeepSeekMath, arXiv:2402.03300, Sec. 4.1.2).
+ * GRPO advantage `(R - mean_g) / (std_g + 1e-6)` over the episodes of the group, given to every step of the episode
+ * (Shao et al. 2024, DeepSeekMath, arXiv:2402.03300, Sec. 4.1.2): `@autodidact/optim`'s `Advantages.grpo`, so the
+ * one rule of the group-relative advantage kernel holds (sample std, n − 1, as torch.std/verl/TRL; a group of one
+ * episode gets 0).
  *
  * @example
  * ```ts
@@ -47,6 +49,7 @@
  * @since 0.1.0
  */
 import { AtomicFile, Trajectory } from "@autodidact/core"
+import { Advantages } from "@autodidact/optim"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -311,29 +314,30 @@ export const VerlRow = Schema.Struct({
 export type VerlRow = typeof VerlRow.Type
 
 /**
- * Episode-level GRPO advantages `(R - mean) / (std + eps)` within each group, by episode index.
+ * Episode-level GRPO advantages `(R - mean) / (std + eps)` within each group (episodes with the same `group`), by
+ * episode index: `out[i]` for `episodes[i]`, `[episodes.length]`.
  *
+ * **Details**: `@autodidact/optim`'s `Advantages.grpo` on each episode's `return` (one implementation of the
+ * group-relative advantage, the `GroupNorm` kernel of `@autodidact/kernels`): the sample std (n − 1, as
+ * torch.std/verl/TRL), `eps` added to it (default 1e-6, optim's), a group of one episode gets 0 and an episode at its
+ * group's mean exactly 0. Returns must be finite (`AdvantageInputError` of optim, thrown, otherwise).
+ *
+ * @see Shao et al., "DeepSeekMath" (GRPO), arXiv:2402.03300, Sec. 4.1.2
  * @category writing
  * @since 0.1.0
  */
 export const grpoAdvantages = (episodes: ReadonlyArray<Episode>, eps = 1e-6): Float64Array => {
   const out = new Float64Array(episodes.length)
-  const groups = new Map<string, Array<number>>()
+  if (episodes.length === 0) return out
+  const members = new Map<string, Array<number>>()
   episodes.forEach((e, i) => {
-    const g = groups.get(e.group)
-    if (g === undefined) groups.set(e.group, [i])
+    const g = members.get(e.group)
+    if (g === undefined) members.set(e.group, [i])
     else g.push(i)
   })
-  for (const idx of groups.values()) {
-    if (idx.length < 2) continue
-    let mean = 0
-    for (const i of idx) mean += episodes[i]!.return
-    mean /= idx.length
-    let v = 0
-    for (const i of idx) v += (episodes[i]!.return - mean) ** 2
-    const std = Math.sqrt(v / idx.length)
-    for (const i of idx) out[i] = (episodes[i]!.return - mean) / (std + eps)
-  }
+  const groups = [...members.values()]
+  const adv = Advantages.grpo(groups.map((idx) => idx.map((i) => ({ rewards: [episodes[i]!.return] }))), { ...Advantages.defaults, eps })
+  groups.forEach((idx, g) => idx.forEach((i, k) => (out[i] = adv[g]![k]![0]!)))
   return out
 }
 

@@ -47,10 +47,10 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Duration, Effect, Option, type Scope, Stream } from "effect"
 import { HttpClient, HttpClientRequest, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash, randomUUID } from "node:crypto"
-import * as HttpListen from "./HttpListen.js"
+import * as HttpListen from "./internal/HttpListen.js"
 import type { ServerStartError } from "./LlmErrors.js"
 import { type Exchange, Recorder, type Reward } from "./Recorder.js"
-import * as Sse from "./Sse.js"
+import * as Sse from "./internal/Sse.js"
 
 /** Options of the gateway. @category models @since 0.1.0 */
 export interface Options {

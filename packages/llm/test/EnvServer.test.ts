@@ -1,4 +1,4 @@
-import { Registry, type TextEnv } from "@autodidact/envs"
+import { Registry, TextEnv } from "@autodidact/envs"
 import { EnvServer } from "@autodidact/llm"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -17,7 +17,8 @@ const compareEpisode = (envId: string, dataIdx: number) =>
     const id = created.id
     const reset = yield* call(s.url, "POST", "/reset", { id, data_idx: dataIdx })
     const local = Registry.make<string, string>(envId)
-    const text = local.unwrapped as unknown as TextEnv.TextEnv
+    const text = local.unwrapped
+    if (!TextEnv.isTextEnv(text)) throw new Error(`${envId} is not a text environment`)
     const r0 = local.reset({ seed: dataIdx })
     expect(reset.body.observation).toBe(r0.observation)
     expect(reset.body.task).toBe(text.task)

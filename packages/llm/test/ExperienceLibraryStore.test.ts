@@ -1,5 +1,5 @@
 import { Embedder, ExperienceStore, Records, Store } from "@autodidact/memory"
-import { ExperienceLibrary } from "@autodidact/optim"
+import * as ExperienceLibrary from "../src/ExperienceLibrary.js"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as ExperienceLibraryStore from "../src/ExperienceLibraryStore.js"

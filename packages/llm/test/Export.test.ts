@@ -1,4 +1,5 @@
 import { Export, Recorder } from "@autodidact/llm"
+import { Advantages } from "@autodidact/optim"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
@@ -71,8 +72,9 @@ describe("Export from gateway rows", () => {
   it("verl rows field by field, with GRPO advantages within the session group", () => {
     const v = Export.toVerl(episodes, { advantage: "grpo" })
     expect(v.length).toBe(3)
-    // returns 3.5 and 2: mean 2.75, population std 0.75
-    const a = 0.75 / (0.75 + 1e-6)
+    // returns 3.5 and 2: mean 2.75, sample std √((0.75² + 0.75²)/(2 − 1)) = 0.75·√2 = 1.06066
+    const a = 0.75 / (Math.sqrt(1.125) + 1e-6)
+    expect(a).toBeCloseTo(0.70711, 4)
     expect(v[0]).toEqual({
       data_source: "gateway",
       prompt: [{ role: "user", content: "hi" }],
@@ -119,9 +121,27 @@ describe("Export from environment trajectories", () => {
   it("GRPO groups trajectories by (env, task, seed); a group of one gets 0", () => {
     const mk = (ret: number, seed: number) => Export.fromTrajectory({ ...traj, seed, return: ret, steps: traj.steps.slice(0, 1) }, `t${ret}`)
     const adv = Export.grpoAdvantages([mk(1, 1), mk(0, 1), mk(0, 1), mk(1, 1), mk(5, 2)])
-    // group seed 1: returns 1,0,0,1: mean 0.5, std 0.5 -> +-1 (minus eps)
-    const a = 0.5 / (0.5 + 1e-6)
+    // group seed 1: returns 1,0,0,1: mean 0.5, sample std √(4·0.25/3) = √(1/3) = 0.57735 -> ±0.86603 (minus eps)
+    const a = 0.5 / (Math.sqrt(1 / 3) + 1e-6)
+    expect(a).toBeCloseTo(0.86603, 4)
     expect(Array.from(adv)).toEqual([a, -a, -a, a, 0])
+  })
+
+  it("verl's advantage: \"grpo\" is optim's GRPO on the same returns (one rule: sample std, one-member group 0)", () => {
+    const mk = (ret: number, seed: number, i: number) => Export.fromTrajectory({ ...traj, seed, return: ret, steps: traj.steps.slice(0, 1) }, `t${i}`)
+    // groups (by seed): {3, −1, 2} and {0.5, 4.5} and {7}; interleaved in the episode list
+    const returns = [3, 0.5, -1, 7, 2, 4.5]
+    const seeds = [1, 2, 1, 3, 1, 2]
+    const episodes = returns.map((r, i) => mk(r, seeds[i]!, i))
+    const rows = Export.toVerl(episodes, { advantage: "grpo" })
+    const optim = Advantages.grpo([[{ rewards: [3] }, { rewards: [-1] }, { rewards: [2] }], [{ rewards: [0.5] }, { rewards: [4.5] }], [{ rewards: [7] }]], Advantages.defaults)
+    const expected = [optim[0]![0]![0], optim[1]![0]![0], optim[0]![1]![0], optim[2]![0]![0], optim[0]![2]![0], optim[1]![1]![0]]
+    expect(rows.map((r) => r.advantage)).toEqual(expected)
+    // and by hand: {3, −1, 2}: mean 4/3, sample std √((25/9 + 49/9 + 4/9)/2) = √(13/3); {0.5, 4.5}: ∓2/√8; {7}: 0
+    const s = Math.sqrt(13 / 3) + 1e-6
+    const t = Math.sqrt(8) + 1e-6
+    const hand = [(3 - 4 / 3) / s, -2 / t, (-1 - 4 / 3) / s, 0, (2 - 4 / 3) / s, 2 / t]
+    rows.forEach((r, k) => expect(r.advantage).toBeCloseTo(hand[k]!, 12))
   })
 
   it("bad lines fail with the file and line number", () =>

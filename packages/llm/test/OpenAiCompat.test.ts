@@ -1,5 +1,6 @@
-import { OpenAiCompat, Sse } from "@autodidact/llm"
-import { LlmPolicy } from "@autodidact/optim"
+import { OpenAiCompat } from "@autodidact/llm"
+import * as Sse from "../src/internal/Sse.js"
+import * as LlmPolicy from "../src/LlmPolicy.js"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"

@@ -19,7 +19,11 @@ export interface AdamState {
   readonly eps: number
 }
 
-/** Fresh state for `numParams` parameters (PyTorch defaults β = (0.9, 0.999); CleanRL PPO uses ε = 1e-5). */
+/**
+ * Fresh Adam state for `numParams` parameters: zero first and second moments (`Float32Array`s of that length), step
+ * 0, β = (0.9, 0.999) and ε = 1e-8 (PyTorch's defaults; CleanRL's PPO uses ε = 1e-5).
+ * @see Kingma, Ba, "Adam: A Method for Stochastic Optimization", arXiv:1412.6980
+ */
 export const make = (numParams: number, options: { beta1?: number; beta2?: number; eps?: number } = {}): AdamState => ({
   m: new Float32Array(numParams),
   v: new Float32Array(numParams),
@@ -29,7 +33,12 @@ export const make = (numParams: number, options: { beta1?: number; beta2?: numbe
   eps: options.eps ?? 1e-8
 })
 
-/** One Adam step in place on `params` with gradient `grad` and learning rate `lr`. */
+/**
+ * One Adam step in place on `params` (float32) with gradient `grad` (float64, same length) and learning rate `lr`:
+ * the moments are updated and bias-corrected as PyTorch's `torch.optim.Adam` (ε added after the square root of the
+ * corrected second moment), so the arithmetic matches CleanRL's optimizer step.
+ * @see Kingma, Ba, "Adam: A Method for Stochastic Optimization", arXiv:1412.6980 (Algorithm 1)
+ */
 export const step = (state: AdamState, params: Float32Array, grad: Float64Array, lr: number): void => {
   state.step++
   const { m, v, beta1, beta2, eps } = state

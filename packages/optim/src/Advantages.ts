@@ -32,11 +32,17 @@
  * - `gae` — Schulman et al., arXiv:1506.02438, per trajectory with the critic values it carries (`values`,
  *   `bootstrapValue`), through `Gae.computeInto` of `@autodidact/kernels`.
  *
+ * **The one rule** (the group-relative advantage kernel `GroupNorm` of `@autodidact/kernels` is the one
+ * implementation: `normalizeInto` for GRPO, Dr. GRPO, GiGPO's two levels and REINFORCE++'s batch, `rlooInto` for RLOO;
+ * `@autodidact/llm`'s verl export calls {@link grpo}):
+ * - std is the sample standard deviation (ddof = 1, n − 1 in the denominator), as `torch.std` in verl/verl-agent
+ *   and TRL; ε is {@link Options.eps} (default 1e-6).
+ * - A group with one member carries no relative signal: every group-relative estimator (GRPO, Dr. GRPO, RLOO,
+ *   GiGPO episode and anchor-state step groups) gives it advantage 0 (verl passes the raw score through instead; we
+ *   prefer no update to an unbaselined one). Returns at their group's mean (all-equal returns included) give exactly
+ *   0, never NaN.
+ *
  * **Details**
- * - std is the sample standard deviation (n − 1 in the denominator), as `torch.std` in verl/verl-agent; ε = 1e-6.
- *   GiGPO's anchor-group statistics are the segment-statistics kernel `GroupNorm.statsInto` of `@autodidact/kernels`.
- * - A group of one trajectory has no baseline: group-relative estimators give it 0 (verl passes the raw score
- *   through instead; we prefer no update to an unbaselined one). All-equal returns give exactly 0, never NaN.
  * - verl-agent groups anchor states by the observation text; here by `stateKeys` (the env's `stateKey()`, the full
  *   state), which is exact where two states render alike. Anchor groups never span two task groups.
  * - verl-agent's episode level computes mean/std over the group's *steps* (`compute_mean_std_cross_steps`); we use
@@ -138,7 +144,12 @@ export class UnknownEstimatorError extends Schema.TaggedError<UnknownEstimatorEr
   }
 }
 
-/** Check shapes and finiteness; throws {@link AdvantageInputError}. */
+/**
+ * Check a batch's shapes and finiteness for `estimator` (named in the error): a non-empty batch of non-empty groups
+ * of non-empty trajectories with finite rewards; `stateKeys` (required with `need.stateKeys`) and `values` (required
+ * with `need.values`, finite, plus a finite `bootstrapValue`) of the rewards' length. Throws
+ * {@link AdvantageInputError} with the first problem's `reason` and position (group, trajectory, step).
+ */
 export const validate = (
   estimator: string,
   batch: ReadonlyArray<Group>,
@@ -202,102 +213,120 @@ export const discountedReturns = (rewards: ArrayLike<number>, gamma: number, out
   return out
 }
 
-/** Mean and sample std (n − 1; 0 for n = 1) of `xs`. */
+/** Mean and sample std (n − 1; 0 for n = 1) of `xs` (`GroupNorm.statsInto` of `@autodidact/kernels`, one segment). */
 export const meanStd = (xs: ArrayLike<number>): { mean: number; std: number } => {
-  const n = xs.length
-  let m = 0
-  for (let k = 0; k < n; k++) m += xs[k]!
-  m /= n
-  if (n < 2) return { mean: m, std: 0 }
-  let ss = 0
-  for (let k = 0; k < n; k++) ss += (xs[k]! - m) ** 2
-  return { mean: m, std: Math.sqrt(ss / (n - 1)) }
+  const mean = new Float64Array(1)
+  const std = new Float64Array(1)
+  GroupNorm.statsInto(xs, new Int32Array(xs.length), Int32Array.of(xs.length), 1, mean, std)
+  return { mean: mean[0]!, std: std[0]! }
 }
 
-/** Centre (and optionally scale) `xs` in place; n = 1 or all-equal values give exact zeros. */
-const normalizeInPlace = (xs: Float64Array, byStd: boolean, eps: number): void => {
-  const { mean, std } = meanStd(xs)
-  for (let k = 0; k < xs.length; k++) {
-    const d = xs[k]! - mean
-    xs[k] = d === 0 ? 0 : byStd ? d / (std + eps) : d
+/**
+ * The batch's episode returns flattened in order (`returns[k]`, trajectory k of the batch) with their group index
+ * (`ids[k]`) and the group sizes (`count[g]`): the segment layout of `GroupNorm` in `@autodidact/kernels`.
+ */
+const batchReturns = (batch: ReadonlyArray<Group>): { returns: Float64Array; ids: Int32Array; count: Int32Array } => {
+  let n = 0
+  for (const group of batch) n += group.length
+  const returns = new Float64Array(n)
+  const ids = new Int32Array(n)
+  const count = new Int32Array(batch.length)
+  let k = 0
+  for (let g = 0; g < batch.length; g++) {
+    const group = batch[g]!
+    count[g] = group.length
+    for (const tr of group) {
+      returns[k] = episodeReturn(tr.rewards)
+      ids[k++] = g
+    }
   }
+  return { returns, ids, count }
 }
 
-const broadcast = (group: Group, perTrajectory: Float64Array): Array<Float64Array> =>
-  group.map((tr, i) => new Float64Array(tr.rewards.length).fill(perTrajectory[i]!))
+/**
+ * Group-relative episode-level advantages of every trajectory, `out[k]` in batch order:
+ * `GroupNorm.normalizeInto` (sample std, ε; one-member groups and returns at their group's mean give exactly 0).
+ */
+const episodeLevel = (batch: ReadonlyArray<Group>, scale: boolean, eps: number): Float64Array => {
+  const { count, ids, returns } = batchReturns(batch)
+  const out = new Float64Array(returns.length)
+  GroupNorm.normalizeInto(returns, ids, count, 1, eps, scale, new Float64Array(batch.length), new Float64Array(batch.length), out)
+  return out
+}
 
-const groupReturns = (group: Group): Float64Array => Float64Array.from(group, (tr) => episodeReturn(tr.rewards))
+/** Give trajectory k of the batch (in order) the per-trajectory value `perTrajectory[k]` at every step. */
+const broadcastBatch = (batch: ReadonlyArray<Group>, perTrajectory: Float64Array): Result => {
+  let k = 0
+  return batch.map((group) => group.map((tr) => new Float64Array(tr.rewards.length).fill(perTrajectory[k++]!)))
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The estimators
 // ---------------------------------------------------------------------------------------------------------------
 
-/** GRPO outcome advantage: `(R_i − mean) / (std + ε)`, broadcast to every step (arXiv:2402.03300). */
+/**
+ * GRPO outcome advantage (Shao et al., "DeepSeekMath", arXiv:2402.03300, Sec. 4.1.2):
+ * `A_i = (R_i − mean(R)) / (std(R) + ε)` within each group (sample std), broadcast to every step; a one-member group
+ * gets 0. Shapes: `result[g][i]` has the length of `batch[g][i].rewards`. Throws {@link AdvantageInputError}.
+ */
 export const grpo: Estimator = (batch, o) => {
   validate("grpo", batch)
   checkOptions("grpo", o)
-  return batch.map((group) => {
-    const r = groupReturns(group)
-    if (group.length > 1) normalizeInPlace(r, true, o.eps)
-    else r[0] = 0
-    return broadcast(group, r)
-  })
+  return broadcastBatch(batch, episodeLevel(batch, true, o.eps))
 }
 
-/** Dr. GRPO: `R_i − mean(R)`, no std division (arXiv:2503.20783). */
+/**
+ * Dr. GRPO (Liu et al., "Understanding R1-Zero-Like Training: A Critical Perspective", arXiv:2503.20783):
+ * `A_i = R_i − mean(R)` within each group, no std division; a one-member group gets 0. Throws
+ * {@link AdvantageInputError}.
+ */
 export const drGrpo: Estimator = (batch, o) => {
   validate("dr-grpo", batch)
   checkOptions("dr-grpo", o)
-  return batch.map((group) => {
-    const r = groupReturns(group)
-    normalizeInPlace(r, false, o.eps) // n = 1: R − R = 0
-    return broadcast(group, r)
-  })
+  return broadcastBatch(batch, episodeLevel(batch, false, o.eps))
 }
 
-/** RLOO: `R_i − mean_{j≠i} R_j` = `n/(n−1) · (R_i − mean(R))` (arXiv:2402.14740). */
+/**
+ * RLOO (Ahmadian et al., arXiv:2402.14740): `A_i = R_i − (1/(n−1)) Σ_{j≠i} R_j` within each group
+ * (`GroupNorm.rlooInto`), broadcast to every step; a one-member group has no leave-one-out baseline and gets 0.
+ * Throws {@link AdvantageInputError}.
+ */
 export const rloo: Estimator = (batch, o) => {
   validate("rloo", batch)
   checkOptions("rloo", o)
-  return batch.map((group) => {
-    const n = group.length
-    const r = groupReturns(group)
-    const out = new Float64Array(n)
-    if (n > 1) {
-      let total = 0
-      for (let i = 0; i < n; i++) total += r[i]!
-      for (let i = 0; i < n; i++) out[i] = r[i]! - (total - r[i]!) / (n - 1)
-    }
-    return broadcast(group, out)
-  })
+  const { count, ids, returns } = batchReturns(batch)
+  const advantages = new Float64Array(returns.length)
+  GroupNorm.rlooInto(returns, ids, count, new Float64Array(batch.length), new Float64Array(returns.length), advantages)
+  return broadcastBatch(batch, advantages)
 }
 
-/** REINFORCE++: discounted step returns, normalized over the whole batch (arXiv:2501.03262). */
+/**
+ * REINFORCE++ (Hu, arXiv:2501.03262): discounted step returns `G_t = Σ_k γ^k r_{t+k}`, normalized over the whole
+ * batch (every step of every trajectory of every group, one `GroupNorm` segment): `A = (G − mean) / (std + ε)`,
+ * sample std. Throws {@link AdvantageInputError}.
+ */
 export const reinforcePlusPlus: Estimator = (batch, o) => {
   validate("reinforce++", batch)
   checkOptions("reinforce++", o)
-  const result: Result = batch.map((group) => group.map((tr) => discountedReturns(tr.rewards, o.gamma)))
   let n = 0
-  let sum = 0
-  for (const g of result) {
-    for (const a of g) {
-      for (let t = 0; t < a.length; t++) sum += a[t]!
-      n += a.length
+  for (const group of batch) for (const tr of group) n += tr.rewards.length
+  const all = new Float64Array(n)
+  let offset = 0
+  for (const group of batch) {
+    for (const tr of group) {
+      discountedReturns(tr.rewards, o.gamma, all.subarray(offset, offset + tr.rewards.length))
+      offset += tr.rewards.length
     }
   }
-  const mean = sum / n
-  let ss = 0
-  for (const g of result) for (const a of g) for (let t = 0; t < a.length; t++) ss += (a[t]! - mean) ** 2
-  const std = n > 1 ? Math.sqrt(ss / (n - 1)) : 0
-  for (const g of result) {
-    for (const a of g) {
-      for (let t = 0; t < a.length; t++) {
-        const d = a[t]! - mean
-        a[t] = d === 0 ? 0 : d / (std + o.eps)
-      }
-    }
-  }
-  return result
+  GroupNorm.normalizeInto(all, new Int32Array(n), Int32Array.of(n), 1, o.eps, true, new Float64Array(1), new Float64Array(1), all)
+  offset = 0
+  return batch.map((group) =>
+    group.map((tr) => {
+      const a = all.slice(offset, offset + tr.rewards.length)
+      offset += tr.rewards.length
+      return a
+    })
+  )
 }
 
 /**
@@ -330,43 +359,47 @@ export const gigpoStep = (batch: ReadonlyArray<Group>, o: Options): Result => {
       }
       offset += tr.rewards.length
     }
-    // anchor-group count, mean and sample std: the segment-statistics kernel (two passes in step order)
+    // normalized within each anchor group by the group-normalization kernel (sample std; a singleton anchor group,
+    // one member, gives A^S = 0)
     const G = anchorOf.size
     const count = new Int32Array(G)
     for (let k = 0; k < n; k++) count[ids[k]!]++
-    const mean = new Float64Array(G)
-    const std = new Float64Array(G)
-    GroupNorm.statsInto(returns, ids, count, 1, mean, std)
+    const adv = new Float64Array(n)
+    GroupNorm.normalizeInto(returns, ids, count, 1, o.eps, byStd, new Float64Array(G), new Float64Array(G), adv)
     offset = 0
     return group.map((tr) => {
-      const out = new Float64Array(tr.rewards.length)
-      for (let t = 0; t < out.length; t++, offset++) {
-        const id = ids[offset]!
-        if (count[id]! < 2) continue // singleton anchor group: A^S = 0
-        const d = returns[offset]! - mean[id]!
-        out[t] = d === 0 ? 0 : byStd ? d / (std[id]! + o.eps) : d
-      }
+      const out = adv.slice(offset, offset + tr.rewards.length)
+      offset += tr.rewards.length
       return out
     })
   })
 }
 
-/** GiGPO: `A = A^E + ω · A^S` (arXiv:2505.10978, Eq. 8). */
+/**
+ * GiGPO (Feng et al., "Group-in-Group Policy Optimization for LLM Agent Training", arXiv:2505.10978, Eq. 8):
+ * `A = A^E + ω · A^S`, the episode level `A^E` normalized within each task group and the step level `A^S` within
+ * each anchor-state group ({@link gigpoStep}), both by `F_norm` (`normalize`); one-member groups at either level
+ * give 0. Requires `stateKeys`; throws {@link AdvantageInputError}.
+ */
 export const gigpo: Estimator = (batch, o) => {
   const step = gigpoStep(batch, o) // validates
-  return batch.map((group, g) => {
-    const r = groupReturns(group)
-    if (group.length > 1) normalizeInPlace(r, o.normalize === "std", o.eps)
-    else r[0] = 0
-    return group.map((tr, i) => {
-      const a = step[g]![i]!
-      for (let t = 0; t < a.length; t++) a[t] = r[i]! + o.omega * a[t]!
+  const episode = episodeLevel(batch, o.normalize === "std", o.eps)
+  let k = 0
+  return step.map((group) =>
+    group.map((a) => {
+      const e = episode[k++]!
+      for (let t = 0; t < a.length; t++) a[t] = e + o.omega * a[t]!
       return a
     })
-  })
+  )
 }
 
-/** GAE per trajectory with its own critic values (arXiv:1506.02438), via `Gae.computeInto`. */
+/**
+ * GAE per trajectory with its own critic values (Schulman et al., "High-Dimensional Continuous Control Using
+ * Generalized Advantage Estimation", arXiv:1506.02438), via `Gae.computeInto` of `@autodidact/kernels`: `δ_t = r_t +
+ * γ V(s_{t+1}) − V(s_t)` with `V` after the last step = `bootstrapValue` (default 0, terminal), `A_t = Σ_k (γλ)^k
+ * δ_{t+k}`. Not group-relative (groups are ignored). Requires `values`; throws {@link AdvantageInputError}.
+ */
 export const gae: Estimator = (batch, o) => {
   validate("gae", batch, { values: true })
   checkOptions("gae", o)
@@ -408,7 +441,7 @@ const registry = new Map<string, Estimator>([
   ["gigpo", gigpo]
 ])
 
-/** Register (or replace) an estimator under `name`. */
+/** Register (or replace) an estimator under `name`, for {@link get}, {@link compute} and `MultiTurnTrainer`'s `algo`. */
 export const register = (name: string, estimator: Estimator): void => {
   registry.set(name, estimator)
 }
@@ -416,14 +449,23 @@ export const register = (name: string, estimator: Estimator): void => {
 /** Registered names, sorted. */
 export const names = (): Array<string> => [...registry.keys()].sort()
 
-/** The estimator registered under `name`; throws {@link UnknownEstimatorError}. */
+/** The estimator registered under `name` (`"gae"`, `"grpo"`, `"dr-grpo"`, `"rloo"`, `"reinforce++"`, `"gigpo"` or a registered one); throws {@link UnknownEstimatorError} listing the known names. */
 export const get = (name: string): Estimator => {
   const e = registry.get(name)
   if (e === undefined) throw new UnknownEstimatorError({ name, known: names() })
   return e
 }
 
-/** Effect boundary: run the estimator `name` on `batch` with `options` merged over {@link defaults}. */
+/**
+ * Effect boundary: run the estimator `name` on `batch` with `options` merged over {@link defaults}. Succeeds with the
+ * per-step advantages `result[g][i][t]` (one `Float64Array` per trajectory, the length of its rewards); fails with
+ * {@link AdvantageInputError} or {@link UnknownEstimatorError} (any other throw is a defect).
+ * @example
+ * ```ts
+ * // returns {1, 0} in one group: mean 0.5, sample std √0.5 → ±0.5/(√0.5 + 1e-6) = ±0.70711 on every step
+ * Advantages.compute("grpo", [[{ rewards: [0, 1] }, { rewards: [0, 0] }]])
+ * ```
+ */
 export const compute = (
   name: string,
   batch: ReadonlyArray<Group>,

@@ -30,9 +30,12 @@ import { Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as ActorCritic from "./ActorCritic.js"
-import type * as Ppo from "./Ppo.js"
+import type { Options } from "./internal/PpoOptions.js"
+import type { TrainState } from "./internal/PpoState.js"
 
+/** The `format` field of every checkpoint manifest; {@link load} refuses files with another. */
 export const FORMAT = "autodidact.ppo-checkpoint"
+/** The manifest version written by {@link save}; bumped when the layout changes (old versions are refused, not guessed). */
 export const VERSION = 1
 
 /**
@@ -122,8 +125,13 @@ const checksum = (parts: ReadonlyArray<Float32Array>): string => {
   return h.digest("hex")
 }
 
-/** The manifest of a training state (pure; no I/O). */
-export const encode = (s: Ppo.TrainState): Manifest => {
+/**
+ * The manifest of a PPO training state (pure; no I/O): format and version, the options, the network sizes and its
+ * flat float32 parameters, Adam's moments and step, both generators' states, `iteration`, `globalStep`,
+ * `wallSeconds`, the recent episode returns and a SHA-256 of the parameters and moments (params ‖ m ‖ v, checked by
+ * {@link decode}).
+ */
+export const encode = (s: TrainState): Manifest => {
   const { agent, adam } = s
   const { checkpoint: _ignored, ...options } = s.options
   return {
@@ -161,8 +169,12 @@ const decodeFloats = (b64: string): Float32Array | undefined => {
   return out
 }
 
-/** A training state from a decoded manifest; `path` names the file in errors. */
-export const decode = (path: string, m: Manifest): Effect.Effect<Ppo.TrainState, CorruptCheckpointError> =>
+/**
+ * A training state from a schema-decoded manifest; `path` names the file in errors. Fails with
+ * {@link CorruptCheckpointError} for another format or version, parameter or moment arrays of the wrong length for
+ * the layers, or a payload whose SHA-256 does not match.
+ */
+export const decode = (path: string, m: Manifest): Effect.Effect<TrainState, CorruptCheckpointError> =>
   Effect.suspend(() => {
     const corrupt = (reason: string) => Effect.fail(new CorruptCheckpointError({ path, reason }))
     if (m.version !== VERSION) return corrupt(`unsupported version ${m.version} (this build reads version ${VERSION})`)
@@ -190,13 +202,13 @@ export const decode = (path: string, m: Manifest): Effect.Effect<Ppo.TrainState,
     }
     const agent = ActorCritic.fromParams(sizes, params)
     const { checkpoint, targetKl, stopWhen, ...required } = m.options
-    const options: Ppo.Options = {
+    const options: Options = {
       ...required,
       ...(targetKl === undefined ? {} : { targetKl }),
       ...(stopWhen === undefined ? {} : { stopWhen }),
       ...(checkpoint === undefined ? {} : { checkpoint })
     }
-    const state: Ppo.TrainState = {
+    const state: TrainState = {
       options,
       agent,
       adam: { m: mom1, v: mom2, step: m.adam.step, beta1: m.adam.beta1, beta2: m.adam.beta2, eps: m.adam.eps },
@@ -228,12 +240,21 @@ export const writeAtomic = (path: string, bytes: Uint8Array, io: Partial<Io> = {
     Effect.mapError((e) => new CheckpointError({ path, reason: `write failed: ${e.reason}` }))
   )
 
-/** Save a training state to `path` atomically (see the module docs). */
-export const save = (path: string, state: Ppo.TrainState, io: Partial<Io> = {}): Effect.Effect<void, CheckpointError> =>
+/**
+ * Save a PPO training state to `path` atomically (write a temporary file, fsync, rename; see the module docs), as the
+ * JSON manifest of {@link encode}. Fails with {@link CheckpointError} naming the path when any step of the write
+ * fails (the previous checkpoint, if any, is left intact).
+ */
+export const save = (path: string, state: TrainState, io: Partial<Io> = {}): Effect.Effect<void, CheckpointError> =>
   Effect.suspend(() => writeAtomic(path, Buffer.from(JSON.stringify(encode(state)), "utf8"), io))
 
-/** Load and validate a checkpoint written by {@link save}. */
-export const load = (path: string): Effect.Effect<Ppo.TrainState, CheckpointError | CorruptCheckpointError> =>
+/**
+ * Load and validate a checkpoint written by {@link save}: read, parse JSON, decode the manifest schema, then
+ * {@link decode}. Fails with {@link CheckpointError} when the file cannot be read and {@link CorruptCheckpointError}
+ * (with the reason) when it is not valid JSON, not a manifest, or inconsistent. Continue the run with
+ * `Ppo.train(env, { resume: state })`.
+ */
+export const load = (path: string): Effect.Effect<TrainState, CheckpointError | CorruptCheckpointError> =>
   Effect.gen(function* () {
     const text = yield* Effect.try({
       try: () => fs.readFileSync(path, "utf8"),

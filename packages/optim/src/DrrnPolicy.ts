@@ -170,7 +170,11 @@ export const fromParams = (config: Config, params: Float32Array): Drrn => {
   return { config, params, layout: l, scratch: makeScratch(config, 16) }
 }
 
-/** A freshly initialized policy (seeded by `rng`). */
+/**
+ * A freshly initialized DRRN policy: `Config` fields over the defaults (hashed feature buckets, hidden and embedding
+ * widths), weights drawn from `rng` (the only source of randomness, so a seed reproduces the policy).
+ * @see He et al., "Deep Reinforcement Learning with a Natural Language Action Space" (DRRN), arXiv:1511.04636
+ */
 export const make = (options: Partial<Config> & { readonly rng: Rng }): Drrn => {
   const { rng, ...rest } = options
   const config: Config = { ...defaults, ...rest }
@@ -451,7 +455,11 @@ export const logProbAt = (p: Drrn, numActions: number, a: number): number => {
   return l[a]! - max - Math.log(s)
 }
 
-/** Sample an action (or take the most probable one with `greedy`); returns its index, log-probability and the entropy. */
+/**
+ * Score the encoded step's admissible actions (softmax over the DRRN's state·action scores) and sample one with
+ * `rng` (or take the most probable, first on ties, with `greedy`). Returns its `index` in `enc.actions`, its
+ * `logProb` (natural log, ≤ 0) and the distribution's `entropy` (nats).
+ */
 export const sample = (p: Drrn, enc: Encoded, rng: Rng, greedy = false): { index: number; logProb: number; entropy: number } => {
   const entropy = forward(p, enc)
   const k = enc.actions.length

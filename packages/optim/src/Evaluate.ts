@@ -43,7 +43,13 @@ export interface Report {
   readonly meanLength: number
 }
 
-/** Run `agent` for `episodes` episodes on `env`; fails with typed errors on a bad option or env, or NaN rewards. */
+/**
+ * Run `agent` for `episodes` episodes (default 10) on `env`, greedily by default (argmax of the logits; `greedy:
+ * false` samples), resetting episode k with `seed + k` (default seed 0) and cutting episodes at `maxSteps` (default
+ * 10^6). Returns the per-episode `returns` and `lengths` and their `mean`, `std` (population) and `meanLength`.
+ * Fails with `InvalidOptionError` for a non-positive `episodes` or an env whose spaces are not Box observations and
+ * Discrete actions of the agent's sizes, and `NonFiniteValueError` for a NaN/infinite reward.
+ */
 export const run = (
   agent: ActorCritic.ActorCritic,
   env: Env.AnyEnv,

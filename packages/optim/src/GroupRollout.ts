@@ -20,20 +20,15 @@
  * @since 0.1.0
  */
 import type { Rng, Trajectory } from "@autodidact/core"
-import type { Env } from "@autodidact/envs"
+import type { Env, TextEnv as TextEnvContract } from "@autodidact/envs"
 
 /**
- * What a rollout needs of a text environment: the part of `@autodidact/envs`' `TextEnv` contract it calls (every
- * `TextEnv` is one).
+ * What a rollout needs of a text environment: the part of `@autodidact/envs`' `TextEnv` contract it calls,
+ * `task`, `spec`, `reset`, `step`, `admissibleActions` and `stateKey` (a `Pick` of that one contract, not a second
+ * declaration: every `TextEnv` is one, and so is a light test double or a wrapper that has only these members).
+ * @category models
  */
-export interface TextEnv {
-  readonly task: string
-  spec: Env.EnvSpec | undefined
-  reset(options?: Env.ResetOptions): Env.ResetResult<string>
-  step(action: string): Env.StepResult<string>
-  admissibleActions(): ReadonlyArray<string>
-  stateKey(): string
-}
+export type TextEnv = Pick<TextEnvContract.TextEnv, "task" | "spec" | "reset" | "step" | "admissibleActions" | "stateKey">
 
 /** A task: the reset arguments shared by every trajectory of its group. */
 export interface Task {
@@ -164,7 +159,13 @@ export const recordStep = <E>(
   }
 }
 
-/** Roll out one episode of `task` on `env`; throws what the env throws. */
+/**
+ * Roll out one episode of `task` on `env`: `env.reset({ seed, options })`, then up to `options.maxSteps` decisions of
+ * `policy` (encoded once per step, sampled with `rng` or greedy), each recorded by {@link recordStep} (reward minus
+ * the invalid-action penalty, truncation at the step limit). Returns the {@link TextTrajectory} (steps, return,
+ * length, success by the module's rule). Throws what the env throws; `progress.step` says how far it got (−1: the
+ * reset).
+ */
 export const episode = <E>(
   env: TextEnv,
   policy: TextPolicy<E>,
@@ -212,8 +213,12 @@ export const episode = <E>(
 }
 
 /**
- * Roll out `groupSize` trajectories of `task` over `envs` (trajectory j on `envs[j % envs.length]`). Env errors
- * are recorded as failures; the other trajectories are kept.
+ * Roll out `groupSize` (default 8) trajectories of `task` over `envs` (trajectory j on `envs[j % envs.length]`), all
+ * from the identical initial state `reset({ seed, options })`: one GRPO / GiGPO group. Env errors are recorded as
+ * failures (trajectory index, step, error); the other trajectories are kept. Throws `RangeError` when `envs` is
+ * empty.
+ * @see Feng et al., "Group-in-Group Policy Optimization for LLM Agent Training", arXiv:2505.10978 (Sec. 3)
+ * @see Shao et al., "DeepSeekMath" (GRPO groups), arXiv:2402.03300
  */
 export const collectGroup = <E>(
   envs: ReadonlyArray<TextEnv>,
@@ -237,7 +242,11 @@ export const collectGroup = <E>(
   return { task, trajectories, failures }
 }
 
-/** {@link collectGroup} for each task, in order. */
+/**
+ * {@link collectGroup} for each task, in order: `result[k]` holds the `groupSize` trajectories of `tasks[k]` from its
+ * identical initial state (a GRPO / GiGPO group) and the failures. Throws `RangeError` when `envs` is empty.
+ * @see Feng et al., "Group-in-Group Policy Optimization for LLM Agent Training", arXiv:2505.10978
+ */
 export const collect = <E>(
   envs: ReadonlyArray<TextEnv>,
   policy: TextPolicy<E>,

@@ -217,7 +217,13 @@ export class RolloutFailedError extends Schema.TaggedError<RolloutFailedError>()
   }
 }
 
-/** Validate options, failing with `InvalidOptionError` naming the first offending one. */
+/**
+ * Validate options: `algo` a registered `Advantages` estimator other than `"gae"` (the DRRN policy has no critic),
+ * positive integer sizes (`groupSize`, `tasksPerBatch`, `epochs`, `minibatches`, `totalEnvSteps`, `maxSteps`,
+ * `evalEpisodes`), a positive finite learning rate, non-negative finite coefficients, γ in [0, 1], `klEstimator`
+ * k1/k3, `normalize` std/none, a non-negative safe-integer seed. Fails with `InvalidOptionError` naming the first
+ * offending option and its value. (A group of one trajectory is allowed; its group-relative advantage is 0.)
+ */
 export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError> =>
   Effect.suspend(() => {
     const bad = (option: string, value: unknown, reason: string) => Effect.fail(new InvalidOptionError({ option, value, reason }))

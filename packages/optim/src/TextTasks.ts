@@ -47,7 +47,7 @@ export const setupFor = (
   const build = (kwargs: Record<string, unknown>) => () => {
     const env = Registry.make(envId, kwargs).unwrapped
     if (!TextEnv.isTextEnv(env)) throw new InvalidOptionError({ option: "env", value: envId, reason: "is not a text environment" })
-    return env as unknown as GroupRollout.TextEnv
+    return env
   }
   if (envId === "TextHousehold-v0") {
     const split = options.split ?? "unseen"

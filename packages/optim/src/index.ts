@@ -1,7 +1,15 @@
 /**
- * `@autodidact/optim`: optimizers that make agents learn: PPO ({@link Ppo}) with an MLP actor-critic
- * ({@link ActorCritic}) and Adam ({@link Adam}), atomic checkpoints ({@link Checkpoint}) and policy evaluation
- * ({@link Evaluate}).
+ * `@autodidact/optim`: gradient-based learners and advantage estimators.
+ *
+ * - PPO ({@link Ppo}) with an MLP actor-critic ({@link ActorCritic}) and Adam ({@link Adam}), atomic checkpoints
+ *   ({@link Checkpoint}) and policy evaluation ({@link Evaluate});
+ * - multi-turn text agents: group rollouts ({@link GroupRollout}), a DRRN text policy ({@link DrrnPolicy}) over
+ *   abstracted observations ({@link TextAbstraction}), the GRPO / Dr. GRPO / RLOO / REINFORCE++ / GiGPO advantage
+ *   estimators ({@link Advantages}) and their trainer ({@link MultiTurnTrainer}), with the text-env task setups
+ *   ({@link TextTasks}).
+ *
+ * The in-context LLM learners (LLM policy, Training-Free GRPO, ExpeL, GEPA, experience library, release gate) are in
+ * `@autodidact/llm`, which imports this package; this package never imports `@autodidact/llm`.
  * @since 0.1.0
  */
 export * as ActorCritic from "./ActorCritic.js"
@@ -15,10 +23,3 @@ export * as GroupRollout from "./GroupRollout.js"
 export * as MultiTurnTrainer from "./MultiTurnTrainer.js"
 export * as TextAbstraction from "./TextAbstraction.js"
 export * as TextTasks from "./TextTasks.js"
-export * as ExperienceLibrary from "./ExperienceLibrary.js"
-export * as Expel from "./Expel.js"
-export * as Gepa from "./Gepa.js"
-export * as LlmPolicy from "./LlmPolicy.js"
-export * as LlmRollout from "./LlmRollout.js"
-export * as ReleaseGate from "./ReleaseGate.js"
-export * as TrainingFreeGrpo from "./TrainingFreeGrpo.js"

@@ -190,3 +190,57 @@ describe("registry", () => {
     expect(arr(Advantages.get("constant-test")([outcome(1)], o)[0]![0]!)).toEqual([7, 7])
   })
 })
+
+describe("the one rule of group-relative advantages (kernels' GroupNorm: sample std, one-member group → 0)", () => {
+  // a batch of three groups: {5} (one member), {1, 3} (n = 2), {1, 2, 6} (n = 3); one step each, so R_i = r_i
+  const one = (...rs: Array<number>) => rs.map((r) => ({ rewards: [r] }))
+  const batch = [one(5), one(1, 3), one(1, 2, 6)]
+  const first = (r: Advantages.Result) => r.map((g) => g.map((a) => a[0]!))
+
+  it("n = 1 gives 0 in GRPO, Dr. GRPO, RLOO and GiGPO (episode and step level)", () => {
+    for (const estimator of [Advantages.grpo, Advantages.drGrpo, Advantages.rloo]) expect(first(estimator([one(5)], o))).toEqual([[0]])
+    // GiGPO: one trajectory, two steps in distinct states: both levels are one-member groups
+    const g = Advantages.gigpo([[{ rewards: [2, 3], stateKeys: ["a", "b"] }]], o)
+    expect(arr(g[0]![0]!)).toEqual([0, 0])
+    // n = 1 inside a batch with other groups changes nothing for the others
+    expect(first(Advantages.grpo(batch, o))[0]).toEqual([0])
+    expect(first(Advantages.rloo(batch, o))[0]).toEqual([0])
+  })
+
+  it("GRPO, n = 2 and n = 3, by hand: {1, 3}: mean 2, std √2 → ∓1/(√2 + ε); {1, 2, 6}: mean 3, std √7 → (−2, −1, 3)/(√7 + ε)", () => {
+    const e = o.eps
+    const s2 = Math.SQRT2 + e
+    const s7 = Math.sqrt(7) + e
+    const r = first(Advantages.grpo(batch, o))
+    close(r[1]!, [-1 / s2, 1 / s2], 12)
+    close(r[2]!, [-2 / s7, -1 / s7, 3 / s7], 12)
+  })
+
+  it("Dr. GRPO, n = 2 and n = 3, by hand: R − mean → (−1, 1) and (−2, −1, 3)", () => {
+    expect(first(Advantages.drGrpo(batch, o))).toEqual([[0], [-1, 1], [-2, -1, 3]])
+  })
+
+  it("RLOO, n = 2 and n = 3, by hand: 1 − 3 = −2, 3 − 1 = 2; 1 − 4 = −3, 2 − 3.5 = −1.5, 6 − 1.5 = 4.5", () => {
+    expect(first(Advantages.rloo(batch, o))).toEqual([[0], [-2, 2], [-3, -1.5, 4.5]])
+  })
+
+  it("GiGPO step groups, n = 2 and n = 3, by hand (γ = 1, ω = 1, normalize none)", () => {
+    // three trajectories of one step each, all from state s: the step group is {1, 2, 6} as the episode group, so
+    // A = A^E + A^S = 2 (R − mean) = (−4, −2, 6); a second state t visited by one trajectory only adds 0
+    const group = [
+      { rewards: [1], stateKeys: ["s"] },
+      { rewards: [2], stateKeys: ["s"] },
+      { rewards: [0, 6], stateKeys: ["t", "s"] }
+    ]
+    const r = Advantages.gigpo([group], { ...o, gamma: 1, normalize: "none" })
+    // returns 1, 2, 6 (mean 3): A^E = −2, −1, 3; step values: s {1, 2, 6} (mean 3) → −2, −1, 3; t {6} → 0
+    expect(arr(r[0]![0]!)).toEqual([-4])
+    expect(arr(r[0]![1]!)).toEqual([-2])
+    expect(arr(r[0]![2]!)).toEqual([3, 6])
+  })
+
+  it("REINFORCE++ normalizes the whole batch with the sample std: steps {5, 1, 3} → mean 3, std 2 → (2, −2, 0)/(2 + ε)", () => {
+    const r = Advantages.reinforcePlusPlus([one(5), one(1, 3)], o)
+    close(first(r).flat(), [2 / (2 + o.eps), -2 / (2 + o.eps), 0], 12)
+  })
+})

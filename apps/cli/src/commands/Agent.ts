@@ -15,8 +15,8 @@
  * @since 0.1.0
  */
 import { Rng } from "@autodidact/core"
-import { ExperienceLibrary, LlmPolicy, LlmRollout, TextTasks, TrainingFreeGrpo } from "@autodidact/optim"
-import { OpenAiCompat } from "@autodidact/llm"
+import { TextTasks } from "@autodidact/optim"
+import { ExperienceLibrary, LlmPolicy, LlmRollout, OpenAiCompat, TrainingFreeGrpo } from "@autodidact/llm"
 import { Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as path from "node:path"

@@ -22,7 +22,7 @@
  *
  * @example
  * ```ts
- * import { ExperienceLibrary } from "@autodidact/optim"
+ * import { ExperienceLibrary } from "@autodidact/llm"
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function* () {
@@ -186,17 +186,17 @@ export class ExperienceLibrary extends Context.Service<
     /** Where the library lives (a path, a store id, "memory"). */
     readonly location: string
   }
->()("@autodidact/optim/ExperienceLibrary") {}
+>()("@autodidact/llm/ExperienceLibrary") {}
 
-/** Add one experience (a batch of one ADD) through the service in context. */
+/** Add one experience (a batch of one ADD, a new version) through the service in context; fails with {@link LibraryStorageError} when the version cannot be stored. */
 export const add = (content: string): Effect.Effect<ApplyResult, LibraryStorageError, ExperienceLibrary> =>
   Effect.flatMap(Effect.service(ExperienceLibrary), (l) => l.apply([{ op: "ADD", content }]))
 
-/** Replace the text of experience `id` through the service in context. */
+/** Replace the text of experience `id` (a batch of one MODIFY; an unknown id is counted as skipped, no error) through the service in context; fails with {@link LibraryStorageError} when the version cannot be stored. */
 export const modify = (id: number, content: string): Effect.Effect<ApplyResult, LibraryStorageError, ExperienceLibrary> =>
   Effect.flatMap(Effect.service(ExperienceLibrary), (l) => l.apply([{ op: "MODIFY", id, content }]))
 
-/** Delete experience `id` through the service in context. */
+/** Delete experience `id` (a batch of one DELETE; an unknown id is counted as skipped, no error) through the service in context; fails with {@link LibraryStorageError} when the version cannot be stored. */
 export const remove = (id: number): Effect.Effect<ApplyResult, LibraryStorageError, ExperienceLibrary> =>
   Effect.flatMap(Effect.service(ExperienceLibrary), (l) => l.apply([{ op: "DELETE", id }]))
 
@@ -208,7 +208,14 @@ export interface Backend {
   readonly save: (snapshot: Snapshot, all: ReadonlyArray<Snapshot>) => Effect.Effect<void, LibraryStorageError>
 }
 
-/** Build the service over a backend: loads once, then serializes updates and persists each new version. */
+/**
+ * Build the service over a backend: loads the stored versions once (the latest is current, empty when none), then
+ * serializes updates (a semaphore) and persists each new version before it becomes current, so a failed write
+ * leaves the library unchanged. Fails with {@link LibraryStorageError} when the backend cannot load; updates fail
+ * with it when it cannot save.
+ * @see Cai et al., "Training-Free Group Relative Policy Optimization", arXiv:2510.08191 (Sec. 3, the experience library)
+ * @since 0.1.0
+ */
 export const make = (backend: Backend): Effect.Effect<ExperienceLibrary["Service"], LibraryStorageError> =>
   Effect.gen(function* () {
     const loaded = yield* backend.load
@@ -234,7 +241,7 @@ export const make = (backend: Backend): Effect.Effect<ExperienceLibrary["Service
     })
   })
 
-/** A process-local library starting from `initial` (default empty). */
+/** A process-local library starting from `initial` (default empty); versions live as long as the layer. @since 0.1.0 */
 export const layerMemory = (initial: Snapshot = empty): Layer.Layer<ExperienceLibrary> =>
   Layer.effect(
     ExperienceLibrary,
@@ -247,7 +254,11 @@ const FileFormat = Schema.Struct({ format: Schema.Literal("autodidact.experience
 
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
-/** Read the versions stored in a library file written by {@link layerFile} (`[]` when the file does not exist). */
+/**
+ * Read the versions stored in a library file written by {@link layerFile}, oldest first (`[]` when the file does not
+ * exist). Fails with {@link LibraryStorageError} naming the file for an unreadable file or one that is not a library.
+ * @since 0.1.0
+ */
 export const readFile = (path: string): Effect.Effect<ReadonlyArray<Snapshot>, LibraryStorageError> =>
   Effect.gen(function* () {
     if (!fs.existsSync(path)) return []

@@ -20,7 +20,8 @@
  *
  * @example
  * ```ts
- * import { LlmPolicy, LlmRollout, TextTasks } from "@autodidact/optim"
+ * import { LlmPolicy, LlmRollout } from "@autodidact/llm"
+ * import { TextTasks } from "@autodidact/optim"
  * import { Effect } from "effect"
  * const setup = TextTasks.setupFor("TextHousehold-v0", { difficulty: "easy" })
  * const program = LlmRollout.evaluate([setup.makeEnv()], LlmPolicy.config(), Array.from({ length: 20 }, (_, k) => setup.evalTask(k)), {
@@ -33,7 +34,7 @@
 import { InvalidOptionError, Rng, type Trajectory } from "@autodidact/core"
 import { Effect } from "effect"
 import type { LanguageModel } from "effect/ai"
-import * as GroupRollout from "./GroupRollout.js"
+import { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "./LlmPolicy.js"
 
 /** A recorded LLM step. */
@@ -107,7 +108,15 @@ type EpisodeOutcome = { readonly _tag: "ok"; readonly trajectory: LlmTrajectory 
   readonly steps: ReadonlyArray<LlmStep>
 }
 
-/** Roll out one episode of `task` on `env` (failures returned, not thrown). */
+/**
+ * Roll out one episode of `task` on `env` with the LLM `policy`: `env.reset({ seed, options })`, then up to
+ * `maxSteps` ReAct decisions, each recorded as optim's `GroupRollout` step (observation, action, reward with the
+ * invalid-action penalty, state key, admissible list) plus the model's thought, match kind and usage.
+ * Returns `{ _tag: "ok", trajectory }`, or `{ _tag: "failed", step, error, steps }` when the model (after its retries)
+ * or the env failed at `step` (−1: the reset); it never fails itself.
+ * @see Yao et al., "ReAct: Synergizing Reasoning and Acting in Language Models", arXiv:2210.03629
+ * @since 0.1.0
+ */
 export const episode = (
   env: GroupRollout.TextEnv,
   policy: LlmPolicy.Config,
@@ -212,7 +221,11 @@ export const collectGroup = (
     return { task, trajectories, failures }
   })
 
-/** {@link collectGroup} for each task, in order. */
+/**
+ * {@link collectGroup} for each task, in order: `result[k]` is the group of `tasks[k]` (`groupSize` episodes from
+ * the same initial state). Fails with `InvalidOptionError` for a bad option or policy, or no envs.
+ * @since 0.1.0
+ */
 export const collect = (
   envs: ReadonlyArray<GroupRollout.TextEnv>,
   policy: LlmPolicy.Config,
@@ -238,7 +251,7 @@ export interface Usage {
   readonly invalidSteps: number
 }
 
-/** Sum the usage of `steps`. */
+/** Sum the usage of `steps`: step count, input/output tokens, latency (ms), model calls, re-asks, fallbacks and invalid steps. */
 export const usageOf = (steps: ReadonlyArray<LlmStep>): Usage => {
   let inputTokens = 0
   let outputTokens = 0

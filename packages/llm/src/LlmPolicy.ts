@@ -39,7 +39,7 @@
  *
  * @example
  * ```ts
- * import { LlmPolicy } from "@autodidact/optim"
+ * import { LlmPolicy } from "@autodidact/llm"
  * import { Rng } from "@autodidact/core"
  * const decision = LlmPolicy.decide(LlmPolicy.config({ instruction: "You are a household robot." }), {
  *   task: "put a clean mug in the coffeemachine",
@@ -53,7 +53,7 @@
 import { InvalidOptionError, type Rng } from "@autodidact/core"
 import { Cause, Context, Duration, Effect, Schema } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, Tool, Toolkit } from "effect/ai"
-import type * as GroupRollout from "./GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Configuration
@@ -109,10 +109,22 @@ export const defaults: Config = {
   maxDelayMs: 10_000
 }
 
-/** {@link defaults} with `overrides`. */
+/**
+ * A policy configuration: {@link defaults} with `overrides` (no validation; {@link validate} checks it).
+ * @example
+ * ```ts
+ * const policy = LlmPolicy.config({ instruction: "You are a household robot.", fallback: "first", temperature: 0.3 })
+ * ```
+ * @since 0.1.0
+ */
 export const config = (overrides: Partial<Config> = {}): Config => ({ ...defaults, ...overrides })
 
-/** Check a configuration (the rollouts and optimizers call it once; {@link decide} does not). */
+/**
+ * Check a configuration (the rollouts and optimizers call it once; {@link decide} does not): `fallback` one of
+ * `"first" | "random" | "invalid" | "fail"`, `fuzzyThreshold` in (0, 1], `retries` an integer ≥ 0, non-negative
+ * delays and temperature. Fails with `InvalidOptionError` naming the first bad field and its value.
+ * @since 0.1.0
+ */
 export const validate = (c: Config): Effect.Effect<Config, InvalidOptionError> => {
   const bad = (option: string, value: unknown, reason: string) => Effect.fail(new InvalidOptionError({ option, value, reason }))
   if (!["first", "random", "invalid", "fail"].includes(c.fallback)) return bad("fallback", c.fallback, 'expected "first", "random", "invalid" or "fail"')
@@ -130,7 +142,7 @@ export const validate = (c: Config): Effect.Effect<Config, InvalidOptionError> =
  * support it may read it; the policy and the optimizers set it around their calls.
  * @category references
  */
-export const Temperature = Context.Reference<number | undefined>("@autodidact/optim/LlmPolicy/Temperature", {
+export const Temperature = Context.Reference<number | undefined>("@autodidact/llm/LlmPolicy/Temperature", {
   defaultValue: () => undefined
 })
 
@@ -287,7 +299,12 @@ export const editDistance = (a: string, b: string): number => {
   return prev[b.length]!
 }
 
-/** Match a candidate action text to the admissible list (see the module docs for the order). */
+/**
+ * Match a candidate action text to the admissible list: exactly, then ignoring case and punctuation, then as a
+ * unique substring either way (the longest admissible action the answer contains), then by edit-distance similarity
+ * `1 − distance / max(length)` ≥ `fuzzyThreshold` (in (0, 1], default 0.8). Returns the admissible index and the
+ * match kind, or index −1 with the reason (empty, ambiguous, or no match).
+ */
 export const matchAction = (
   candidate: string,
   admissible: ReadonlyArray<string>,
@@ -391,7 +408,13 @@ export interface Input {
 const formatAdmissible = (admissible: ReadonlyArray<string>): string =>
   admissible.length === 0 ? "Admissible actions: any command." : `Admissible actions:\n${admissible.map((a) => `- ${a}`).join("\n")}`
 
-/** The chat prompt of a step (see the module docs). */
+/**
+ * The chat prompt of a step (see the module docs): a system message (instruction, the env's rules, the task, the
+ * experiences block when non-empty, the answer format), the last `historyWindow` steps as user/assistant turns, and a
+ * user message with the current observation and the admissible actions one per line. Pure; in `effect/ai`'s encoded
+ * message form.
+ * @see Yao et al., "ReAct: Synergizing Reasoning and Acting in Language Models", arXiv:2210.03629
+ */
 export const buildPrompt = (c: Config, input: Input): Array<Prompt.MessageEncoded> => {
   const answer = c.toolCalling
     ? "Think briefly about the situation, then call the `act` tool with exactly one of the admissible actions."
@@ -494,6 +517,15 @@ const add = (a: CallStats, b: CallStats): CallStats => ({
 /**
  * Choose an action for `input` (see the module docs for the prompt, parsing, re-ask, fallback and retries).
  * `rng` is used only by the `"random"` fallback.
+ *
+ * Returns the {@link LlmDecision}: the action text, its index in `input.admissible` (−1 for an inadmissible one under
+ * the `"invalid"` fallback), how it matched (exact, case-insensitive, substring, fuzzy or fallback), the model's
+ * thought, and the step's usage (input/output tokens, latency in ms, model calls, re-asks). Fails with
+ * {@link UnknownActionError} when no admissible action could be read after the re-ask and `fallback` is `"fail"`,
+ * and {@link ModelCallError} when the model call still fails after `retries` retryable errors (exponential backoff
+ * from `baseDelayMs`, capped at `maxDelayMs`) or fails with a non-retryable one.
+ * @see Yao et al., "ReAct: Synergizing Reasoning and Acting in Language Models", arXiv:2210.03629
+ * @since 0.1.0
  */
 export const decide = (c: Config, input: Input, rng: Rng): Effect.Effect<LlmDecision, LlmPolicyError, LanguageModel.LanguageModel> =>
   Effect.gen(function* () {

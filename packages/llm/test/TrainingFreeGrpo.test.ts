@@ -2,12 +2,11 @@ import { TextFrozenLake } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as ExperienceLibrary from "../src/ExperienceLibrary.js"
-import type * as GroupRollout from "../src/GroupRollout.js"
 import * as LlmPolicy from "../src/LlmPolicy.js"
 import * as TrainingFreeGrpo from "../src/TrainingFreeGrpo.js"
 import { HINT, HINT_KEY, learner, MAP, scripted } from "./fixtures/ScriptedModel.js"
 
-const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false }) as unknown as GroupRollout.TextEnv
+const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false })
 const tasks = Array.from({ length: 6 }, (_, k) => ({ seed: k }))
 const policy = LlmPolicy.config({ instruction: "You walk on a frozen lake.", baseDelayMs: 0 })
 

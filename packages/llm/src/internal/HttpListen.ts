@@ -11,7 +11,7 @@ import { HttpServer, HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { ServerStartError } from "./LlmErrors.js"
+import { ServerStartError } from "../LlmErrors.js"
 
 /** Where a server listens. @category models @since 0.1.0 */
 export interface Listening {

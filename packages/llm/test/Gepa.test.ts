@@ -2,11 +2,11 @@ import { TextFrozenLake } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Gepa from "../src/Gepa.js"
-import type * as GroupRollout from "../src/GroupRollout.js"
 import * as LlmPolicy from "../src/LlmPolicy.js"
-import { HINT, HINT_KEY, learner, MAP, USELESS } from "./fixtures/ScriptedModel.js"
+import * as LlmRollout from "../src/LlmRollout.js"
+import { HINT, HINT_KEY, hintFor, learner, MAP, USELESS } from "./fixtures/ScriptedModel.js"
 
-const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false }) as unknown as GroupRollout.TextEnv
+const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false })
 const trainTasks = Array.from({ length: 6 }, (_, k) => ({ seed: k }))
 const paretoTasks = Array.from({ length: 5 }, (_, k) => ({ seed: 500 + k }))
 const SEED_INSTRUCTION = "You walk on a frozen lake."
@@ -64,6 +64,30 @@ describe("Gepa.optimize", () => {
       expect(result.candidates.every((c) => !c.instruction.includes(HINT_KEY))).toBe(true)
       expect(result.candidates.some((c) => c.instruction.includes(USELESS)) || result.candidates.length === 1).toBe(true)
       expect(result.best.meanScore).toBeLessThanOrEqual(0.6)
+    }))
+
+  it.effect("the rule must come from the failed trajectories: a reflection shown none of them finds nothing", () =>
+    Effect.gen(function* () {
+      // the learner's rule names the hole's cell, which only the failed trajectories' final observations show; a
+      // broken GEPA that sends the reflection no trajectories cannot improve the seed
+      const model = learner({ seed: 5 })
+      const blind: Gepa.Prompts = { ...Gepa.defaultPrompts, reflect: ({ instruction }) => Gepa.defaultPrompts.reflect({ instruction, trajectories: [] }) }
+      const result = yield* Gepa.optimize([makeEnv()], { trainTasks, paretoTasks }, policy, { budget: 60, minibatchSize: 3, maxSteps: 8, prompts: blind }).pipe(
+        Effect.provide(model.layer)
+      )
+      expect(model.state.calls["reflect"]).toBeGreaterThan(0)
+      expect(result.candidates.every((c) => !c.instruction.includes(HINT_KEY))).toBe(true)
+      expect(result.best.meanScore).toBeLessThan(0.5)
+    }))
+
+  it.effect("the fixture's policy needs the discovered cell: a rule without it, or with a wrong one, fails", () =>
+    Effect.gen(function* () {
+      const model = learner({ seed: 5 })
+      const rate = (experiences: string) =>
+        Effect.map(LlmRollout.evaluate([makeEnv()], { ...policy, experiences }, paretoTasks, { maxSteps: 8 }), (r) => r.row.successRate)
+      expect(yield* rate(HINT).pipe(Effect.provide(model.layer))).toBe(1)
+      expect(yield* rate(hintFor([])).pipe(Effect.provide(model.layer))).toBe(0)
+      expect(yield* rate(hintFor(["row 1, column 3"])).pipe(Effect.provide(model.layer))).toBe(0)
     }))
 
   it.effect("rejects a bad budget", () =>

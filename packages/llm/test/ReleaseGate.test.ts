@@ -1,7 +1,6 @@
 import { TextFrozenLake } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type * as GroupRollout from "../src/GroupRollout.js"
 import * as LlmPolicy from "../src/LlmPolicy.js"
 import * as ReleaseGate from "../src/ReleaseGate.js"
 import { HINT, learner, MAP } from "./fixtures/ScriptedModel.js"
@@ -52,7 +51,7 @@ describe("ReleaseGate.compare", () => {
 describe("ReleaseGate.gate", () => {
   it.effect("evaluates both policies on held-out tasks: the library candidate is accepted, the reverse rejected", () =>
     Effect.gen(function* () {
-      const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false }) as unknown as GroupRollout.TextEnv
+      const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false })
       const tasks = Array.from({ length: 8 }, (_, k) => ({ seed: 900 + k }))
       const base = LlmPolicy.config({ baseDelayMs: 0 })
       const cand = LlmPolicy.config({ baseDelayMs: 0, experiences: HINT })

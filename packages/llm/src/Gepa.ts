@@ -20,7 +20,7 @@
  *
  * @example
  * ```ts
- * import { Gepa, LlmPolicy } from "@autodidact/optim"
+ * import { Gepa, LlmPolicy } from "@autodidact/llm"
  * const program = Gepa.optimize(envs, { trainTasks, paretoTasks }, LlmPolicy.config({ instruction: "Solve the task." }), {
  *   budget: 200, minibatchSize: 3
  * }, { onIteration: (row) => console.log(row.bestScore, row.accepted) })
@@ -31,7 +31,7 @@
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import type { LanguageModel } from "effect/ai"
-import type * as GroupRollout from "./GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "./LlmPolicy.js"
 import * as LlmRollout from "./LlmRollout.js"
 
@@ -165,7 +165,11 @@ const validate = (o: Options): Effect.Effect<Options, InvalidOptionError> => {
   return e === undefined ? Effect.succeed(o) : Effect.fail(e)
 }
 
-/** Extract the instruction from a reflection answer (the text after "New instruction:", fences removed). */
+/**
+ * Extract the instruction from a reflection answer: the text after the first "New instruction:" (any case; the whole
+ * answer when there is none), code fences and surrounding white space removed; `""` when nothing is left (GEPA then
+ * proposes no child).
+ */
 export const parseInstruction = (text: string): string => {
   const i = text.search(/new instruction\s*:/i)
   let body = i >= 0 ? text.slice(i).replace(/^new instruction\s*:/i, "") : text
@@ -173,7 +177,28 @@ export const parseInstruction = (text: string): string => {
   return body.trim()
 }
 
-/** Run GEPA (see the module docs). */
+/**
+ * Run GEPA: evolve the policy's instruction by LLM reflection on failed trajectories, keeping a Pareto front of
+ * candidates over `paretoTasks`, until `budget` rollouts are spent (see the module docs for the loop).
+ *
+ * **Inputs**: `envs` (≥ 1 text env; episodes run on them in turn), `trainTasks` (≥ 1, the feedback minibatches are
+ * drawn from them in shuffled passes) and `paretoTasks` (≥ 1, every kept candidate is scored on all of them, one
+ * score per task: the success rate over `episodesPerTask` episodes, in [0, 1]), the seed `policy` (its `instruction`
+ * is candidate 0).
+ *
+ * **Returns** {@link Result}: `candidates` in creation order (index, instruction, parent index, `scores[t]` per Pareto
+ * task, `meanScore`), `best` (highest mean Pareto score, the earlier on ties), `front` (candidate indices on the
+ * Pareto front, {@link paretoFront}), `rolloutsUsed` (episodes; every run starts only if it fits in `budget`, so this
+ * is ≤ `budget` unless the seed's own Pareto evaluation exceeds it), `iterations`, `reflectionFailures`. `onIteration` gets one {@link IterationRow} per iteration.
+ *
+ * **Errors**: `InvalidOptionError` for a non-integer or non-positive `budget`, `minibatchSize`, `episodesPerTask`,
+ * `maxSteps` or `maxTrajectories`, or an empty task list. Model and env failures are not errors: a failed rollout
+ * counts as an unsuccessful episode and a failed reflection call ends its iteration (`reflectionFailures`).
+ *
+ * @see Agrawal et al., "GEPA: Reflective Prompt Evolution Can Outperform Reinforcement Learning", arXiv:2507.19457
+ *   (Algorithm 1 and the Pareto-based candidate selection of Algorithm 2)
+ * @since 0.1.0
+ */
 export const optimize = (
   envs: ReadonlyArray<GroupRollout.TextEnv>,
   tasks: { readonly trainTasks: ReadonlyArray<GroupRollout.Task>; readonly paretoTasks: ReadonlyArray<GroupRollout.Task> },
@@ -220,11 +245,7 @@ export const optimize = (
       const batch: Array<GroupRollout.Task> = []
       while (batch.length < Math.min(o.minibatchSize, tasks.trainTasks.length)) {
         if (order.length === 0) {
-          order = tasks.trainTasks.slice()
-          for (let i = order.length - 1; i > 0; i--) {
-            const j = batchRng.integers(i + 1)
-            ;[order[i], order[j]] = [order[j]!, order[i]!]
-          }
+          order = batchRng.shuffle(tasks.trainTasks.slice())
         }
         batch.push(order.pop()!)
       }

@@ -19,7 +19,7 @@
  *
  * @example
  * ```ts
- * import { Expel, LlmPolicy, LlmRollout } from "@autodidact/optim"
+ * import { Expel, LlmPolicy, LlmRollout } from "@autodidact/llm"
  * import { Effect } from "effect"
  * const program = Effect.gen(function* () {
  *   const { insights } = yield* Expel.learn(envs, trainTasks, LlmPolicy.config(), { trials: 3 })
@@ -32,7 +32,7 @@
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import type { LanguageModel } from "effect/ai"
-import type * as GroupRollout from "./GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "./LlmPolicy.js"
 import * as LlmRollout from "./LlmRollout.js"
 
@@ -66,7 +66,12 @@ export type InsightOperation =
 /** Importance of a new insight (the paper's 2). */
 export const ADD_IMPORTANCE = 2
 
-/** Apply operations in order (see the module docs for the counts); unknown ids and duplicates are skipped. */
+/**
+ * Apply insight operations in order (ExpeL's ADD / EDIT / UPVOTE / DOWNVOTE, arXiv:2308.10144 Sec. 4.2): ADD starts
+ * an insight at importance 2, EDIT and UPVOTE add 1, DOWNVOTE subtracts 1 and removes it at 0. Operations on unknown
+ * ids and ADDs duplicating an existing text (case-insensitive) are skipped. Returns the new state (the input is not
+ * changed) with the counts of applied, skipped and removed operations.
+ */
 export const applyOperations = (
   state: Insights,
   ops: ReadonlyArray<InsightOperation>
@@ -114,7 +119,11 @@ export const applyOperations = (
 
 const OP_LINE = /^\s*(?:[-*•]|\d+[.)])?\s*\**\s*(ADD|EDIT|UPVOTE|DOWNVOTE|AGREE|REMOVE)\b\s*\**\s*(?:#?\s*(\d+))?\s*[:：-]?\s*(.*)$/i
 
-/** Parse an extraction answer into operations (one per line); counts the lines that look like operations but are unusable. */
+/**
+ * Parse an extraction answer into operations, one per line (`ADD: text`, `EDIT n: text`, `UPVOTE n`, `DOWNVOTE n`,
+ * and the paper's `AGREE n` / `REMOVE n`; list markers and markdown emphasis are ignored). Prose lines are ignored;
+ * lines that name an operation but cannot be used (no id, no text) are counted in `invalid`.
+ */
 export const parseOperations = (text: string): { readonly operations: ReadonlyArray<InsightOperation>; readonly invalid: number } => {
   const operations: Array<InsightOperation> = []
   let invalid = 0
@@ -248,7 +257,13 @@ const validate = (o: Options): Effect.Effect<Options, InvalidOptionError> => {
   return e === undefined ? Effect.succeed(o) : Effect.fail(e)
 }
 
-/** Run `trials` episodes of each task with `policy` (extended with `insights` when given). Lost episodes are dropped. */
+/**
+ * Gather experience: `trials` (≥ 1) episodes of each task with `policy` (extended with `insights` when given) at
+ * `temperature`, split per task into successes and failures (one {@link TaskExperience} per task, in task order).
+ * Episodes lost to a model or env failure are dropped. Fails with `InvalidOptionError` for a bad option.
+ * @see Zhao et al., "ExpeL: LLM Agents Are Experiential Learners", arXiv:2308.10144 (Sec. 4.2)
+ * @since 0.1.0
+ */
 export const gather = (
   envs: ReadonlyArray<GroupRollout.TextEnv>,
   tasks: ReadonlyArray<GroupRollout.Task>,
@@ -270,7 +285,15 @@ export const gather = (
     }))
   })
 
-/** Distil insights from gathered experience, starting from `initial` (see the module docs). */
+/**
+ * Distil insights from gathered experience, starting from `initial` (see the module docs): for every task with both
+ * outcomes, up to `pairsPerTask` failure/success comparisons (`prompts.compare`), then the successes in chunks of
+ * `successBatch` (`prompts.successes`); each answer's operations update the insight list and its importance counts
+ * ({@link applyOperations}). One {@link ExtractionRow} per call through `onExtraction` (a failed call is counted there
+ * and skipped). Fails with `InvalidOptionError` for a bad option.
+ * @see Zhao et al., "ExpeL: LLM Agents Are Experiential Learners", arXiv:2308.10144 (Sec. 4.2)
+ * @since 0.1.0
+ */
 export const extract = (
   experience: ReadonlyArray<TaskExperience>,
   initial: Insights = empty,
@@ -332,7 +355,14 @@ export interface LearnResult {
   readonly gatherSuccessRate: number
 }
 
-/** {@link gather} then {@link extract}. */
+/**
+ * ExpeL's training phase: {@link gather} experience on `tasks`, then {@link extract} insights from it starting from
+ * `initial`. Returns the insights, the experience and the gathering success rate (in [0, 1]). Put the insights in a
+ * policy's prompt with `{ ...policy, experiences: Expel.render(insights) }`. Fails with `InvalidOptionError` for a
+ * bad option; model and env failures are dropped or counted, not raised.
+ * @see Zhao et al., "ExpeL: LLM Agents Are Experiential Learners", arXiv:2308.10144 (Sec. 4.2)
+ * @since 0.1.0
+ */
 export const learn = (
   envs: ReadonlyArray<GroupRollout.TextEnv>,
   tasks: ReadonlyArray<GroupRollout.Task>,

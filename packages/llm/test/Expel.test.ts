@@ -2,12 +2,11 @@ import { TextFrozenLake } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Expel from "../src/Expel.js"
-import type * as GroupRollout from "../src/GroupRollout.js"
 import * as LlmPolicy from "../src/LlmPolicy.js"
 import * as LlmRollout from "../src/LlmRollout.js"
 import { HINT, learner, MAP, USELESS } from "./fixtures/ScriptedModel.js"
 
-const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false }) as unknown as GroupRollout.TextEnv
+const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false })
 const trainTasks = Array.from({ length: 6 }, (_, k) => ({ seed: k }))
 const evalTasks = Array.from({ length: 8 }, (_, k) => ({ seed: 1000 + k }))
 const policy = LlmPolicy.config({ instruction: "You walk on a frozen lake.", baseDelayMs: 0 })
@@ -60,6 +59,22 @@ describe("Expel.learn", () => {
       const after = yield* evaluate(Expel.render(learned.insights)).pipe(Effect.provide(model.layer))
       expect(before).toBeLessThan(0.5)
       expect(after).toBe(1)
+    }))
+
+  it.effect("the insight must come from the failed trial: a comparison shown no failed trajectory learns nothing", () =>
+    Effect.gen(function* () {
+      // the learner's rule names the hole's cell, visible only in the failed trial's final observation; a broken
+      // ExpeL that leaves the failed trial out of the comparison prompt gets no rule
+      const model = learner({ seed: 21 })
+      const blind: Expel.Prompts = { ...Expel.defaultPrompts, compare: (p) => Expel.defaultPrompts.compare({ ...p, failed: "(not shown)" }) }
+      const rows: Array<Expel.ExtractionRow> = []
+      yield* evaluate("").pipe(Effect.provide(model.layer)) // the same model stream as the test above: the same trials
+      const learned = yield* Expel.learn([makeEnv()], trainTasks, policy, { trials: 4, maxSteps: 8, prompts: blind }, { onExtraction: (r) => rows.push(r) }).pipe(
+        Effect.provide(model.layer)
+      )
+      expect(rows.filter((r) => r.source === "pair").length).toBeGreaterThan(1)
+      expect(learned.insights.insights).toEqual([])
+      expect(yield* evaluate(Expel.render(learned.insights)).pipe(Effect.provide(model.layer))).toBeLessThan(0.5)
     }))
 
   it.effect("ablation: a model that writes useless insights does not improve", () =>

@@ -3,12 +3,12 @@ import { TextFrozenLake } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { AiError } from "effect/ai"
-import type * as GroupRollout from "../src/GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "../src/LlmPolicy.js"
 import * as LlmRollout from "../src/LlmRollout.js"
 import { HINT, learner, MAP, messageText, scripted } from "./fixtures/ScriptedModel.js"
 
-const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false }) as unknown as GroupRollout.TextEnv
+const makeEnv = () => new TextFrozenLake.TextFrozenLake({ desc: MAP, isSlippery: false })
 const cfg = (o: Partial<LlmPolicy.Config> = {}) => LlmPolicy.config({ baseDelayMs: 0, ...o })
 
 describe("LlmRollout.collectGroup", () => {

@@ -15,7 +15,7 @@
  *
  * @example
  * ```ts
- * import { ReleaseGate } from "@autodidact/optim"
+ * import { ReleaseGate } from "@autodidact/llm"
  * import { Effect } from "effect"
  * const decision = Effect.runSync(ReleaseGate.compare(
  *   [{ taskId: "a", success: true }, { taskId: "b", success: false }, { taskId: "c", success: false }],
@@ -29,7 +29,7 @@
 import { InvalidOptionError } from "@autodidact/core"
 import { Effect, Schema } from "effect"
 import type { LanguageModel } from "effect/ai"
-import type * as GroupRollout from "./GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 import type * as LlmPolicy from "./LlmPolicy.js"
 import * as LlmRollout from "./LlmRollout.js"
 
@@ -103,7 +103,14 @@ const passes = (results: ReadonlyArray<TaskResult>, threshold: number): Map<stri
   return out
 }
 
-/** Compare results per task and decide (see the module docs). */
+/**
+ * Compare per-episode results of a baseline and a candidate on the same tasks and decide (see the module docs): a
+ * task passes when its success rate is ≥ `passThreshold`; the candidate is accepted iff `fixed − broken ≥ margin`
+ * and `broken ≤ maxBroken`. Returns the {@link Decision} with the sorted `fixed` and `broken` task ids and both pass
+ * rates (in [0, 1]). Fails with {@link TaskSetMismatchError} when the two result sets cover different task ids,
+ * `InvalidOptionError` for a bad option.
+ * @since 0.1.0
+ */
 export const compare = (
   baseline: ReadonlyArray<TaskResult>,
   candidate: ReadonlyArray<TaskResult>,
@@ -173,7 +180,17 @@ export interface GateResult extends Decision {
   readonly candidate: LlmRollout.EvaluationRow
 }
 
-/** Evaluate `baseline` and `candidate` policies on the held-out `tasks` (same seeds) and {@link compare}. */
+/**
+ * Evaluate `baseline` and `candidate` policies on the held-out `tasks` (same seeds) and {@link compare}.
+ *
+ * Both run through `LlmRollout.evaluate` with the same rollout options, so the only difference is the policy
+ * (instruction, experiences, insights). Task ids come from `options.taskId` (default {@link taskIdOf}: the seed, plus
+ * the reset options as JSON). Returns the {@link Decision} with both evaluations' rows. Fails with
+ * `InvalidOptionError` for a bad option and {@link TaskSetMismatchError} if the task ids of the two runs differ
+ * (e.g. duplicate ids); model and env failures count as failed episodes.
+ * @see Di Zhang, "AgentDevel: Reframing Self-Evolving LLM Agents as Release Engineering", arXiv:2601.04620
+ * @since 0.1.0
+ */
 export const gate = (
   envs: ReadonlyArray<GroupRollout.TextEnv>,
   tasks: ReadonlyArray<GroupRollout.Task>,

@@ -31,7 +31,8 @@
  *
  * @example
  * ```ts
- * import { ExperienceLibrary, LlmPolicy, TextTasks, TrainingFreeGrpo } from "@autodidact/optim"
+ * import { ExperienceLibrary, LlmPolicy, TrainingFreeGrpo } from "@autodidact/llm"
+ * import { TextTasks } from "@autodidact/optim"
  * import { Effect, Layer } from "effect"
  * const setup = TextTasks.setupFor("TextHousehold-v0", { difficulty: "easy" })
  * const tasks = Array.from({ length: 10 }, (_, k) => ({ seed: k, options: { split: "train" } }))
@@ -48,7 +49,7 @@ import { InvalidOptionError, Rng } from "@autodidact/core"
 import { Effect, Schema } from "effect"
 import type { LanguageModel } from "effect/ai"
 import * as ExperienceLibrary from "./ExperienceLibrary.js"
-import type * as GroupRollout from "./GroupRollout.js"
+import type { GroupRollout } from "@autodidact/optim"
 import * as LlmPolicy from "./LlmPolicy.js"
 import * as LlmRollout from "./LlmRollout.js"
 
@@ -282,7 +283,11 @@ export interface TrainResult {
   readonly library: ExperienceLibrary.Snapshot
 }
 
-/** Check options. */
+/**
+ * Check options: integers `epochs` ≥ 1, `groupSize` ≥ 2 (a group needs two rollouts to compare), `tasksPerEpoch`,
+ * `maxSteps`, `concurrency`, `maxExperiences` ≥ 1 when set, finite non-negative temperatures. Fails with
+ * `InvalidOptionError` naming the first bad option and its value.
+ */
 export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError> => {
   const int = (option: string, v: number | undefined, min: number) =>
     v === undefined || (Number.isInteger(v) && v >= min) ? undefined : new InvalidOptionError({ option, value: v, reason: `must be an integer ≥ ${min}` })
@@ -292,17 +297,6 @@ export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError>
     temp("rolloutTemperature", o.rolloutTemperature) ?? temp("learnTemperature", o.learnTemperature) ?? temp("evalTemperature", o.evalTemperature) ??
     (o.onParseError === "skip" || o.onParseError === "fail" ? undefined : new InvalidOptionError({ option: "onParseError", value: o.onParseError, reason: 'expected "skip" or "fail"' }))
   return e === undefined ? Effect.succeed(o) : Effect.fail(e)
-}
-
-const shuffled = <A>(xs: ReadonlyArray<A>, rng: Rng): Array<A> => {
-  const a = xs.slice()
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = rng.integers(i + 1)
-    const t = a[i]!
-    a[i] = a[j]!
-    a[j] = t
-  }
-  return a
 }
 
 const firstLines = (text: string): Array<string> =>
@@ -318,6 +312,27 @@ const firstLines = (text: string): Array<string> =>
 /**
  * Run Training-Free GRPO for `epochs` epochs on `tasks` (see the module docs), learning into the
  * {@link ExperienceLibrary.ExperienceLibrary} in context, starting from its current content.
+ *
+ * **Per epoch**: `groupSize` (≥ 2) rollouts of each of the epoch's tasks (all of `tasks`, or `tasksPerEpoch` drawn
+ * with the seeded generator) with the library in the policy's prompt at `rolloutTemperature`; for each group whose
+ * rewards differ, an LLM summary per rollout and a *semantic group advantage* (the lessons the model extracts by
+ * comparing the group); then one batch of library operations (ADD / MODIFY / DELETE, JSON) applied as one new
+ * library version. Groups whose rewards are all equal carry no relative signal and are skipped (the rule of
+ * group-relative advantages). With `evalTasks`, the library just learned is evaluated after each epoch.
+ *
+ * **Inputs**: `envs` (≥ 1 text env), `tasks` (≥ 1), the base `policy`. **Returns** {@link TrainResult}: one
+ * {@link EpochRow} per epoch (success rate and mean reward of the epoch's rollouts in [0, 1] / reward units, group,
+ * operation and failure counts, library version and size, input/output tokens), the evaluation rows (with their
+ * epoch) and the final library snapshot.
+ *
+ * **Errors**: `InvalidOptionError` for a bad option (e.g. `groupSize` < 2, `epochs` < 1, a negative temperature) or
+ * no tasks; {@link OperationsParseError} for an unparseable update answer with `onParseError: "fail"`;
+ * `LibraryStorageError` from the library. Rollout failures are counted in the rows, and a failed summarize /
+ * extract / update call skips that step (`learnFailures`).
+ *
+ * @see Cai et al., "Training-Free Group Relative Policy Optimization", arXiv:2510.08191
+ * @see Shao et al., "DeepSeekMath" (GRPO), arXiv:2402.03300
+ * @since 0.1.0
  */
 export const train = (
   envs: ReadonlyArray<GroupRollout.TextEnv>,
@@ -345,7 +360,7 @@ export const train = (
       const before = yield* library.current
       const rendered = ExperienceLibrary.render(before)
       const rolloutPolicy: LlmPolicy.Config = { ...policy, experiences: [policy.experiences, rendered].filter((s) => s.length > 0).join("\n\n"), temperature: o.rolloutTemperature }
-      const epochTasks = o.tasksPerEpoch === undefined || o.tasksPerEpoch >= tasks.length ? tasks : shuffled(tasks, taskRng).slice(0, o.tasksPerEpoch)
+      const epochTasks = o.tasksPerEpoch === undefined || o.tasksPerEpoch >= tasks.length ? tasks : taskRng.shuffle(tasks.slice()).slice(0, o.tasksPerEpoch)
       let inputTokens = 0
       let outputTokens = 0
       const count = (s: LlmPolicy.CallStats) => {
