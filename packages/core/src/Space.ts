@@ -382,5 +382,18 @@ export const describe = (space: Space): string => {
   }
 }
 
-/** Whether two spaces are structurally equal. */
-export const equals = (a: Space, b: Space): boolean => JSON.stringify(a) === JSON.stringify(b)
+/**
+ * Whether two spaces are structurally equal: same kind, shapes, dtypes and bounds (`-Infinity`, `+Infinity` and
+ * `NaN` compared by value, `-0` equal to `0`), and for `Tuple`/`Dict` the same members in the same order.
+ *
+ * @since 0.1.0
+ */
+export const equals = (a: Space, b: Space): boolean => JSON.stringify(a, exactNumbers) === JSON.stringify(b, exactNumbers)
+
+// JSON.stringify writes ±Infinity and NaN as `null`; spell them out so that a Box with `high = +Infinity` and one with
+// `high = -Infinity` are not "equal". Typed-array bounds are written as plain arrays first.
+const exactNumbers = (_key: string, v: unknown): unknown => {
+  if (typeof v === "number") return Number.isFinite(v) ? (v === 0 ? 0 : v) : String(v)
+  if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as unknown as ArrayLike<number>, (x) => (Number.isFinite(x) ? x : String(x)))
+  return v
+}

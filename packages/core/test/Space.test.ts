@@ -46,6 +46,17 @@ describe("Space", () => {
     }
   })
 
+  it("equals tells infinite bounds of opposite sign apart (JSON alone writes both as null)", () => {
+    const inf = Number.POSITIVE_INFINITY
+    const a = Space.box([-1, -inf], [1, inf], [2])
+    expect(Space.equals(a, Space.box([-1, -inf], [1, inf], [2]))).toBe(true)
+    expect(Space.equals(a, Space.box([-1, -inf], [1, -inf], [2]))).toBe(false)
+    expect(Space.equals(a, Space.box([-1, inf], [1, inf], [2]))).toBe(false)
+    expect(Space.equals(a, Space.box([-1, -inf], [2, inf], [2]))).toBe(false)
+    expect(Space.equals(Space.discrete(3), Space.discrete(3))).toBe(true)
+    expect(Space.equals(Space.discrete(3), Space.discrete(4))).toBe(false)
+  })
+
   it("flatDim and flattenInto give one-hot encodings", () => {
     const s = Space.tuple([Space.discrete(3), Space.multiDiscrete([2, 2]), Space.box(-1, 1, [2])])
     expect(Space.flatDim(s)).toBe(3 + 4 + 2)
