@@ -95,12 +95,6 @@ const validate = (o: Options): Effect.Effect<Options, InvalidOptionError> => {
   return e === undefined ? Effect.succeed(o) : Effect.fail(e)
 }
 
-const successOf = (info: Trajectory.Info, terminated: boolean, ret: number): boolean => {
-  if (typeof info["success"] === "boolean") return info["success"]
-  if (typeof info["won"] === "boolean") return info["won"]
-  return terminated && ret > 0
-}
-
 type EpisodeOutcome = { readonly _tag: "ok"; readonly trajectory: LlmTrajectory } | {
   readonly _tag: "failed"
   readonly step: number
@@ -180,7 +174,7 @@ export const episode = (
       finalObservation: observation,
       return: ret,
       length: steps.length,
-      success: successOf(lastInfo, terminated, ret)
+      success: GroupRollout.successOf(lastInfo, terminated, ret)
     }
     return { _tag: "ok", trajectory }
   })

@@ -118,7 +118,12 @@ export interface Options {
 /** Defaults: groups of 8, 50 steps, penalty 0.1, sampling. */
 export const defaults: Options = { groupSize: 8, maxSteps: 50, invalidActionPenalty: 0.1, greedy: false }
 
-const successOf = (info: Trajectory.Info, terminated: boolean, ret: number): boolean => {
+/**
+ * Whether a finished text episode succeeded: the env's `info.success` (or `info.won`) when it reports one, else
+ * terminated with a positive return. The one rule every text rollout (GiGPO/GRPO here, LLM rollouts in
+ * `@autodidact/llm`) writes into `Trajectory.success`.
+ */
+export const successOf = (info: Trajectory.Info, terminated: boolean, ret: number): boolean => {
   if (typeof info["success"] === "boolean") return info["success"]
   if (typeof info["won"] === "boolean") return info["won"]
   return terminated && ret > 0
