@@ -23,7 +23,7 @@
 import type { Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./Gae.js"
+import type { NumArray } from "./NumArray.js"
 import type { KernelInputError } from "./KernelError.js"
 import { checkArray, checkShape, checkSize, fail, REFERENCE } from "./KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"

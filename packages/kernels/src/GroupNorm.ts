@@ -31,7 +31,7 @@
 import type * as tfc from "@tensorflow/tfjs-core"
 import type { Effect } from "effect"
 import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./Gae.js"
+import type { NumArray } from "./NumArray.js"
 import type { KernelInputError, Site } from "./KernelError.js"
 import { checkArray, checkShape, checkSize, fail, REFERENCE } from "./KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"

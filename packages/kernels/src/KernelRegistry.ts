@@ -71,7 +71,10 @@ export interface Builtin<I, O, E = KernelInputError> {
 /** Which implementation answered a {@link run}, and why. */
 export interface Dispatched<O> {
   readonly output: O
-  /** `registered` (a {@link registerKernel} kernel), `tfjs` (built-in on the backend) or `typed-array`. */
+  /**
+   * `registered` (a {@link registerKernel} kernel, or an engine's kernel picked by the default dispatch; `backendName`
+   * names the engine), `tfjs` (built-in on the backend) or `typed-array`.
+   */
   readonly implementation: "registered" | "tfjs" | "typed-array"
   readonly backendName: string
   /** Set when a backend implementation failed and the reference answered instead. */
@@ -153,17 +156,88 @@ export const ONNXRUNTIME = "onnxruntime"
 /** Registry backend name of the WebAssembly SIMD kernels (`WasmSimd`). */
 export const WASM_SIMD = "wasm-simd"
 
-/** The environment variable that picks the default engine of {@link run}: `backend`, `typed-array` or `onnxruntime`. */
+/** The environment variable that picks the engine of {@link run}: `backend` (default), `tfjs`, `typed-array`, `onnxruntime`, `wasm-simd`. */
 export const ENGINE_ENV_VAR = "AUTODIDACT_KERNEL_ENGINE"
 
 /** Engines {@link run} can use. */
-export const engines = ["backend", "typed-array", "onnxruntime", "wasm-simd"] as const
+export const engines = ["backend", "tfjs", "typed-array", "onnxruntime", "wasm-simd"] as const
 export type Engine = (typeof engines)[number]
+
+/** An engine the default dispatch can pick for a kernel (on every backend but native `tensorflow`). */
+export type DefaultEngine = typeof ONNXRUNTIME | typeof WASM_SIMD | typeof REFERENCE
+
+/**
+ * The default dispatch's engine preference per kernel (fastest first), on every TensorFlow.js backend but native
+ * `tensorflow`: the order measured by `autodidact bench kernels` on the development machine (x86-64, 2 cores, Node 20,
+ * no GPU; the table is in the package README). TensorFlow.js on `wasm`/`cpu` is slower than the typed-array kernel on
+ * every case there, so it is never a default; on native `tensorflow` (tfjs-node / GPU, not measured here) the built-in
+ * TensorFlow.js kernels stay the default.
+ *
+ * - `onnxruntime` is picked only while `OrtEngine.layer` is provided (its kernels registered); it measured faster
+ *   than wasm-simd for top-k (2–3×) and log-softmax (~2×) at the bench sizes, and ties for KL.
+ * - `wasm-simd` is available wherever WebAssembly SIMD is (unless `AUTODIDACT_WASM_SIMD=0`), without a layer.
+ * - `typed-array` is always available (the references: the column-blocked returns/GAE scans and the one-pass segment
+ *   sums beat both wasm-simd and NumPy here).
+ */
+export const defaultEngines: { readonly [kernelName: string]: ReadonlyArray<DefaultEngine> } = {
+  Returns: [REFERENCE],
+  Gae: [REFERENCE],
+  LogSoftmax: [ONNXRUNTIME, WASM_SIMD, REFERENCE],
+  Categorical: [WASM_SIMD, REFERENCE],
+  Kl: [WASM_SIMD, REFERENCE],
+  PpoLoss: [WASM_SIMD, REFERENCE],
+  GroupNorm: [WASM_SIMD, REFERENCE],
+  Rloo: [REFERENCE],
+  TopK: [ONNXRUNTIME, WASM_SIMD, REFERENCE],
+  SumTree: [REFERENCE]
+}
+
+/** A kernel an engine offers to the default dispatch without a user registration (see {@link provideEngineKernel}). */
+interface EngineKernel {
+  readonly kernelFunc: (inputs: any) => unknown
+  /** Whether the engine can run here (e.g. WebAssembly SIMD is supported); checked on every dispatch. */
+  readonly available: () => boolean
+}
+
+const ENGINE_KEY = Symbol.for("@autodidact/kernels/KernelRegistry/engines")
+const engineKernels: Map<string, EngineKernel> = ((globalThis as { [ENGINE_KEY]?: Map<string, EngineKernel> })[ENGINE_KEY] ??= new Map())
+
+/**
+ * Offer `kernelFunc` as engine `engine`'s implementation of `kernelName` to the default dispatch (used by the
+ * WebAssembly SIMD kernels, which need no scoped resource). Unlike {@link registerKernel} it does not override a
+ * user's registration and is consulted only where {@link defaultEngines} lists the engine.
+ */
+export const provideEngineKernel = (engine: DefaultEngine, kernelName: string, kernelFunc: (inputs: any) => unknown, available: () => boolean): void => {
+  engineKernels.set(keyOf(kernelName, engine), { kernelFunc, available })
+}
+
+/**
+ * The engine the default dispatch ({@link run} with `engine: "backend"`) picks for `kernelName` on `backendName`:
+ * a kernel the user registered for the backend (`registered`), on `tensorflow` the built-in TensorFlow.js kernel
+ * (`tfjs`), else the first engine of {@link defaultEngines} that is available here (registered, or provided and
+ * available), else `typed-array`. Pure: the answer `bench kernels` prints.
+ */
+export const defaultEngineOf = (kernelName: string, backendName: string): { readonly engine: "registered" | "tfjs" | DefaultEngine; readonly kernelFunc?: (inputs: any, context: KernelContext) => unknown } => {
+  const own = getKernel(kernelName, backendName)
+  if (own !== undefined) return { engine: "registered", kernelFunc: own.kernelFunc }
+  if (backendName === "tensorflow") return { engine: "tfjs" }
+  for (const engine of defaultEngines[kernelName] ?? [REFERENCE]) {
+    if (engine === REFERENCE) return { engine }
+    const registered = getKernel(kernelName, engine)
+    if (registered !== undefined) return { engine, kernelFunc: registered.kernelFunc }
+    const provided = engineKernels.get(keyOf(kernelName, engine))
+    if (provided !== undefined && provided.available()) return { engine, kernelFunc: provided.kernelFunc }
+  }
+  return { engine: REFERENCE }
+}
 
 /** Options of {@link run}. */
 export interface RunOptions {
   /**
-   * `backend`: the {@link Backend} service's backend; `typed-array`: the reference directly; `onnxruntime`: the kernel
+   * `backend`: the default dispatch ({@link defaultEngineOf}: a kernel registered for the {@link Backend} service's
+   * backend, else on native `tensorflow` TensorFlow.js, else the fastest available engine of {@link defaultEngines});
+   * `tfjs`: the built-in TensorFlow.js kernel on the {@link Backend} service's backend (a kernel registered for that
+   * backend first); `typed-array`: the reference directly; `onnxruntime`: the kernel
    * registered for backend `"onnxruntime"` (provide `OrtEngine.layer`), else the {@link Backend} path; `wasm-simd`: the
    * kernel registered for backend `"wasm-simd"` (provide `WasmSimd.layer`), else the {@link Backend} path. Default: the
    * `AUTODIDACT_KERNEL_ENGINE` environment variable, else `backend`.
@@ -201,6 +275,7 @@ export const run = <I, O, E = KernelInputError>(
       yield* Effect.logWarning(warning)
     }
     let backendName: string = engine === "typed-array" ? REFERENCE : backend.name
+    let chosen: ((inputs: I, context: KernelContext) => O | PromiseLike<O>) | undefined
     if (engine === ONNXRUNTIME || engine === WASM_SIMD) {
       if (getKernel(builtin.kernelName, engine) !== undefined) backendName = engine
       else {
@@ -211,11 +286,20 @@ export const run = <I, O, E = KernelInputError>(
           yield* Effect.logWarning(note)
         }
       }
-    } else if (engine === "backend" && backend.name !== "tensorflow" && getKernel(builtin.kernelName, WASM_SIMD) !== undefined) {
-      backendName = WASM_SIMD
+    } else if (engine === "backend") {
+      const pick = defaultEngineOf(builtin.kernelName, backend.name)
+      if (pick.engine === REFERENCE) backendName = REFERENCE
+      else if (pick.engine !== "registered" && pick.engine !== "tfjs") {
+        backendName = pick.engine
+        chosen = pick.kernelFunc as (inputs: I, context: KernelContext) => O
+      }
     }
     const context: KernelContext = { tf: backend.tf, backendName }
-    const registered = backendName === REFERENCE ? undefined : getKernel<I, O | PromiseLike<O>>(builtin.kernelName, backendName)
+    const registered = chosen !== undefined
+      ? { kernelFunc: chosen }
+      : backendName === REFERENCE
+      ? undefined
+      : getKernel<I, O | PromiseLike<O>>(builtin.kernelName, backendName)
     let fallback: KernelBackendError | undefined
     let result: Dispatched<O>
     if (registered !== undefined) {

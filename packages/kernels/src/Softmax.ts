@@ -24,7 +24,7 @@
  */
 import type { Effect } from "effect"
 import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./Gae.js"
+import type { NumArray } from "./NumArray.js"
 import type { KernelInputError, Site } from "./KernelError.js"
 import { checkBinary, checkShape, checkSize, fail, REFERENCE, shapeString } from "./KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"

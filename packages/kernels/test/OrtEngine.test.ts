@@ -168,8 +168,11 @@ describe("OrtEngine in the KernelRegistry", () => {
       expect(KernelRegistry.resolveEngine({}, { [KernelRegistry.ENGINE_ENV_VAR]: "bogus" }).warning).toContain("is not one of")
       expect(KernelRegistry.resolveEngine({ engine: "typed-array" }, { [KernelRegistry.ENGINE_ENV_VAR]: "onnxruntime" }).engine).toBe("typed-array")
       expect(engine.sessionCount()).toBeGreaterThan(0)
-      // the default engine is still the TensorFlow.js backend
-      expect((yield* TopK.topK(input)).backendName).toBe("cpu")
+      // while the layer is provided the default dispatch prefers onnxruntime for top-k and log-softmax (measured
+      // fastest), not for KL (wasm-simd: KernelRegistry.defaultEngines)
+      expect((yield* TopK.topK(input)).backendName).toBe("onnxruntime")
+      expect((yield* Softmax.logSoftmax({ batch: 1, numActions: 2, logits: [0, 0] })).backendName).toBe("onnxruntime")
+      expect((yield* Kl.estimate({ logProbs: [-1], otherLogProbs: [-1.5], estimator: "k3" })).backendName).toBe("wasm-simd")
     }).pipe(Effect.provide(OrtEngine.layer), Effect.provide(Backend.layerWith({ force: "cpu" }))))
 
   it.effect("a failing onnxruntime kernel falls back to the typed-array reference with a logged reason", () =>
