@@ -310,8 +310,10 @@ export const builtin: Builtin<GaeInput, GaeResult, GaeShapeError | NonFiniteValu
 }
 
 /**
- * GAE dispatched through `KernelRegistry.run`: a kernel registered for the active backend, else the TensorFlow.js
- * implementation, else (on a backend failure, logged) the typed-array reference.
+ * GAE (arXiv:1506.02438) dispatched through `KernelRegistry.run`: by default the engine that measured fastest
+ * (`KernelRegistry.defaultEngines`: the column-blocked typed-array scan), TensorFlow.js on native `tensorflow`;
+ * `options.engine` overrides. On a backend failure (logged) the typed-array reference answers.
+ * Fails with {@link GaeShapeError} / `NonFiniteValueError` on bad input.
  */
 export const run = (input: GaeInput, options?: RunOptions): Effect.Effect<Dispatched<GaeResult>, GaeShapeError | NonFiniteValueError | KernelInputError, Backend> =>
   KernelRegistry.run(builtin, input, options)

@@ -4,11 +4,14 @@
  *
  * ```text
  * n_g = #{i : seg_i = g},   μ_g = (1/n_g) Σ_{seg_i = g} x_i,   σ_g = sqrt(Σ (x_i − μ_g)² / (n_g − ddof))
- * GRPO    A_i = (x_i − μ_{seg_i}) / (σ_{seg_i} + ε)       (Shao et al. 2024, DeepSeekMath §4.1.2; `scale: false`
- *                                                          gives Dr. GRPO's x_i − μ, Liu et al. 2025)
- * RLOO    b_i = (Σ_{seg_j = seg_i} x_j − x_i) / (n_{seg_i} − 1),  A_i = x_i − b_i   (Ahmadian et al. 2024)
+ * GRPO    A_i = (x_i − μ_{seg_i}) / (σ_{seg_i} + ε)       (Shao et al. 2024, DeepSeekMath §4.1.2, arXiv:2402.03300;
+ *                                                          `scale: false` gives Dr. GRPO's x_i − μ, Liu et al. 2025,
+ *                                                          arXiv:2503.20783)
+ * RLOO    b_i = (Σ_{seg_j = seg_i} x_j − x_i) / (n_{seg_i} − 1),  A_i = x_i − b_i   (Ahmadian et al. 2024,
+ *                                                          "Back to Basics", arXiv:2402.14740)
  * GiGPO   step groups = (episode group, anchor state) pairs; A_i = (R_i − μ) / (σ + ε) within each step group
- *                                                          (Feng et al. 2025, "Group-in-Group Policy Optimization")
+ *                                                          (Feng et al. 2025, "Group-in-Group Policy Optimization",
+ *                                                          arXiv:2505.10978)
  * ```
  *
  * **Details**
@@ -272,10 +275,22 @@ export const anchorStatsTf = (tf: Tf, input: AnchorInput): AnchorResult => {
 export const builtin: Builtin<NormalizeInput, Float32Array> = { kernelName, reference: groupNormalizeSync, tfjs: groupNormalizeTf }
 export const rlooBuiltin: Builtin<SegmentInput, RlooResult> = { kernelName: rlooKernelName, reference: rlooSync, tfjs: rlooTf }
 
-/** Group-relative normalization on the {@link Backend} service's backend. */
+/**
+ * GRPO group-relative normalization (arXiv:2402.03300): `[n]` values and segment ids in, `[n]` float32 advantages
+ * `(x − μ_g) / (σ_g + ε)` out (`scale: false`: `x − μ_g`, Dr. GRPO).
+ * Dispatch: `KernelRegistry.run` — by default the engine that measured fastest for this kernel
+ * (`KernelRegistry.defaultEngines`: wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
+ * Fails with {@link KernelInputError} on bad input (never retried on another engine).
+ */
 export const groupNormalize = (input: NormalizeInput, options?: RunOptions): Effect.Effect<Dispatched<Float32Array>, KernelInputError, Backend> =>
   KernelRegistry.run(builtin, input, options)
 
-/** RLOO baselines on the {@link Backend} service's backend. */
+/**
+ * RLOO leave-one-out baselines and advantages (arXiv:2402.14740): `[n]` values and segment ids in, `[n]` float32
+ * baselines and advantages out.
+ * Dispatch: `KernelRegistry.run` — by default the engine that measured fastest for this kernel
+ * (`KernelRegistry.defaultEngines`: the typed-array one-pass segment sums), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
+ * Fails with {@link KernelInputError} on bad input (never retried on another engine).
+ */
 export const rloo = (input: SegmentInput, options?: RunOptions): Effect.Effect<Dispatched<RlooResult>, KernelInputError, Backend> =>
   KernelRegistry.run(rlooBuiltin, input, options)

@@ -9,16 +9,20 @@
  * goes through {@link run}.
  *
  * **Details**
- * - Engine: `RunOptions.engine` or `AUTODIDACT_KERNEL_ENGINE` (`backend` (default), `typed-array`, `onnxruntime`,
- *   `wasm-simd`). With `onnxruntime` / `wasm-simd`, `b` is that name for kernels registered there (by `OrtEngine.layer`
- *   / `WasmSimd.layer`), else the {@link Backend} service's backend (logged once per kernel). With `backend`, a kernel
- *   registered for `wasm-simd` is preferred over TensorFlow.js on the `wasm` and `cpu` backends (not on native
- *   `tensorflow`): registering the WebAssembly SIMD kernels makes them the default.
- * - Resolution for kernel `k` on the active backend `b` (the {@link Backend} service, or `engine: "typed-array"`):
- *   1. a kernel registered for `(k, b)`;
- *   2. the built-in TensorFlow.js implementation of `k` (every kernel has one), run on `b`;
- *   3. the built-in typed-array reference.
- * - If step 1 or 2 throws anything but a {@link KernelInputError} (bad input is the caller's error and is never
+ * - Engine: `RunOptions.engine` or `AUTODIDACT_KERNEL_ENGINE`: `backend` (default), `tfjs`, `typed-array`,
+ *   `onnxruntime`, `wasm-simd`.
+ * - **Default dispatch** (`backend`) for kernel `k` on the {@link Backend} service's backend `b`
+ *   ({@link defaultEngineOf}): 1. a kernel registered for `(k, b)`; 2. on native `tensorflow`, the built-in
+ *   TensorFlow.js kernel (not measured here: no GPU, no tfjs-node); 3. else the first available engine of
+ *   {@link defaultEngines}`[k]`, the engines in the order they measured on `autodidact bench kernels` (fastest first):
+ *   `onnxruntime` while `OrtEngine.layer` is provided (top-k, log-softmax), `wasm-simd` wherever WebAssembly SIMD
+ *   loads (offered by the `WasmSimd` module on import, no layer needed), else the `typed-array` kernel. TensorFlow.js on
+ *   `wasm`/`cpu` was slower than the typed-array kernel on every case measured, so it is never a default there;
+ *   `engine: "tfjs"` still runs it.
+ * - `tfjs`: 1. a kernel registered for `(k, b)`; 2. the built-in TensorFlow.js kernel on `b`; 3. the typed-array
+ *   reference. `onnxruntime` / `wasm-simd`: the kernel registered there (by `OrtEngine.layer` / `WasmSimd.layer`),
+ *   else as `tfjs` (logged once per kernel). `typed-array`: the reference.
+ * - If the chosen implementation (other than the reference) throws anything but a {@link KernelInputError} (bad input is the caller's error and is never
  *   retried), the failure is logged with `Effect.logWarning` naming the kernel, the backend and the reason, and the
  *   typed-array reference answers. The returned {@link Dispatched} says which implementation ran and why.
  * - The registry is process-global (like TensorFlow.js's), keyed `kernelName/backendName`; registering the same pair

@@ -4,7 +4,9 @@
  *
  * **When to use**
  *
- * Provide {@link layer} (a scoped resource) and select the engine for the kernel entry points, either per call
+ * Provide {@link layer} (a scoped resource): while it is alive the default dispatch (`KernelRegistry.defaultEngines`)
+ * runs top-k and log-softmax here, where ONNX Runtime measured fastest (KL stays on wasm-simd, a tie). Or select the
+ * engine for the kernel entry points explicitly, either per call
  * (`TopK.topK(input, { engine: "onnxruntime" })`) or for the process with `AUTODIDACT_KERNEL_ENGINE=onnxruntime`.
  * While the layer is alive, its kernels are registered in the {@link KernelRegistry} for backend `"onnxruntime"`;
  * when a kernel fails there (anything but bad input), the failure is logged and the typed-array reference answers.

@@ -12,11 +12,19 @@
  * `nextDone` (default 0) bootstrap the last step.
  *
  * **Implementations**
- * - {@link discountedReturnsSync}: typed arrays, one backward pass, doubles, no allocation beyond the output.
+ * - {@link discountedReturnsSync}: typed arrays, one column-blocked backward pass (inner loop over the N contiguous envs
+ *   of a row), doubles, validation fused into the scan, no allocation beyond the output.
  * - {@link discountedReturnsTf}: TensorFlow.js, a Hillis–Steele scan of the affine maps `y ↦ x_t + c_t · y`
  *   ({@link reverseScanTf}): ⌈log₂ T⌉ rounds of shift-multiply-add over `[T, N]`, O(T·N·log T) work, float32.
  *
+ * **Implementations** (continued): the default dispatch runs {@link discountedReturnsSync} on every backend but
+ * native `tensorflow` (it measured fastest: `KernelRegistry.defaultEngines`).
+ *
  * **Errors**: {@link KernelInputError} (`kernel: "Returns"`) for lengths, γ out of [0, 1], non-0/1 dones, NaN/∞.
+ *
+ * **Source**: the discounted return G_t = Σ_k γ^k r_{t+k} (Sutton & Barto, "Reinforcement Learning: An
+ * Introduction", 2nd ed., §3.3) with CleanRL `ppo.py`'s done convention; equals GAE (arXiv:1506.02438) with λ = 1
+ * and V = 0.
  *
  * @example
  * ```ts
@@ -191,6 +199,11 @@ export const builtin: Builtin<ReturnsInput, Float32Array> = {
   tfjs: discountedReturnsTf
 }
 
-/** Discounted returns on the {@link Backend} service's backend (see {@link KernelRegistry.run}). */
+/**
+ * Discounted returns over `[numSteps, numEnvs]` (float32 out).
+ * Dispatch: `KernelRegistry.run` — by default the engine that measured fastest for this kernel
+ * (`KernelRegistry.defaultEngines`: the typed-array scan), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
+ * Fails with {@link KernelInputError} on bad input (never retried on another engine).
+ */
 export const discountedReturns = (input: ReturnsInput, options?: RunOptions): Effect.Effect<Dispatched<Float32Array>, KernelInputError, Backend> =>
   KernelRegistry.run(builtin, input, options)
