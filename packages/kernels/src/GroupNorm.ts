@@ -143,21 +143,62 @@ export interface RlooResult {
   readonly advantages: Float32Array
 }
 
-/** RLOO leave-one-out baselines, typed-array reference (validates; every group needs ≥ 2 members). */
+/** Segment count / sum scratch of {@link rlooSync} (grown, never shrunk: no allocation per call but the outputs). */
+let scratchCount = new Int32Array(0)
+let scratchSum = new Float64Array(0)
+
+/**
+ * RLOO leave-one-out baselines `b_i = (Σ_{seg_j = seg_i} x_j − x_i) / (n_g − 1)` and advantages `x_i − b_i`
+ * (Ahmadian et al. 2024, arXiv:2402.14740), the typed-array kernel (the default dispatch's engine for RLOO).
+ *
+ * **Input**: `[n]` values and integer segment ids in `[0, numSegments)` (any order). **Output**: `[n]` float32
+ * baselines and advantages (sums in doubles). One pass counts and sums the segments (checking ids and finiteness on
+ * the way), a second writes the outputs; when that pass flags anything, {@link validate} names it.
+ * @throws KernelInputError (`kernel: "Rloo"`): a size or id out of range, a NaN/±Infinity, a group with fewer than
+ *   two members (`empty-segment`)
+ */
 export const rlooSync = (input: SegmentInput): RlooResult => {
-  const count = validate(input, rlooKernelName, REFERENCE, 2)
-  const sum = new Float64Array(input.numSegments)
+  const site: Site = { kernel: rlooKernelName, backend: REFERENCE }
   const n = input.values.length
+  const G = input.numSegments
+  checkSize(site, "numSegments", G)
+  checkSize(site, "values.length", n)
+  checkShape(site, "segmentIds", input.segmentIds, [n])
+  if (input.ddof !== undefined) checkSize(site, "ddof", input.ddof, true)
+  if (scratchCount.length < G) {
+    scratchCount = new Int32Array(G)
+    scratchSum = new Float64Array(G)
+  }
+  const count = scratchCount
+  const sum = scratchSum
+  count.fill(0, 0, G)
+  sum.fill(0, 0, G)
+  const x = input.values
   const ids = input.segmentIds
-  for (let i = 0; i < n; i++) sum[ids[i]!] += input.values[i]!
+  let bad = false
+  for (let i = 0; i < n; i++) {
+    const g = ids[i]!
+    if (!((g | 0) === g && g >= 0 && g < G)) {
+      bad = true
+      break
+    }
+    count[g]++
+    sum[g] += x[i]!
+  }
+  let total = 0
+  for (let g = 0; g < G && !bad; g++) {
+    if (count[g]! < 2) bad = true
+    total += sum[g]!
+  }
+  if (bad || total - total !== 0) validate(input, rlooKernelName, REFERENCE, 2) // names the problem
   const baselines = new Float32Array(n)
   const advantages = new Float32Array(n)
   for (let i = 0; i < n; i++) {
     const g = ids[i]!
-    const x = input.values[i]!
-    const b = (sum[g]! - x) / (count[g]! - 1)
+    const xi = x[i]!
+    const b = (sum[g]! - xi) / (count[g]! - 1)
     baselines[i] = b
-    advantages[i] = x - b
+    advantages[i] = xi - b
   }
   return { baselines, advantages }
 }
