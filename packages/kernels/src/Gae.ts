@@ -229,6 +229,8 @@ const checkLengths = (input: GaeInput, advantages: { readonly length: number }, 
  * **Validation** is fused into the scan (column-blocked over contiguous envs): sizes and the `[numEnvs]` arrays are
  * checked first, a NaN/±Infinity or a non-0/1 done is detected in the scan and then named by {@link validate}. With
  * `truncations` the full {@link validate} runs first (it also checks `finalValues` where no truncation reads them).
+ * Gotcha: when a value error is thrown, the outputs may already hold partial results (sizes are checked before any
+ * write).
  * @throws GaeShapeError | NonFiniteValueError (also when an output has the wrong length)
  */
 export const computeInto = (input: GaeInput, advantages: Float32Array | Float64Array, returns: Float32Array | Float64Array): void => {

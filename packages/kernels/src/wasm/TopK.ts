@@ -59,14 +59,91 @@ const topKCore = (w: Exports, input: TopK.TopKInput, site: Site, matrixAt: numbe
   return sortHeaps(v.f32, phs >> 2, v.i32, phi >> 2, Q, k)
 }
 
+/** Rows per streamed chunk: about 1 MiB of float32 rows (stays in cache between the copy and the kernel). */
+const chunkRowsOf = (D: number): number => Math.max(8, Math.floor((1 << 20) / (4 * D)))
+
 /**
- * Exact top-k (same contract as `TopK.topKSync`; float32 dot products). The matrix is copied into the module's
- * memory on each call, unless it is the `matrix` view of a {@link makeTopKIndex} index.
+ * Top-k over a matrix that is not resident: the rows are streamed through a cache-sized scratch chunk (copy a chunk,
+ * run the kernel on it with fresh heaps, merge its k best per query into the running k best by score, then lower row
+ * index). Each row's score is the same float32 dot product as in one call over the whole matrix, and a chunk's heap
+ * keeps its k best exactly (ties: lower row first), so the result equals {@link topKCore}'s; the matrix is read once
+ * from memory instead of being copied whole and read again.
+ */
+const topKStreamed = (w: Exports, input: TopK.TopKInput, site: Site): TopK.TopKResult => {
+  const { numQueries: Q, numRows: M, dim: D, k } = input
+  const cosine = input.metric === "cosine"
+  const chunk = Math.min(M, chunkRowsOf(D))
+  const kc = Math.min(k, chunk)
+  reset()
+  const pq = alloc(4 * Q * D)
+  const pinvQ = alloc(4 * Q)
+  const pm = alloc(4 * chunk * D)
+  const pinvRow = cosine ? alloc(4 * chunk) : 0
+  const phs = alloc(4 * Q * kc)
+  const phi = alloc(4 * Q * kc)
+  let v = commit(w)
+  put(v, pq, input.queries)
+  if (cosine) w.inverseNorms(pq, Q, D, pinvQ)
+  const bestS = new Float32Array(Q * k).fill(-Infinity)
+  const bestI = new Int32Array(Q * k).fill(-1)
+  const blockRows = Math.max(2, Math.floor(TopK.BLOCK_BYTES / (4 * D)))
+  const matrix = input.matrix
+  const dense = matrix instanceof Float32Array
+  for (let start = 0; start < M; start += chunk) {
+    const rows = Math.min(chunk, M - start)
+    const kk = Math.min(kc, rows)
+    v = commit(w) // the views (the memory does not grow inside this loop; cheap)
+    if (dense) v.f32.set((matrix as Float32Array).subarray(start * D, (start + rows) * D), pm >> 2)
+    else {
+      const o = pm >> 2
+      for (let x = 0; x < rows * D; x++) v.f32[o + x] = matrix[start * D + x]!
+    }
+    if (cosine) {
+      if (input.rowNorms !== undefined) {
+        const o = pinvRow >> 2
+        const rn = input.rowNorms
+        for (let j = 0; j < rows; j++) v.f32[o + j] = rn[start + j]! > 0 ? 1 / rn[start + j]! : 0
+      } else w.inverseNorms(pm, rows, D, pinvRow)
+    }
+    v.f32.fill(-Infinity, phs >> 2, (phs >> 2) + Q * kk)
+    v.i32.fill(-1, phi >> 2, (phi >> 2) + Q * kk)
+    const ok = w.topK(pq, pm, Q, rows, D, kk, pinvQ, pinvRow, phs, phi, blockRows)
+    if (ok === 0) TopK.reportNonFinite(site, input, w.topKBadQuery(), start + w.topKBadRow())
+    // merge: insert each of the chunk's entries into the query's running k best (sorted: score desc, index asc)
+    for (let q = 0; q < Q; q++) {
+      const base = q * k
+      for (let e = 0; e < kk; e++) {
+        const idx = v.i32[(phi >> 2) + q * kk + e]!
+        if (idx < 0) continue
+        const sc = v.f32[(phs >> 2) + q * kk + e]!
+        const j = start + idx
+        const worst = bestS[base + k - 1]!
+        const worstI = bestI[base + k - 1]!
+        if (!(sc > worst || (sc === worst && (worstI === -1 || j < worstI)))) continue
+        let p = k - 1
+        while (p > 0 && (sc > bestS[base + p - 1]! || (sc === bestS[base + p - 1]! && (bestI[base + p - 1]! === -1 || j < bestI[base + p - 1]!)))) {
+          bestS[base + p] = bestS[base + p - 1]!
+          bestI[base + p] = bestI[base + p - 1]!
+          p--
+        }
+        bestS[base + p] = sc
+        bestI[base + p] = j
+      }
+    }
+  }
+  return { indices: bestI, scores: bestS }
+}
+
+/**
+ * Exact top-k (same contract as `TopK.topKSync`; float32 dot products). A matrix that is the `matrix` view of a
+ * {@link makeTopKIndex} index is searched in place; any other is streamed through a cache-sized chunk (read once,
+ * never copied whole).
  */
 export const topK = (input: TopK.TopKInput): TopK.TopKResult => {
   const w = wasm()
   const site = TopK.validate(input, BACKEND_NAME)
-  return topKCore(w, input, site, residentOffset(w, input.matrix), undefined)
+  const resident = residentOffset(w, input.matrix)
+  return resident === undefined ? topKStreamed(w, input, site) : topKCore(w, input, site, resident, undefined)
 }
 
 /** An embedding matrix kept in the module's memory (copied once), searched without copying it again. */
