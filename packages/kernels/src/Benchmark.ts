@@ -72,7 +72,8 @@ export interface BenchRow {
 /** Options of {@link runKernelBenchmarks}. */
 export interface BenchOptions {
   /**
-   * Implementations to time (default: typed-array, wasm-simd, wasm, cpu, tensorflow; unavailable backends are skipped).
+   * Implementations to time (default: typed-array, wasm-simd, onnxruntime, wasm, cpu, tensorflow; unavailable backends
+   * are skipped).
    * `onnxruntime` times the {@link OrtEngine} kernels (top-k, log-softmax, KL) and, for top-k, both ways of keeping
    * the matrix resident.
    */
@@ -97,7 +98,7 @@ export const runKernelBenchmarks = (options: BenchOptions = {}): Effect.Effect<R
   Effect.gen(function* () {
     const quick = options.quick ?? false
     const minTimeMs = options.minTimeMs ?? 300
-    const wanted = options.backends ?? [REFERENCE, WasmSimd.BACKEND_NAME, "wasm", "cpu", "tensorflow"]
+    const wanted = options.backends ?? [REFERENCE, WasmSimd.BACKEND_NAME, OrtEngine.BACKEND_NAME, "wasm", "cpu", "tensorflow"]
     const selected = cases(quick).filter((c) => options.kernels === undefined || options.kernels.some((k) => c.id.startsWith(k)))
     const measured: Array<Omit<BenchRow, "numpyMs" | "ratio" | "isDefault" | "kernelName"> & { readonly id: string }> = []
     const calls = selected.map((c) => ({ c, forTf: c.setup() }))

@@ -15,7 +15,7 @@
  *   ({@link defaultEngineOf}): 1. a kernel registered for `(k, b)`; 2. on native `tensorflow`, the built-in
  *   TensorFlow.js kernel (not measured here: no GPU, no tfjs-node); 3. else the first available engine of
  *   {@link defaultEngines}`[k]`, the engines in the order they measured on `autodidact bench kernels` (fastest first):
- *   `onnxruntime` while `OrtEngine.layer` is provided (top-k, log-softmax), `wasm-simd` wherever WebAssembly SIMD
+ *   `onnxruntime` for top-k (and for log-softmax while `OrtEngine.layer` is provided), `wasm-simd` wherever WebAssembly SIMD
  *   loads (offered by the `WasmSimd` module on import, no layer needed), else the `typed-array` kernel. TensorFlow.js on
  *   `wasm`/`cpu` was slower than the typed-array kernel on every case measured, so it is never a default there;
  *   `engine: "tfjs"` still runs it.
@@ -177,8 +177,11 @@ export type DefaultEngine = typeof ONNXRUNTIME | typeof WASM_SIMD | typeof REFER
  * every case there, so it is never a default; on native `tensorflow` (tfjs-node / GPU, not measured here) the built-in
  * TensorFlow.js kernels stay the default.
  *
- * - `onnxruntime` is picked only while `OrtEngine.layer` is provided (its kernels registered); it measured faster
- *   than wasm-simd for top-k (2–3×) and log-softmax (~2×) at the bench sizes, and ties for KL.
+ * - `onnxruntime`: for top-k always (a process-wide engine `OrtEngine` offers on import, created on first use;
+ *   `AUTODIDACT_ORT_DEFAULT=0` opts out): its multithreaded SGEMM measured 3–6× faster than wasm-simd for 32 queries;
+ *   for log-softmax only while `OrtEngine.layer` is provided (its kernels registered): faster at [4096, 32], but a
+ *   `session.run` per call costs more than the whole wasm-simd kernel at the small batches an env loop uses. KL: a tie,
+ *   so wasm-simd.
  * - `wasm-simd` is available wherever WebAssembly SIMD is (unless `AUTODIDACT_WASM_SIMD=0`), without a layer.
  * - `typed-array` is always available (the references: the column-blocked returns/GAE scans and the one-pass segment
  *   sums beat both wasm-simd and NumPy here).

@@ -50,8 +50,15 @@ describe("Benchmark", () => {
 
   it.effect("onnxruntime rows: the ONNX Runtime engine's kernels (top-k in both matrix modes)", () =>
     Effect.gen(function* () {
-      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["kl", "logsoftmax"], backends: ["onnxruntime"], minTimeMs: 5, python: null })
-      expect(rows.map((r) => `${r.kernel} ${r.backend}`)).toEqual(["logsoftmax (masked) onnxruntime", "kl k3 onnxruntime"])
+      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["kl", "logsoftmax", "topk-dot"], backends: ["onnxruntime"], minTimeMs: 5, python: null })
+      expect(rows.map((r) => `${r.kernel} ${r.backend}`)).toEqual([
+        "logsoftmax (masked) onnxruntime",
+        "kl k3 onnxruntime",
+        "top-10 dot onnxruntime",
+        "top-10 dot onnxruntime (baked)"
+      ])
+      // top-k's default engine is onnxruntime (matrix fed as an input tensor); log-softmax's and KL's are not
+      expect(rows.map((r) => r.isDefault)).toEqual([false, false, true, false])
       for (const r of rows) expect(r.ourMs).toBeGreaterThan(0)
     }), 60_000)
 
@@ -59,7 +66,7 @@ describe("Benchmark", () => {
     Effect.gen(function* () {
       const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["topk-dot-1x"], backends: ["wasm-simd"], minTimeMs: 5, python: null })
       expect(rows.map((r) => r.backend)).toEqual(["wasm-simd", "wasm-simd (resident)"])
-      expect(rows.map((r) => r.isDefault)).toEqual([true, false])
+      expect(rows.map((r) => r.isDefault)).toEqual([false, false]) // the default top-k engine is onnxruntime
       for (const r of rows) expect(r.ourMs).toBeGreaterThan(0)
     }), 60_000)
 

@@ -60,7 +60,8 @@ describe("KernelRegistry", () => {
   it("defaultEngineOf: a registration for the backend wins; tensorflow keeps TensorFlow.js; else the first available engine", () => {
     expect(KernelRegistry.defaultEngineOf("Returns", "wasm").engine).toBe("typed-array")
     expect(KernelRegistry.defaultEngineOf("Rloo", "cpu").engine).toBe("typed-array")
-    expect(KernelRegistry.defaultEngineOf("TopK", "wasm").engine).toBe("wasm-simd") // onnxruntime only while OrtEngine.layer is provided
+    expect(KernelRegistry.defaultEngineOf("TopK", "wasm").engine).toBe("onnxruntime") // a process-wide engine, no layer needed
+    expect(KernelRegistry.defaultEngineOf("LogSoftmax", "wasm").engine).toBe("wasm-simd") // onnxruntime only while OrtEngine.layer is provided
     expect(KernelRegistry.defaultEngineOf("Kl", "tensorflow").engine).toBe("tfjs")
     expect(KernelRegistry.defaultEngineOf("NoSuchKernel", "wasm").engine).toBe("typed-array")
     const restore = KernelRegistry.registerKernel({ kernelName: "Returns", backendName: "wasm", kernelFunc: () => Float32Array.of(7) })
@@ -70,7 +71,10 @@ describe("KernelRegistry", () => {
     process.env.AUTODIDACT_WASM_SIMD = "0"
     try {
       expect(KernelRegistry.defaultEngineOf("Kl", "wasm").engine).toBe("typed-array")
+      process.env.AUTODIDACT_ORT_DEFAULT = "0"
+      expect(KernelRegistry.defaultEngineOf("TopK", "wasm").engine).toBe("typed-array")
     } finally {
+      delete process.env.AUTODIDACT_ORT_DEFAULT
       if (previous === undefined) delete process.env.AUTODIDACT_WASM_SIMD
       else process.env.AUTODIDACT_WASM_SIMD = previous
     }

@@ -209,4 +209,19 @@ describe("OrtEngine in the KernelRegistry", () => {
       const r = yield* TopK.topK(input, { engine: "onnxruntime" }) // no engine: the backend answers (warned once)
       expect(r.backendName).toBe("cpu")
     }).pipe(Effect.provide(Backend.layerWith({ force: "cpu" }))))
+
+  it.effect("without the layer, the default dispatch runs top-k on a process-wide ONNX Runtime engine (AUTODIDACT_ORT_DEFAULT=0: wasm-simd)", () =>
+    Effect.gen(function* () {
+      const r = yield* TopK.topK(input)
+      expect([r.implementation, r.backendName]).toEqual(["registered", "onnxruntime"])
+      expect(Array.from(r.output.indices)).toEqual(Array.from(TopK.topKSync(input).indices))
+      const bad = yield* Effect.flip(TopK.topK({ ...input, k: 0 }))
+      expect([bad._tag, bad.backend]).toEqual(["KernelInputError", "onnxruntime"])
+      process.env[OrtEngine.DEFAULT_ENV_VAR] = "0"
+      try {
+        expect((yield* TopK.topK(input)).backendName).toBe("wasm-simd")
+      } finally {
+        delete process.env[OrtEngine.DEFAULT_ENV_VAR]
+      }
+    }).pipe(Effect.provide(Backend.layerWith({ force: "cpu" }))))
 })

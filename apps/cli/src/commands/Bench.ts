@@ -71,7 +71,7 @@ const kernelsCommand = Command.make(
   "kernels",
   {
     quick: Flag.Boolean("quick").pipe(Flag.withDefault(false), Flag.withDescription("Small sizes (seconds instead of minutes)")),
-    backends: Flag.String("backends").pipe(Flag.optional, Flag.withDescription("Comma-separated: typed-array,wasm-simd,wasm,cpu,tensorflow,onnxruntime (default: all available but onnxruntime)")),
+    backends: Flag.String("backends").pipe(Flag.optional, Flag.withDescription("Comma-separated: typed-array,wasm-simd,wasm,cpu,tensorflow,onnxruntime (default: all available)")),
     kernels: Flag.String("kernels").pipe(Flag.optional, Flag.withDescription("Comma-separated kernel name prefixes, e.g. gae,topk")),
     noNumpy: Flag.Boolean("no-numpy").pipe(Flag.withDefault(false), Flag.withDescription("Skip the NumPy baseline")),
     json: jsonFlag
