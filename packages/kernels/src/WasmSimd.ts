@@ -23,7 +23,7 @@
  *   same operations in the same order as the references, so the same float32 results) and the PPO loss scalars and
  *   KL mean (accumulated in doubles). `exp` is a float32x4 polynomial after ln 2 range reduction (see `wasm/kernels.ts`).
  * - Top-k: 4 queries × 2 rows per micro-kernel step (8 `f32x4` accumulators) over cache-sized row blocks, a per-query
- *   size-k min-heap whose root is the admission threshold. The matrix is copied in on every call unless it already
+ *   size-k min-heap whose root is the admission threshold. A matrix is streamed through a ~1 MiB scratch chunk per call unless it already
  *   lives in this module's memory: {@link makeTopKIndex} copies it once (a resident index, as ONNX Runtime's baked
  *   mode) and adds an exact int16 pre-filter (`i32x4.dot_i16x8_s` with a rigorous error bound, then float32
  *   rescoring of the few candidates); `index.matrix` is a view onto the float32 rows (call `index.refresh()` after
