@@ -195,6 +195,7 @@ describe("autodidact CLI", () => {
     expect(rows.map((row) => row["kernel"]).sort()).toEqual(["gae", "returns"])
     for (const row of rows) {
       expect(row["backend"]).toBe("typed-array")
+      expect(row["isDefault"]).toBe(true) // the typed-array scans are the default engine for returns and GAE
       expect(row["ourMs"]).toBeGreaterThan(0)
       if (row["numpyMs"] !== null) expect(row["ratio"]).toBeCloseTo((row["ourMs"] as number) / (row["numpyMs"] as number), 6)
     }

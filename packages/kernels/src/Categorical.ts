@@ -23,7 +23,7 @@
 import type { Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./Gae.js"
+import type { NumArray } from "./NumArray.js"
 import type { KernelInputError } from "./KernelError.js"
 import { checkArray, checkShape, checkSize, fail, REFERENCE } from "./KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
@@ -154,6 +154,13 @@ export const builtin: Builtin<CategoricalInput, CategoricalResult> = { kernelNam
 export const sampleSync = (rng: Rng, input: SoftmaxInput): CategoricalResult =>
   fromUniformsSync({ ...input, uniforms: uniforms(rng, input.batch) })
 
-/** Sample one action per row with `rng` on the {@link Backend} service's backend. */
+/**
+ * Sample one action per row with `rng` (uniforms drawn in row order; the same actions as {@link sampleSync} for the
+ * same seed). Input `[batch, numActions]` logits and optional 0/1 mask; output `[batch]` int32 actions and float32
+ * log-probabilities.
+ * Dispatch: `KernelRegistry.run` — by default the engine that measured fastest for this kernel
+ * (`KernelRegistry.defaultEngines`: wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
+ * Fails with {@link KernelInputError} on bad input (never retried on another engine).
+ */
 export const sample = (rng: Rng, input: SoftmaxInput, options?: RunOptions): Effect.Effect<Dispatched<CategoricalResult>, KernelInputError, Backend> =>
   Effect.suspend(() => KernelRegistry.run(builtin, { ...input, uniforms: uniforms(rng, input.batch) }, options))

@@ -47,10 +47,12 @@ import { Backend } from "./Backend.js"
 import type { KernelInputError } from "./KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
 import * as KernelRegistry from "./KernelRegistry.js"
-import { reverseScanTf } from "./Returns.js"
+import type { NumArray } from "./NumArray.js"
+import { f32 } from "./NumArray.js"
+import { reverseScanTf, scratch } from "./Returns.js"
 
-/** Numeric array accepted as input (read only). */
-export type NumArray = Float32Array | Float64Array | ArrayLike<number>
+/** Numeric array accepted as input (read only); defined in `NumArray` (re-exported here for compatibility). */
+export type { NumArray } from "./NumArray.js"
 
 /** Inputs of a GAE computation; every `[numSteps, numEnvs]` array has `numSteps * numEnvs` elements. */
 export interface GaeInput {
@@ -132,38 +134,109 @@ export const validate = (input: GaeInput): void => {
 }
 
 /**
- * The typed-array reference implementation, writing into caller-owned outputs (no allocation; accumulates in
- * doubles). Validates first.
+ * The column-blocked GAE scan (no validation, no allocation): t runs backwards, the inner loop over the N contiguous
+ * envs of a row with one double accumulator per env, so memory is read and written sequentially. Each element is the
+ * same double-precision expression as CleanRL's per-env recurrence, so the results are bit-identical to it. Returns
+ * whether the input looked bad (a non-finite accumulator, a done flag other than 0/1); the caller then validates.
+ */
+const scanInto = (input: GaeInput, advantages: Float32Array | Float64Array, returns: Float32Array | Float64Array): boolean => {
+  const { numSteps: T, numEnvs: N, gamma, lambda, rewards, values, dones, nextValue, nextDone } = input
+  const trunc = input.truncations
+  const finalV = input.finalValues
+  const gl = gamma * lambda
+  const last = scratch(N)
+  let bad = false
+  let k = (T - 1) * N
+  for (let i = 0; i < N; i++) {
+    const nnt = 1 - nextDone[i]!
+    let bootstrap = gamma * nextValue[i]! * nnt
+    if (trunc !== undefined && trunc[k + i] === 1) bootstrap = gamma * finalV![k + i]!
+    const v = values[k + i]!
+    const delta = rewards[k + i]! + bootstrap - v
+    const a = delta + gl * nnt * 0 // Â_{T−1} = δ + γλ·nnt·0, the reference's expression with Â_T = 0
+    last[i] = a
+    advantages[k + i] = a
+    returns[k + i] = a + v
+  }
+  for (let t = T - 2; t >= 0; t--) {
+    const kNext = k
+    k -= N
+    if (trunc === undefined) {
+      for (let i = 0; i < N; i++) {
+        const d = dones[kNext + i]!
+        if (d !== 0 && d !== 1) bad = true
+        const nnt = 1 - d
+        const v = values[k + i]!
+        const delta = rewards[k + i]! + gamma * values[kNext + i]! * nnt - v
+        const a = delta + gl * nnt * last[i]!
+        last[i] = a
+        advantages[k + i] = a
+        returns[k + i] = a + v
+      }
+    } else {
+      for (let i = 0; i < N; i++) {
+        const d = dones[kNext + i]!
+        if (d !== 0 && d !== 1) bad = true
+        const nnt = 1 - d
+        let bootstrap = gamma * values[kNext + i]! * nnt
+        if (trunc[k + i] === 1) bootstrap = gamma * finalV![k + i]!
+        const v = values[k + i]!
+        const delta = rewards[k + i]! + bootstrap - v
+        const a = delta + gl * nnt * last[i]!
+        last[i] = a
+        advantages[k + i] = a
+        returns[k + i] = a + v
+      }
+    }
+  }
+  // a NaN/±Infinity reward or value reaches row 0 of its column (x + c·NaN is NaN, 0·±Infinity is NaN)
+  let sum = 0
+  for (let i = 0; i < N; i++) {
+    sum += last[i]!
+    const d = dones[i]!
+    if (d !== 0 && d !== 1) bad = true
+  }
+  return bad || sum - sum !== 0
+}
+
+const checkLengths = (input: GaeInput, advantages: { readonly length: number }, returns: { readonly length: number }): void => {
+  const { numSteps: T, numEnvs: N } = input
+  if (!Number.isInteger(T) || T < 1) throw new GaeShapeError({ input: "numSteps", expected: "a positive integer", actual: String(T) })
+  if (!Number.isInteger(N) || N < 1) throw new GaeShapeError({ input: "numEnvs", expected: "a positive integer", actual: String(N) })
+  if (!(input.gamma >= 0 && input.gamma <= 1)) throw new GaeShapeError({ input: "gamma", expected: "a number in [0, 1]", actual: String(input.gamma) })
+  if (!(input.lambda >= 0 && input.lambda <= 1)) throw new GaeShapeError({ input: "lambda", expected: "a number in [0, 1]", actual: String(input.lambda) })
+  const n = T * N
+  const len = (name: string, x: NumArray | undefined, m: number) => {
+    if (x === undefined || x.length !== m) throw new GaeShapeError({ input: name, expected: `length ${m}`, actual: x === undefined ? "undefined" : `length ${x.length}` })
+  }
+  len("rewards", input.rewards, n)
+  len("values", input.values, n)
+  len("dones", input.dones, n)
+  checkArray("nextValue", input.nextValue, N, false)
+  checkArray("nextDone", input.nextDone, N, true)
+  if (advantages.length !== n) throw new GaeShapeError({ input: "advantages (output)", expected: `length ${n}`, actual: `length ${advantages.length}` })
+  if (returns.length !== n) throw new GaeShapeError({ input: "returns (output)", expected: `length ${n}`, actual: `length ${returns.length}` })
+}
+
+/**
+ * GAE into caller-owned outputs (no allocation; doubles inside): the typed-array kernel, which is also what the
+ * default dispatch runs on every backend but native `tensorflow`.
+ *
+ * **Shapes**: every `[numSteps, numEnvs]` input and both outputs have `numSteps * numEnvs` elements (row-major,
+ * element `t * numEnvs + i`); `nextValue` / `nextDone` have `numEnvs`. Outputs: advantages Â_t and λ-returns
+ * R_t = Â_t + V(s_t) (GAE, arXiv:1506.02438 eq. 16; CleanRL `ppo.py`'s loop, bit-identical to it in doubles).
+ *
+ * **Validation** is fused into the scan (column-blocked over contiguous envs): sizes and the `[numEnvs]` arrays are
+ * checked first, a NaN/±Infinity or a non-0/1 done is detected in the scan and then named by {@link validate}. With
+ * `truncations` the full {@link validate} runs first (it also checks `finalValues` where no truncation reads them).
+ * Gotcha: when a value error is thrown, the outputs may already hold partial results (sizes are checked before any
+ * write).
  * @throws GaeShapeError | NonFiniteValueError (also when an output has the wrong length)
  */
 export const computeInto = (input: GaeInput, advantages: Float32Array | Float64Array, returns: Float32Array | Float64Array): void => {
-  validate(input)
-  const { numSteps: T, numEnvs: N, gamma, lambda, rewards, values, dones, nextValue, nextDone } = input
-  if (advantages.length !== T * N) throw new GaeShapeError({ input: "advantages (output)", expected: `length ${T * N}`, actual: `length ${advantages.length}` })
-  if (returns.length !== T * N) throw new GaeShapeError({ input: "returns (output)", expected: `length ${T * N}`, actual: `length ${returns.length}` })
-  const trunc = input.truncations
-  const finalV = input.finalValues
-  for (let i = 0; i < N; i++) {
-    let lastGaeLam = 0
-    for (let t = T - 1; t >= 0; t--) {
-      const k = t * N + i
-      let nextNonTerminal: number
-      let nextValues: number
-      if (t === T - 1) {
-        nextNonTerminal = 1 - nextDone[i]!
-        nextValues = nextValue[i]!
-      } else {
-        nextNonTerminal = 1 - dones[k + N]!
-        nextValues = values[k + N]!
-      }
-      let bootstrap = gamma * nextValues * nextNonTerminal
-      if (trunc !== undefined && trunc[k] === 1) bootstrap = gamma * finalV![k]!
-      const delta = rewards[k]! + bootstrap - values[k]!
-      lastGaeLam = delta + gamma * lambda * nextNonTerminal * lastGaeLam
-      advantages[k] = lastGaeLam
-      returns[k] = lastGaeLam + values[k]!
-    }
-  }
+  checkLengths(input, advantages, returns)
+  if (input.truncations !== undefined || input.finalValues !== undefined) validate(input)
+  if (scanInto(input, advantages, returns)) validate(input)
 }
 
 /**
@@ -202,7 +275,6 @@ export const compute = (input: GaeInput): Effect.Effect<GaeResult, GaeShapeError
 export const computeTf = (tf: Tf, input: GaeInput): GaeResult => {
   validate(input)
   const { numSteps: T, numEnvs: N, gamma, lambda } = input
-  const f32 = (x: NumArray) => (x instanceof Float32Array ? x : Float32Array.from(x as ArrayLike<number>))
   const out = tf.tidy(() => {
     const r = tf.tensor2d(f32(input.rewards), [T, N])
     const v = tf.tensor2d(f32(input.values), [T, N])
@@ -240,8 +312,10 @@ export const builtin: Builtin<GaeInput, GaeResult, GaeShapeError | NonFiniteValu
 }
 
 /**
- * GAE dispatched through `KernelRegistry.run`: a kernel registered for the active backend, else the TensorFlow.js
- * implementation, else (on a backend failure, logged) the typed-array reference.
+ * GAE (arXiv:1506.02438) dispatched through `KernelRegistry.run`: by default the engine that measured fastest
+ * (`KernelRegistry.defaultEngines`: the column-blocked typed-array scan), TensorFlow.js on native `tensorflow`;
+ * `options.engine` overrides. On a backend failure (logged) the typed-array reference answers.
+ * Fails with {@link GaeShapeError} / `NonFiniteValueError` on bad input.
  */
 export const run = (input: GaeInput, options?: RunOptions): Effect.Effect<Dispatched<GaeResult>, GaeShapeError | NonFiniteValueError | KernelInputError, Backend> =>
   KernelRegistry.run(builtin, input, options)

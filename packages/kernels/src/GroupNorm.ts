@@ -4,11 +4,14 @@
  *
  * ```text
  * n_g = #{i : seg_i = g},   μ_g = (1/n_g) Σ_{seg_i = g} x_i,   σ_g = sqrt(Σ (x_i − μ_g)² / (n_g − ddof))
- * GRPO    A_i = (x_i − μ_{seg_i}) / (σ_{seg_i} + ε)       (Shao et al. 2024, DeepSeekMath §4.1.2; `scale: false`
- *                                                          gives Dr. GRPO's x_i − μ, Liu et al. 2025)
- * RLOO    b_i = (Σ_{seg_j = seg_i} x_j − x_i) / (n_{seg_i} − 1),  A_i = x_i − b_i   (Ahmadian et al. 2024)
+ * GRPO    A_i = (x_i − μ_{seg_i}) / (σ_{seg_i} + ε)       (Shao et al. 2024, DeepSeekMath §4.1.2, arXiv:2402.03300;
+ *                                                          `scale: false` gives Dr. GRPO's x_i − μ, Liu et al. 2025,
+ *                                                          arXiv:2503.20783)
+ * RLOO    b_i = (Σ_{seg_j = seg_i} x_j − x_i) / (n_{seg_i} − 1),  A_i = x_i − b_i   (Ahmadian et al. 2024,
+ *                                                          "Back to Basics", arXiv:2402.14740)
  * GiGPO   step groups = (episode group, anchor state) pairs; A_i = (R_i − μ) / (σ + ε) within each step group
- *                                                          (Feng et al. 2025, "Group-in-Group Policy Optimization")
+ *                                                          (Feng et al. 2025, "Group-in-Group Policy Optimization",
+ *                                                          arXiv:2505.10978)
  * ```
  *
  * **The one rule for group-relative advantages** (every estimator of Autodidact goes through this module:
@@ -44,7 +47,7 @@
 import type * as tfc from "@tensorflow/tfjs-core"
 import type { Effect } from "effect"
 import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./Gae.js"
+import type { NumArray } from "./NumArray.js"
 import type { KernelInputError, Site } from "./KernelError.js"
 import { checkArray, checkShape, checkSize, fail, REFERENCE } from "./KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
@@ -201,13 +204,66 @@ export const rlooInto = (
   }
 }
 
-/** RLOO leave-one-out baselines, typed-array reference (validates; a one-member group gets advantage 0, see {@link rlooInto}). */
+/** Segment count / sum scratch of {@link rlooSync} (grown, never shrunk: no allocation per call but the outputs). */
+let scratchCount = new Int32Array(0)
+let scratchSum = new Float64Array(0)
+
+/**
+ * RLOO leave-one-out baselines `b_i = (Σ_{seg_j = seg_i} x_j − x_i) / (n_g − 1)` and advantages `x_i − b_i`
+ * (Ahmadian et al. 2024, arXiv:2402.14740), the typed-array kernel (the default dispatch's engine for RLOO).
+ *
+ * **Input**: `[n]` values and integer segment ids in `[0, numSegments)` (any order). **Output**: `[n]` float32
+ * baselines and advantages (sums in doubles). One pass counts and sums the segments (checking ids and finiteness on
+ * the way), a second writes the outputs; when that pass flags anything, {@link validate} names it.
+ * A one-member group has no leave-one-out baseline: `b_i = x_i`, `A_i = 0` (the one rule, see the module docs and
+ * {@link rlooInto}, the double-precision core `@autodidact/optim` uses).
+ * @throws KernelInputError (`kernel: "Rloo"`): a size or id out of range, a NaN/±Infinity, an empty group
+ *   (`empty-segment`)
+ */
 export const rlooSync = (input: SegmentInput): RlooResult => {
-  const count = validate(input, rlooKernelName, REFERENCE)
+  const site: Site = { kernel: rlooKernelName, backend: REFERENCE }
   const n = input.values.length
+  const G = input.numSegments
+  checkSize(site, "numSegments", G)
+  checkSize(site, "values.length", n)
+  checkShape(site, "segmentIds", input.segmentIds, [n])
+  if (input.ddof !== undefined) checkSize(site, "ddof", input.ddof, true)
+  if (scratchCount.length < G) {
+    scratchCount = new Int32Array(G)
+    scratchSum = new Float64Array(G)
+  }
+  const count = scratchCount
+  const sum = scratchSum
+  count.fill(0, 0, G)
+  sum.fill(0, 0, G)
+  const x = input.values
+  const ids = input.segmentIds
+  let bad = false
+  for (let i = 0; i < n; i++) {
+    const g = ids[i]!
+    if (!((g | 0) === g && g >= 0 && g < G)) {
+      bad = true
+      break
+    }
+    count[g]++
+    sum[g] += x[i]!
+  }
+  let total = 0
+  for (let g = 0; g < G && !bad; g++) {
+    if (count[g]! < 1) bad = true
+    total += sum[g]!
+  }
+  if (bad || total - total !== 0) validate(input, rlooKernelName, REFERENCE) // names the problem
   const baselines = new Float32Array(n)
   const advantages = new Float32Array(n)
-  rlooInto(input.values, input.segmentIds, count, new Float64Array(input.numSegments), baselines, advantages)
+  for (let i = 0; i < n; i++) {
+    const g = ids[i]!
+    const xi = x[i]!
+    const c = count[g]!
+    const b = c > 1 ? (sum[g]! - xi) / (c - 1) : xi
+    baselines[i] = b
+    advantages[i] = c > 1 ? xi - b : 0
+  }
   return { baselines, advantages }
 }
 
@@ -325,10 +381,22 @@ export const anchorStatsTf = (tf: Tf, input: AnchorInput): AnchorResult => {
 export const builtin: Builtin<NormalizeInput, Float32Array> = { kernelName, reference: groupNormalizeSync, tfjs: groupNormalizeTf }
 export const rlooBuiltin: Builtin<SegmentInput, RlooResult> = { kernelName: rlooKernelName, reference: rlooSync, tfjs: rlooTf }
 
-/** Group-relative normalization on the {@link Backend} service's backend. */
+/**
+ * GRPO group-relative normalization (arXiv:2402.03300): `[n]` values and segment ids in, `[n]` float32 advantages
+ * `(x − μ_g) / (σ_g + ε)` out (`scale: false`: `x − μ_g`, Dr. GRPO).
+ * Dispatch: `KernelRegistry.run` — by default the engine that measured fastest for this kernel
+ * (`KernelRegistry.defaultEngines`: wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
+ * Fails with {@link KernelInputError} on bad input (never retried on another engine).
+ */
 export const groupNormalize = (input: NormalizeInput, options?: RunOptions): Effect.Effect<Dispatched<Float32Array>, KernelInputError, Backend> =>
   KernelRegistry.run(builtin, input, options)
 
-/** RLOO baselines on the {@link Backend} service's backend. */
+/**
+ * RLOO leave-one-out baselines and advantages (arXiv:2402.14740): `[n]` values and segment ids in, `[n]` float32
+ * baselines and advantages out.
+ * Dispatch: `KernelRegistry.run` — by default the engine that measured fastest for this kernel
+ * (`KernelRegistry.defaultEngines`: the typed-array one-pass segment sums), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
+ * Fails with {@link KernelInputError} on bad input (never retried on another engine).
+ */
 export const rloo = (input: SegmentInput, options?: RunOptions): Effect.Effect<Dispatched<RlooResult>, KernelInputError, Backend> =>
   KernelRegistry.run(rlooBuiltin, input, options)

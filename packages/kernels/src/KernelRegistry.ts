@@ -9,16 +9,20 @@
  * goes through {@link run}.
  *
  * **Details**
- * - Engine: `RunOptions.engine` or `AUTODIDACT_KERNEL_ENGINE` (`backend` (default), `typed-array`, `onnxruntime`,
- *   `wasm-simd`). With `onnxruntime` / `wasm-simd`, `b` is that name for kernels registered there (by `OrtEngine.layer`
- *   / `WasmSimd.layer`), else the {@link Backend} service's backend (logged once per kernel). With `backend`, a kernel
- *   registered for `wasm-simd` is preferred over TensorFlow.js on the `wasm` and `cpu` backends (not on native
- *   `tensorflow`): registering the WebAssembly SIMD kernels makes them the default.
- * - Resolution for kernel `k` on the active backend `b` (the {@link Backend} service, or `engine: "typed-array"`):
- *   1. a kernel registered for `(k, b)`;
- *   2. the built-in TensorFlow.js implementation of `k` (every kernel has one), run on `b`;
- *   3. the built-in typed-array reference.
- * - If step 1 or 2 throws anything but a {@link KernelInputError} (bad input is the caller's error and is never
+ * - Engine: `RunOptions.engine` or `AUTODIDACT_KERNEL_ENGINE`: `backend` (default), `tfjs`, `typed-array`,
+ *   `onnxruntime`, `wasm-simd`.
+ * - **Default dispatch** (`backend`) for kernel `k` on the {@link Backend} service's backend `b`
+ *   ({@link defaultEngineOf}): 1. a kernel registered for `(k, b)`; 2. on native `tensorflow`, the built-in
+ *   TensorFlow.js kernel (not measured here: no GPU, no tfjs-node); 3. else the first available engine of
+ *   {@link defaultEngines}`[k]`, the engines in the order they measured on `autodidact bench kernels` (fastest first):
+ *   `onnxruntime` for top-k (and for log-softmax while `OrtEngine.layer` is provided), `wasm-simd` wherever WebAssembly SIMD
+ *   loads (offered by the `WasmSimd` module on import, no layer needed), else the `typed-array` kernel. TensorFlow.js on
+ *   `wasm`/`cpu` was slower than the typed-array kernel on every case measured, so it is never a default there;
+ *   `engine: "tfjs"` still runs it.
+ * - `tfjs`: 1. a kernel registered for `(k, b)`; 2. the built-in TensorFlow.js kernel on `b`; 3. the typed-array
+ *   reference. `onnxruntime` / `wasm-simd`: the kernel registered there (by `OrtEngine.layer` / `WasmSimd.layer`),
+ *   else as `tfjs` (logged once per kernel). `typed-array`: the reference.
+ * - If the chosen implementation (other than the reference) throws anything but a {@link KernelInputError} (bad input is the caller's error and is never
  *   retried), the failure is logged with `Effect.logWarning` naming the kernel, the backend and the reason, and the
  *   typed-array reference answers. The returned {@link Dispatched} says which implementation ran and why.
  * - The registry is process-global (like TensorFlow.js's), keyed `kernelName/backendName`; registering the same pair
@@ -71,7 +75,10 @@ export interface Builtin<I, O, E = KernelInputError> {
 /** Which implementation answered a {@link run}, and why. */
 export interface Dispatched<O> {
   readonly output: O
-  /** `registered` (a {@link registerKernel} kernel), `tfjs` (built-in on the backend) or `typed-array`. */
+  /**
+   * `registered` (a {@link registerKernel} kernel, or an engine's kernel picked by the default dispatch; `backendName`
+   * names the engine), `tfjs` (built-in on the backend) or `typed-array`.
+   */
   readonly implementation: "registered" | "tfjs" | "typed-array"
   readonly backendName: string
   /** Set when a backend implementation failed and the reference answered instead. */
@@ -153,17 +160,91 @@ export const ONNXRUNTIME = "onnxruntime"
 /** Registry backend name of the WebAssembly SIMD kernels (`WasmSimd`). */
 export const WASM_SIMD = "wasm-simd"
 
-/** The environment variable that picks the default engine of {@link run}: `backend`, `typed-array` or `onnxruntime`. */
+/** The environment variable that picks the engine of {@link run}: `backend` (default), `tfjs`, `typed-array`, `onnxruntime`, `wasm-simd`. */
 export const ENGINE_ENV_VAR = "AUTODIDACT_KERNEL_ENGINE"
 
 /** Engines {@link run} can use. */
-export const engines = ["backend", "typed-array", "onnxruntime", "wasm-simd"] as const
+export const engines = ["backend", "tfjs", "typed-array", "onnxruntime", "wasm-simd"] as const
 export type Engine = (typeof engines)[number]
+
+/** An engine the default dispatch can pick for a kernel (on every backend but native `tensorflow`). */
+export type DefaultEngine = typeof ONNXRUNTIME | typeof WASM_SIMD | typeof REFERENCE
+
+/**
+ * The default dispatch's engine preference per kernel (fastest first), on every TensorFlow.js backend but native
+ * `tensorflow`: the order measured by `autodidact bench kernels` on the development machine (x86-64, 2 cores, Node 20,
+ * no GPU; the table is in the package README). TensorFlow.js on `wasm`/`cpu` is slower than the typed-array kernel on
+ * every case there, so it is never a default; on native `tensorflow` (tfjs-node / GPU, not measured here) the built-in
+ * TensorFlow.js kernels stay the default.
+ *
+ * - `onnxruntime`: for top-k always (a process-wide engine `OrtEngine` offers on import, created on first use;
+ *   `AUTODIDACT_ORT_DEFAULT=0` opts out): its multithreaded SGEMM measured 3–6× faster than wasm-simd for 32 queries;
+ *   for log-softmax only while `OrtEngine.layer` is provided (its kernels registered): faster at [4096, 32], but a
+ *   `session.run` per call costs more than the whole wasm-simd kernel at the small batches an env loop uses. KL: a tie,
+ *   so wasm-simd.
+ * - `wasm-simd` is available wherever WebAssembly SIMD is (unless `AUTODIDACT_WASM_SIMD=0`), without a layer.
+ * - `typed-array` is always available (the references: the column-blocked returns/GAE scans and the one-pass segment
+ *   sums beat both wasm-simd and NumPy here).
+ */
+export const defaultEngines: { readonly [kernelName: string]: ReadonlyArray<DefaultEngine> } = {
+  Returns: [REFERENCE],
+  Gae: [REFERENCE],
+  LogSoftmax: [ONNXRUNTIME, WASM_SIMD, REFERENCE],
+  Categorical: [WASM_SIMD, REFERENCE],
+  Kl: [WASM_SIMD, REFERENCE],
+  PpoLoss: [WASM_SIMD, REFERENCE],
+  GroupNorm: [WASM_SIMD, REFERENCE],
+  Rloo: [REFERENCE],
+  TopK: [ONNXRUNTIME, WASM_SIMD, REFERENCE],
+  SumTree: [REFERENCE]
+}
+
+/** A kernel an engine offers to the default dispatch without a user registration (see {@link provideEngineKernel}). */
+interface EngineKernel {
+  readonly kernelFunc: (inputs: any) => unknown
+  /** Whether the engine can run here (e.g. WebAssembly SIMD is supported); checked on every dispatch. */
+  readonly available: () => boolean
+}
+
+const ENGINE_KEY = Symbol.for("@autodidact/kernels/KernelRegistry/engines")
+const engineKernels: Map<string, EngineKernel> = ((globalThis as { [ENGINE_KEY]?: Map<string, EngineKernel> })[ENGINE_KEY] ??= new Map())
+
+/**
+ * Offer `kernelFunc` as engine `engine`'s implementation of `kernelName` to the default dispatch (used by the
+ * WebAssembly SIMD kernels, which need no scoped resource). Unlike {@link registerKernel} it does not override a
+ * user's registration and is consulted only where {@link defaultEngines} lists the engine.
+ */
+export const provideEngineKernel = (engine: DefaultEngine, kernelName: string, kernelFunc: (inputs: any) => unknown, available: () => boolean): void => {
+  engineKernels.set(keyOf(kernelName, engine), { kernelFunc, available })
+}
+
+/**
+ * The engine the default dispatch ({@link run} with `engine: "backend"`) picks for `kernelName` on `backendName`:
+ * a kernel the user registered for the backend (`registered`), on `tensorflow` the built-in TensorFlow.js kernel
+ * (`tfjs`), else the first engine of {@link defaultEngines} that is available here (registered, or provided and
+ * available), else `typed-array`. Pure: the answer `bench kernels` prints.
+ */
+export const defaultEngineOf = (kernelName: string, backendName: string): { readonly engine: "registered" | "tfjs" | DefaultEngine; readonly kernelFunc?: (inputs: any, context: KernelContext) => unknown } => {
+  const own = getKernel(kernelName, backendName)
+  if (own !== undefined) return { engine: "registered", kernelFunc: own.kernelFunc }
+  if (backendName === "tensorflow") return { engine: "tfjs" }
+  for (const engine of defaultEngines[kernelName] ?? [REFERENCE]) {
+    if (engine === REFERENCE) return { engine }
+    const registered = getKernel(kernelName, engine)
+    if (registered !== undefined) return { engine, kernelFunc: registered.kernelFunc }
+    const provided = engineKernels.get(keyOf(kernelName, engine))
+    if (provided !== undefined && provided.available()) return { engine, kernelFunc: provided.kernelFunc }
+  }
+  return { engine: REFERENCE }
+}
 
 /** Options of {@link run}. */
 export interface RunOptions {
   /**
-   * `backend`: the {@link Backend} service's backend; `typed-array`: the reference directly; `onnxruntime`: the kernel
+   * `backend`: the default dispatch ({@link defaultEngineOf}: a kernel registered for the {@link Backend} service's
+   * backend, else on native `tensorflow` TensorFlow.js, else the fastest available engine of {@link defaultEngines});
+   * `tfjs`: the built-in TensorFlow.js kernel on the {@link Backend} service's backend (a kernel registered for that
+   * backend first); `typed-array`: the reference directly; `onnxruntime`: the kernel
    * registered for backend `"onnxruntime"` (provide `OrtEngine.layer`), else the {@link Backend} path; `wasm-simd`: the
    * kernel registered for backend `"wasm-simd"` (provide `WasmSimd.layer`), else the {@link Backend} path. Default: the
    * `AUTODIDACT_KERNEL_ENGINE` environment variable, else `backend`.
@@ -201,6 +282,7 @@ export const run = <I, O, E = KernelInputError>(
       yield* Effect.logWarning(warning)
     }
     let backendName: string = engine === "typed-array" ? REFERENCE : backend.name
+    let chosen: ((inputs: I, context: KernelContext) => O | PromiseLike<O>) | undefined
     if (engine === ONNXRUNTIME || engine === WASM_SIMD) {
       if (getKernel(builtin.kernelName, engine) !== undefined) backendName = engine
       else {
@@ -211,11 +293,20 @@ export const run = <I, O, E = KernelInputError>(
           yield* Effect.logWarning(note)
         }
       }
-    } else if (engine === "backend" && backend.name !== "tensorflow" && getKernel(builtin.kernelName, WASM_SIMD) !== undefined) {
-      backendName = WASM_SIMD
+    } else if (engine === "backend") {
+      const pick = defaultEngineOf(builtin.kernelName, backend.name)
+      if (pick.engine === REFERENCE) backendName = REFERENCE
+      else if (pick.engine !== "registered" && pick.engine !== "tfjs") {
+        backendName = pick.engine
+        chosen = pick.kernelFunc as (inputs: I, context: KernelContext) => O
+      }
     }
     const context: KernelContext = { tf: backend.tf, backendName }
-    const registered = backendName === REFERENCE ? undefined : getKernel<I, O | PromiseLike<O>>(builtin.kernelName, backendName)
+    const registered = chosen !== undefined
+      ? { kernelFunc: chosen }
+      : backendName === REFERENCE
+      ? undefined
+      : getKernel<I, O | PromiseLike<O>>(builtin.kernelName, backendName)
     let fallback: KernelBackendError | undefined
     let result: Dispatched<O>
     if (registered !== undefined) {

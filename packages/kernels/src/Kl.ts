@@ -15,7 +15,10 @@
  * **Details**: inputs are flat arrays of log-probabilities of the sampled actions (any shape, same length); outputs
  * are the per-sample estimates (float32) and their mean (double accumulation). `estimator: "all"` returns the three.
  *
- * @see http://joschu.net/blog/kl-approx.html
+ * **Errors**: {@link KernelInputError} (`kernel: "Kl.k3"` etc.) for a length mismatch, an empty input, or a
+ * NaN/±Infinity (named by flat index).
+ *
+ * @see http://joschu.net/blog/kl-approx.html (John Schulman, "Approximating KL Divergence", 2020)
  * @example
  * ```ts
  * import { Kl } from "@autodidact/kernels"
@@ -25,7 +28,7 @@
  */
 import type { Effect } from "effect"
 import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./Gae.js"
+import type { NumArray } from "./NumArray.js"
 import type { KernelInputError, Site } from "./KernelError.js"
 import { checkArray, checkShape, checkSize, REFERENCE } from "./KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
@@ -131,6 +134,12 @@ export const estimateTf = (tf: Tf, input: KlInput): KlResult => {
 /** The built-in implementations (for {@link KernelRegistry}). */
 export const builtin: Builtin<KlInput, KlResult> = { kernelName, reference: estimateSync, tfjs: estimateTf }
 
-/** KL estimates on the {@link Backend} service's backend. */
+/**
+ * KL estimates k1/k2/k3 (Schulman, "Approximating KL Divergence"): `[n]` log-probabilities under q and p in, `[n]`
+ * float32 estimates and their mean (nats) out.
+ * Dispatch: `KernelRegistry.run` — by default the engine that measured fastest for this kernel
+ * (`KernelRegistry.defaultEngines`: wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
+ * Fails with {@link KernelInputError} on bad input (never retried on another engine).
+ */
 export const estimate = (input: KlInput, options?: RunOptions): Effect.Effect<Dispatched<KlResult>, KernelInputError, Backend> =>
   KernelRegistry.run(builtin, input, options)

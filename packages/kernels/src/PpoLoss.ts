@@ -38,7 +38,7 @@
 import type * as tfc from "@tensorflow/tfjs-core"
 import type { Effect } from "effect"
 import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./Gae.js"
+import type { NumArray } from "./NumArray.js"
 import type { KernelInputError, Site } from "./KernelError.js"
 import { checkArray, checkRange, checkShape, checkSize, fail, REFERENCE } from "./KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
@@ -285,6 +285,12 @@ export const lossAndGradientTf = (tf: Tf, input: PpoLossInput): PpoLossResult =>
 /** The built-in implementations (for {@link KernelRegistry}). */
 export const builtin: Builtin<PpoLossInput, PpoLossResult> = { kernelName, reference: lossAndGradientSync, tfjs: lossAndGradientTf }
 
-/** PPO loss and gradients on the {@link Backend} service's backend. */
+/**
+ * PPO clipped-surrogate loss, clipped value loss and entropy bonus (arXiv:1707.06347) with the gradients with respect
+ * to the `[batch, numActions]` logits and the `[batch]` values.
+ * Dispatch: `KernelRegistry.run` — by default the engine that measured fastest for this kernel
+ * (`KernelRegistry.defaultEngines`: wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
+ * Fails with {@link KernelInputError} on bad input (never retried on another engine).
+ */
 export const lossAndGradient = (input: PpoLossInput, options?: RunOptions): Effect.Effect<Dispatched<PpoLossResult>, KernelInputError, Backend> =>
   KernelRegistry.run(builtin, input, options)

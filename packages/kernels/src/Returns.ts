@@ -12,11 +12,19 @@
  * `nextDone` (default 0) bootstrap the last step.
  *
  * **Implementations**
- * - {@link discountedReturnsSync}: typed arrays, one backward pass, doubles, no allocation beyond the output.
+ * - {@link discountedReturnsSync}: typed arrays, one column-blocked backward pass (inner loop over the N contiguous envs
+ *   of a row), doubles, validation fused into the scan, no allocation beyond the output.
  * - {@link discountedReturnsTf}: TensorFlow.js, a Hillis–Steele scan of the affine maps `y ↦ x_t + c_t · y`
  *   ({@link reverseScanTf}): ⌈log₂ T⌉ rounds of shift-multiply-add over `[T, N]`, O(T·N·log T) work, float32.
  *
+ * **Implementations** (continued): the default dispatch runs {@link discountedReturnsSync} on every backend but
+ * native `tensorflow` (it measured fastest: `KernelRegistry.defaultEngines`).
+ *
  * **Errors**: {@link KernelInputError} (`kernel: "Returns"`) for lengths, γ out of [0, 1], non-0/1 dones, NaN/∞.
+ *
+ * **Source**: the discounted return G_t = Σ_k γ^k r_{t+k} (Sutton & Barto, "Reinforcement Learning: An
+ * Introduction", 2nd ed., §3.3) with CleanRL `ppo.py`'s done convention; equals GAE (arXiv:1506.02438) with λ = 1
+ * and V = 0.
  *
  * @example
  * ```ts
@@ -29,10 +37,11 @@
 import type * as tfc from "@tensorflow/tfjs-core"
 import type { Effect } from "effect"
 import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./Gae.js"
+import type { NumArray } from "./NumArray.js"
+import { f32 } from "./NumArray.js"
 import type { Site } from "./KernelError.js"
 import type { KernelInputError } from "./KernelError.js"
-import { checkArray, checkBinary, checkRange, checkSize, REFERENCE } from "./KernelError.js"
+import { checkArray, checkBinary, checkRange, checkShape, checkSize, REFERENCE } from "./KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
 import * as KernelRegistry from "./KernelRegistry.js"
 
@@ -67,27 +76,80 @@ export const validate = (input: ReturnsInput, backend: string = REFERENCE): void
   if (input.nextDone !== undefined) checkBinary(site, "nextDone", input.nextDone, [input.numEnvs])
 }
 
-/** Discounted returns into `out` (`[numSteps, numEnvs]`), without validation or allocation. */
-export const discountedReturnsInto = (input: ReturnsInput, out: Float32Array | Float64Array): void => {
-  const { numSteps: T, numEnvs: N, gamma, rewards, dones, nextValue, nextDone } = input
-  for (let i = 0; i < N; i++) {
-    let acc = nextValue === undefined ? 0 : nextValue[i]! * (1 - (nextDone === undefined ? 0 : nextDone[i]!))
-    let k = (T - 1) * N + i
-    acc = rewards[k]! + gamma * acc
-    out[k] = acc
-    for (let t = T - 2; t >= 0; t--) {
-      k -= N
-      acc = rewards[k]! + gamma * (1 - dones[k + N]!) * acc
-      out[k] = acc
-    }
-  }
+/** Per-env accumulator scratch of the column-blocked scans (grown, never shrunk; no allocation per call). */
+let accScratch = new Float64Array(256)
+
+/** A `Float64Array` of at least `n` elements, reused across calls (the contents are overwritten by the caller). */
+export const scratch = (n: number): Float64Array => {
+  if (accScratch.length < n) accScratch = new Float64Array(Math.max(n, 2 * accScratch.length))
+  return accScratch
 }
 
-/** Discounted returns, typed-array reference (validates, allocates the `Float32Array` output). */
+/**
+ * Discounted returns into `out` (`[numSteps, numEnvs]`), without validation or allocation. Returns whether the input
+ * looked bad (a non-finite accumulator or a done flag other than 0/1); the caller then runs {@link validate} to name
+ * the offending element.
+ *
+ * **Details**: column-blocked — the backward scan runs over t with the inner loop over the N contiguous envs of a
+ * row (one `Float64Array(N)` of accumulators), so memory is read and written sequentially. Each element is the same
+ * double-precision expression as the per-env recurrence, so the result is bit-identical to it.
+ */
+export const discountedReturnsInto = (input: ReturnsInput, out: Float32Array | Float64Array): boolean => {
+  const { numSteps: T, numEnvs: N, gamma, rewards, dones, nextValue, nextDone } = input
+  const acc = scratch(N)
+  let k = (T - 1) * N
+  for (let i = 0; i < N; i++) {
+    const boot = nextValue === undefined ? 0 : nextValue[i]! * (1 - (nextDone === undefined ? 0 : nextDone[i]!))
+    const a = rewards[k + i]! + gamma * boot
+    acc[i] = a
+    out[k + i] = a
+  }
+  let badDone = false
+  for (let t = T - 2; t >= 0; t--) {
+    const kNext = k
+    k -= N
+    for (let i = 0; i < N; i++) {
+      const d = dones[kNext + i]!
+      if (d !== 0 && d !== 1) badDone = true
+      const a = rewards[k + i]! + gamma * (1 - d) * acc[i]!
+      acc[i] = a
+      out[k + i] = a
+    }
+  }
+  // a NaN/±Infinity reward reaches row 0 of its column (x + c·NaN is NaN, 0·±Infinity is NaN)
+  let sum = 0
+  for (let i = 0; i < N; i++) sum += acc[i]!
+  if (T > 0) {
+    for (let i = 0; i < N; i++) {
+      const d = dones[i]!
+      if (d !== 0 && d !== 1) badDone = true
+    }
+  }
+  return badDone || sum - sum !== 0
+}
+
+/**
+ * Discounted returns over `[numSteps, numEnvs]`, the typed-array kernel (also what the default dispatch runs on every
+ * backend but native `tensorflow`).
+ *
+ * **Input**: {@link ReturnsInput} (row-major `[T, N]` rewards and 0/1 dones, optional `[N]` bootstrap). **Output**: a
+ * new `Float32Array` `[T, N]` of returns R_t = r_t + γ (1 − dones[t+1]) R_{t+1} (accumulated in doubles).
+ * Validation is fused into the scan: sizes and the `[N]` bootstrap arrays are checked first; a NaN/±Infinity reward
+ * or a done flag other than 0/1 is detected in the scan and then named by {@link validate}.
+ * @throws KernelInputError (`kernel: "Returns"`) for lengths, γ outside [0, 1], non-0/1 dones, NaN/±Infinity
+ */
 export const discountedReturnsSync = (input: ReturnsInput): Float32Array => {
-  validate(input)
+  const site: Site = { kernel: kernelName, backend: REFERENCE }
+  checkSize(site, "numSteps", input.numSteps)
+  checkSize(site, "numEnvs", input.numEnvs)
+  checkRange(site, "gamma", input.gamma, 0, 1)
+  const shape = [input.numSteps, input.numEnvs]
+  checkShape(site, "rewards", input.rewards, shape)
+  checkShape(site, "dones", input.dones, shape)
+  if (input.nextValue !== undefined) checkArray(site, "nextValue", input.nextValue, [input.numEnvs])
+  if (input.nextDone !== undefined) checkBinary(site, "nextDone", input.nextDone, [input.numEnvs])
   const out = new Float32Array(input.numSteps * input.numEnvs)
-  discountedReturnsInto(input, out)
+  if (discountedReturnsInto(input, out)) validate(input)
   return out
 }
 
@@ -109,8 +171,6 @@ export const reverseScanTf = (tf: Tf, x: tfc.Tensor2D, c: tfc.Tensor2D): tfc.Ten
   }
   return xs
 }
-
-const f32 = (x: NumArray): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x as ArrayLike<number>))
 
 /** Discounted returns with TensorFlow.js ops ({@link reverseScanTf}); float32, agrees with the reference to ~1e-5. */
 export const discountedReturnsTf = (tf: Tf, input: ReturnsInput): Float32Array => {
@@ -139,6 +199,11 @@ export const builtin: Builtin<ReturnsInput, Float32Array> = {
   tfjs: discountedReturnsTf
 }
 
-/** Discounted returns on the {@link Backend} service's backend (see {@link KernelRegistry.run}). */
+/**
+ * Discounted returns over `[numSteps, numEnvs]` (float32 out).
+ * Dispatch: `KernelRegistry.run` — by default the engine that measured fastest for this kernel
+ * (`KernelRegistry.defaultEngines`: the typed-array scan), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
+ * Fails with {@link KernelInputError} on bad input (never retried on another engine).
+ */
 export const discountedReturns = (input: ReturnsInput, options?: RunOptions): Effect.Effect<Dispatched<Float32Array>, KernelInputError, Backend> =>
   KernelRegistry.run(builtin, input, options)

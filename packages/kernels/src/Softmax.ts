@@ -24,7 +24,7 @@
  */
 import type { Effect } from "effect"
 import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./Gae.js"
+import type { NumArray } from "./NumArray.js"
 import type { KernelInputError, Site } from "./KernelError.js"
 import { checkBinary, checkShape, checkSize, fail, REFERENCE, shapeString } from "./KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
@@ -162,6 +162,11 @@ export const logSoftmaxTf = (tf: Tf, input: SoftmaxInput): SoftmaxResult => {
 /** The built-in implementations (for {@link KernelRegistry}). */
 export const builtin: Builtin<SoftmaxInput, SoftmaxResult> = { kernelName, reference: logSoftmaxSync, tfjs: logSoftmaxTf }
 
-/** Masked log-softmax and entropy on the {@link Backend} service's backend. */
+/**
+ * Masked log-softmax (`[batch, numActions]`, −∞ where masked) and entropy (`[batch]`, nats).
+ * Dispatch: `KernelRegistry.run` — by default the engine that measured fastest for this kernel
+ * (`KernelRegistry.defaultEngines`: onnxruntime while `OrtEngine.layer` is provided, else wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
+ * Fails with {@link KernelInputError} on bad input (never retried on another engine).
+ */
 export const logSoftmax = (input: SoftmaxInput, options?: RunOptions): Effect.Effect<Dispatched<SoftmaxResult>, KernelInputError, Backend> =>
   KernelRegistry.run(builtin, input, options)

@@ -26,7 +26,7 @@
 import type * as tfc from "@tensorflow/tfjs-core"
 import type { Effect } from "effect"
 import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./Gae.js"
+import type { NumArray } from "./NumArray.js"
 import type { KernelInputError, Site } from "./KernelError.js"
 import { checkFinite, checkShape, checkSize, fail, REFERENCE, shapeString } from "./KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
@@ -235,6 +235,12 @@ export const topKTf = (tf: Tf, input: TopKInput): TopKResult => {
 /** The built-in implementations (for {@link KernelRegistry}). */
 export const builtin: Builtin<TopKInput, TopKResult> = { kernelName, reference: topKSync, tfjs: topKTf }
 
-/** Exact top-k on the {@link Backend} service's backend. */
+/**
+ * Exact top-k rows by dot product or cosine: `[numQueries, dim]` queries against a `[numRows, dim]` matrix, `[numQueries, k]`
+ * int32 row indices and float32 scores out, best first.
+ * Dispatch: `KernelRegistry.run` — by default the engine that measured fastest for this kernel
+ * (`KernelRegistry.defaultEngines`: onnxruntime while `OrtEngine.layer` is provided, else wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
+ * Fails with {@link KernelInputError} on bad input (never retried on another engine).
+ */
 export const topK = (input: TopKInput, options?: RunOptions): Effect.Effect<Dispatched<TopKResult>, KernelInputError, Backend> =>
   KernelRegistry.run(builtin, input, options)

@@ -1,11 +1,10 @@
 /**
  * `@autodidact/kernels`: the numeric core. Every kernel has a typed-array reference implementation and a
  * TensorFlow.js implementation (wasm, cpu, or native TensorFlow via `@tensorflow/tfjs-node(-gpu)` when installed),
- * dispatched through a {@link KernelRegistry} that users can extend; {@link OrtEngine} adds ONNX Runtime as a second
- * engine for top-k, log-softmax and KL (`AUTODIDACT_KERNEL_ENGINE=onnxruntime`); {@link WasmSimd} adds WebAssembly SIMD
- * kernels (backend `wasm-simd`: top-k, log-softmax, categorical sampling, KL, PPO loss, GAE, group norm), preferred on wasm/cpu once
- * registered; {@link TopKShards} shards a resident top-k index over worker threads; {@link Benchmark} times them against
- * NumPy.
+ * dispatched through a {@link KernelRegistry} that users can extend and whose default picks, per kernel, the engine
+ * that measured fastest (`KernelRegistry.defaultEngines`): {@link WasmSimd}'s WebAssembly SIMD kernels, the typed-array
+ * kernels, or {@link OrtEngine}'s ONNX Runtime kernels (top-k, log-softmax) while its layer is provided;
+ * {@link Benchmark} times every engine against NumPy and marks the default.
  * @since 0.1.0
  */
 export * as Backend from "./Backend.js"
@@ -25,5 +24,4 @@ export * as Returns from "./Returns.js"
 export * as Softmax from "./Softmax.js"
 export * as SumTree from "./SumTree.js"
 export * as TopK from "./TopK.js"
-export * as TopKShards from "./TopKShards.js"
 export * as WasmSimd from "./WasmSimd.js"

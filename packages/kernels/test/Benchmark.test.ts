@@ -29,22 +29,44 @@ describe("Benchmark", () => {
           expect(r.ratio).toBeNull()
         }
       }
+      // the default dispatch picks the typed-array GAE scan and the wasm-simd KL kernel (KernelRegistry.defaultEngines);
+      // TensorFlow.js on wasm is never the default
+      expect(rows.map((r) => r.isDefault)).toEqual([true, false, false, false])
       const table = Benchmark.formatTable(rows)
-      expect(table.split("\n")[0]).toBe("| kernel | size | backend | ours (ms) | NumPy (ms) | ours / NumPy |")
+      expect(table.split("\n")[0]).toBe("| kernel | size | backend | default | ours (ms) | NumPy (ms) | ours / NumPy |")
       expect(table.split("\n")).toHaveLength(6)
+      expect(table.split("\n")[2]).toContain("| gae | [128, 64] | typed-array | default |")
+      const defaults = Benchmark.formatDefaults(rows)
+      expect(defaults.split("\n")).toHaveLength(3)
+      expect(defaults.split("\n")[2]).toMatch(/^\| gae \| \[128, 64\] \| typed-array \| /)
+    }), 60_000)
+
+  it.effect("the default engine row per kernel: wasm-simd for KL, typed-array for RLOO (never TensorFlow.js on wasm)", () =>
+    Effect.gen(function* () {
+      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["kl", "rloo"], backends: ["typed-array", "wasm-simd", "wasm"], minTimeMs: 5, python: null })
+      expect(rows.filter((r) => r.isDefault).map((r) => `${r.kernelName} ${r.backend}`)).toEqual(["Kl wasm-simd", "Rloo typed-array"])
+      expect(Benchmark.defaultRowLabel("Kl", "tensorflow")).toBe("tensorflow")
     }), 60_000)
 
   it.effect("onnxruntime rows: the ONNX Runtime engine's kernels (top-k in both matrix modes)", () =>
     Effect.gen(function* () {
-      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["kl", "logsoftmax"], backends: ["onnxruntime"], minTimeMs: 5, python: null })
-      expect(rows.map((r) => `${r.kernel} ${r.backend}`)).toEqual(["logsoftmax (masked) onnxruntime", "kl k3 onnxruntime"])
+      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["kl", "logsoftmax", "topk-dot"], backends: ["onnxruntime"], minTimeMs: 5, python: null })
+      expect(rows.map((r) => `${r.kernel} ${r.backend}`)).toEqual([
+        "logsoftmax (masked) onnxruntime",
+        "kl k3 onnxruntime",
+        "top-10 dot onnxruntime",
+        "top-10 dot onnxruntime (baked)"
+      ])
+      // top-k's default engine is onnxruntime (matrix fed as an input tensor); log-softmax's and KL's are not
+      expect(rows.map((r) => r.isDefault)).toEqual([false, false, true, false])
       for (const r of rows) expect(r.ourMs).toBeGreaterThan(0)
     }), 60_000)
 
-  it.effect("wasm-simd top-k rows: per call, resident, and sharded over worker threads", () =>
+  it.effect("wasm-simd top-k rows: per call and resident", () =>
     Effect.gen(function* () {
-      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["topk-dot-1x"], backends: ["wasm-simd"], shards: [2], minTimeMs: 5, python: null })
-      expect(rows.map((r) => r.backend)).toEqual(["wasm-simd", "wasm-simd (resident)", "wasm-simd (sharded ×2)"])
+      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["topk-dot-1x"], backends: ["wasm-simd"], minTimeMs: 5, python: null })
+      expect(rows.map((r) => r.backend)).toEqual(["wasm-simd", "wasm-simd (resident)"])
+      expect(rows.map((r) => r.isDefault)).toEqual([false, false]) // the default top-k engine is onnxruntime
       for (const r of rows) expect(r.ourMs).toBeGreaterThan(0)
     }), 60_000)
 

@@ -34,9 +34,12 @@ describe("Categorical", () => {
     Effect.gen(function* () {
       const rng = Rng.make(3)
       const input = { batch: 50, numActions: 5, logits: Float32Array.from({ length: 250 }, () => rng.normal()) }
-      const onWasm = yield* Categorical.sample(Rng.make(9), input)
+      const onWasm = yield* Categorical.sample(Rng.make(9), input, { engine: "tfjs" })
       expect(onWasm.implementation).toBe("tfjs")
       expect(Array.from(onWasm.output.actions)).toEqual(Array.from(Categorical.sampleSync(Rng.make(9), input).actions))
+      const byDefault = yield* Categorical.sample(Rng.make(9), input)
+      expect(byDefault.backendName).toBe("wasm-simd")
+      expect(Array.from(byDefault.output.actions)).toEqual(Array.from(Categorical.sampleSync(Rng.make(9), input).actions))
     }).pipe(Effect.provide(Backend.layerWith({ force: "wasm" }))))
 
   it("bad input: uniforms out of [0, 1), wrong length", () => {

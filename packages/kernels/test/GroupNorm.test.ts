@@ -1,3 +1,4 @@
+import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Backend, GroupNorm } from "../src/index.js"
@@ -81,5 +82,39 @@ describe("GroupNorm (hand-computed)", () => {
     expect(thrown(() => GroupNorm.rlooSync({ values: [1, 2], segmentIds: [0, 2], numSegments: 3 })).reason).toBe("empty-segment")
     expect(thrown(() => GroupNorm.groupNormalizeSync({ values: [1, 2], segmentIds: [0, 5], numSegments: 1 })).reason).toBe("range")
     expect(thrown(() => GroupNorm.groupNormalizeSync({ values: [1, Infinity], segmentIds: [0, 0], numSegments: 1 })).reason).toBe("non-finite")
+  })
+
+  it("RLOO one-pass kernel = the leave-one-out definition bit for bit on random unsorted groups; fused checks name bad input", () => {
+    const rng = Rng.make(21)
+    for (const [n, G] of [[2, 1], [7, 3], [1000, 37], [4096, 512]] as const) {
+      const ids = Int32Array.from({ length: n }, (_, i) => (i < 2 * G ? i % G : Math.floor(rng.random() * G)))
+      for (let i = n - 1; i > 0; i--) {
+        const j = Math.floor(rng.random() * (i + 1))
+        const t = ids[i]!
+        ids[i] = ids[j]!
+        ids[j] = t
+      }
+      const values = Float32Array.from({ length: n }, () => rng.normal())
+      for (const input of [{ values, segmentIds: ids, numSegments: G }, { values: Array.from(values), segmentIds: Array.from(ids), numSegments: G }]) {
+        const r = GroupNorm.rlooSync(input)
+        for (let i = 0; i < n; i++) {
+          let m = 0
+          for (let j = 0; j < n; j++) if (ids[j] === ids[i]) m++
+          const sum = (() => {
+            let s = 0
+            for (let j = 0; j < n; j++) if (ids[j] === ids[i]) s += values[j]!
+            return s
+          })()
+          const others = (sum - values[i]!) / (m - 1)
+          expect(r.baselines[i]).toBe(Math.fround(others))
+          expect(r.advantages[i]).toBe(Math.fround(values[i]! - others))
+        }
+      }
+    }
+    const nan = thrown(() => GroupNorm.rlooSync({ values: [1, 2, Number.NaN, 4], segmentIds: [0, 0, 1, 1], numSegments: 2 }))
+    expect([nan.reason, nan.detail]).toEqual(["non-finite", "NaN at flat index 2"])
+    expect(thrown(() => GroupNorm.rlooSync({ values: [1, 2, 3, 4], segmentIds: [0, 0, 1.5, 1], numSegments: 2 })).reason).toBe("range")
+    expect(thrown(() => GroupNorm.rlooSync({ values: [1, 2, 3, 4], segmentIds: [0, 0, 2, 1], numSegments: 2 })).reason).toBe("range")
+    expect(thrown(() => GroupNorm.rlooSync({ values: [1, 2, 3], segmentIds: [0, 0, 0], numSegments: 2 })).reason).toBe("empty-segment")
   })
 })

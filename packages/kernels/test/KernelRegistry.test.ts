@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
-import { Backend, KernelRegistry, Softmax } from "../src/index.js"
+import { Backend, KernelRegistry, Returns, Softmax } from "../src/index.js"
 
 const input = { batch: 1, numActions: 2, logits: [0, 0] }
 
@@ -18,8 +18,13 @@ describe("KernelRegistry", () => {
       expect([custom.implementation, custom.output.entropy[0]]).toEqual(["registered", 42])
       restore()
       expect(KernelRegistry.getKernel(Softmax.kernelName, "wasm")).toBeUndefined()
-      const builtin = yield* Softmax.logSoftmax(input)
-      expect(builtin.implementation).toBe("tfjs")
+      // without a registration the default dispatch picks the measured-fastest engine (KernelRegistry.defaultEngines):
+      // wasm-simd for log-softmax, never TensorFlow.js on wasm; engine "tfjs" still runs the built-in TensorFlow.js kernel
+      const byDefault = yield* Softmax.logSoftmax(input)
+      expect([byDefault.implementation, byDefault.backendName]).toEqual(["registered", "wasm-simd"])
+      expect(byDefault.output.entropy[0]).toBeCloseTo(Math.LN2, 6)
+      const builtin = yield* Softmax.logSoftmax(input, { engine: "tfjs" })
+      expect([builtin.implementation, builtin.backendName]).toEqual(["tfjs", "wasm"])
       expect(builtin.output.entropy[0]).toBeCloseTo(Math.LN2, 6)
     }).pipe(Effect.provide(Backend.layerWith({ force: "wasm" }))))
 
@@ -45,6 +50,33 @@ describe("KernelRegistry", () => {
   it.effect("bad input is never retried on another implementation", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(Softmax.logSoftmax({ batch: 1, numActions: 2, logits: [0, Number.NaN] }))
-      expect([error._tag, error.kernel, error.backend, error.reason]).toEqual(["KernelInputError", "LogSoftmax", "cpu", "non-finite"])
+      expect([error._tag, error.kernel, error.backend, error.reason]).toEqual(["KernelInputError", "LogSoftmax", "wasm-simd", "non-finite"])
+      const onTf = yield* Effect.flip(Softmax.logSoftmax({ batch: 1, numActions: 2, logits: [0, Number.NaN] }, { engine: "tfjs" }))
+      expect([onTf._tag, onTf.kernel, onTf.backend, onTf.reason]).toEqual(["KernelInputError", "LogSoftmax", "cpu", "non-finite"])
+      const onRef = yield* Effect.flip(Returns.discountedReturns({ numSteps: 1, numEnvs: 1, gamma: 1, rewards: [Number.NaN], dones: [0] }))
+      expect([onRef.kernel, onRef.backend, onRef.reason]).toEqual(["Returns", "typed-array", "non-finite"])
     }).pipe(Effect.provide(Backend.layerWith({ force: "cpu" }))))
+
+  it("defaultEngineOf: a registration for the backend wins; tensorflow keeps TensorFlow.js; else the first available engine", () => {
+    expect(KernelRegistry.defaultEngineOf("Returns", "wasm").engine).toBe("typed-array")
+    expect(KernelRegistry.defaultEngineOf("Rloo", "cpu").engine).toBe("typed-array")
+    expect(KernelRegistry.defaultEngineOf("TopK", "wasm").engine).toBe("onnxruntime") // a process-wide engine, no layer needed
+    expect(KernelRegistry.defaultEngineOf("LogSoftmax", "wasm").engine).toBe("wasm-simd") // onnxruntime only while OrtEngine.layer is provided
+    expect(KernelRegistry.defaultEngineOf("Kl", "tensorflow").engine).toBe("tfjs")
+    expect(KernelRegistry.defaultEngineOf("NoSuchKernel", "wasm").engine).toBe("typed-array")
+    const restore = KernelRegistry.registerKernel({ kernelName: "Returns", backendName: "wasm", kernelFunc: () => Float32Array.of(7) })
+    expect(KernelRegistry.defaultEngineOf("Returns", "wasm").engine).toBe("registered")
+    restore()
+    const previous = process.env.AUTODIDACT_WASM_SIMD
+    process.env.AUTODIDACT_WASM_SIMD = "0"
+    try {
+      expect(KernelRegistry.defaultEngineOf("Kl", "wasm").engine).toBe("typed-array")
+      process.env.AUTODIDACT_ORT_DEFAULT = "0"
+      expect(KernelRegistry.defaultEngineOf("TopK", "wasm").engine).toBe("typed-array")
+    } finally {
+      delete process.env.AUTODIDACT_ORT_DEFAULT
+      if (previous === undefined) delete process.env.AUTODIDACT_WASM_SIMD
+      else process.env.AUTODIDACT_WASM_SIMD = previous
+    }
+  })
 })

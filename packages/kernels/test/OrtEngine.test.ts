@@ -168,8 +168,11 @@ describe("OrtEngine in the KernelRegistry", () => {
       expect(KernelRegistry.resolveEngine({}, { [KernelRegistry.ENGINE_ENV_VAR]: "bogus" }).warning).toContain("is not one of")
       expect(KernelRegistry.resolveEngine({ engine: "typed-array" }, { [KernelRegistry.ENGINE_ENV_VAR]: "onnxruntime" }).engine).toBe("typed-array")
       expect(engine.sessionCount()).toBeGreaterThan(0)
-      // the default engine is still the TensorFlow.js backend
-      expect((yield* TopK.topK(input)).backendName).toBe("cpu")
+      // while the layer is provided the default dispatch prefers onnxruntime for top-k and log-softmax (measured
+      // fastest), not for KL (wasm-simd: KernelRegistry.defaultEngines)
+      expect((yield* TopK.topK(input)).backendName).toBe("onnxruntime")
+      expect((yield* Softmax.logSoftmax({ batch: 1, numActions: 2, logits: [0, 0] })).backendName).toBe("onnxruntime")
+      expect((yield* Kl.estimate({ logProbs: [-1], otherLogProbs: [-1.5], estimator: "k3" })).backendName).toBe("wasm-simd")
     }).pipe(Effect.provide(OrtEngine.layer), Effect.provide(Backend.layerWith({ force: "cpu" }))))
 
   it.effect("a failing onnxruntime kernel falls back to the typed-array reference with a logged reason", () =>
@@ -205,5 +208,20 @@ describe("OrtEngine in the KernelRegistry", () => {
       expect(KernelRegistry.getKernelsForBackend("onnxruntime")).toEqual([])
       const r = yield* TopK.topK(input, { engine: "onnxruntime" }) // no engine: the backend answers (warned once)
       expect(r.backendName).toBe("cpu")
+    }).pipe(Effect.provide(Backend.layerWith({ force: "cpu" }))))
+
+  it.effect("without the layer, the default dispatch runs top-k on a process-wide ONNX Runtime engine (AUTODIDACT_ORT_DEFAULT=0: wasm-simd)", () =>
+    Effect.gen(function* () {
+      const r = yield* TopK.topK(input)
+      expect([r.implementation, r.backendName]).toEqual(["registered", "onnxruntime"])
+      expect(Array.from(r.output.indices)).toEqual(Array.from(TopK.topKSync(input).indices))
+      const bad = yield* Effect.flip(TopK.topK({ ...input, k: 0 }))
+      expect([bad._tag, bad.backend]).toEqual(["KernelInputError", "onnxruntime"])
+      process.env[OrtEngine.DEFAULT_ENV_VAR] = "0"
+      try {
+        expect((yield* TopK.topK(input)).backendName).toBe("wasm-simd")
+      } finally {
+        delete process.env[OrtEngine.DEFAULT_ENV_VAR]
+      }
     }).pipe(Effect.provide(Backend.layerWith({ force: "cpu" }))))
 })

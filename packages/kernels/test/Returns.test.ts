@@ -39,15 +39,16 @@ describe("Returns.discountedReturnsSync (hand-computed)", () => {
     expect(thrown(() => Returns.discountedReturnsSync({ ...base, dones: [0, 0.5, 0, 0] })).input).toBe("dones")
   })
 
-  it.effect("discountedReturns dispatches on the Backend (wasm: tfjs implementation) or the typed-array engine", () =>
+  it.effect("discountedReturns: the default dispatch runs the typed-array scan (fastest here); engine tfjs the TensorFlow.js one", () =>
     Effect.gen(function* () {
       const input = { numSteps: 3, numEnvs: 1, gamma: 0.5, rewards: [1, 1, 1], dones: [0, 0, 0] }
-      const onWasm = yield* Returns.discountedReturns(input)
+      const byDefault = yield* Returns.discountedReturns(input)
+      expect([byDefault.implementation, byDefault.backendName]).toEqual(["typed-array", "typed-array"])
+      close(byDefault.output, [1.75, 1.5, 1])
+      const onWasm = yield* Returns.discountedReturns(input, { engine: "tfjs" })
       expect([onWasm.implementation, onWasm.backendName]).toEqual(["tfjs", "wasm"])
       close(onWasm.output, [1.75, 1.5, 1])
-      const ref = yield* Returns.discountedReturns(input, { engine: "typed-array" })
-      expect(ref.implementation).toBe("typed-array")
-      const error = yield* Effect.flip(Returns.discountedReturns({ ...input, rewards: [1, Infinity, 1] }))
+      const error = yield* Effect.flip(Returns.discountedReturns({ ...input, rewards: [1, Infinity, 1] }, { engine: "tfjs" }))
       expect([error._tag, error.kernel, error.backend]).toEqual(["KernelInputError", "Returns", "wasm"])
     }).pipe(Effect.provide(Backend.layerWith({ force: "wasm" }))))
 })

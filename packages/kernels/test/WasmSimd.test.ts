@@ -359,20 +359,23 @@ describe("WasmSimd (top-k int16 pre-filter of a resident index: exact)", () => {
 describe("WasmSimd (registry dispatch and fallback)", () => {
   const input = { batch: 1, numActions: 2, logits: [0, 0] }
 
-  it.effect("registered kernels are the default on wasm; engine wasm-simd picks them explicitly; restore unregisters", () =>
+  it.effect("registered kernels answer on wasm; GAE stays on the typed-array scan; restore unregisters", () =>
     Effect.gen(function* () {
       const registration = WasmSimd.register()
       expect(registration.registered).toEqual(WasmSimd.defaultKernels)
       const r = yield* Softmax.logSoftmax(input)
       expect([r.implementation, r.backendName]).toEqual(["registered", "wasm-simd"])
       expect(r.output.entropy[0]).toBeCloseTo(Math.LN2, 6)
+      // the typed-array GAE scan measured faster than wasm-simd at [2048, 256]: the default dispatch runs it
       const g = yield* Gae.run({ numSteps: 1, numEnvs: 1, gamma: 0.9, lambda: 0.9, rewards: [1], values: [0], dones: [0], nextValue: [0], nextDone: [1] })
-      expect([g.backendName, g.output.advantages[0]]).toEqual(["wasm-simd", 1])
+      expect([g.backendName, g.output.advantages[0]]).toEqual(["typed-array", 1])
       const bad = yield* Effect.flip(Softmax.logSoftmax({ batch: 1, numActions: 2, logits: [0, Number.NaN] }))
       expect([bad._tag, bad.backend]).toEqual(["KernelInputError", "wasm-simd"])
       registration.restore()
       expect(KernelRegistry.getKernelsForBackend("wasm-simd")).toEqual([])
-      expect((yield* Softmax.logSoftmax(input)).implementation).toBe("tfjs")
+      // still the default without a registration (offered to the default dispatch on import); engine tfjs runs TensorFlow.js
+      expect((yield* Softmax.logSoftmax(input)).backendName).toBe("wasm-simd")
+      expect((yield* Softmax.logSoftmax(input, { engine: "tfjs" })).implementation).toBe("tfjs")
     }).pipe(Effect.provide(Backend.layerWith({ force: "wasm" }))))
 
   it.effect("WasmSimd.layer registers while alive; engine wasm-simd without it logs and runs on the backend", () =>
@@ -393,10 +396,51 @@ describe("WasmSimd (registry dispatch and fallback)", () => {
       process.env.AUTODIDACT_WASM_SIMD = "0"
       try {
         const r = yield* Softmax.logSoftmax(input).pipe(Effect.provide(WasmSimd.layer), Effect.provide(Logger.layer([logger])))
-        expect([r.implementation, r.backendName]).toEqual(["tfjs", "cpu"])
+        expect([r.implementation, r.backendName]).toEqual(["typed-array", "typed-array"]) // the next default engine
       } finally {
         delete process.env.AUTODIDACT_WASM_SIMD
       }
       expect(logs).toEqual(["wasm-simd kernels unavailable (disabled by AUTODIDACT_WASM_SIMD=0); using the next backend"])
     }).pipe(Effect.provide(Backend.layerWith({ force: "cpu" }))))
+})
+
+describe("WasmSimd.topK (a non-resident matrix streamed through cache-sized chunks)", () => {
+  it("many chunks: the same indices as the reference and the resident index, ties across chunk boundaries by lower row", () => {
+    const rng = Rng.make(31)
+    const D = 256 // 1024 rows per chunk
+    const M = 3500
+    const matrix = Float32Array.from({ length: M * D }, () => Math.round(rng.normal() * 4) / 4)
+    // exact duplicates straddling chunk boundaries (rows 1023/1024, 2047/2048 and 3071/3072 copy row 5): equal scores
+    for (const j of [1023, 1024, 2047, 2048, 3071, 3072]) matrix.copyWithin(j * D, 5 * D, 6 * D)
+    const Q = 5
+    const queries = Float32Array.from({ length: Q * D }, () => rng.normal())
+    queries.set(matrix.subarray(5 * D, 6 * D), 0) // query 0 is row 5: its duplicates tie at the top
+    const index = WasmSimd.makeTopKIndex(matrix, M, D)
+    try {
+      for (const metric of ["dot", "cosine"] as const) {
+        for (const k of [1, 7, 10, 40]) {
+          const input: TopK.TopKInput = { queries, matrix, numQueries: Q, numRows: M, dim: D, k, metric }
+          const got = WasmSimd.topK(input)
+          const ref = TopK.topKSync(input)
+          expect(Array.from(got.indices)).toEqual(Array.from(ref.indices))
+          close(got.scores, ref.scores, 1e-4, 1e-4)
+          const resident = index.search(queries, Q, k, metric)
+          expect(Array.from(got.indices)).toEqual(Array.from(resident.indices))
+          expect(Array.from(got.scores)).toEqual(Array.from(resident.scores))
+          if (k >= 7) expect(Array.from(got.indices.subarray(0, 7))).toEqual([5, 1023, 1024, 2047, 2048, 3071, 3072])
+        }
+      }
+      // a plain-array matrix and given row norms take the same path
+      const norms = TopK.rowNorms(matrix, M, D)
+      const viaNorms = WasmSimd.topK({ queries, matrix, numQueries: Q, numRows: M, dim: D, k: 10, metric: "cosine", rowNorms: norms })
+      expect(Array.from(viaNorms.indices)).toEqual(Array.from(index.search(queries, Q, 10, "cosine").indices))
+      // a NaN in a late chunk names its global row
+      const bad = matrix.slice()
+      bad[3333 * D + 7] = Number.NaN
+      const e = thrown(() => WasmSimd.topK({ queries, matrix: bad, numQueries: Q, numRows: M, dim: D, k: 3, metric: "dot" }))
+      expect([e.input, e.detail]).toEqual(["matrix", "NaN at [3333, 7]"])
+    } finally {
+      index.dispose()
+    }
+  })
 })

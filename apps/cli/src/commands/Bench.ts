@@ -2,7 +2,9 @@
  * `autodidact bench envs [--steps N] [--json]`: environment throughput, one row per env and mode: the bare env
  * (`raw`), through `make` with its wrappers (`make`), and a synchronous vector env of 64 (`vector`), plus the
  * worker-thread vector env when `--async` is given. `autodidact bench kernels [--quick] [--backends a,b] [--json]`: each
- * numeric kernel on each available backend against NumPy on the same machine (ours / NumPy time).
+ * numeric kernel on each available engine against NumPy on the same machine (ours / NumPy time), with the engine the
+ * default dispatch picks marked (`default` column; `isDefault` in `--json` rows) and a second table of the default
+ * engine per case against NumPy.
  * @since 0.1.0
  */
 import { Rng } from "@autodidact/core"
@@ -69,7 +71,7 @@ const kernelsCommand = Command.make(
   "kernels",
   {
     quick: Flag.Boolean("quick").pipe(Flag.withDefault(false), Flag.withDescription("Small sizes (seconds instead of minutes)")),
-    backends: Flag.String("backends").pipe(Flag.optional, Flag.withDescription("Comma-separated: typed-array,wasm-simd,wasm,cpu,tensorflow,onnxruntime (default: all available but onnxruntime)")),
+    backends: Flag.String("backends").pipe(Flag.optional, Flag.withDescription("Comma-separated: typed-array,wasm-simd,wasm,cpu,tensorflow,onnxruntime (default: all available)")),
     kernels: Flag.String("kernels").pipe(Flag.optional, Flag.withDescription("Comma-separated kernel name prefixes, e.g. gae,topk")),
     noNumpy: Flag.Boolean("no-numpy").pipe(Flag.withDefault(false), Flag.withDescription("Skip the NumPy baseline")),
     json: jsonFlag
@@ -87,9 +89,12 @@ const kernelsCommand = Command.make(
         onRow: (row) => Output.note(config.json, `  ${row.kernel} ${row.size} on ${row.backend}: ${row.ourMs.toFixed(3)} ms`)
       })
       if (config.json) for (const row of rows) process.stdout.write(JSON.stringify(row) + "\n")
-      else process.stdout.write(Benchmark.formatTable(rows) + "\n")
+      else {
+        process.stdout.write(Benchmark.formatTable(rows) + "\n\nDefault engine per case (what the default dispatch runs here):\n\n")
+        process.stdout.write(Benchmark.formatDefaults(rows) + "\n")
+      }
     })
-).pipe(Command.withDescription("Time each numeric kernel on each backend against NumPy (ratio = ours / NumPy)"))
+).pipe(Command.withDescription("Time each numeric kernel on each engine against NumPy (ratio = ours / NumPy), marking the default engine"))
 
 /** `autodidact bench ...` */
 export const benchCommand = Command.make("bench").pipe(

@@ -1,0 +1,276 @@
+/**
+ * The `wasm-simd` exact top-k (dot product / cosine) and the resident top-k index with its exact int16 pre-filter.
+ * @since 0.1.0
+ */
+import type { Site } from "../KernelError.js"
+import { checkShape, checkSize } from "../KernelError.js"
+import * as TopK from "../TopK.js"
+import { BACKEND_NAME, BASE, align, alloc, commit, put, reserve, reset, residentEnd, type Exports, wasm } from "./Module.js"
+
+const sortHeaps = (hs: Float32Array, hsOff: number, hi: Int32Array, hiOff: number, Q: number, k: number): TopK.TopKResult => {
+  const indices = new Int32Array(Q * k)
+  const scores = new Float32Array(Q * k)
+  const order = Array.from({ length: k }, (_, i) => i)
+  for (let q = 0; q < Q; q++) {
+    const s = hsOff + q * k
+    const x = hiOff + q * k
+    order.sort((a, b) => hs[s + b]! - hs[s + a]! || hi[x + a]! - hi[x + b]!)
+    for (let i = 0; i < k; i++) {
+      indices[q * k + i] = hi[x + order[i]!]!
+      scores[q * k + i] = hs[s + order[i]!]!
+    }
+    for (let i = 0; i < k; i++) order[i] = i
+  }
+  return { indices, scores }
+}
+
+/** The matrix's byte offset when it is a view onto this module's memory (no copy needed). */
+const residentOffset = (w: Exports, m: unknown): number | undefined =>
+  m instanceof Float32Array && m.buffer === w.memory.buffer && m.byteOffset >= BASE && m.byteOffset + m.byteLength <= residentEnd() ? m.byteOffset : undefined
+
+const topKCore = (w: Exports, input: TopK.TopKInput, site: Site, matrixAt: number | undefined, invRowAt: number | undefined): TopK.TopKResult => {
+  const { numQueries: Q, numRows: M, dim: D, k } = input
+  const cosine = input.metric === "cosine"
+  reset()
+  const pq = alloc(4 * Q * D)
+  const pm = matrixAt ?? alloc(4 * M * D)
+  const pinvQ = alloc(4 * Q)
+  const pinvRow = cosine ? invRowAt ?? alloc(4 * M) : 0
+  const phs = alloc(4 * Q * k)
+  const phi = alloc(4 * Q * k)
+  const v = commit(w)
+  put(v, pq, input.queries)
+  if (matrixAt === undefined) put(v, pm, input.matrix)
+  if (cosine) {
+    w.inverseNorms(pq, Q, D, pinvQ)
+    if (invRowAt === undefined) {
+      if (input.rowNorms !== undefined) {
+        const o = pinvRow >> 2
+        const rn = input.rowNorms
+        for (let j = 0; j < M; j++) v.f32[o + j] = rn[j]! > 0 ? 1 / rn[j]! : 0
+      } else w.inverseNorms(pm, M, D, pinvRow)
+    }
+  }
+  v.f32.fill(-Infinity, phs >> 2, (phs >> 2) + Q * k)
+  v.i32.fill(-1, phi >> 2, (phi >> 2) + Q * k)
+  const blockRows = Math.max(2, Math.floor(TopK.BLOCK_BYTES / (4 * D)))
+  const ok = w.topK(pq, pm, Q, M, D, k, pinvQ, pinvRow, phs, phi, blockRows)
+  if (ok === 0) TopK.reportNonFinite(site, input, w.topKBadQuery(), w.topKBadRow())
+  return sortHeaps(v.f32, phs >> 2, v.i32, phi >> 2, Q, k)
+}
+
+/** Rows per streamed chunk: about 1 MiB of float32 rows (stays in cache between the copy and the kernel). */
+const chunkRowsOf = (D: number): number => Math.max(8, Math.floor((1 << 20) / (4 * D)))
+
+/**
+ * Top-k over a matrix that is not resident: the rows are streamed through a cache-sized scratch chunk (copy a chunk,
+ * run the kernel on it with fresh heaps, merge its k best per query into the running k best by score, then lower row
+ * index). Each row's score is the same float32 dot product as in one call over the whole matrix, and a chunk's heap
+ * keeps its k best exactly (ties: lower row first), so the result equals {@link topKCore}'s; the matrix is read once
+ * from memory instead of being copied whole and read again.
+ */
+const topKStreamed = (w: Exports, input: TopK.TopKInput, site: Site): TopK.TopKResult => {
+  const { numQueries: Q, numRows: M, dim: D, k } = input
+  const cosine = input.metric === "cosine"
+  const chunk = Math.min(M, chunkRowsOf(D))
+  const kc = Math.min(k, chunk)
+  reset()
+  const pq = alloc(4 * Q * D)
+  const pinvQ = alloc(4 * Q)
+  const pm = alloc(4 * chunk * D)
+  const pinvRow = cosine ? alloc(4 * chunk) : 0
+  const phs = alloc(4 * Q * kc)
+  const phi = alloc(4 * Q * kc)
+  let v = commit(w)
+  put(v, pq, input.queries)
+  if (cosine) w.inverseNorms(pq, Q, D, pinvQ)
+  const bestS = new Float32Array(Q * k).fill(-Infinity)
+  const bestI = new Int32Array(Q * k).fill(-1)
+  const blockRows = Math.max(2, Math.floor(TopK.BLOCK_BYTES / (4 * D)))
+  const matrix = input.matrix
+  const dense = matrix instanceof Float32Array
+  for (let start = 0; start < M; start += chunk) {
+    const rows = Math.min(chunk, M - start)
+    const kk = Math.min(kc, rows)
+    v = commit(w) // the views (the memory does not grow inside this loop; cheap)
+    if (dense) v.f32.set((matrix as Float32Array).subarray(start * D, (start + rows) * D), pm >> 2)
+    else {
+      const o = pm >> 2
+      for (let x = 0; x < rows * D; x++) v.f32[o + x] = matrix[start * D + x]!
+    }
+    if (cosine) {
+      if (input.rowNorms !== undefined) {
+        const o = pinvRow >> 2
+        const rn = input.rowNorms
+        for (let j = 0; j < rows; j++) v.f32[o + j] = rn[start + j]! > 0 ? 1 / rn[start + j]! : 0
+      } else w.inverseNorms(pm, rows, D, pinvRow)
+    }
+    v.f32.fill(-Infinity, phs >> 2, (phs >> 2) + Q * kk)
+    v.i32.fill(-1, phi >> 2, (phi >> 2) + Q * kk)
+    const ok = w.topK(pq, pm, Q, rows, D, kk, pinvQ, pinvRow, phs, phi, blockRows)
+    if (ok === 0) TopK.reportNonFinite(site, input, w.topKBadQuery(), start + w.topKBadRow())
+    // merge: insert each of the chunk's entries into the query's running k best (sorted: score desc, index asc)
+    for (let q = 0; q < Q; q++) {
+      const base = q * k
+      for (let e = 0; e < kk; e++) {
+        const idx = v.i32[(phi >> 2) + q * kk + e]!
+        if (idx < 0) continue
+        const sc = v.f32[(phs >> 2) + q * kk + e]!
+        const j = start + idx
+        const worst = bestS[base + k - 1]!
+        const worstI = bestI[base + k - 1]!
+        if (!(sc > worst || (sc === worst && (worstI === -1 || j < worstI)))) continue
+        let p = k - 1
+        while (p > 0 && (sc > bestS[base + p - 1]! || (sc === bestS[base + p - 1]! && (bestI[base + p - 1]! === -1 || j < bestI[base + p - 1]!)))) {
+          bestS[base + p] = bestS[base + p - 1]!
+          bestI[base + p] = bestI[base + p - 1]!
+          p--
+        }
+        bestS[base + p] = sc
+        bestI[base + p] = j
+      }
+    }
+  }
+  return { indices: bestI, scores: bestS }
+}
+
+/**
+ * Exact top-k (same contract as `TopK.topKSync`; float32 dot products). A matrix that is the `matrix` view of a
+ * {@link makeTopKIndex} index is searched in place; any other is streamed through a cache-sized chunk (read once,
+ * never copied whole).
+ */
+export const topK = (input: TopK.TopKInput): TopK.TopKResult => {
+  const w = wasm()
+  const site = TopK.validate(input, BACKEND_NAME)
+  const resident = residentOffset(w, input.matrix)
+  return resident === undefined ? topKStreamed(w, input, site) : topKCore(w, input, site, resident, undefined)
+}
+
+/** An embedding matrix kept in the module's memory (copied once), searched without copying it again. */
+export interface TopKIndex {
+  readonly numRows: number
+  readonly dim: number
+  /**
+   * A view onto the resident float32 matrix (a fresh view on each access: the memory may have grown). Read it freely;
+   * after writing through it call {@link TopKIndex.refresh} (the int16 copy and the cosine norms are derived from it).
+   */
+  readonly matrix: Float32Array
+  /** Exact top-k of `[numQueries, dim]` queries against the resident matrix (same contract as `TopK.topKSync`). */
+  readonly search: (queries: ArrayLike<number>, numQueries: number, k: number, metric: "dot" | "cosine") => TopK.TopKResult
+  /** Re-derive the int16 copy and the cosine norms after editing `matrix`. */
+  readonly refresh: () => void
+  /** Release the memory (reused once every index above it is released too). */
+  readonly dispose: () => void
+  /** Whether searches use the int16 pre-filter (dim ≤ 2048 and a finite matrix), else the float32 kernel alone. */
+  readonly prefiltered: boolean
+}
+
+/** Largest dimension of the int16 pre-filter (each int32 lane accumulates dim/4 products of ≤ 2047²). */
+export const PREFILTER_MAX_DIM = 2048
+
+/**
+ * Copy `[numRows, dim]` rows into the module's memory once: a {@link TopKIndex}. Besides the float32 rows it keeps an
+ * int16 copy (per-row scale `max|m_j| / 2047`) for a two-pass exact search: pass 1 scores every row with int16 dot
+ * products (`i32x4.dot_i16x8_s`: 8 multiply-adds per instruction, half the memory traffic) and keeps, per query, the
+ * rows whose rigorous upper bound (quantization error `(s_j/2)‖q‖₁ + (s_q/2)‖m_j‖₁ + dim·s_q·s_j/4` plus float32
+ * rounding slack) reaches the k-th best lower bound; pass 2 rescores those candidates with the float32 kernel. The
+ * result is the same as the float32 kernel's (the bound guarantees no true top-k row is dropped); a query with more
+ * than `max(4096, 16k)` candidates (many near-equal scores) falls back to the float32 kernel.
+ */
+export const makeTopKIndex = (matrix: ArrayLike<number>, numRows: number, dim: number): TopKIndex => {
+  const w = wasm()
+  const site: Site = { kernel: TopK.kernelName, backend: BACKEND_NAME }
+  checkSize(site, "numRows", numRows)
+  checkSize(site, "dim", dim)
+  checkShape(site, "matrix", matrix, [numRows, dim])
+  const M = numRows
+  const D = dim
+  const Dp = (D + 7) & ~7
+  const usePrefilter = D <= PREFILTER_MAX_DIM
+  const invRel = align(4 * M * D)
+  const qRel = invRel + align(4 * M)
+  const scaleRel = qRel + (usePrefilter ? align(2 * M * Dp) : 0)
+  const l1Rel = scaleRel + (usePrefilter ? align(4 * M) : 0)
+  const region = reserve(w, l1Rel + (usePrefilter ? align(4 * M) : 0))
+  const offset = region.offset
+  const invAt = offset + invRel
+  const qAt = offset + qRel
+  const scaleAt = offset + scaleRel
+  const l1At = offset + l1Rel
+  const v = commit(w)
+  put(v, offset, matrix)
+  let normsValid = false
+  let quantized = false
+  const derive = () => {
+    normsValid = false
+    quantized = usePrefilter && w.quantizeRows(offset, M, D, Dp, qAt, scaleAt, l1At) !== 0
+  }
+  derive()
+  const view = (): Float32Array => new Float32Array(w.memory.buffer, offset, M * D)
+  const live = () => {
+    if (!region.live()) throw new Error("TopKIndex used after dispose()")
+  }
+  const search = (queries: ArrayLike<number>, Q: number, k: number, metric: "dot" | "cosine"): TopK.TopKResult => {
+    live()
+    const input: TopK.TopKInput = { queries, matrix: view(), numQueries: Q, numRows: M, dim: D, k, metric }
+    const s = TopK.validate(input, BACKEND_NAME)
+    const cosine = metric === "cosine"
+    if (cosine && !normsValid) {
+      w.inverseNorms(offset, M, D, invAt)
+      normsValid = true
+    }
+    if (!quantized) return topKCore(w, input, s, offset, cosine ? invAt : undefined)
+    const C = Math.min(M, Math.max(4096, 16 * k))
+    reset()
+    const pq = alloc(4 * Q * D)
+    const pinvQ = alloc(4 * Q)
+    const pqq = alloc(2 * Q * Dp)
+    const pqs = alloc(4 * Q)
+    const pql1 = alloc(4 * Q)
+    const plowS = alloc(4 * Q * k)
+    const plowI = alloc(4 * Q * k)
+    const proots = alloc(4 * Q)
+    const pcand = alloc(4 * Q * C)
+    const pcandU = alloc(4 * Q * C)
+    const pcount = alloc(4 * Q)
+    const phs = alloc(4 * Q * k)
+    const phi = alloc(4 * Q * k)
+    const vv = commit(w)
+    put(vv, pq, queries)
+    // non-finite queries: the float32 kernel names the element
+    if (w.quantizeRows(pq, Q, D, Dp, pqq, pqs, pql1) === 0) return topKCore(w, input, s, offset, cosine ? invAt : undefined)
+    if (cosine) w.inverseNorms(pq, Q, D, pinvQ)
+    vv.f32.fill(-Infinity, plowS >> 2, (plowS >> 2) + Q * k)
+    vv.i32.fill(-1, plowI >> 2, (plowI >> 2) + Q * k)
+    vv.f32.fill(-Infinity, proots >> 2, (proots >> 2) + Q)
+    vv.i32.fill(0, pcount >> 2, (pcount >> 2) + Q)
+    const blockRows = Math.max(2, Math.floor(TopK.BLOCK_BYTES / (2 * Dp)))
+    const invRow = cosine ? invAt : 0
+    if (w.topKCandidates(pqq, pqs, pql1, qAt, scaleAt, l1At, Q, M, D, Dp, k, pinvQ, invRow, plowS, plowI, proots, pcand, pcandU, pcount, C, blockRows) === 0) {
+      return topKCore(w, input, s, offset, cosine ? invAt : undefined) // too many near-ties: the float32 kernel
+    }
+    vv.f32.fill(-Infinity, phs >> 2, (phs >> 2) + Q * k)
+    vv.i32.fill(-1, phi >> 2, (phi >> 2) + Q * k)
+    if (w.topKRescore(pq, offset, Q, D, k, pinvQ, invRow, plowS, pcand, pcandU, pcount, C, phs, phi) === 0) {
+      TopK.reportNonFinite(s, input, w.topKBadQuery(), w.topKBadRow())
+    }
+    return sortHeaps(vv.f32, phs >> 2, vv.i32, phi >> 2, Q, k)
+  }
+  return {
+    numRows,
+    dim,
+    get matrix() {
+      live()
+      return view()
+    },
+    get prefiltered() {
+      return quantized
+    },
+    search,
+    refresh: () => {
+      live()
+      derive()
+    },
+    dispose: region.release
+  }
+}
