@@ -13,9 +13,9 @@
  *
  * @since 0.1.0
  */
-import { InvalidOptionError, NonFiniteValueError, Rng } from "@autodidact/core"
+import { InvalidOptionError, Metrics, NonFiniteValueError, Rng } from "@autodidact/core"
 import { Adam, Advantages, DrrnPolicy, MultiTurnTrainer, TextTasks } from "@autodidact/optim"
-import { Effect, Fiber, Stream } from "effect"
+import { Effect, Fiber, Schema, Stream } from "effect"
 import type * as Collect from "./Collect.js"
 import type { PolicyLagError, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
@@ -60,35 +60,37 @@ export const defaults: Omit<Options, "envId" | "runId"> = {
   maxGradNorm: MultiTurnTrainer.defaults.maxGradNorm
 }
 
-/** A consumed trajectory (`episode` row with `success`, the group and runner it came from). */
-export interface EpisodeRow {
-  readonly kind: "episode"
-  readonly globalStep: number
-  readonly episodeReturn: number
-  readonly episodeLength: number
-  readonly wallSeconds: number
-  readonly success: boolean
-  readonly groupId: number
-  readonly policyVersion: number
-  readonly runner: string
-}
+/**
+ * A consumed trajectory: the `episode` row (`Metrics.EpisodeRow` of `@autodidact/core`) with its `success`, the
+ * `groupId` it belongs to, the `policyVersion` that collected it and the `runner`.
+ * @since 0.1.0
+ */
+export const EpisodeRow = Schema.Struct({ ...Metrics.EpisodeRow.fields, success: Schema.Boolean, groupId: Schema.Int, ...Metrics.provenanceFields })
+export type EpisodeRow = typeof EpisodeRow.Type
 
-/** After each update. */
-export interface UpdateRow {
-  readonly kind: "update"
-  readonly globalStep: number
-  readonly wallSeconds: number
-  readonly policyLoss: number
-  readonly entropy: number
-  readonly approxKl: number
-  readonly clipFraction: number
-  readonly learningRate: number
-  readonly successRate: number
-  readonly episodeReturn: number
-  readonly failures: number
-  readonly policyVersion: number
-}
+/**
+ * After each update: `policyLoss`, `entropy`, `approxKl`, `clipFraction` and `learningRate` of the update, the
+ * batch's `successRate` (in [0, 1]) and mean `episodeReturn`, the number of rollout `failures` in the batch and the
+ * `policyVersion` the update published. There is no critic, hence no `valueLoss` or `explainedVariance`.
+ * @since 0.1.0
+ */
+export const UpdateRow = Schema.Struct({
+  kind: Metrics.UpdateRow.fields.kind,
+  globalStep: Metrics.UpdateRow.fields.globalStep,
+  wallSeconds: Metrics.UpdateRow.fields.wallSeconds,
+  policyLoss: Schema.Number,
+  entropy: Schema.Number,
+  approxKl: Schema.Number,
+  clipFraction: Schema.Number,
+  learningRate: Schema.Number,
+  successRate: Schema.Number,
+  episodeReturn: Schema.Number,
+  failures: Schema.Int,
+  policyVersion: Metrics.provenanceFields.policyVersion
+})
+export type UpdateRow = typeof UpdateRow.Type
 
+/** Callbacks (all optional, synchronous). */
 export interface Hooks {
   readonly onEpisode?: ((row: EpisodeRow) => void) | undefined
   readonly onUpdate?: ((row: UpdateRow) => void) | undefined

@@ -21,10 +21,10 @@
  *
  * @since 0.1.0
  */
-import { InvalidOptionError, NonFiniteValueError, Rng } from "@autodidact/core"
+import { InvalidOptionError, Metrics, NonFiniteValueError, Rng } from "@autodidact/core"
 import { Registry } from "@autodidact/envs"
 import { ActorCritic, Adam, Ppo } from "@autodidact/optim"
-import { Effect, Fiber, Stream } from "effect"
+import { Effect, Fiber, Schema, Stream } from "effect"
 import type * as Collect from "./Collect.js"
 import type { PolicyLagError, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
@@ -80,52 +80,39 @@ export const defaults: Omit<Options, "envId" | "runId"> = {
   maxGradNorm: Ppo.defaults.maxGradNorm
 }
 
-/** A consumed episode, as the `episode` row of `metrics.jsonl` plus where it came from. */
-export interface EpisodeRow {
-  readonly kind: "episode"
-  readonly globalStep: number
-  readonly episodeReturn: number
-  readonly episodeLength: number
-  readonly wallSeconds: number
-  readonly episodeId: number
-  readonly policyVersion: number
-  readonly runner: string
-}
+/**
+ * A consumed episode: the `episode` row of `metrics.jsonl` (`Metrics.EpisodeRow` of `@autodidact/core`) plus where
+ * it came from: `episodeId` (an integer in [0, 2^32)), the `policyVersion` that collected it and the `runner`.
+ * @since 0.1.0
+ */
+export const EpisodeRow = Schema.Struct({ ...Metrics.EpisodeRow.fields, episodeId: Schema.Int, ...Metrics.provenanceFields })
+export type EpisodeRow = typeof EpisodeRow.Type
 
-/** After each update: the `update` row. */
-export interface UpdateRow {
-  readonly kind: "update"
-  readonly globalStep: number
-  readonly wallSeconds: number
-  readonly policyLoss: number
-  readonly valueLoss: number
-  readonly entropy: number
-  readonly approxKl: number
-  readonly clipFraction: number
-  readonly explainedVariance: number
-  readonly learningRate: number
-  readonly policyVersion: number
-}
+/**
+ * After each update: the `update` row (`Metrics.UpdateRow` with every PPO diagnostic present) and the
+ * `policyVersion` the update published.
+ * @since 0.1.0
+ */
+export const UpdateRow = Schema.Struct({
+  ...Metrics.UpdateRow.fields,
+  policyLoss: Schema.Number,
+  valueLoss: Schema.Number,
+  entropy: Schema.Number,
+  approxKl: Schema.Number,
+  clipFraction: Schema.Number,
+  explainedVariance: Schema.Number,
+  learningRate: Schema.Number,
+  policyVersion: Metrics.provenanceFields.policyVersion
+})
+export type UpdateRow = typeof UpdateRow.Type
 
-/** After each update, one per runner seen so far: cumulative throughput and staleness of what it produced. */
-export interface RunnerRow {
-  readonly kind: "runner"
-  readonly runner: string
-  readonly globalStep: number
-  readonly wallSeconds: number
-  readonly episodes: number
-  readonly steps: number
-  readonly episodesPerSecond: number
-  readonly stepsPerSecond: number
-  readonly meanPolicyLag: number
-  readonly maxPolicyLag: number
-  /** The runner's own counters, as of its latest reply: requests that failed there, storage calls it retried. */
-  readonly failures: number
-  readonly storageRetries: number
-  /** Run-wide: cluster sends retried (storage or routing unavailable) and duplicate replies dropped so far. */
-  readonly sendRetries: number
-  readonly duplicatesDropped: number
-}
+/**
+ * After each update, one per runner seen so far: `@autodidact/core`'s `Metrics.RunnerRow` (cumulative throughput
+ * and staleness of what the runner produced; the dashboard's runners table reads it).
+ * @since 0.1.0
+ */
+export const RunnerRow = Metrics.RunnerRow
+export type RunnerRow = Metrics.RunnerRow
 
 /** Callbacks (all optional, synchronous). */
 export interface Hooks {
