@@ -15,7 +15,7 @@
  */
 import { InvalidOptionError, Metrics, NonFiniteValueError, Rng } from "@autodidact/core"
 import { Adam, Advantages, DrrnPolicy, MultiTurnTrainer, TextTasks } from "@autodidact/optim"
-import { Effect, Fiber, Schema, Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import type * as Collect from "./Collect.js"
 import type { PolicyLagError, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
@@ -167,39 +167,31 @@ export const train = (
     const wall = () => (performance.now() - started) / 1000
     const B = o.tasksPerBatch
     const L = o.maxPolicyLag
-    const refs: Array<Policy.PolicyRef> = [yield* svc.publish(o.runId, 0, Policy.ofDrrn(policy))]
     let arrivedSteps = 0
-    const request = (k: number) =>
-      svc.groups({
-        runId: o.runId,
-        runSeed: o.seed,
-        envId: o.envId,
-        policy: refs[RolloutService.requestVersion(k, L)]!,
-        groupIds: Array.from({ length: B }, (_, i) => k * B + i),
-        groupSize: o.groupSize,
-        difficulty: o.difficulty
-      }).pipe(
-        Stream.tap((g) =>
-          Effect.sync(() => {
-            for (const t of g.trajectories) {
-              arrivedSteps += t.actions.length
-              hooks.onEpisode?.({ kind: "episode", globalStep: arrivedSteps, episodeReturn: t.episodeReturn, episodeLength: t.actions.length, wallSeconds: wall(), success: t.success, groupId: g.groupId, policyVersion: g.policyVersion, runner: g.runner })
-            }
-          })
-        ),
-        Stream.runCollect,
-        Effect.forkChild
-      )
     const maxBatches = Math.floor((2 ** 32 - 1) / B)
-    const inFlight = new Map<number, Fiber.Fiber<Array<Collect.Group>, RolloutError>>()
-    for (let k = 0; k <= L; k++) inFlight.set(k, yield* request(k))
+    const batches = yield* RolloutService.pipeline({
+      maxPolicyLag: L,
+      maxBatches,
+      initial: yield* svc.publish(o.runId, 0, Policy.ofDrrn(policy)),
+      request: (k, ref) =>
+        svc.groups({ runId: o.runId, runSeed: o.seed, envId: o.envId, policy: ref, groupIds: Array.from({ length: B }, (_, i) => k * B + i), groupSize: o.groupSize, difficulty: o.difficulty }).pipe(
+          Stream.tap((g) =>
+            Effect.sync(() => {
+              for (const t of g.trajectories) {
+                arrivedSteps += t.actions.length
+                hooks.onEpisode?.({ kind: "episode", globalStep: arrivedSteps, episodeReturn: t.episodeReturn, episodeLength: t.actions.length, wallSeconds: wall(), success: t.success, groupId: g.groupId, policyVersion: g.policyVersion, runner: g.runner })
+              }
+            })
+          )
+        ),
+      idOf: (g) => g.groupId,
+      versionOf: (g) => g.policyVersion
+    })
     let consumedSteps = 0
     let last = { successRate: 0, episodeReturn: 0 }
     let k = 0
     for (; k < maxBatches && consumedSteps < o.totalSteps; k++) {
-      const groups = yield* Fiber.join(inFlight.get(k)!)
-      inFlight.delete(k)
-      for (const g of groups) yield* RolloutService.checkLag(g.groupId, g.policyVersion, k, L)
+      const groups = yield* batches.take(k)
       let episodes = 0
       let successes = 0
       let returns = 0
@@ -241,12 +233,11 @@ export const train = (
         },
         catch: (e) => e
       }).pipe(Effect.catch((e) => e instanceof NonFiniteValueError || e instanceof InvalidOptionError ? Effect.fail(e) : Effect.die(e)))
-      refs.push(yield* svc.publish(o.runId, k + 1, Policy.ofDrrn(policy)))
-      if (consumedSteps < o.totalSteps && k + 1 + L < maxBatches) inFlight.set(k + 1 + L, yield* request(k + 1 + L))
+      yield* batches.published(k, yield* svc.publish(o.runId, k + 1, Policy.ofDrrn(policy)), consumedSteps < o.totalSteps)
       last = { successRate: episodes === 0 ? 0 : successes / episodes, episodeReturn: episodes === 0 ? 0 : returns / episodes }
       hooks.onUpdate?.({ kind: "update", globalStep: consumedSteps, wallSeconds: wall(), ...stats, learningRate: o.learningRate, ...last, failures, policyVersion: k + 1 })
     }
-    for (const fiber of inFlight.values()) yield* Fiber.interrupt(fiber)
+    yield* batches.close
     return {
       runId: o.runId,
       policy,

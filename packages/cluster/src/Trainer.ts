@@ -24,7 +24,7 @@
 import { InvalidOptionError, Metrics, NonFiniteValueError, Rng } from "@autodidact/core"
 import { Registry } from "@autodidact/envs"
 import { ActorCritic, Adam, Ppo } from "@autodidact/optim"
-import { Effect, Fiber, Schema, Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import type * as Collect from "./Collect.js"
 import type { PolicyLagError, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
@@ -267,7 +267,6 @@ export const train = (
     const E = o.episodesPerUpdate
     const U = o.updates
     const L = o.maxPolicyLag
-    const refs: Array<Policy.PolicyRef> = [yield* svc.publish(o.runId, 0, Policy.ofActorCritic(agent))]
     const perRunner = new Map<string, { episodes: number; steps: number; lagSum: number; lagMax: number; failures: number; storageRetries: number }>()
     let globalStep = 0
     let learnerVersion = 0
@@ -285,17 +284,17 @@ export const train = (
         perRunner.set(e.runner, r)
         hooks.onEpisode?.({ kind: "episode", globalStep, episodeReturn: e.episodeReturn, episodeLength: e.length, wallSeconds: wall(), episodeId: e.episodeId, policyVersion: e.policyVersion, runner: e.runner })
       })
-    const request = (k: number) =>
-      svc.episodes({
-        runId: o.runId,
-        runSeed: o.seed,
-        envId: o.envId,
-        policy: refs[RolloutService.requestVersion(k, L)]!,
-        episodeIds: Array.from({ length: E }, (_, i) => k * E + i),
-        perMessage: o.perMessage
-      }).pipe(Stream.tap(onArrival), Stream.runCollect, Effect.forkChild)
-    const inFlight = new Map<number, Fiber.Fiber<Array<Collect.Episode>, RolloutError>>()
-    for (let k = 0; k <= Math.min(L, U - 1); k++) inFlight.set(k, yield* request(k))
+    const batches = yield* RolloutService.pipeline({
+      maxPolicyLag: L,
+      maxBatches: U,
+      initial: yield* svc.publish(o.runId, 0, Policy.ofActorCritic(agent)),
+      request: (k, policy) =>
+        svc.episodes({ runId: o.runId, runSeed: o.seed, envId: o.envId, policy, episodeIds: Array.from({ length: E }, (_, i) => k * E + i), perMessage: o.perMessage }).pipe(
+          Stream.tap(onArrival)
+        ),
+      idOf: (e) => e.episodeId,
+      versionOf: (e) => e.policyVersion
+    })
     const runnerRows = (): Array<RunnerRow> =>
       [...perRunner.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([runner, r]) => ({
         kind: "runner",
@@ -318,9 +317,7 @@ export const train = (
     const consumed: Array<number> = []
     for (let k = 0; k < U; k++) {
       learnerVersion = k
-      const episodes = yield* Fiber.join(inFlight.get(k)!)
-      inFlight.delete(k)
-      for (const e of episodes) yield* RolloutService.checkLag(e.episodeId, e.policyVersion, k, L)
+      const episodes = yield* batches.take(k)
       for (const e of [...episodes].sort((a, b) => a.episodeId - b.episodeId)) {
         consumedSteps += e.length
         consumed.push(e.episodeReturn)
@@ -330,8 +327,7 @@ export const train = (
       const stats = yield* Effect.try({ try: () => update(agent, adam, shuffleRng, o, batch, lr), catch: (e) => e }).pipe(
         Effect.catch((e) => e instanceof NonFiniteValueError || e instanceof InvalidOptionError ? Effect.fail(e) : Effect.die(e))
       )
-      refs.push(yield* svc.publish(o.runId, k + 1, Policy.ofActorCritic(agent)))
-      if (k + 1 + L < U) inFlight.set(k + 1 + L, yield* request(k + 1 + L))
+      yield* batches.published(k, yield* svc.publish(o.runId, k + 1, Policy.ofActorCritic(agent)))
       hooks.onUpdate?.({
         kind: "update",
         globalStep,
@@ -352,7 +348,7 @@ export const train = (
       }
       if (o.totalSteps !== undefined && consumedSteps >= o.totalSteps) break
     }
-    for (const fiber of inFlight.values()) yield* Fiber.interrupt(fiber)
+    yield* batches.close
     const recent = consumed.slice(-100)
     return {
       runId: o.runId,
