@@ -87,8 +87,14 @@ export interface Stats {
 }
 
 /**
- * The rollout service.
+ * The rollout service (see the module docs): `publish` stores a policy version's weights (content-addressed by
+ * SHA-256) and returns its reference; `episodes` and `groups` stream the requested trajectories, each id exactly
+ * once, in order of arrival, failing with `RolloutError` when one cannot be collected; `stats` counts cluster sends
+ * retried and duplicate replies dropped. Provide {@link layerLocal} (worker threads), {@link layerInProcess} or
+ * {@link layerCluster} (runners over PostgreSQL).
+ * @see effect/cluster (Entity, Sharding): https://effect.website/docs
  * @category services
+ * @since 0.1.0
  */
 export class RolloutService extends Context.Service<RolloutService, {
   readonly mode: "local" | "cluster"
@@ -102,7 +108,10 @@ export class RolloutService extends Context.Service<RolloutService, {
 }>()("@autodidact/cluster/RolloutService") {}
 
 /**
- * Fail with {@link PolicyLagError} when an episode's policy is older than the learner accepts.
+ * Check an item's policy lag: succeed with `learnerVersion − policyVersion` (in versions) when it is in
+ * [0, `maxPolicyLag`]; fail with {@link PolicyLagError} when the episode's (or group's) policy is older than the
+ * learner accepts, or newer than the learner (a bug upstream).
+ * @since 0.1.0
  */
 export const checkLag = (episodeId: number, policyVersion: number, learnerVersion: number, maxPolicyLag: number): Effect.Effect<number, PolicyLagError> => {
   const lag = learnerVersion - policyVersion

@@ -91,11 +91,16 @@ export const UpdateRow = Schema.Struct({
 export type UpdateRow = typeof UpdateRow.Type
 
 /** Callbacks (all optional, synchronous). */
+/** Callbacks (all optional, synchronous): each consumed trajectory as it arrives, each update. */
 export interface Hooks {
   readonly onEpisode?: ((row: EpisodeRow) => void) | undefined
   readonly onUpdate?: ((row: UpdateRow) => void) | undefined
 }
 
+/**
+ * What {@link train} returns: the trained policy and its weights' hash, updates made, environment steps consumed,
+ * wall time (seconds), and the last update batch's success rate (in [0, 1]) and mean return.
+ */
 export interface TrainResult {
   readonly runId: string
   readonly policy: DrrnPolicy.Drrn
@@ -149,7 +154,22 @@ export const samplesOf = (groups: ReadonlyArray<Collect.Group>, policy: DrrnPoli
   return samples
 }
 
-/** Train with group rollouts from the {@link RolloutService.RolloutService} in context until `totalSteps`. */
+/**
+ * Train the DRRN text policy with a group-based estimator (`algo`: GiGPO, Feng et al. 2025, arXiv:2505.10978; GRPO,
+ * Shao et al. 2024, arXiv:2402.03300; Dr. GRPO, RLOO, REINFORCE++) on groups of `groupSize` trajectories from the
+ * {@link RolloutService.RolloutService} in context, until `totalSteps` consumed environment steps.
+ *
+ * *Details*: `envId` is a text environment `TextTasks.setupFor` knows (TextHousehold-v0, the text Sokoban ids);
+ * update k consumes `tasksPerBatch` groups collected with version max(0, k − `maxPolicyLag`) and publishes version
+ * k + 1 (see the module docs). `hooks.onEpisode` gets each trajectory as it arrives ({@link EpisodeRow}),
+ * `hooks.onUpdate` an {@link UpdateRow} after each update; the result's `successRate` (in [0, 1]) and
+ * `episodeReturn` are those of the last update's batch, not an evaluation.
+ *
+ * *Errors*: {@link InvalidOptionError} for a bad option or unknown env; `NonFiniteValueError` when a gradient norm is
+ * not finite; `RolloutError` when collection fails; `PolicyLagError` when a group is staler than `maxPolicyLag`.
+ * @see effect/cluster: https://effect.website/docs
+ * @since 0.1.0
+ */
 export const train = (
   options: Partial<Options> & { readonly envId: string },
   hooks: Hooks = {}

@@ -121,7 +121,10 @@ export interface Hooks {
   readonly onRunner?: ((row: RunnerRow) => void) | undefined
 }
 
-/** What {@link train} returns. */
+/**
+ * What {@link train} returns: the trained agent and its weights' hash, the return of every consumed episode in
+ * episode-id order, step and episode counts, the wall time (seconds), the last runner rows and why it stopped.
+ */
 export interface TrainResult {
   readonly runId: string
   readonly agent: ActorCritic.ActorCritic
@@ -235,7 +238,32 @@ const update = (agent: ActorCritic.ActorCritic, adam: Adam.AdamState, shuffleRng
 }
 
 /**
- * Train with rollouts from the {@link RolloutService.RolloutService} in context.
+ * Train an actor-critic with episode-based PPO (Schulman et al. 2017, arXiv:1707.06347; GAE, arXiv:1506.02438) on
+ * whole episodes from the {@link RolloutService.RolloutService} in context (in process, worker threads or
+ * `effect/cluster` runners: the layer decides, the result does not depend on it).
+ *
+ * *When to use*: `autodidact train --cluster`, or any learner whose rollouts should come from other threads or
+ * machines. For one process with a local vector env, `@autodidact/optim`'s `Ppo.train` is simpler.
+ *
+ * *Details*: `envId` must have a `Box` observation space and a `Discrete` action space (CartPole-v1, Acrobot-v1);
+ * update k consumes `episodesPerUpdate` episodes collected with version max(0, k − `maxPolicyLag`) (see the module
+ * docs), then publishes version k + 1. Runs `updates` updates, or stops earlier at `totalSteps` consumed steps or
+ * once the mean return of the last 100 episodes reaches `stopWhenMeanReturn` (`stopReason: "solved"`). `hooks`
+ * receive each {@link EpisodeRow} as it arrives, an {@link UpdateRow} after each update and one {@link RunnerRow}
+ * per runner after each update (the rows of `metrics.jsonl`). The run id defaults to `<envId>-<seed>-<ms>`.
+ *
+ * *Errors*: {@link InvalidOptionError} for a bad option or env; `NonFiniteValueError` when a gradient norm is not
+ * finite; `RolloutError` when collection fails; `PolicyLagError` when an episode is staler than `maxPolicyLag`.
+ *
+ * @example
+ * ```ts
+ * const result = await Effect.runPromise(
+ *   Trainer.train({ envId: "CartPole-v1", seed: 1, updates: 50 }).pipe(Effect.provide(RolloutService.layerLocal))
+ * )
+ * console.log(result.meanRecentReturn, result.weightsHash)
+ * ```
+ * @see effect/cluster (Entity, Sharding, SqlMessageStorage): https://effect.website/docs
+ * @since 0.1.0
  */
 export const train = (
   options: Partial<Options> & { readonly envId: string },

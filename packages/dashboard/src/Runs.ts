@@ -421,8 +421,12 @@ const groupLabels = (groups: Map<string, Array<string>>, config: (name: string) 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
 
 /**
- * Read every run under `root` once and return the runs table.
+ * Read every run under `root` once and return the runs table: one {@link RunSummary} per run directory (a folder
+ * with a `config.json` or `metrics.jsonl`), with its config, last step, episodes, best and recent mean return and
+ * warnings (malformed lines, invalid runner rows). Fails with `DashboardError` naming `root` when it cannot be read.
+ * For a live view that re-reads only what was appended, use {@link load} and `RunStore.refresh`.
  * @category reading
+ * @since 0.0.0
  */
 export const scan = (root: string): Effect.Effect<Array<RunSummary>, DashboardError> =>
   Effect.tryPromise({
@@ -436,8 +440,11 @@ export const scan = (root: string): Effect.Effect<Array<RunSummary>, DashboardEr
   })
 
 /**
- * A loaded {@link RunStore} over `root`.
+ * A loaded {@link RunStore} over `root`: every run read once; call `refresh()` to read what was appended since
+ * (each metrics file is read incrementally from its last offset, see `Metrics.MetricsReader`). Fails with
+ * `DashboardError` when `root` is missing or not a directory.
  * @category reading
+ * @since 0.0.0
  */
 export const load = (root: string): Effect.Effect<RunStore, DashboardError> =>
   Effect.tryPromise({
