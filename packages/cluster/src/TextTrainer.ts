@@ -20,6 +20,7 @@ import type * as Collect from "./Collect.js"
 import type { PolicyLagError, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
 import * as RolloutService from "./RolloutService.js"
+import * as Trainer from "./Trainer.js"
 
 /** Options (the optimizer's are `MultiTurnTrainer`'s defaults). */
 export interface Options {
@@ -68,25 +69,20 @@ export const defaults: Omit<Options, "envId" | "runId"> = {
 export const EpisodeRow = Schema.Struct({ ...Metrics.EpisodeRow.fields, success: Schema.Boolean, groupId: Schema.Int, ...Metrics.provenanceFields })
 export type EpisodeRow = typeof EpisodeRow.Type
 
+const { valueLoss: _valueLoss, explainedVariance: _explainedVariance, ...criticFreeUpdateFields } = Trainer.UpdateRow.fields
+
 /**
- * After each update: `policyLoss`, `entropy`, `approxKl`, `clipFraction` and `learningRate` of the update, the
- * batch's `successRate` (in [0, 1]) and mean `episodeReturn`, the number of rollout `failures` in the batch and the
- * `policyVersion` the update published. There is no critic, hence no `valueLoss` or `explainedVariance`.
+ * After each update: `Trainer.UpdateRow` without the critic's fields (`valueLoss`, `explainedVariance`: the policy
+ * has no critic), so `policyLoss`, `entropy`, `approxKl`, `clipFraction`, `learningRate` and the published
+ * `policyVersion`; plus the batch's `successRate` (in [0, 1]) and mean `episodeReturn`, and the number of rollout
+ * `failures` in the batch.
  * @since 0.1.0
  */
 export const UpdateRow = Schema.Struct({
-  kind: Metrics.UpdateRow.fields.kind,
-  globalStep: Metrics.UpdateRow.fields.globalStep,
-  wallSeconds: Metrics.UpdateRow.fields.wallSeconds,
-  policyLoss: Schema.Number,
-  entropy: Schema.Number,
-  approxKl: Schema.Number,
-  clipFraction: Schema.Number,
-  learningRate: Schema.Number,
+  ...criticFreeUpdateFields,
   successRate: Schema.Number,
   episodeReturn: Schema.Number,
-  failures: Schema.Int,
-  policyVersion: Metrics.provenanceFields.policyVersion
+  failures: Schema.Int
 })
 export type UpdateRow = typeof UpdateRow.Type
 

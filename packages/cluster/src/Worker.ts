@@ -28,14 +28,19 @@ import { reasonOf, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
 import * as RolloutStore from "./RolloutStore.js"
 
+/** The payload fields both RPCs share: which run (and its seed), which env, which policy version (and its weights' hash). */
+const requestFields = {
+  runId: Schema.String,
+  runSeed: Schema.Number,
+  envId: Schema.String,
+  policyVersion: Schema.Number,
+  policyHash: Schema.String
+}
+
 /** Collect the episodes `episodeIds` of a run with policy version `policyVersion` (weights `policyHash`). */
 export const CollectEpisodes = Rpc.make("CollectEpisodes", {
   payload: {
-    runId: Schema.String,
-    runSeed: Schema.Number,
-    envId: Schema.String,
-    policyVersion: Schema.Number,
-    policyHash: Schema.String,
+    ...requestFields,
     episodeIds: Schema.Array(Schema.Number),
     maxSteps: Schema.optional(Schema.Number)
   },
@@ -47,11 +52,7 @@ export const CollectEpisodes = Rpc.make("CollectEpisodes", {
 /** Collect the text groups `groupIds` (G trajectories each) of a run with policy version `policyVersion`. */
 export const CollectGroups = Rpc.make("CollectGroups", {
   payload: {
-    runId: Schema.String,
-    runSeed: Schema.Number,
-    envId: Schema.String,
-    policyVersion: Schema.Number,
-    policyHash: Schema.String,
+    ...requestFields,
     groupIds: Schema.Array(Schema.Number),
     groupSize: Schema.Number,
     difficulty: Schema.optional(Schema.String),
