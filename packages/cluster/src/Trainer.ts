@@ -23,7 +23,7 @@
  */
 import { InvalidOptionError, Metrics, NonFiniteValueError, Rng } from "@autodidact/core"
 import { Registry } from "@autodidact/envs"
-import { ActorCritic, Adam, Ppo } from "@autodidact/optim"
+import { ActorCritic, Adam, Advantages, Ppo } from "@autodidact/optim"
 import { Effect, Schema, Stream } from "effect"
 import type * as Collect from "./Collect.js"
 import type { PolicyLagError, RolloutError } from "./Errors.js"
@@ -178,7 +178,11 @@ interface Batch {
   readonly returns: Float64Array
 }
 
-/** GAE over each episode (terminal at its end), written into one flat batch in episode-id order. */
+/**
+ * GAE(γ, λ) over each episode (Schulman et al. 2016, arXiv:1506.02438; terminal at its end, so V after the last step
+ * is 0), by `@autodidact/optim`'s `Advantages.gae`, written with returns = advantages + values into one flat batch
+ * in episode-id order (`obs` row-major, `obsDim` floats per step).
+ */
 export const toBatch = (episodes: ReadonlyArray<Collect.Episode>, obsDim: number, gamma: number, lambda: number): Batch => {
   const sorted = [...episodes].sort((a, b) => a.episodeId - b.episodeId)
   const size = sorted.reduce((a, e) => a + e.length, 0)
@@ -191,17 +195,16 @@ export const toBatch = (episodes: ReadonlyArray<Collect.Episode>, obsDim: number
     advantages: new Float64Array(size),
     returns: new Float64Array(size)
   }
+  // one group per episode, each terminal at its end (bootstrap value 0): optim's GAE estimator
+  const advantages = Advantages.gae(sorted.map((e) => [{ rewards: e.rewards, values: e.values }]), { ...Advantages.defaults, gamma, lambda })
   let row = 0
-  for (const e of sorted) {
+  for (const [i, e] of sorted.entries()) {
     const T = e.length
     for (let k = 0; k < T * obsDim; k++) b.obs[row * obsDim + k] = e.obs[k]!
-    let lastGae = 0
-    for (let t = T - 1; t >= 0; t--) {
-      const nextValue = t === T - 1 ? 0 : e.values[t + 1]!
-      const delta = e.rewards[t]! + gamma * nextValue - e.values[t]!
-      lastGae = delta + gamma * lambda * lastGae
-      b.advantages[row + t] = lastGae
-      b.returns[row + t] = lastGae + e.values[t]!
+    const adv = advantages[i]![0]!
+    for (let t = 0; t < T; t++) {
+      b.advantages[row + t] = adv[t]!
+      b.returns[row + t] = adv[t]! + e.values[t]!
     }
     for (let t = 0; t < T; t++) {
       b.actions[row + t] = e.actions[t]!
