@@ -86,7 +86,6 @@ export const UpdateRow = Schema.Struct({
 })
 export type UpdateRow = typeof UpdateRow.Type
 
-/** Callbacks (all optional, synchronous). */
 /** Callbacks (all optional, synchronous): each consumed trajectory as it arrives, each update. */
 export interface Hooks {
   readonly onEpisode?: ((row: EpisodeRow) => void) | undefined
