@@ -20,7 +20,6 @@
  */
 import type { TextEnv as TextEnvModule } from "@autodidact/envs"
 import type * as Skill from "./Skill.js"
-import type { SkillOption } from "./SkillOptions.js"
 
 type TextEnv = TextEnvModule.TextEnv
 
@@ -263,13 +262,13 @@ export const householdVocabulary = (env: TextEnv): { objects: Array<string>; rec
  * `names` keeps only the options with those names (default: all of {@link householdSkills}); admit the skills of the
  * same names to the library the options env calls, or a skill command fails with `SkillNotFoundError`.
  */
-export const householdOptions = (names: ReadonlyArray<string> = householdSkills.map((s) => s.name)): Array<SkillOption> => {
-  const all: Array<SkillOption> = [
+export const householdOptions = (names: ReadonlyArray<string> = householdSkills.map((s) => s.name)): Array<Skill.SkillOption> => {
+  const all: Array<Skill.SkillOption> = [
     { name: "find-and-take", params: ["object"], ground: (env) => {
       const v = householdVocabulary(env)
       return v.held === undefined ? v.objects.filter((o) => o !== "desklamp").map((o) => [o]) : []
     } },
-    ...(["heat", "cool", "clean"] as const).map((verb): SkillOption => ({
+    ...(["heat", "cool", "clean"] as const).map((verb): Skill.SkillOption => ({
       name: `${verb}-object`,
       params: ["object"],
       ground: (env) => {

@@ -29,29 +29,16 @@
  */
 import type { Env, TextEnv as TextEnvModule } from "@autodidact/envs"
 import { Data, Effect } from "effect"
+import * as HouseholdSkills from "./HouseholdSkills.js"
 import * as Sandbox from "./Sandbox.js"
+import type { SkillOption } from "./Skill.js"
 import type { SkillLibrary, SkillNotFoundError } from "./SkillLibrary.js"
 import type * as SyncSandbox from "./SyncSandbox.js"
 
 type TextEnv = TextEnvModule.TextEnv
 type StepResult<O> = Env.StepResult<O>
 
-/** A library skill offered as an option, with the argument names in command order and a grounding. */
-export interface SkillOption {
-  readonly name: string
-  /** Parameter names, in the order the command spells them (`skill put-in apple fridge` → `["object", "receptacle"]`). */
-  readonly params: ReadonlyArray<string>
-  /**
-   * Argument tuples offered in the current state (each one becomes an admissible `skill NAME a b` command). An
-   * argument may contain spaces (an instance such as `cabinet 2`); the offered command is then parsed by lookup.
-   */
-  readonly ground: (env: TextEnv) => ReadonlyArray<ReadonlyArray<string>>
-  /**
-   * Optional: the primitive commands a call with these arguments expands to (first step exact, later steps may name
-   * types), for featurizers; see {@link OptionsEnvBase.describeAction}. A macro knows it; an arbitrary skill need not.
-   */
-  readonly expand?: (args: ReadonlyArray<string>) => ReadonlyArray<string>
-}
+export type { SkillOption } from "./Skill.js"
 
 /** The parse of a skill command. */
 export interface SkillCommand {
@@ -372,3 +359,23 @@ export class SyncSkillOptionsEnv extends OptionsEnvBase {
     return this.tallySkill(skillResult(this.state, cmd, tally, out), action, keyBefore)
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Moved to HouseholdSkills (kept so that existing imports keep working)
+
+/** @deprecated Moved: use `HouseholdSkills.householdSkills`. */
+export const householdSkills = HouseholdSkills.householdSkills
+/** @deprecated Moved: use `HouseholdSkills.householdOptions`. */
+export const householdOptions = HouseholdSkills.householdOptions
+/** @deprecated Moved: use `HouseholdSkills.householdVocabulary`. */
+export const householdVocabulary = HouseholdSkills.householdVocabulary
+/** @deprecated Moved: use `HouseholdSkills.findAndTake`. */
+export const findAndTake = HouseholdSkills.findAndTake
+/** @deprecated Moved: use `HouseholdSkills.heatObject`. */
+export const heatObject = HouseholdSkills.heatObject
+/** @deprecated Moved: use `HouseholdSkills.coolObject`. */
+export const coolObject = HouseholdSkills.coolObject
+/** @deprecated Moved: use `HouseholdSkills.cleanObject`. */
+export const cleanObject = HouseholdSkills.cleanObject
+/** @deprecated Moved: use `HouseholdSkills.putIn`. */
+export const putIn = HouseholdSkills.putIn

@@ -82,7 +82,7 @@
  */
 import type { TextEnv as TextEnvModule } from "@autodidact/envs"
 import type * as Skill from "./Skill.js"
-import type { SkillOption } from "./SkillOptions.js"
+import type { SkillOption } from "./Skill.js"
 
 type TextEnv = TextEnvModule.TextEnv
 

@@ -15,6 +15,13 @@ const householdLibrary = Effect.gen(function*() {
 const parseTask = (task: string) => /^put (?:a|some) (\S+) (?:in|on) (\S+)\.$/.exec(task)
 
 describe("SkillOptions", () => {
+  it("keeps the moved household names as aliases of HouseholdSkills' (same objects)", () => {
+    expect(SkillOptions.householdSkills).toBe(HouseholdSkills.householdSkills)
+    expect(SkillOptions.householdOptions).toBe(HouseholdSkills.householdOptions)
+    expect(SkillOptions.findAndTake).toBe(HouseholdSkills.findAndTake)
+    expect(SkillOptions.putIn).toBe(HouseholdSkills.putIn)
+  })
+
   it.effect("admits the example TextHousehold skills with their scripted tests", () =>
     Effect.gen(function*() {
       const lib = yield* householdLibrary
