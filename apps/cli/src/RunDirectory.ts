@@ -37,6 +37,25 @@ export interface RunDirectory {
 }
 
 /**
+ * The fields every training summary starts with (the `summary` row of `metrics.jsonl` and the `--json` line): the
+ * run directory and what was trained.
+ */
+export const summaryHead = (run: RunDirectory, request: { readonly env: string; readonly algo: string; readonly seed: number }) => ({
+  run: run.dir,
+  env: request.env,
+  algo: request.algo,
+  seed: request.seed
+})
+
+/**
+ * The run id a `--cluster` run is stored under in the cluster's tables: the run directory's name (characters other
+ * than letters, digits, `_`, `.` and `-` replaced by `_`), the seed and the start time in ms, so that a rerun into the
+ * same directory never collides with the rows of an earlier one.
+ */
+export const clusterRunId = (out: string, seed: number): string =>
+  `${path.basename(path.resolve(out)).replace(/[^A-Za-z0-9_.-]/g, "_")}-${seed}-${Date.now()}`
+
+/**
  * Create (or reopen, with `resume`) a run directory and write `config.json`.
  * Fails with {@link RunDirectoryError} when the directory holds a previous run and `resume`/`overwrite` is not set.
  */

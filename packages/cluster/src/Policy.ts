@@ -49,7 +49,11 @@ export interface PolicyRef {
   readonly hash: string
 }
 
-/** The bytes of `w` (header + little-endian float32 parameters). */
+/**
+ * The bytes of `w`: a 4-byte little-endian header length, a JSON header (format, kind, sizes or config, parameter
+ * count), then the parameters as little-endian float32 (4 bytes each). Deterministic: equal weights give equal
+ * bytes, hence equal {@link hashOf}. Parameters held in float64 by the optimizer are rounded to float32 here.
+ */
 export const encode = (w: Weights): Uint8Array => {
   const header = new TextEncoder().encode(JSON.stringify(
     w.kind === "actor-critic"
@@ -65,7 +69,7 @@ export const encode = (w: Weights): Uint8Array => {
   return out
 }
 
-/** The content address of policy bytes: SHA-256, lowercase hex. */
+/** The content address of policy bytes: SHA-256 (Node's `crypto`), 64 lowercase hex characters. */
 export const hashOf = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
 
 /**
@@ -104,12 +108,12 @@ export const decode = (bytes: Uint8Array): Weights => {
   throw fail(`unknown kind ${JSON.stringify(header.kind)}`)
 }
 
-/** The weights of an actor-critic (a copy of its parameters). */
+/** The weights of an actor-critic (`@autodidact/optim`'s `ActorCritic`): its sizes and a float32 copy of its parameters. */
 export const ofActorCritic = (net: ActorCritic.ActorCritic): Weights => ({
   kind: "actor-critic",
   sizes: { obsDim: net.obsDim, numActions: net.numActions, hidden: net.hidden },
   params: Float32Array.from(net.params)
 })
 
-/** The weights of a DRRN policy (a copy of its parameters). */
+/** The weights of a DRRN text policy (`@autodidact/optim`'s `DrrnPolicy`): its config and a float32 copy of its parameters. */
 export const ofDrrn = (p: DrrnPolicy.Drrn): Weights => ({ kind: "drrn", config: p.config, params: Float32Array.from(p.params) })

@@ -39,7 +39,7 @@
 import { NodeClusterSocket } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { ActorCritic, DrrnPolicy } from "@autodidact/optim"
-import { Context, Duration, Effect, Layer, Redacted, Schedule, type Scope, Stream } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Redacted, Schedule, type Scope, Stream } from "effect"
 import type { ShardingConfig } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import * as Collect from "./Collect.js"
@@ -87,8 +87,14 @@ export interface Stats {
 }
 
 /**
- * The rollout service.
+ * The rollout service (see the module docs): `publish` stores a policy version's weights (content-addressed by
+ * SHA-256) and returns its reference; `episodes` and `groups` stream the requested trajectories, each id exactly
+ * once, in order of arrival, failing with `RolloutError` when one cannot be collected; `stats` counts cluster sends
+ * retried and duplicate replies dropped. Provide {@link layerLocal} (worker threads), {@link layerInProcess} or
+ * {@link layerCluster} (runners over PostgreSQL).
+ * @see effect/cluster (Entity, Sharding): https://effect.website/docs
  * @category services
+ * @since 0.1.0
  */
 export class RolloutService extends Context.Service<RolloutService, {
   readonly mode: "local" | "cluster"
@@ -102,7 +108,10 @@ export class RolloutService extends Context.Service<RolloutService, {
 }>()("@autodidact/cluster/RolloutService") {}
 
 /**
- * Fail with {@link PolicyLagError} when an episode's policy is older than the learner accepts.
+ * Check an item's policy lag: succeed with `learnerVersion − policyVersion` (in versions) when it is in
+ * [0, `maxPolicyLag`]; fail with {@link PolicyLagError} when the episode's (or group's) policy is older than the
+ * learner accepts, or newer than the learner (a bug upstream).
+ * @since 0.1.0
  */
 export const checkLag = (episodeId: number, policyVersion: number, learnerVersion: number, maxPolicyLag: number): Effect.Effect<number, PolicyLagError> => {
   const lag = learnerVersion - policyVersion
@@ -117,6 +126,67 @@ export const checkLag = (episodeId: number, policyVersion: number, learnerVersio
  * k + 1 is published, so L + 1 batches are in flight while the learner trains.
  */
 export const requestVersion = (k: number, maxPolicyLag: number): number => Math.max(0, k - maxPolicyLag)
+
+/**
+ * The learner's side of bounded-staleness collection, shared by `Trainer` (episodes) and `TextTrainer` (groups).
+ *
+ * *Details*: batch k is collected with policy version {@link requestVersion}`(k, L)`; batches 0..min(L, maxBatches − 1)
+ * are requested when the pipeline is made, and batch k + L + 1 when version k + 1 is {@link Pipeline.published}, so
+ * L + 1 batches are in flight while the learner trains. {@link Pipeline.take}`(k)` joins batch k (the learner is at
+ * version k) and fails with {@link PolicyLagError} when an item's version lags by more than L (or is ahead).
+ *
+ * *Gotchas*: the requests are forked as children of the fiber that makes the pipeline: make it, take, publish and
+ * close it in one fiber (the trainer's); {@link Pipeline.close} interrupts what is still in flight.
+ * @see Espeholt et al., "IMPALA", arXiv:1802.01561 (learning from a policy that lags the learner's)
+ * @since 0.1.0
+ */
+export interface Pipeline<A> {
+  /** Join batch `k` and check each item's policy lag at learner version `k`; the items in order of arrival. */
+  readonly take: (k: number) => Effect.Effect<Array<A>, RolloutError | PolicyLagError>
+  /** Record `ref` as version `k + 1` (published after the update on batch `k`) and, when `more`, request batch k + L + 1. */
+  readonly published: (k: number, ref: Policy.PolicyRef, more?: boolean) => Effect.Effect<void>
+  /** Interrupt the requests still in flight. */
+  readonly close: Effect.Effect<void>
+}
+
+/** Make a {@link Pipeline}: `request(k, policy)` streams batch k collected with `policy`; `initial` is version 0. */
+export const pipeline = <A>(options: {
+  readonly maxPolicyLag: number
+  /** Batches that may ever be requested (ids must stay below 2^32). */
+  readonly maxBatches: number
+  readonly initial: Policy.PolicyRef
+  readonly request: (k: number, policy: Policy.PolicyRef) => Stream.Stream<A, RolloutError>
+  /** The item's id (episode or group id) and the policy version that collected it, for the lag check. */
+  readonly idOf: (item: A) => number
+  readonly versionOf: (item: A) => number
+}): Effect.Effect<Pipeline<A>> =>
+  Effect.gen(function*() {
+    const L = options.maxPolicyLag
+    const refs: Array<Policy.PolicyRef> = [options.initial]
+    const inFlight = new Map<number, Fiber.Fiber<Array<A>, RolloutError>>()
+    const request = (k: number) =>
+      options.request(k, refs[requestVersion(k, L)]!).pipe(
+        Stream.runCollect,
+        Effect.forkChild,
+        Effect.map((fiber) => void inFlight.set(k, fiber))
+      )
+    for (let k = 0; k <= Math.min(L, options.maxBatches - 1); k++) yield* request(k)
+    return {
+      take: (k) =>
+        Effect.gen(function*() {
+          const items = yield* Fiber.join(inFlight.get(k)!)
+          inFlight.delete(k)
+          for (const item of items) yield* checkLag(options.idOf(item), options.versionOf(item), k, L)
+          return items
+        }),
+      published: (k, ref, more = true) =>
+        Effect.suspend(() => {
+          refs[k + 1] = ref
+          return more && k + 1 + L < options.maxBatches ? request(k + 1 + L) : Effect.void
+        }),
+      close: Effect.suspend(() => Effect.forEach([...inFlight.values()], Fiber.interrupt, { discard: true }))
+    }
+  })
 
 const chunks = <A>(xs: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []

@@ -77,5 +77,12 @@ export const layer = (options: Options) => {
   )
 }
 
-/** Run a runner until interrupted (SIGINT/SIGTERM end it cleanly under `NodeRuntime.runMain`). */
+/**
+ * Run a runner until interrupted (SIGINT/SIGTERM end it cleanly under `NodeRuntime.runMain`): migrate the rollout
+ * tables, join the cluster stored at `options.url` listening on `host:port`, and host rollout workers on the shards
+ * assigned to it. Fails with `ClusterStoreError` when PostgreSQL cannot be reached or prepared at start; later
+ * outages are waited out and logged.
+ * @see effect/cluster (NodeClusterSocket, SqlRunnerStorage): https://effect.website/docs
+ * @since 0.1.0
+ */
 export const run = (options: Options) => Layer.launch(layer(options))

@@ -13,13 +13,14 @@
  *
  * @since 0.1.0
  */
-import { InvalidOptionError, NonFiniteValueError, Rng } from "@autodidact/core"
+import { InvalidOptionError, Metrics, NonFiniteValueError, Rng } from "@autodidact/core"
 import { Adam, Advantages, DrrnPolicy, MultiTurnTrainer, TextTasks } from "@autodidact/optim"
-import { Effect, Fiber, Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import type * as Collect from "./Collect.js"
 import type { PolicyLagError, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
 import * as RolloutService from "./RolloutService.js"
+import * as Trainer from "./Trainer.js"
 
 /** Options (the optimizer's are `MultiTurnTrainer`'s defaults). */
 export interface Options {
@@ -60,40 +61,41 @@ export const defaults: Omit<Options, "envId" | "runId"> = {
   maxGradNorm: MultiTurnTrainer.defaults.maxGradNorm
 }
 
-/** A consumed trajectory (`episode` row with `success`, the group and runner it came from). */
-export interface EpisodeRow {
-  readonly kind: "episode"
-  readonly globalStep: number
-  readonly episodeReturn: number
-  readonly episodeLength: number
-  readonly wallSeconds: number
-  readonly success: boolean
-  readonly groupId: number
-  readonly policyVersion: number
-  readonly runner: string
-}
+/**
+ * A consumed trajectory: the `episode` row (`Metrics.EpisodeRow` of `@autodidact/core`) with its `success`, the
+ * `groupId` it belongs to, the `policyVersion` that collected it and the `runner`.
+ * @since 0.1.0
+ */
+export const EpisodeRow = Schema.Struct({ ...Metrics.EpisodeRow.fields, success: Schema.Boolean, groupId: Schema.Int, ...Metrics.provenanceFields })
+export type EpisodeRow = typeof EpisodeRow.Type
 
-/** After each update. */
-export interface UpdateRow {
-  readonly kind: "update"
-  readonly globalStep: number
-  readonly wallSeconds: number
-  readonly policyLoss: number
-  readonly entropy: number
-  readonly approxKl: number
-  readonly clipFraction: number
-  readonly learningRate: number
-  readonly successRate: number
-  readonly episodeReturn: number
-  readonly failures: number
-  readonly policyVersion: number
-}
+const { valueLoss: _valueLoss, explainedVariance: _explainedVariance, ...criticFreeUpdateFields } = Trainer.UpdateRow.fields
 
+/**
+ * After each update: `Trainer.UpdateRow` without the critic's fields (`valueLoss`, `explainedVariance`: the policy
+ * has no critic), so `policyLoss`, `entropy`, `approxKl`, `clipFraction`, `learningRate` and the published
+ * `policyVersion`; plus the batch's `successRate` (in [0, 1]) and mean `episodeReturn`, and the number of rollout
+ * `failures` in the batch.
+ * @since 0.1.0
+ */
+export const UpdateRow = Schema.Struct({
+  ...criticFreeUpdateFields,
+  successRate: Schema.Number,
+  episodeReturn: Schema.Number,
+  failures: Schema.Int
+})
+export type UpdateRow = typeof UpdateRow.Type
+
+/** Callbacks (all optional, synchronous): each consumed trajectory as it arrives, each update. */
 export interface Hooks {
   readonly onEpisode?: ((row: EpisodeRow) => void) | undefined
   readonly onUpdate?: ((row: UpdateRow) => void) | undefined
 }
 
+/**
+ * What {@link train} returns: the trained policy and its weights' hash, updates made, environment steps consumed,
+ * wall time (seconds), and the last update batch's success rate (in [0, 1]) and mean return.
+ */
 export interface TrainResult {
   readonly runId: string
   readonly policy: DrrnPolicy.Drrn
@@ -147,7 +149,22 @@ export const samplesOf = (groups: ReadonlyArray<Collect.Group>, policy: DrrnPoli
   return samples
 }
 
-/** Train with group rollouts from the {@link RolloutService.RolloutService} in context until `totalSteps`. */
+/**
+ * Train the DRRN text policy with a group-based estimator (`algo`: GiGPO, Feng et al. 2025, arXiv:2505.10978; GRPO,
+ * Shao et al. 2024, arXiv:2402.03300; Dr. GRPO, RLOO, REINFORCE++) on groups of `groupSize` trajectories from the
+ * {@link RolloutService.RolloutService} in context, until `totalSteps` consumed environment steps.
+ *
+ * *Details*: `envId` is a text environment `TextTasks.setupFor` knows (TextHousehold-v0, the text Sokoban ids);
+ * update k consumes `tasksPerBatch` groups collected with version max(0, k − `maxPolicyLag`) and publishes version
+ * k + 1 (see the module docs). `hooks.onEpisode` gets each trajectory as it arrives ({@link EpisodeRow}),
+ * `hooks.onUpdate` an {@link UpdateRow} after each update; the result's `successRate` (in [0, 1]) and
+ * `episodeReturn` are those of the last update's batch, not an evaluation.
+ *
+ * *Errors*: {@link InvalidOptionError} for a bad option or unknown env; `NonFiniteValueError` when a gradient norm is
+ * not finite; `RolloutError` when collection fails; `PolicyLagError` when a group is staler than `maxPolicyLag`.
+ * @see effect/cluster: https://effect.website/docs
+ * @since 0.1.0
+ */
 export const train = (
   options: Partial<Options> & { readonly envId: string },
   hooks: Hooks = {}
@@ -165,39 +182,31 @@ export const train = (
     const wall = () => (performance.now() - started) / 1000
     const B = o.tasksPerBatch
     const L = o.maxPolicyLag
-    const refs: Array<Policy.PolicyRef> = [yield* svc.publish(o.runId, 0, Policy.ofDrrn(policy))]
     let arrivedSteps = 0
-    const request = (k: number) =>
-      svc.groups({
-        runId: o.runId,
-        runSeed: o.seed,
-        envId: o.envId,
-        policy: refs[RolloutService.requestVersion(k, L)]!,
-        groupIds: Array.from({ length: B }, (_, i) => k * B + i),
-        groupSize: o.groupSize,
-        difficulty: o.difficulty
-      }).pipe(
-        Stream.tap((g) =>
-          Effect.sync(() => {
-            for (const t of g.trajectories) {
-              arrivedSteps += t.actions.length
-              hooks.onEpisode?.({ kind: "episode", globalStep: arrivedSteps, episodeReturn: t.episodeReturn, episodeLength: t.actions.length, wallSeconds: wall(), success: t.success, groupId: g.groupId, policyVersion: g.policyVersion, runner: g.runner })
-            }
-          })
-        ),
-        Stream.runCollect,
-        Effect.forkChild
-      )
     const maxBatches = Math.floor((2 ** 32 - 1) / B)
-    const inFlight = new Map<number, Fiber.Fiber<Array<Collect.Group>, RolloutError>>()
-    for (let k = 0; k <= L; k++) inFlight.set(k, yield* request(k))
+    const batches = yield* RolloutService.pipeline({
+      maxPolicyLag: L,
+      maxBatches,
+      initial: yield* svc.publish(o.runId, 0, Policy.ofDrrn(policy)),
+      request: (k, ref) =>
+        svc.groups({ runId: o.runId, runSeed: o.seed, envId: o.envId, policy: ref, groupIds: Array.from({ length: B }, (_, i) => k * B + i), groupSize: o.groupSize, difficulty: o.difficulty }).pipe(
+          Stream.tap((g) =>
+            Effect.sync(() => {
+              for (const t of g.trajectories) {
+                arrivedSteps += t.actions.length
+                hooks.onEpisode?.({ kind: "episode", globalStep: arrivedSteps, episodeReturn: t.episodeReturn, episodeLength: t.actions.length, wallSeconds: wall(), success: t.success, groupId: g.groupId, policyVersion: g.policyVersion, runner: g.runner })
+              }
+            })
+          )
+        ),
+      idOf: (g) => g.groupId,
+      versionOf: (g) => g.policyVersion
+    })
     let consumedSteps = 0
     let last = { successRate: 0, episodeReturn: 0 }
     let k = 0
     for (; k < maxBatches && consumedSteps < o.totalSteps; k++) {
-      const groups = yield* Fiber.join(inFlight.get(k)!)
-      inFlight.delete(k)
-      for (const g of groups) yield* RolloutService.checkLag(g.groupId, g.policyVersion, k, L)
+      const groups = yield* batches.take(k)
       let episodes = 0
       let successes = 0
       let returns = 0
@@ -239,12 +248,11 @@ export const train = (
         },
         catch: (e) => e
       }).pipe(Effect.catch((e) => e instanceof NonFiniteValueError || e instanceof InvalidOptionError ? Effect.fail(e) : Effect.die(e)))
-      refs.push(yield* svc.publish(o.runId, k + 1, Policy.ofDrrn(policy)))
-      if (consumedSteps < o.totalSteps && k + 1 + L < maxBatches) inFlight.set(k + 1 + L, yield* request(k + 1 + L))
+      yield* batches.published(k, yield* svc.publish(o.runId, k + 1, Policy.ofDrrn(policy)), consumedSteps < o.totalSteps)
       last = { successRate: episodes === 0 ? 0 : successes / episodes, episodeReturn: episodes === 0 ? 0 : returns / episodes }
       hooks.onUpdate?.({ kind: "update", globalStep: consumedSteps, wallSeconds: wall(), ...stats, learningRate: o.learningRate, ...last, failures, policyVersion: k + 1 })
     }
-    for (const fiber of inFlight.values()) yield* Fiber.interrupt(fiber)
+    yield* batches.close
     return {
       runId: o.runId,
       policy,

@@ -21,10 +21,10 @@
  *
  * @since 0.1.0
  */
-import { InvalidOptionError, NonFiniteValueError, Rng } from "@autodidact/core"
+import { InvalidOptionError, Metrics, NonFiniteValueError, Rng } from "@autodidact/core"
 import { Registry } from "@autodidact/envs"
-import { ActorCritic, Adam, Ppo } from "@autodidact/optim"
-import { Effect, Fiber, Stream } from "effect"
+import { ActorCritic, Adam, Advantages, Ppo } from "@autodidact/optim"
+import { Effect, Schema, Stream } from "effect"
 import type * as Collect from "./Collect.js"
 import type { PolicyLagError, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
@@ -80,52 +80,39 @@ export const defaults: Omit<Options, "envId" | "runId"> = {
   maxGradNorm: Ppo.defaults.maxGradNorm
 }
 
-/** A consumed episode, as the `episode` row of `metrics.jsonl` plus where it came from. */
-export interface EpisodeRow {
-  readonly kind: "episode"
-  readonly globalStep: number
-  readonly episodeReturn: number
-  readonly episodeLength: number
-  readonly wallSeconds: number
-  readonly episodeId: number
-  readonly policyVersion: number
-  readonly runner: string
-}
+/**
+ * A consumed episode: the `episode` row of `metrics.jsonl` (`Metrics.EpisodeRow` of `@autodidact/core`) plus where
+ * it came from: `episodeId` (an integer in [0, 2^32)), the `policyVersion` that collected it and the `runner`.
+ * @since 0.1.0
+ */
+export const EpisodeRow = Schema.Struct({ ...Metrics.EpisodeRow.fields, episodeId: Schema.Int, ...Metrics.provenanceFields })
+export type EpisodeRow = typeof EpisodeRow.Type
 
-/** After each update: the `update` row. */
-export interface UpdateRow {
-  readonly kind: "update"
-  readonly globalStep: number
-  readonly wallSeconds: number
-  readonly policyLoss: number
-  readonly valueLoss: number
-  readonly entropy: number
-  readonly approxKl: number
-  readonly clipFraction: number
-  readonly explainedVariance: number
-  readonly learningRate: number
-  readonly policyVersion: number
-}
+/**
+ * After each update: the `update` row (`Metrics.UpdateRow` with every PPO diagnostic present) and the
+ * `policyVersion` the update published.
+ * @since 0.1.0
+ */
+export const UpdateRow = Schema.Struct({
+  ...Metrics.UpdateRow.fields,
+  policyLoss: Schema.Number,
+  valueLoss: Schema.Number,
+  entropy: Schema.Number,
+  approxKl: Schema.Number,
+  clipFraction: Schema.Number,
+  explainedVariance: Schema.Number,
+  learningRate: Schema.Number,
+  policyVersion: Metrics.provenanceFields.policyVersion
+})
+export type UpdateRow = typeof UpdateRow.Type
 
-/** After each update, one per runner seen so far: cumulative throughput and staleness of what it produced. */
-export interface RunnerRow {
-  readonly kind: "runner"
-  readonly runner: string
-  readonly globalStep: number
-  readonly wallSeconds: number
-  readonly episodes: number
-  readonly steps: number
-  readonly episodesPerSecond: number
-  readonly stepsPerSecond: number
-  readonly meanPolicyLag: number
-  readonly maxPolicyLag: number
-  /** The runner's own counters, as of its latest reply: requests that failed there, storage calls it retried. */
-  readonly failures: number
-  readonly storageRetries: number
-  /** Run-wide: cluster sends retried (storage or routing unavailable) and duplicate replies dropped so far. */
-  readonly sendRetries: number
-  readonly duplicatesDropped: number
-}
+/**
+ * After each update, one per runner seen so far: `@autodidact/core`'s `Metrics.RunnerRow` (cumulative throughput
+ * and staleness of what the runner produced; the dashboard's runners table reads it).
+ * @since 0.1.0
+ */
+export const RunnerRow = Metrics.RunnerRow
+export type RunnerRow = Metrics.RunnerRow
 
 /** Callbacks (all optional, synchronous). */
 export interface Hooks {
@@ -134,7 +121,10 @@ export interface Hooks {
   readonly onRunner?: ((row: RunnerRow) => void) | undefined
 }
 
-/** What {@link train} returns. */
+/**
+ * What {@link train} returns: the trained agent and its weights' hash, the return of every consumed episode in
+ * episode-id order, step and episode counts, the wall time (seconds), the last runner rows and why it stopped.
+ */
 export interface TrainResult {
   readonly runId: string
   readonly agent: ActorCritic.ActorCritic
@@ -188,7 +178,11 @@ interface Batch {
   readonly returns: Float64Array
 }
 
-/** GAE over each episode (terminal at its end), written into one flat batch in episode-id order. */
+/**
+ * GAE(γ, λ) over each episode (Schulman et al. 2016, arXiv:1506.02438; terminal at its end, so V after the last step
+ * is 0), by `@autodidact/optim`'s `Advantages.gae`, written with returns = advantages + values into one flat batch
+ * in episode-id order (`obs` row-major, `obsDim` floats per step).
+ */
 export const toBatch = (episodes: ReadonlyArray<Collect.Episode>, obsDim: number, gamma: number, lambda: number): Batch => {
   const sorted = [...episodes].sort((a, b) => a.episodeId - b.episodeId)
   const size = sorted.reduce((a, e) => a + e.length, 0)
@@ -201,17 +195,16 @@ export const toBatch = (episodes: ReadonlyArray<Collect.Episode>, obsDim: number
     advantages: new Float64Array(size),
     returns: new Float64Array(size)
   }
+  // one group per episode, each terminal at its end (bootstrap value 0): optim's GAE estimator
+  const advantages = Advantages.gae(sorted.map((e) => [{ rewards: e.rewards, values: e.values }]), { ...Advantages.defaults, gamma, lambda })
   let row = 0
-  for (const e of sorted) {
+  for (const [i, e] of sorted.entries()) {
     const T = e.length
     for (let k = 0; k < T * obsDim; k++) b.obs[row * obsDim + k] = e.obs[k]!
-    let lastGae = 0
-    for (let t = T - 1; t >= 0; t--) {
-      const nextValue = t === T - 1 ? 0 : e.values[t + 1]!
-      const delta = e.rewards[t]! + gamma * nextValue - e.values[t]!
-      lastGae = delta + gamma * lambda * lastGae
-      b.advantages[row + t] = lastGae
-      b.returns[row + t] = lastGae + e.values[t]!
+    const adv = advantages[i]![0]!
+    for (let t = 0; t < T; t++) {
+      b.advantages[row + t] = adv[t]!
+      b.returns[row + t] = adv[t]! + e.values[t]!
     }
     for (let t = 0; t < T; t++) {
       b.actions[row + t] = e.actions[t]!
@@ -248,7 +241,32 @@ const update = (agent: ActorCritic.ActorCritic, adam: Adam.AdamState, shuffleRng
 }
 
 /**
- * Train with rollouts from the {@link RolloutService.RolloutService} in context.
+ * Train an actor-critic with episode-based PPO (Schulman et al. 2017, arXiv:1707.06347; GAE, arXiv:1506.02438) on
+ * whole episodes from the {@link RolloutService.RolloutService} in context (in process, worker threads or
+ * `effect/cluster` runners: the layer decides, the result does not depend on it).
+ *
+ * *When to use*: `autodidact train --cluster`, or any learner whose rollouts should come from other threads or
+ * machines. For one process with a local vector env, `@autodidact/optim`'s `Ppo.train` is simpler.
+ *
+ * *Details*: `envId` must have a `Box` observation space and a `Discrete` action space (CartPole-v1, Acrobot-v1);
+ * update k consumes `episodesPerUpdate` episodes collected with version max(0, k − `maxPolicyLag`) (see the module
+ * docs), then publishes version k + 1. Runs `updates` updates, or stops earlier at `totalSteps` consumed steps or
+ * once the mean return of the last 100 episodes reaches `stopWhenMeanReturn` (`stopReason: "solved"`). `hooks`
+ * receive each {@link EpisodeRow} as it arrives, an {@link UpdateRow} after each update and one {@link RunnerRow}
+ * per runner after each update (the rows of `metrics.jsonl`). The run id defaults to `<envId>-<seed>-<ms>`.
+ *
+ * *Errors*: {@link InvalidOptionError} for a bad option or env; `NonFiniteValueError` when a gradient norm is not
+ * finite; `RolloutError` when collection fails; `PolicyLagError` when an episode is staler than `maxPolicyLag`.
+ *
+ * @example
+ * ```ts
+ * const result = await Effect.runPromise(
+ *   Trainer.train({ envId: "CartPole-v1", seed: 1, updates: 50 }).pipe(Effect.provide(RolloutService.layerLocal))
+ * )
+ * console.log(result.meanRecentReturn, result.weightsHash)
+ * ```
+ * @see effect/cluster (Entity, Sharding, SqlMessageStorage): https://effect.website/docs
+ * @since 0.1.0
  */
 export const train = (
   options: Partial<Options> & { readonly envId: string },
@@ -280,7 +298,6 @@ export const train = (
     const E = o.episodesPerUpdate
     const U = o.updates
     const L = o.maxPolicyLag
-    const refs: Array<Policy.PolicyRef> = [yield* svc.publish(o.runId, 0, Policy.ofActorCritic(agent))]
     const perRunner = new Map<string, { episodes: number; steps: number; lagSum: number; lagMax: number; failures: number; storageRetries: number }>()
     let globalStep = 0
     let learnerVersion = 0
@@ -298,17 +315,17 @@ export const train = (
         perRunner.set(e.runner, r)
         hooks.onEpisode?.({ kind: "episode", globalStep, episodeReturn: e.episodeReturn, episodeLength: e.length, wallSeconds: wall(), episodeId: e.episodeId, policyVersion: e.policyVersion, runner: e.runner })
       })
-    const request = (k: number) =>
-      svc.episodes({
-        runId: o.runId,
-        runSeed: o.seed,
-        envId: o.envId,
-        policy: refs[RolloutService.requestVersion(k, L)]!,
-        episodeIds: Array.from({ length: E }, (_, i) => k * E + i),
-        perMessage: o.perMessage
-      }).pipe(Stream.tap(onArrival), Stream.runCollect, Effect.forkChild)
-    const inFlight = new Map<number, Fiber.Fiber<Array<Collect.Episode>, RolloutError>>()
-    for (let k = 0; k <= Math.min(L, U - 1); k++) inFlight.set(k, yield* request(k))
+    const batches = yield* RolloutService.pipeline({
+      maxPolicyLag: L,
+      maxBatches: U,
+      initial: yield* svc.publish(o.runId, 0, Policy.ofActorCritic(agent)),
+      request: (k, policy) =>
+        svc.episodes({ runId: o.runId, runSeed: o.seed, envId: o.envId, policy, episodeIds: Array.from({ length: E }, (_, i) => k * E + i), perMessage: o.perMessage }).pipe(
+          Stream.tap(onArrival)
+        ),
+      idOf: (e) => e.episodeId,
+      versionOf: (e) => e.policyVersion
+    })
     const runnerRows = (): Array<RunnerRow> =>
       [...perRunner.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([runner, r]) => ({
         kind: "runner",
@@ -331,9 +348,7 @@ export const train = (
     const consumed: Array<number> = []
     for (let k = 0; k < U; k++) {
       learnerVersion = k
-      const episodes = yield* Fiber.join(inFlight.get(k)!)
-      inFlight.delete(k)
-      for (const e of episodes) yield* RolloutService.checkLag(e.episodeId, e.policyVersion, k, L)
+      const episodes = yield* batches.take(k)
       for (const e of [...episodes].sort((a, b) => a.episodeId - b.episodeId)) {
         consumedSteps += e.length
         consumed.push(e.episodeReturn)
@@ -343,8 +358,7 @@ export const train = (
       const stats = yield* Effect.try({ try: () => update(agent, adam, shuffleRng, o, batch, lr), catch: (e) => e }).pipe(
         Effect.catch((e) => e instanceof NonFiniteValueError || e instanceof InvalidOptionError ? Effect.fail(e) : Effect.die(e))
       )
-      refs.push(yield* svc.publish(o.runId, k + 1, Policy.ofActorCritic(agent)))
-      if (k + 1 + L < U) inFlight.set(k + 1 + L, yield* request(k + 1 + L))
+      yield* batches.published(k, yield* svc.publish(o.runId, k + 1, Policy.ofActorCritic(agent)))
       hooks.onUpdate?.({
         kind: "update",
         globalStep,
@@ -365,7 +379,7 @@ export const train = (
       }
       if (o.totalSteps !== undefined && consumedSteps >= o.totalSteps) break
     }
-    for (const fiber of inFlight.values()) yield* Fiber.interrupt(fiber)
+    yield* batches.close
     const recent = consumed.slice(-100)
     return {
       runId: o.runId,

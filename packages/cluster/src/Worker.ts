@@ -28,14 +28,19 @@ import { reasonOf, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
 import * as RolloutStore from "./RolloutStore.js"
 
+/** The payload fields both RPCs share: which run (and its seed), which env, which policy version (and its weights' hash). */
+const requestFields = {
+  runId: Schema.String,
+  runSeed: Schema.Number,
+  envId: Schema.String,
+  policyVersion: Schema.Number,
+  policyHash: Schema.String
+}
+
 /** Collect the episodes `episodeIds` of a run with policy version `policyVersion` (weights `policyHash`). */
 export const CollectEpisodes = Rpc.make("CollectEpisodes", {
   payload: {
-    runId: Schema.String,
-    runSeed: Schema.Number,
-    envId: Schema.String,
-    policyVersion: Schema.Number,
-    policyHash: Schema.String,
+    ...requestFields,
     episodeIds: Schema.Array(Schema.Number),
     maxSteps: Schema.optional(Schema.Number)
   },
@@ -47,11 +52,7 @@ export const CollectEpisodes = Rpc.make("CollectEpisodes", {
 /** Collect the text groups `groupIds` (G trajectories each) of a run with policy version `policyVersion`. */
 export const CollectGroups = Rpc.make("CollectGroups", {
   payload: {
-    runId: Schema.String,
-    runSeed: Schema.Number,
-    envId: Schema.String,
-    policyVersion: Schema.Number,
-    policyHash: Schema.String,
+    ...requestFields,
     groupIds: Schema.Array(Schema.Number),
     groupSize: Schema.Number,
     difficulty: Schema.optional(Schema.String),
@@ -127,49 +128,54 @@ export const layer = (runner: string, onEvent: (event: WorkerEvent) => void = ()
         onEvent({ _tag: "Failed", runId, id, reason: error.reason })
         return error
       }
+      /**
+       * One request: fetch the weights (they must be of `kind`), collect each id in order (yielding between ids),
+       * store the batch idempotently, report it, reply with the stamped items.
+       */
+      const collectBatch = <K extends Policy.Weights["kind"], N, T extends { runnerFailures: number; runnerStorageRetries: number }>(
+        p: { readonly runId: string; readonly policyHash: string; readonly ids: ReadonlyArray<number> },
+        what: { readonly kind: "episodes" | "groups"; readonly policy: K; readonly needs: string },
+        netOf: (w: Extract<Policy.Weights, { readonly kind: K }>) => N,
+        collect: (id: number, net: N) => T,
+        put: (items: ReadonlyArray<T>) => Effect.Effect<number, unknown>,
+        stepsOf: (item: T) => number
+      ) =>
+        Effect.gen(function*() {
+          const first = p.ids[0] ?? -1
+          const started = performance.now()
+          const w = yield* weightsOf(p.runId, first, p.policyHash)
+          if (w.kind !== what.policy) return yield* new RolloutError({ runId: p.runId, id: first, reason: `policy ${p.policyHash} is a ${w.kind} policy; ${what.needs}`, where: runner })
+          const net = netOf(w as Extract<Policy.Weights, { readonly kind: K }>)
+          const out: Array<T> = []
+          for (const id of p.ids) {
+            out.push(yield* Effect.try({ try: () => collect(id, net), catch: (e) => new RolloutError({ runId: p.runId, id, reason: reasonOf(e), where: runner }) }))
+            yield* Effect.yieldNow
+          }
+          const stored = yield* withStorageRetry(what.kind, put(out)).pipe(
+            Effect.mapError((e) => new RolloutError({ runId: p.runId, id: first, reason: `storing ${what.kind}: ${reasonOf(e)}`, where: runner }))
+          )
+          onEvent({ _tag: "Collected", kind: what.kind, runId: p.runId, ids: p.ids, steps: out.reduce((a, x) => a + stepsOf(x), 0), seconds: (performance.now() - started) / 1000, stored })
+          return out.map(stamp)
+        }).pipe(Effect.mapError(fail(p.runId, p.ids[0] ?? -1)))
       return RolloutWorker.of({
         CollectEpisodes: ({ payload: p }) =>
-          Effect.gen(function*() {
-            const first = p.episodeIds[0] ?? -1
-            const started = performance.now()
-            const w = yield* weightsOf(p.runId, first, p.policyHash)
-            if (w.kind !== "actor-critic") return yield* new RolloutError({ runId: p.runId, id: first, reason: `policy ${p.policyHash} is a ${w.kind} policy; episodes need an actor-critic`, where: runner })
-            const net = ActorCritic.fromParams(w.sizes, w.params)
-            const out: Array<Collect.Episode> = []
-            for (const episodeId of p.episodeIds) {
-              out.push(yield* Effect.try({
-                try: () => Collect.collectEpisode({ runId: p.runId, runSeed: p.runSeed, envId: p.envId, episodeId, policy: { version: p.policyVersion, hash: p.policyHash }, maxSteps: p.maxSteps }, net, runner),
-                catch: (e) => new RolloutError({ runId: p.runId, id: episodeId, reason: reasonOf(e), where: runner })
-              }))
-              yield* Effect.yieldNow
-            }
-            const stored = yield* withStorageRetry("episodes", RolloutStore.putEpisodes(sql, out)).pipe(
-              Effect.mapError((e) => new RolloutError({ runId: p.runId, id: first, reason: `storing episodes: ${reasonOf(e)}`, where: runner }))
-            )
-            onEvent({ _tag: "Collected", kind: "episodes", runId: p.runId, ids: p.episodeIds, steps: out.reduce((a, e) => a + e.length, 0), seconds: (performance.now() - started) / 1000, stored })
-            return out.map(stamp)
-          }).pipe(Effect.mapError(fail(p.runId, p.episodeIds[0] ?? -1))),
+          collectBatch(
+            { runId: p.runId, policyHash: p.policyHash, ids: p.episodeIds },
+            { kind: "episodes", policy: "actor-critic", needs: "episodes need an actor-critic" },
+            (w) => ActorCritic.fromParams(w.sizes, w.params),
+            (episodeId, net) => Collect.collectEpisode({ runId: p.runId, runSeed: p.runSeed, envId: p.envId, episodeId, policy: { version: p.policyVersion, hash: p.policyHash }, maxSteps: p.maxSteps }, net, runner),
+            (out) => RolloutStore.putEpisodes(sql, out),
+            (e) => e.length
+          ),
         CollectGroups: ({ payload: p }) =>
-          Effect.gen(function*() {
-            const first = p.groupIds[0] ?? -1
-            const started = performance.now()
-            const w = yield* weightsOf(p.runId, first, p.policyHash)
-            if (w.kind !== "drrn") return yield* new RolloutError({ runId: p.runId, id: first, reason: `policy ${p.policyHash} is a ${w.kind} policy; text groups need a DRRN policy`, where: runner })
-            const policy = DrrnPolicy.fromParams(w.config, w.params)
-            const out: Array<Collect.Group> = []
-            for (const groupId of p.groupIds) {
-              out.push(yield* Effect.try({
-                try: () => Collect.collectGroup({ runId: p.runId, runSeed: p.runSeed, envId: p.envId, groupId, groupSize: p.groupSize, policy: { version: p.policyVersion, hash: p.policyHash }, difficulty: p.difficulty, maxSteps: p.maxSteps }, policy, runner),
-                catch: (e) => new RolloutError({ runId: p.runId, id: groupId, reason: reasonOf(e), where: runner })
-              }))
-              yield* Effect.yieldNow
-            }
-            const stored = yield* withStorageRetry("groups", RolloutStore.putGroups(sql, out)).pipe(
-              Effect.mapError((e) => new RolloutError({ runId: p.runId, id: first, reason: `storing groups: ${reasonOf(e)}`, where: runner }))
-            )
-            onEvent({ _tag: "Collected", kind: "groups", runId: p.runId, ids: p.groupIds, steps: out.reduce((a, g) => a + g.steps, 0), seconds: (performance.now() - started) / 1000, stored })
-            return out.map(stamp)
-          }).pipe(Effect.mapError(fail(p.runId, p.groupIds[0] ?? -1)))
+          collectBatch(
+            { runId: p.runId, policyHash: p.policyHash, ids: p.groupIds },
+            { kind: "groups", policy: "drrn", needs: "text groups need a DRRN policy" },
+            (w) => DrrnPolicy.fromParams(w.config, w.params),
+            (groupId, policy) => Collect.collectGroup({ runId: p.runId, runSeed: p.runSeed, envId: p.envId, groupId, groupSize: p.groupSize, policy: { version: p.policyVersion, hash: p.policyHash }, difficulty: p.difficulty, maxSteps: p.maxSteps }, policy, runner),
+            (out) => RolloutStore.putGroups(sql, out),
+            (g) => g.steps
+          )
       })
     }),
     { maxIdleTime: "5 seconds" }

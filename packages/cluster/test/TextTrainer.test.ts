@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Policy, RolloutService, TextTrainer } from "@autodidact/cluster"
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import { Advantages, DrrnPolicy } from "@autodidact/optim"
-import { Effect, Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
 
 const small = { envId: "TextHousehold-v0", runId: "tt", seed: 2, groupSize: 3, tasksPerBatch: 2, difficulty: "easy" } as const
 
@@ -33,6 +33,9 @@ describe("TextTrainer", () => {
       expect(updates.length).toBe(a.updates)
       expect(updates.at(-2) === undefined || updates.at(-2)!.globalStep < 60).toBe(true)
       expect(updates.map((u) => u.policyVersion)).toEqual(updates.map((_, i) => i + 1))
+      // every update row decodes with its schema, with no critic field
+      for (const u of updates) expect(Schema.decodeUnknownSync(TextTrainer.UpdateRow)(u)).toEqual(u)
+      for (const u of updates) expect("valueLoss" in u || "explainedVariance" in u).toBe(false)
       const bad = yield* Effect.flip(TextTrainer.train({ ...small, algo: "gae" }).pipe(Effect.provide(RolloutService.layerInProcess)))
       expect((bad as InvalidOptionError).option).toBe("algo")
     }))

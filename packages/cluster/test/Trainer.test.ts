@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { RolloutService, Trainer } from "@autodidact/cluster"
-import { InvalidOptionError } from "@autodidact/core"
-import { Effect } from "effect"
+import { InvalidOptionError, Metrics } from "@autodidact/core"
+import { Effect, Schema } from "effect"
 
 const run = (options: Partial<Trainer.Options>, hooks: Trainer.Hooks = {}) =>
   Trainer.train({ envId: "CartPole-v1", runId: "t", seed: 3, episodesPerUpdate: 4, updates: 3, ...options }, hooks).pipe(Effect.provide(RolloutService.layerInProcess))
@@ -31,7 +31,13 @@ describe("Trainer.train (in-process layer)", () => {
     Effect.gen(function*() {
       const runnerRows: Array<Trainer.RunnerRow> = []
       const episodes: Array<Trainer.EpisodeRow> = []
-      const a = yield* run({}, { onRunner: (r) => runnerRows.push(r), onEpisode: (e) => episodes.push(e) })
+      const updates: Array<Trainer.UpdateRow> = []
+      const a = yield* run({}, { onRunner: (r) => runnerRows.push(r), onEpisode: (e) => episodes.push(e), onUpdate: (u) => updates.push(u) })
+      // every row the trainer writes decodes with its schema (the one the dashboard reads runner rows with)
+      for (const r of runnerRows) expect(Schema.decodeUnknownSync(Metrics.RunnerRow)(r)).toEqual(r)
+      for (const e of episodes) expect(Schema.decodeUnknownSync(Trainer.EpisodeRow)(e)).toEqual(e)
+      for (const u of updates) expect(Schema.decodeUnknownSync(Trainer.UpdateRow)(u)).toEqual(u)
+      expect(updates.map((u) => u.policyVersion)).toEqual([1, 2, 3])
       const b = yield* run({})
       expect(a.weightsHash).toBe(b.weightsHash)
       expect(a.returns).toEqual(b.returns)

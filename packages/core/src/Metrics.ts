@@ -22,7 +22,15 @@ export const names = {
   nashConv: "nashConv"
 } as const
 
-/** A row of `metrics.jsonl` written when an episode finishes. */
+/**
+ * A row of `metrics.jsonl` written when an episode finishes.
+ *
+ * *Details*: `globalStep` counts environment steps so far (the x axis of every learning curve), `episodeReturn` is
+ * the undiscounted sum of the episode's rewards, `episodeLength` its number of steps, `wallSeconds` the seconds
+ * since the run started. Trainers add their own fields (a success flag, the policy version, the runner) by spreading
+ * `EpisodeRow.fields` into a new `Schema.Struct`.
+ * @since 0.1.0
+ */
 export const EpisodeRow = Schema.Struct({
   kind: Schema.Literal("episode"),
   globalStep: Schema.Int,
@@ -32,7 +40,12 @@ export const EpisodeRow = Schema.Struct({
 })
 export type EpisodeRow = typeof EpisodeRow.Type
 
-/** A row of `metrics.jsonl` written after each optimizer update (losses and diagnostics). */
+/**
+ * A row of `metrics.jsonl` written after each optimizer update (losses and diagnostics, CleanRL's names: PPO,
+ * Schulman et al. 2017, arXiv:1707.06347). The diagnostics are optional because not every learner has them (a
+ * critic-free learner writes no `valueLoss`); a learner that always writes one narrows it to required in its own row.
+ * @since 0.1.0
+ */
 export const UpdateRow = Schema.Struct({
   kind: Schema.Literal("update"),
   globalStep: Schema.Int,
@@ -46,3 +59,58 @@ export const UpdateRow = Schema.Struct({
   learningRate: Schema.optional(Schema.Number)
 })
 export type UpdateRow = typeof UpdateRow.Type
+
+/** A count: an integer ≥ 0. */
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+/** A rate, mean or duration: a finite number ≥ 0. */
+const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+
+/**
+ * A row of `metrics.jsonl` written by a distributed trainer (`@autodidact/cluster`'s `Trainer`, `train --cluster`)
+ * after each update, one per runner seen so far: cumulative throughput and staleness of what that runner produced.
+ *
+ * *When to use*: write it from a trainer whose episodes come from several runners; read it (the dashboard's runners
+ * table) with `Schema.decodeUnknown*(RunnerRow)` or field by field through `RunnerRow.fields`.
+ *
+ * *Details*: `runner` is the runner's address (`host:port`, or `thread-<i>` in process); `globalStep` the
+ * environment steps consumed so far run-wide and `wallSeconds` the seconds since the run started, both as of the
+ * update; `episodes` and `steps` are the runner's cumulative counts, `episodesPerSecond` and `stepsPerSecond` those
+ * counts over the run's wall time; `meanPolicyLag` and `maxPolicyLag` the mean and largest policy-version lag of the
+ * runner's episodes (learner version minus the episode's, in versions); `failures` and `storageRetries` the runner's
+ * own counters as of its latest reply (requests that failed there, storage calls it retried); `sendRetries` and
+ * `duplicatesDropped` are run-wide (the same on every runner row of one update): cluster sends retried (storage or
+ * routing unavailable) and duplicate replies dropped so far.
+ *
+ * *Gotchas*: rows written before `storageRetries`, `sendRetries` and `duplicatesDropped` existed lack them; a
+ * reader of old runs should treat them as 0 (the dashboard does).
+ * @see effect/cluster (runners, sharding and PostgreSQL storage): https://effect.website/docs
+ * @since 0.1.0
+ */
+export const RunnerRow = Schema.Struct({
+  kind: Schema.Literal("runner"),
+  runner: Schema.NonEmptyString,
+  globalStep: Count,
+  wallSeconds: NonNegative,
+  episodes: Count,
+  steps: Count,
+  episodesPerSecond: NonNegative,
+  stepsPerSecond: NonNegative,
+  meanPolicyLag: NonNegative,
+  maxPolicyLag: Count,
+  failures: Count,
+  storageRetries: Count,
+  sendRetries: Count,
+  duplicatesDropped: Count
+})
+export type RunnerRow = typeof RunnerRow.Type
+
+/**
+ * The fields a distributed trainer adds to its `episode` and `update` rows: the policy version that produced the
+ * episode (or that an update published, an integer ≥ 0) and, on episode rows, the `runner` that ran it. Spread into a
+ * row's `Schema.Struct` (`{ ...EpisodeRow.fields, ...provenanceFields }`; an update row takes `policyVersion` only).
+ * @since 0.1.0
+ */
+export const provenanceFields = {
+  policyVersion: Count,
+  runner: Schema.NonEmptyString
+} as const

@@ -138,17 +138,25 @@ export const box = (
   return { _tag: "Box", shape: [...shape], low: lo, high: hi, dtype }
 }
 
-/** `MultiDiscrete(nvec, start = zeros)`. */
+/**
+ * `MultiDiscrete(nvec, start = zeros)` as in Gymnasium: element i takes the integers `start[i] .. start[i] + nvec[i] − 1`.
+ * `start`, when given, must have the length of `nvec` (not checked here; {@link contains} then fails).
+ * @see Gymnasium `spaces.MultiDiscrete`
+ */
 export const multiDiscrete = (nvec: ReadonlyArray<number>, start?: ReadonlyArray<number>): MultiDiscrete => ({
   _tag: "MultiDiscrete",
   nvec: [...nvec],
   start: start ? [...start] : nvec.map(() => 0)
 })
 
-/** `MultiBinary(n)`. */
+/** `MultiBinary(n)` as in Gymnasium: vectors of `n` values, each 0 or 1. @see Gymnasium `spaces.MultiBinary` */
 export const multiBinary = (n: number): MultiBinary => ({ _tag: "MultiBinary", n })
 
-/** `Text(maxLength, { minLength = 1, charset = alphanumeric })` as in Gymnasium. */
+/**
+ * `Text(maxLength, { minLength = 1, charset = alphanumeric })` as in Gymnasium: strings of `minLength..maxLength`
+ * characters (inclusive), each drawn from `charset` (default `0-9A-Za-z`).
+ * @see Gymnasium `spaces.Text`
+ */
 export const text = (maxLength: number, options: { minLength?: number; charset?: string } = {}): Text => ({
   _tag: "Text",
   minLength: options.minLength ?? 1,
@@ -156,10 +164,10 @@ export const text = (maxLength: number, options: { minLength?: number; charset?:
   charset: options.charset ?? ALPHANUMERIC
 })
 
-/** `Tuple(spaces)`. */
+/** `Tuple(spaces)` as in Gymnasium: fixed-length arrays whose element i lies in `spaces[i]` (the array is copied). */
 export const tuple = (spaces: ReadonlyArray<Space>): TupleSpace => ({ _tag: "Tuple", spaces: [...spaces] })
 
-/** `Dict(spaces)`. */
+/** `Dict(spaces)` as in Gymnasium: objects whose value at each key lies in `spaces[key]` (the record is copied). */
 export const dict = (spaces: { readonly [key: string]: Space }): DictSpace => ({ _tag: "Dict", spaces: { ...spaces } })
 
 /** Number of elements of a `Box` (product of its shape). */

@@ -9,8 +9,9 @@
  */
 import { Schema } from "effect"
 
-/** Free-form per-step diagnostics (`info` dict in Gymnasium). */
+/** Free-form per-step diagnostics (`info` dict in Gymnasium): string keys, JSON-able values. */
 export const Info = Schema.Record(Schema.String, Schema.Unknown)
+/** The type of {@link Info}. */
 export type Info = { readonly [key: string]: unknown }
 
 /** One environment transition `(s, a, r, s', terminated, truncated)`. */
@@ -70,7 +71,11 @@ export const toJsonValue = (x: unknown): unknown => {
   return x
 }
 
-/** Build a trajectory record from its steps, computing `return` and `length`. */
+/**
+ * Build a trajectory record from its steps: `return` is the undiscounted sum of the steps' rewards, `length` their
+ * number; `extra` (seed, task, policy version, final observation, success) is copied as given. The steps are not
+ * copied or checked (decode with {@link Trajectory} to validate a record read from disk).
+ */
 export const fromSteps = (
   envId: string,
   steps: ReadonlyArray<Step>,

@@ -7,8 +7,8 @@
  * and is reported as `truncatedTail`. Lines that are not JSON objects are skipped and counted in `malformed`.
  *
  * Two row kinds are read differently from the rest, because several rows of them share one x:
- * - `kind: "runner"` (`train --cluster`, one row per runner after each update, cumulative: see `RunnerRow` in
- *   `@autodidact/cluster`'s `Trainer`) are not plotted (they would interleave runners in one column); the latest row of
+ * - `kind: "runner"` (`train --cluster`, one row per runner after each update, cumulative: `Metrics.RunnerRow` of
+ *   `@autodidact/core`) are not plotted (they would interleave runners in one column); the latest row of
  *   each runner is kept in {@link MetricsReader.runners} for the runners table ({@link runnerStat} checks them).
  * - `kind: "epoch"` (`autodidact agent train`, Training-Free GRPO: `EpochRow` in `@autodidact/optim`) have no
  *   `globalStep`: their x is `epoch`, and their numbers become the columns `epoch.<field>` (`epoch.successRate`,
@@ -18,6 +18,8 @@
  * *Gotchas*: if the file shrinks (rewritten with `--overwrite`), the reader starts over.
  * @since 0.0.0
  */
+import { Metrics } from "@autodidact/core"
+import { Schema } from "effect"
 import * as fs from "node:fs"
 
 /** One metric column: x by step, x by wall time, and the value, row-aligned. */
@@ -31,63 +33,40 @@ export interface Column {
 const axisKeys = new Set(["globalStep", "wallSeconds", "iteration", "step", "seed", "epoch"])
 
 /**
- * The latest `kind: "runner"` row of one cluster runner: its cumulative throughput and the staleness of what it
- * produced, as of the update at `globalStep`.
+ * The latest `kind: "runner"` row of one cluster runner (`Metrics.RunnerRow` of `@autodidact/core`, without its
+ * `kind`): its cumulative throughput and the staleness of what it produced, as of the update at `globalStep`.
+ * @since 0.0.0
  */
-export interface RunnerStat {
-  /** The runner's address (`host:port`). */
-  readonly runner: string
-  readonly globalStep: number
-  readonly wallSeconds: number
-  readonly episodes: number
-  readonly steps: number
-  readonly episodesPerSecond: number
-  readonly stepsPerSecond: number
-  /** Mean and largest policy-version lag of its episodes (trainer's version minus the episode's). */
-  readonly meanPolicyLag: number
-  readonly maxPolicyLag: number
-  /** Requests that failed on the runner. */
-  readonly failures: number
-  /** Storage calls the runner retried (PostgreSQL unavailable). */
-  readonly storageRetries: number
-  /** Run-wide counters (the same on every runner row of one update): sends retried, duplicate replies dropped. */
-  readonly sendRetries: number
-  readonly duplicatesDropped: number
-}
+export type RunnerStat = Omit<Metrics.RunnerRow, "kind">
+
+/** Fields of a runner row that older runs lack (or that are bookkeeping): read as 0 when missing or invalid. */
+/** The schema of the count fields (every count of the row shares it), to word the reason. */
+const countSchema = Metrics.RunnerRow.fields.episodes
+
+const defaultedRunnerFields: ReadonlySet<string> = new Set(["storageRetries", "sendRetries", "duplicatesDropped", "globalStep", "wallSeconds"])
 
 /**
- * A `kind: "runner"` row as a {@link RunnerStat}, or the reason it is not one (a missing runner name, or a count,
- * rate or lag that is missing, not finite or negative). `storageRetries`, `sendRetries` and `duplicatesDropped` may be
- * absent (0).
+ * A `kind: "runner"` row as a {@link RunnerStat}, or the reason it is not one.
+ *
+ * *Details*: each field is checked against its schema in `Metrics.RunnerRow.fields` (`@autodidact/core`): `runner`
+ * a non-empty string, counts integers ≥ 0, rates, means and durations finite numbers ≥ 0. `storageRetries`,
+ * `sendRetries`, `duplicatesDropped`, `globalStep` and `wallSeconds` are read as 0 when absent or invalid (rows
+ * of older runs); any other field that is missing or invalid makes the row invalid, and the reason names the field,
+ * the value found and the runner (`"failures must be an integer ≥ 0, got -1 (runner r)"`).
+ * @since 0.0.0
  */
 export const runnerStat = (r: Readonly<Record<string, unknown>>): RunnerStat | { readonly invalid: string } => {
   const runner = r["runner"]
-  if (typeof runner !== "string" || runner.length === 0) return { invalid: `runner must be a non-empty string, got ${JSON.stringify(runner)}` }
-  const out: Record<string, number> = {}
-  for (const key of ["episodes", "steps", "episodesPerSecond", "stepsPerSecond", "meanPolicyLag", "maxPolicyLag", "failures"]) {
+  if (!Schema.is(Metrics.RunnerRow.fields.runner)(runner)) return { invalid: `runner must be a non-empty string, got ${JSON.stringify(runner)}` }
+  const out: Record<string, unknown> = { runner }
+  for (const [key, field] of Object.entries(Metrics.RunnerRow.fields)) {
+    if (key === "kind" || key === "runner") continue
     const v = r[key]
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) return { invalid: `${key} must be a finite number ≥ 0, got ${JSON.stringify(v)} (runner ${runner})` }
-    out[key] = v
+    if (Schema.is(field)(v)) out[key] = v
+    else if (defaultedRunnerFields.has(key)) out[key] = 0
+    else return { invalid: `${key} must be ${field === countSchema ? "an integer" : "a finite number"} ≥ 0, got ${JSON.stringify(v)} (runner ${runner})` }
   }
-  for (const key of ["storageRetries", "sendRetries", "duplicatesDropped", "globalStep", "wallSeconds"]) {
-    const v = r[key]
-    out[key] = typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0
-  }
-  return {
-    runner,
-    globalStep: out["globalStep"]!,
-    wallSeconds: out["wallSeconds"]!,
-    episodes: out["episodes"]!,
-    steps: out["steps"]!,
-    episodesPerSecond: out["episodesPerSecond"]!,
-    stepsPerSecond: out["stepsPerSecond"]!,
-    meanPolicyLag: out["meanPolicyLag"]!,
-    maxPolicyLag: out["maxPolicyLag"]!,
-    failures: out["failures"]!,
-    storageRetries: out["storageRetries"]!,
-    sendRetries: out["sendRetries"]!,
-    duplicatesDropped: out["duplicatesDropped"]!
-  }
+  return out as RunnerStat
 }
 
 /**

@@ -49,7 +49,13 @@ export interface ReportChart {
 
 const metricOrder = ["episodeReturn", "episodeLength", "meanReturn", "successRate", "epoch.successRate", "epoch.librarySize", "epoch.tokens", "policyLoss", "valueLoss", "entropy", "approxKl", "clipFraction", "explainedVariance", "learningRate"]
 
-/** The charts a report holds for a loaded store. */
+/**
+ * The charts a report holds for a loaded store: one per metric present in its runs (the standard metric names
+ * first, then the rest alphabetically), each with one curve per run holding it (exponential moving average with
+ * weight `smoothing`, default 0.6; `epoch.*` columns unsmoothed; at most `maxPoints` points, default 1000); an
+ * `episodeReturn` mean ± std band chart when some runs differ only by seed; and a log-scale NashConv-vs-iterations
+ * chart when runs report `nashConv`.
+ */
 export const charts = (store: Runs.RunStore, options: { readonly smoothing?: number; readonly maxPoints?: number } = {}): Array<ReportChart> => {
   const summaries = store.summaries()
   const names = summaries.map((s) => s.name)
@@ -87,7 +93,10 @@ export const charts = (store: Runs.RunStore, options: { readonly smoothing?: num
 /** Text safe inside a `<script>` or `<style>` element. */
 const scriptSafe = (s: string): string => s.replace(/<\/(script|style)/gi, "<\\/$1")
 
-/** The report's HTML for a loaded store. */
+/**
+ * The report's HTML for a loaded store: one self-contained page (uPlot, the dashboard's CSS and the chart data
+ * inlined, no network access) with the runs table and the {@link charts}.
+ */
 export const html = (store: Runs.RunStore, options: Omit<ReportOptions, "runsDir" | "out"> = {}): string => {
   const read = (dir: string, f: string) => fs.readFileSync(path.join(dir, f), "utf8")
   const data = {
@@ -138,7 +147,11 @@ export const chromiumArgs = [
   "--no-first-run"
 ]
 
-/** Render HTML to a full-page PNG with Chromium via playwright-core. */
+/**
+ * Render HTML to a full-page PNG at `out` with Chromium (headless, via `playwright-core`). Fails with
+ * `ChromiumNotFoundError` when Chromium is not at `chromiumPath` (default `/usr/bin/chromium`) or
+ * `playwright-core` is not installed, and with `DashboardError` when the page cannot be rendered or written.
+ */
 export const renderPng = (
   page: string,
   out: string,

@@ -73,7 +73,11 @@ export interface RunnersView {
   readonly duplicatesDropped: number
 }
 
-/** Sum up the latest runner rows (see {@link RunnersView}). */
+/**
+ * Sum up the latest runner rows of `run` (see {@link RunnersView}): runners sorted by name; totals of episodes,
+ * steps, rates (episodes/s and steps/s add across runners) and failures; `globalStep`, `sendRetries` and
+ * `duplicatesDropped` from the runner row with the largest `globalStep` (0 when there are none).
+ */
 export const runnersView = (run: string, stats: Iterable<RunnerStat>): RunnersView => {
   const runners = [...stats].sort((a, b) => a.runner.localeCompare(b.runner))
   const total = { episodes: 0, steps: 0, episodesPerSecond: 0, stepsPerSecond: 0, failures: 0 }
@@ -138,7 +142,11 @@ export interface SeriesResult {
 /** Config keys that differ between seeds of one experiment, removed (at any depth) before grouping. */
 const ungroupedKeys = new Set(["seed", "startedAt", "finishedAt", "versions", "out", "run", "resume", "overwrite"])
 
-/** Stable JSON of a config without seeds, timestamps and versions. */
+/**
+ * Stable JSON of a config without seeds, timestamps and versions: keys sorted at every depth, and `seed`,
+ * `startedAt`, `finishedAt`, `versions`, `out`, `run`, `resume` and `overwrite` removed at any depth, so that two
+ * runs of one experiment with different seeds get the same key.
+ */
 export const groupKey = (config: unknown): string => {
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip)
@@ -152,7 +160,7 @@ export const groupKey = (config: unknown): string => {
   return JSON.stringify(strip(config))
 }
 
-/** Group runs (by name) that differ only by seed. */
+/** Group runs (by name) that differ only by seed: run names by {@link groupKey}, in the order given. */
 export const groupBySeed = (
   runs: ReadonlyArray<{ readonly name: string; readonly config: unknown }>
 ): Map<string, Array<string>> => {
@@ -421,8 +429,12 @@ const groupLabels = (groups: Map<string, Array<string>>, config: (name: string) 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
 
 /**
- * Read every run under `root` once and return the runs table.
+ * Read every run under `root` once and return the runs table: one {@link RunSummary} per run directory (a folder
+ * with a `config.json` or `metrics.jsonl`), with its config, last step, episodes, best and recent mean return and
+ * warnings (malformed lines, invalid runner rows). Fails with `DashboardError` naming `root` when it cannot be read.
+ * For a live view that re-reads only what was appended, use {@link load} and `RunStore.refresh`.
  * @category reading
+ * @since 0.0.0
  */
 export const scan = (root: string): Effect.Effect<Array<RunSummary>, DashboardError> =>
   Effect.tryPromise({
@@ -436,8 +448,11 @@ export const scan = (root: string): Effect.Effect<Array<RunSummary>, DashboardEr
   })
 
 /**
- * A loaded {@link RunStore} over `root`.
+ * A loaded {@link RunStore} over `root`: every run read once; call `refresh()` to read what was appended since
+ * (each metrics file is read incrementally from its last offset, see `Metrics.MetricsReader`). Fails with
+ * `DashboardError` when `root` is missing or not a directory.
  * @category reading
+ * @since 0.0.0
  */
 export const load = (root: string): Effect.Effect<RunStore, DashboardError> =>
   Effect.tryPromise({

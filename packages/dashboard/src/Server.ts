@@ -231,8 +231,11 @@ export const serve = (options: ServeOptions): Effect.Effect<Dashboard, Dashboard
   })
 
 /**
- * Serve until interrupted (Ctrl-C), logging the URL.
+ * Serve until interrupted (Ctrl-C): {@link serve} in its own scope, printing the URL and runs directory to stderr;
+ * the server closes when the fiber is interrupted. Fails with `DashboardError` when the runs directory cannot be
+ * read or the port cannot be listened on.
  * @category server
+ * @since 0.0.0
  */
 export const serveForever = (options: ServeOptions): Effect.Effect<never, DashboardError> =>
   Effect.scoped(

@@ -15,7 +15,7 @@
 import { TextHousehold } from "@autodidact/envs"
 import { Embedder } from "@autodidact/memory"
 import { Effect, Layer } from "effect"
-import { Discovery, Sandbox, type Skill, SkillLibrary, SkillOptions, SyncSandbox } from "../src/index.js"
+import { Discovery, HouseholdSkills, Sandbox, type Skill, SkillLibrary, SkillOptions, SyncSandbox } from "../src/index.js"
 
 const SKILLS = Number(process.argv[2] ?? 10_000)
 const EPISODES = Number(process.argv[3] ?? 100)
@@ -198,7 +198,7 @@ await Effect.runPromise(
       console.log(`  ${f.admitted ? "admitted" : "rejected"} ${f.name}: [${f.steps.join("; ")}] count ${f.count}, held-out ${f.checks} checks, success ${f.successRate.toFixed(2)}, saves ${f.savedPerEpisode.toFixed(2)} decisions/episode${f.reason !== undefined ? ` (${f.reason})` : ""}`)
     }
     const hand = yield* SkillLibrary.SkillLibrary.make()
-    for (const s of SkillOptions.householdSkills) yield* hand.admit(s)
+    for (const s of HouseholdSkills.householdSkills) yield* hand.admit(s)
 
     for (const maxSteps of [50, 1000]) {
       const envN = new TextHousehold.TextHousehold({ difficulty: "easy", maxSteps })
@@ -209,7 +209,7 @@ await Effect.runPromise(
           "primitives + discovered macros (applicable grounding, macroOption, 3/macro, 8/step)",
           new SkillOptions.SkillOptionsEnv(envN, macros, found.filter((f) => f.admitted).map((f) => Discovery.macroOption(f.name, f.steps, f.varTypes, { maxGroundings: 3 })), { maxSkillActions: 8 })
         ],
-        ["primitives + hand-written skills", new SkillOptions.SkillOptionsEnv(envN, hand, SkillOptions.householdOptions())]
+        ["primitives + hand-written skills", new SkillOptions.SkillOptionsEnv(envN, hand, HouseholdSkills.householdOptions())]
       ]
     console.log(`random-admissible agent, easy TextHousehold-v0 (split seen, tasks 1000..${1000 + EPISODES - 1}), budget ${BUDGET} decisions, env limit ${maxSteps} primitive steps:`)
       for (const [label, w] of agents) {

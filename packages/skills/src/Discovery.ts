@@ -24,7 +24,8 @@ import type { TextEnv as TextEnvModule } from "@autodidact/envs"
 import { Effect } from "effect"
 import type * as Skill from "./Skill.js"
 import type { SkillLibrary } from "./SkillLibrary.js"
-import { type SkillOption, SkillOptionsEnv } from "./SkillOptions.js"
+import type { SkillOption } from "./Skill.js"
+import { SkillOptionsEnv } from "./SkillOptions.js"
 
 type TextEnv = TextEnvModule.TextEnv
 

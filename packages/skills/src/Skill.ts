@@ -9,6 +9,7 @@
  * @see Wang et al., "Voyager: An Open-Ended Embodied Agent with Large Language Models", arXiv:2305.16291
  * @since 0.1.0
  */
+import type { TextEnv } from "@autodidact/envs"
 import { Schema } from "effect"
 
 /** A JSON Schema object (kept as plain JSON). */
@@ -81,3 +82,25 @@ export const toTool = (spec: SkillSpec) => ({
 
 /** Valid skill names: identifiers with dashes, so they are file names and guest strings at once. */
 export const isValidName = (name: string): boolean => /^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(name)
+
+/**
+ * A library skill offered as an option (Sutton, Precup & Singh 1999: a temporally extended action), with the argument
+ * names in command order and a grounding; `SkillOptions.SkillOptionsEnv` turns options into `skill NAME ARG...`
+ * commands of a text environment.
+ * @since 0.1.0
+ */
+export interface SkillOption {
+  readonly name: string
+  /** Parameter names, in the order the command spells them (`skill put-in apple fridge` → `["object", "receptacle"]`). */
+  readonly params: ReadonlyArray<string>
+  /**
+   * Argument tuples offered in the current state (each one becomes an admissible `skill NAME a b` command). An
+   * argument may contain spaces (an instance such as `cabinet 2`); the offered command is then parsed by lookup.
+   */
+  readonly ground: (env: TextEnv.TextEnv) => ReadonlyArray<ReadonlyArray<string>>
+  /**
+   * Optional: the primitive commands a call with these arguments expands to (first step exact, later steps may name
+   * types), for featurizers; see `SkillOptions.OptionsEnvBase.describeAction`. A macro knows it; an arbitrary skill need not.
+   */
+  readonly expand?: (args: ReadonlyArray<string>) => ReadonlyArray<string>
+}

@@ -32,7 +32,11 @@ import * as Skill from "./Skill.js"
 import * as SkillIndex from "./SkillIndex.js"
 import type * as SyncSandbox from "./SyncSandbox.js"
 
-/** Why a skill was not admitted. */
+/**
+ * Why a skill was not admitted, by `stage`: `"name"` (not a valid skill name), `"compile"` (the source does not
+ * parse in the sandbox), `"test"` (one of its own tests failed: `reason` says which and what it returned) or
+ * `"verifier"` (the library's verifier rejected it or scored it below the threshold). The library is unchanged.
+ */
 export class AdmissionError extends Data.TaggedError("AdmissionError")<{
   readonly name: string
   readonly stage: "name" | "compile" | "test" | "verifier"
@@ -53,7 +57,7 @@ export class SkillNotFoundError extends Data.TaggedError("SkillNotFoundError")<{
   }
 }
 
-/** Storage failed. */
+/** Reading or writing the library's directory failed; `path` is the file involved. The in-memory state is unchanged. */
 export class SkillStorageError extends Data.TaggedError("SkillStorageError")<{ readonly path: string; readonly reason: string }> {
   override get message() {
     return `${this.path}: ${this.reason}`
@@ -119,7 +123,13 @@ export const scriptedHost = (
 }
 
 /**
- * A skill library over a sandbox and an embedder.
+ * A Voyager-style skill library (Wang et al. 2023, "Voyager: An Open-Ended Embodied Agent with Large Language
+ * Models", arXiv:2305.16291) over a sandbox and an embedder: skills are admitted only after their name, compilation,
+ * own tests and the optional verifier pass (`admit`, failing with {@link AdmissionError}); each admission is a new
+ * version, and `rollback` makes an earlier one active; `call` runs the active version in the sandbox with granted
+ * host functions; `retrieve(query, { k })` returns the `k` skills whose description embeddings are nearest the
+ * query's (dot product: cosine for L2-normalized embedders). With `directory`, every change is written there
+ * (atomic writes) and read back by {@link SkillLibrary.make}; storage failures are {@link SkillStorageError}s.
  *
  * @category models
  * @since 0.1.0

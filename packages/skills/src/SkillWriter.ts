@@ -8,6 +8,9 @@
  * {@link SkillLibrary.SkillLibrary} from a task, trajectories and errors. Without a model, `Discovery` mines skills.
  *
  * **Details**
+ * - This module is the feedback loop; its parts have their own modules, re-exported here under their old names:
+ *   the prompt (`SkillPrompt`), parsing and decoding of the answer (`SkillAnswer`), and execution checks
+ *   (`EpisodeCheck`).
  * - {@link write}`(library, request, options)`: the prompt ({@link buildPrompt}) holds the task, the environment's rules
  *   and the guest API ({@link GUEST_API}), example skills (the request's, else the `examples` nearest library skills
  *   by `SkillLibrary.retrieve(task)`: name, description, parameters, source — they may be called with `callSkill`),
@@ -59,97 +62,46 @@
  * @see Wang et al., "Voyager: An Open-Ended Embodied Agent with Large Language Models", arXiv:2305.16291 (Sec. 2.2–2.3)
  * @since 0.1.0
  */
-import type { TextEnv as TextEnvModule } from "@autodidact/envs"
 import type { EmbedderError } from "@autodidact/memory"
-import { Cause, Data, Duration, Effect, Schema } from "effect"
+import { Cause, Data, Duration, Effect } from "effect"
 import { AiError, LanguageModel, type Prompt } from "effect/ai"
-import type * as Discovery from "./Discovery.js"
-import * as Sandbox from "./Sandbox.js"
-import * as Skill from "./Skill.js"
+import type * as EpisodeCheck from "./EpisodeCheck.js"
+import { oneLine } from "./internal/Text.js"
+import type * as Skill from "./Skill.js"
+import * as SkillAnswer from "./SkillAnswer.js"
 import type { SkillLibrary, SkillStorageError } from "./SkillLibrary.js"
+import * as SkillPrompt from "./SkillPrompt.js"
 
-type TextEnv = TextEnvModule.TextEnv
+export { episodeCheck } from "./EpisodeCheck.js"
+export type { CheckResult, EpisodeCase, Verify } from "./EpisodeCheck.js"
+export { decodeAnswer, parseAnswer } from "./SkillAnswer.js"
+export type { Parsed } from "./SkillAnswer.js"
+export {
+  buildPrompt,
+  defaultLimits,
+  examplesSection,
+  feedbackSection,
+  GUEST_API,
+  renderTrajectory,
+  systemPrompt,
+  trajectoriesSection,
+  trajectoryId,
+  userPrompt
+} from "./SkillPrompt.js"
+export type { AttemptError, EpisodeTrajectory, Feedback, PromptLimits, PromptRequest, Stage, Trajectory, TrajectoryInput } from "./SkillPrompt.js"
 
-// ---------------------------------------------------------------------------------------------------------------------
-// Types
+type AttemptError = SkillPrompt.AttemptError
+type PromptLimits = SkillPrompt.PromptLimits
+type PromptRequest = SkillPrompt.PromptRequest
 
-/** A trajectory given as plain steps (actions with the observations they produced). */
-export interface Trajectory {
-  readonly id?: string
-  readonly task?: string
-  /** Whether the episode was solved (undefined: unknown). */
-  readonly won?: boolean
-  /** The observation before the first action. */
-  readonly initialObservation?: string
-  readonly steps: ReadonlyArray<{ readonly action: string; readonly observation?: string }>
-}
-
-/** A recorded `Discovery.Episode`, optionally with an id and the observations after each action. */
-export type EpisodeTrajectory = Discovery.Episode & { readonly id?: string; readonly observations?: ReadonlyArray<string> }
-
-/** What the writer sees: successful or failed trajectories in either shape. */
-export type TrajectoryInput = Trajectory | EpisodeTrajectory
-
-/** The result of a verification: `true`/`false`, or `{ ok, reason }` (the reason is fed back to the model). */
-export type CheckResult = boolean | { readonly ok: boolean; readonly reason?: string }
-
-/**
- * An execution check or critic (Voyager's self-verification), run on a candidate that passed the library's check and
- * before it is admitted. A failure of the effect counts as a rejection with the error as the reason.
- */
-export type Verify = (spec: Skill.SkillSpec, library: SkillLibrary) => Effect.Effect<CheckResult, unknown>
-
-/** A request to write one skill. */
-export interface WriteRequest {
-  /** What the skill should do (Voyager's task), in words. */
-  readonly task: string
-  /** The environment's rules / extra guest API notes, appended to {@link GUEST_API}. */
-  readonly environment?: string
-  /** Force the skill's name (the model's name is replaced by it). */
-  readonly name?: string
+/** A request to write one skill: what the prompt shows ({@link PromptRequest}) plus examples, tags and a check. */
+export interface WriteRequest extends PromptRequest {
   /** Example skills to show; default: the `options.examples` library skills nearest to `task`. */
   readonly examples?: ReadonlyArray<Skill.SkillSpec>
-  readonly trajectories?: ReadonlyArray<TrajectoryInput>
-  /** Earlier errors (e.g. from running an earlier version), shown in the first prompt. */
-  readonly errors?: ReadonlyArray<string>
   /** Tags added to the written skill (e.g. the env id). */
   readonly tags?: ReadonlyArray<string>
   /** An execution check or critic, run before admission. */
-  readonly verify?: Verify
-}
-
-/** Prompt size limits (characters). */
-export interface PromptLimits {
-  readonly maxTaskChars: number
-  readonly maxEnvironmentChars: number
-  readonly maxExampleSourceChars: number
-  readonly maxTrajectories: number
-  /** Steps shown per trajectory: the first half and the last half, the middle elided. */
-  readonly maxStepsPerTrajectory: number
-  readonly maxObservationChars: number
-  /** Admissible commands shown for a trajectory's first state. */
-  readonly maxAdmissibleShown: number
-  readonly maxErrorChars: number
-  readonly maxPreviousSourceChars: number
-  /** Earlier errors listed (the most recent). */
-  readonly maxEarlierErrors: number
-  /** Cap of the user message (see the module docs). */
-  readonly maxPromptChars: number
-}
-
-/** The default limits (see the module docs). */
-export const defaultLimits: PromptLimits = {
-  maxTaskChars: 2000,
-  maxEnvironmentChars: 4000,
-  maxExampleSourceChars: 2000,
-  maxTrajectories: 3,
-  maxStepsPerTrajectory: 20,
-  maxObservationChars: 160,
-  maxAdmissibleShown: 25,
-  maxErrorChars: 1200,
-  maxPreviousSourceChars: 6000,
-  maxEarlierErrors: 6,
-  maxPromptChars: 32_000
+  readonly verify?: EpisodeCheck.Verify
 }
 
 /** Writer options. */
@@ -167,15 +119,6 @@ export interface WriterOptions {
   /** Library skills retrieved as examples when the request gives none, default 3 (0: none). */
   readonly examples?: number
   readonly limits?: Partial<PromptLimits>
-}
-
-/** Where an attempt failed. */
-export type Stage = "parse" | "decode" | "name" | "compile" | "test" | "verifier" | "check"
-
-/** Why an attempt failed (fed back verbatim, clipped, to the next prompt). */
-export interface AttemptError {
-  readonly stage: Stage
-  readonly message: string
 }
 
 /** One attempt: prompt size, model usage, the decoded spec (if any) and the error (if it failed). */
@@ -223,358 +166,6 @@ export class SkillWriterError extends Data.TaggedError("SkillWriterError")<{
 
 /** A write option out of range. */
 export class WriterOptionError extends Data.TaggedError("WriterOptionError")<{ readonly option: string; readonly value: unknown; readonly reason: string }> {}
-
-// ---------------------------------------------------------------------------------------------------------------------
-// Prompt templates
-
-/** The guest API of a text-environment skill (what `SkillOptions` and {@link episodeCheck} grant). */
-export const GUEST_API = `Skills are plain JavaScript (ES2020) run in a QuickJS sandbox. A skill defines a global function \`main(a)\` that takes one JSON argument and returns a JSON value synchronously: no async/await, Promises, timers, require, import, fetch or process. The only way out is these host functions:
-- observe() -> { observation: string, admissible: string[], task: string, done: boolean }
-- act(command) -> { observation: string, reward: number, admissible: string[], done: boolean, won: boolean }. The command must be exactly one of the current admissible commands; anything else throws and ends the skill.
-- callSkill(name, args) -> the result of another library skill (the example skills below), called with the same host functions.
-Return an object such as { ok: true, ... } or { ok: false, reason: "..." } so callers can tell success from failure.`
-
-const ANSWER_FORMAT = `Answer with ONE JSON object in a \`\`\`json fence and nothing else, with these fields:
-{
-  "name": "kebab-case-name",
-  "description": "one sentence: what the skill does and when to use it",
-  "parameters": { "type": "object", "properties": { ... }, "required": [ ... ] },
-  "result": { "type": "object" },
-  "source": "function main(a) { ... }",
-  "tests": [
-    { "name": "what it checks", "input": { ... }, "expected": <the exact return value>,
-      "host": { "observe": [<reply 1>, ...], "act": [<reply 1>, <reply 2>, ...] } }
-  ]
-}
-Each test calls main(input) with scripted host functions: the k-th call of observe() or act() returns the k-th reply listed for it (a call beyond the list fails the test), and the return value must deep-equal "expected". Write at least one test that follows the main path. "source" is a JSON string: escape its quotes and newlines. Helper functions may be defined in "source" next to main.`
-
-/** The system message: the writer's role, the guest API and environment rules, the answer format. */
-export const systemPrompt = (environment: string | undefined, limits: PromptLimits = defaultLimits): string => {
-  const env = environment === undefined || environment.trim() === "" ? "" : `\n\nEnvironment:\n${clip(environment.trim(), limits.maxEnvironmentChars)}`
-  return `You write reusable skills for an agent: small JavaScript programs, as in Voyager's skill library. A skill must be general (parameterized by object and receptacle types, not by one episode's instance numbers), check what it sees before acting, and stop with a clear result.
-
-${GUEST_API}${env}
-
-${ANSWER_FORMAT}`
-}
-
-/** The example-skills section (empty when none). */
-export const examplesSection = (examples: ReadonlyArray<Skill.SkillSpec>, limits: PromptLimits = defaultLimits): string => {
-  if (examples.length === 0) return ""
-  const items = examples.map((s) =>
-    `### ${s.name}\n${s.description}\nparameters: ${JSON.stringify(s.parameters)}\n\`\`\`js\n${clipMiddle(s.source.trim(), limits.maxExampleSourceChars)}\n\`\`\``
-  )
-  return `Existing skills (call them with callSkill(name, args), or imitate them):\n\n${items.join("\n\n")}`
-}
-
-const isEpisode = (t: TrajectoryInput): t is EpisodeTrajectory => "actions" in t
-
-/** The id a trajectory is known by: its own, else `seed-S` (and `/task-K` for an episode reset with a `taskIndex`). */
-export const trajectoryId = (t: TrajectoryInput, index: number): string => {
-  if (t.id !== undefined) return t.id
-  if (!isEpisode(t)) return `trajectory-${index + 1}`
-  const task = t.reset.options["taskIndex"]
-  return `seed-${t.reset.seed}${typeof task === "number" ? `/task-${task}` : ""}`
-}
-
-/** One trajectory as prompt text (steps elided in the middle beyond `maxStepsPerTrajectory`). */
-export const renderTrajectory = (t: TrajectoryInput, index: number, limits: PromptLimits = defaultLimits): string => {
-  const id = trajectoryId(t, index)
-  const won = t.won
-  const outcome = won === true ? "success" : won === false ? "failure" : "unknown outcome"
-  const lines = [`### Trajectory ${id} (${outcome})`]
-  if (t.task !== undefined) lines.push(`Task: ${clip(t.task, limits.maxObservationChars * 2)}`)
-  const steps: Array<{ action: string; observation?: string }> = isEpisode(t)
-    ? t.actions.map((action, i) => {
-      const o = t.observations?.[i]
-      return o === undefined ? { action } : { action, observation: o }
-    })
-    : t.steps.map((s) => (s.observation === undefined ? { action: s.action } : { action: s.action, observation: s.observation }))
-  const initial = isEpisode(t) ? undefined : t.initialObservation
-  if (initial !== undefined) lines.push(`Start: ${oneLine(initial, limits.maxObservationChars)}`)
-  if (isEpisode(t) && t.admissible[0] !== undefined) {
-    const adm = t.admissible[0]
-    const shown = adm.slice(0, limits.maxAdmissibleShown)
-    lines.push(`Admissible at the start: ${shown.join("; ")}${adm.length > shown.length ? ` (+${adm.length - shown.length} more)` : ""}`)
-  }
-  const n = steps.length
-  const max = Math.max(2, limits.maxStepsPerTrajectory)
-  const head = n > max ? Math.ceil(max / 2) : n
-  const tail = n > max ? max - head : 0
-  const render = (s: { action: string; observation?: string }, i: number) =>
-    `${i + 1}. > ${s.action}${s.observation !== undefined ? `\n   ${oneLine(s.observation, limits.maxObservationChars)}` : ""}`
-  for (let i = 0; i < head; i++) lines.push(render(steps[i]!, i))
-  if (tail > 0) {
-    lines.push(`... (${n - head - tail} steps omitted) ...`)
-    for (let i = n - tail; i < n; i++) lines.push(render(steps[i]!, i))
-  }
-  if (n === 0) lines.push("(no steps)")
-  return lines.join("\n")
-}
-
-/** The trajectories section (empty when none). */
-export const trajectoriesSection = (trajectories: ReadonlyArray<TrajectoryInput>, limits: PromptLimits = defaultLimits): string => {
-  const shown = trajectories.slice(0, limits.maxTrajectories)
-  if (shown.length === 0) return ""
-  const more = trajectories.length - shown.length
-  return `Trajectories in this environment (successful ones show what works; failed ones what to avoid):\n\n${
-    shown.map((t, i) => renderTrajectory(t, i, limits)).join("\n\n")
-  }${more > 0 ? `\n\n(${more} more trajectories not shown)` : ""}`
-}
-
-/** What the previous attempt produced and why it failed. */
-export interface Feedback {
-  readonly attempt: number
-  /** The previous skill's source, or the raw answer when it could not be decoded. */
-  readonly code: string
-  readonly error: AttemptError
-  /** Earlier failures (oldest first), listed one line each. */
-  readonly history: ReadonlyArray<AttemptError>
-}
-
-const STAGE_HINT: Record<Stage, string> = {
-  parse: "the answer contained no valid JSON object",
-  decode: "the JSON object does not have the required fields and types",
-  name: "the name is invalid (use letters, digits, - and _, starting with a letter, at most 64 chars)",
-  compile: "the source does not compile",
-  test: "one of its own tests failed",
-  verifier: "the library's verifier rejected it",
-  check: "it failed when run for real (execution check / critique)"
-}
-
-/** The feedback section of a retry: the previous code and the exact error (Voyager's execution errors and critique). */
-export const feedbackSection = (feedback: Feedback, limits: PromptLimits = defaultLimits): string => {
-  const lines = [
-    `Your previous answer (attempt ${feedback.attempt}) was rejected at stage "${feedback.error.stage}": ${STAGE_HINT[feedback.error.stage]}.`,
-    `Error:\n${clip(feedback.error.message, limits.maxErrorChars)}`,
-    `Previous code:\n\`\`\`js\n${clipMiddle(feedback.code, limits.maxPreviousSourceChars)}\n\`\`\``
-  ]
-  const earlier = feedback.history.slice(-limits.maxEarlierErrors)
-  if (earlier.length > 0) lines.push(`Earlier failures:\n${earlier.map((e) => `- ${e.stage}: ${oneLine(e.message, 300)}`).join("\n")}`)
-  lines.push("Fix the problem and answer with the complete corrected JSON object.")
-  return lines.join("\n\n")
-}
-
-/** The user message: task, example skills, trajectories, earlier errors, feedback; capped at `maxPromptChars`. */
-export const userPrompt = (
-  input: {
-    readonly task: string
-    readonly name?: string | undefined
-    readonly examples: ReadonlyArray<Skill.SkillSpec>
-    readonly trajectories: ReadonlyArray<TrajectoryInput>
-    readonly errors: ReadonlyArray<string>
-    readonly feedback?: Feedback | undefined
-  },
-  limits: PromptLimits = defaultLimits
-): string => {
-  const render = (nTraj: number, nEx: number) => {
-    const parts = [`Task: write a skill that will ${clip(input.task.trim(), limits.maxTaskChars)}`]
-    if (input.name !== undefined) parts.push(`Name the skill "${input.name}".`)
-    const ex = examplesSection(input.examples.slice(0, nEx), limits)
-    if (ex !== "") parts.push(ex)
-    const tr = trajectoriesSection(input.trajectories.slice(0, nTraj), limits)
-    if (tr !== "") parts.push(tr)
-    const errors = input.errors.slice(-limits.maxEarlierErrors)
-    if (errors.length > 0) parts.push(`Errors seen earlier with this task:\n${errors.map((e) => `- ${clip(e, limits.maxErrorChars)}`).join("\n")}`)
-    if (input.feedback !== undefined) parts.push(feedbackSection(input.feedback, limits))
-    return parts.join("\n\n")
-  }
-  let nTraj = Math.min(input.trajectories.length, limits.maxTrajectories)
-  let nEx = input.examples.length
-  let text = render(nTraj, nEx)
-  while (text.length > limits.maxPromptChars && (nTraj > 0 || nEx > 0)) {
-    if (nTraj > 0) nTraj--
-    else nEx--
-    text = render(nTraj, nEx)
-  }
-  return clipMiddle(text, limits.maxPromptChars)
-}
-
-/** The whole prompt: a system message ({@link systemPrompt}) and a user message ({@link userPrompt}). */
-export const buildPrompt = (
-  request: WriteRequest,
-  examples: ReadonlyArray<Skill.SkillSpec>,
-  feedback: Feedback | undefined,
-  limits: PromptLimits = defaultLimits
-): Array<Prompt.MessageEncoded> => [
-  { role: "system", content: systemPrompt(request.environment, limits) },
-  {
-    role: "user",
-    content: userPrompt({
-      task: request.task,
-      name: request.name,
-      examples,
-      trajectories: request.trajectories ?? [],
-      errors: request.errors ?? [],
-      feedback
-    }, limits)
-  }
-]
-
-// ---------------------------------------------------------------------------------------------------------------------
-// Parsing and decoding
-
-/** A parsed answer: the JSON object and a separate ```js block if there was one. */
-export type Parsed =
-  | { readonly ok: true; readonly value: Record<string, unknown>; readonly code?: string }
-  | { readonly ok: false; readonly reason: string }
-
-const FENCE = /```([A-Za-z]*)[^\n]*\n([\s\S]*?)```/g
-
-/**
- * Extract the skill object from an answer: the first fenced block (```json or unlabeled) that parses as a JSON
- * object, else the text from the first `{` to the last `}`. A ```js/```javascript block is returned as `code`.
- */
-export const parseAnswer = (answer: string): Parsed => {
-  const fences = [...answer.matchAll(FENCE)].map((m) => ({ lang: (m[1] ?? "").toLowerCase(), body: m[2] ?? "" }))
-  const code = fences.find((f) => f.lang === "js" || f.lang === "javascript")?.body.trim()
-  const withCode = (value: Record<string, unknown>): Parsed => (code !== undefined ? { ok: true, value, code } : { ok: true, value })
-  let lastError: string | undefined
-  const tryParse = (text: string): Record<string, unknown> | undefined => {
-    try {
-      const v: unknown = JSON.parse(text)
-      if (v !== null && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>
-      lastError = "the JSON value is not an object"
-    } catch (e) {
-      lastError = `invalid JSON: ${e instanceof Error ? e.message : String(e)}`
-    }
-    return undefined
-  }
-  for (const f of fences) {
-    if (f.lang !== "" && f.lang !== "json") continue
-    const v = tryParse(f.body.trim())
-    if (v !== undefined) return withCode(v)
-  }
-  // bare: the balanced object from the first "{" (quotes respected), then the text up to the last "}"
-  const start = answer.indexOf("{")
-  if (start >= 0) {
-    const end = balancedEnd(answer, start)
-    const v = end !== undefined ? tryParse(answer.slice(start, end + 1)) : undefined
-    if (v !== undefined) return withCode(v)
-    const last = answer.lastIndexOf("}")
-    const w = last > start && last !== end ? tryParse(answer.slice(start, last + 1)) : undefined
-    if (w !== undefined) return withCode(w)
-  }
-  if (answer.trim() === "") return { ok: false, reason: "the answer is empty" }
-  return { ok: false, reason: lastError ?? "the answer contains no JSON object" }
-}
-
-/** Index of the `}` closing the `{` at `start` (JSON strings skipped), or undefined. */
-const balancedEnd = (text: string, start: number): number | undefined => {
-  let depth = 0
-  let inString = false
-  for (let i = start; i < text.length; i++) {
-    const c = text[i]
-    if (inString) {
-      if (c === "\\") i++
-      else if (c === '"') inString = false
-    } else if (c === '"') inString = true
-    else if (c === "{") depth++
-    else if (c === "}" && --depth === 0) return i
-  }
-  return undefined
-}
-
-const decodeSpec = Schema.decodeUnknownEffect(Skill.SkillSpec)
-
-/**
- * Decode a parsed answer into a spec with the writer's provenance (any provenance in the answer is replaced; `name`
- * forced when given; tags merged).
- */
-export const decodeAnswer = (
-  parsed: { readonly value: Record<string, unknown>; readonly code?: string },
-  provenance: Skill.Provenance,
-  extra: { readonly name?: string | undefined; readonly tags?: ReadonlyArray<string> | undefined } = {}
-): Effect.Effect<Skill.SkillSpec, AttemptError> => {
-  const v = parsed.value
-  const candidate: Record<string, unknown> = {
-    name: extra.name ?? v["name"],
-    description: v["description"],
-    parameters: v["parameters"],
-    result: v["result"],
-    source: v["source"] ?? parsed.code,
-    tests: v["tests"],
-    provenance
-  }
-  if (v["entry"] !== undefined) candidate["entry"] = v["entry"]
-  const tags = [...(Array.isArray(v["tags"]) ? v["tags"] : []), ...(extra.tags ?? [])]
-  if (tags.length > 0) candidate["tags"] = [...new Set(tags)]
-  return decodeSpec(candidate).pipe(
-    Effect.mapError((e): AttemptError => ({ stage: "decode", message: e.message }))
-  )
-}
-
-// ---------------------------------------------------------------------------------------------------------------------
-// Execution check on real episodes
-
-/** One episode of {@link episodeCheck}. */
-export interface EpisodeCase {
-  readonly id?: string
-  readonly reset: { readonly seed?: number; readonly options?: Record<string, unknown> }
-  /** Primitive commands replayed before the skill runs (e.g. an expert prefix). */
-  readonly prefix?: ReadonlyArray<string>
-  /** The skill's argument. */
-  readonly args: unknown
-  /** Success test on the outcome: `true`, or the reason it failed (fed back to the model). */
-  readonly expect: (outcome: { readonly result: unknown; readonly env: TextEnv; readonly steps: number; readonly won: boolean }) => true | string
-}
-
-/**
- * A {@link Verify} that runs the candidate on real episodes of `env` (reset, replay `prefix`, call the skill with
- * `observe`/`act` — the `SkillOptions` guest API — and `callSkill` to admitted skills), and accepts it when every
- * case's `expect` holds. A failure reason names the case and shows the last commands and observation.
- */
-export const episodeCheck = (env: TextEnv, cases: ReadonlyArray<EpisodeCase>, options: { readonly maxPrimitiveSteps?: number } = {}): Verify =>
-(spec, library) =>
-  Effect.gen(function*() {
-    const maxSteps = options.maxPrimitiveSteps ?? 100
-    for (const [i, c] of cases.entries()) {
-      const label = c.id ?? `episode ${i + 1}`
-      const reset = env.reset({ ...(c.reset.seed !== undefined ? { seed: c.reset.seed } : {}), ...(c.reset.options !== undefined ? { options: c.reset.options } : {}) })
-      const state = { observation: reset.observation, done: false, won: false, steps: 0, trace: [] as Array<string> }
-      for (const a of c.prefix ?? []) {
-        const r = env.step(a)
-        state.observation = r.observation
-        if (r.terminated || r.truncated) return { ok: false, reason: `${label}: the prefix ended the episode` }
-      }
-      const observe: Sandbox.HostFunction = () => ({ observation: state.observation, admissible: [...env.admissibleActions()], task: env.task, done: state.done })
-      const act: Sandbox.HostFunction = (command) => {
-        if (typeof command !== "string") throw new Sandbox.HostCallError({ fn: "act", reason: "the command must be a string" })
-        if (state.done) throw new Sandbox.HostCallError({ fn: "act", reason: "the episode has ended" })
-        if (state.steps >= maxSteps) throw new Sandbox.HostCallError({ fn: "act", reason: `more than ${maxSteps} primitive steps` })
-        if (!env.admissibleActions().includes(command)) throw new Sandbox.HostCallError({ fn: "act", reason: `inadmissible command ${JSON.stringify(command)}` })
-        const r = env.step(command)
-        state.steps++
-        state.trace.push(command)
-        state.observation = r.observation
-        state.done = r.terminated || r.truncated
-        state.won = state.won || r.info["won"] === true
-        return { observation: r.observation, reward: r.reward, admissible: [...env.admissibleActions()], done: state.done, won: r.info["won"] === true }
-      }
-      const callSkill: Sandbox.HostFunction = (name, args) => {
-        if (typeof name !== "string") throw new Sandbox.HostCallError({ fn: "callSkill", reason: "the skill name must be a string" })
-        return Effect.runPromise(
-          library.call(name, args, { observe, act }).pipe(
-            Effect.mapError((e) => new Sandbox.HostCallError({ fn: "callSkill", reason: `${name}: ${e._tag}: ${"message" in e ? e.message : ""}` }))
-          )
-        )
-      }
-      const context = () =>
-        `; commands: ${state.trace.length === 0 ? "(none)" : state.trace.slice(-8).join("; ")}${state.trace.length > 8 ? ` (last 8 of ${state.trace.length})` : ""}; last observation: ${
-          oneLine(state.observation, 200)
-        }`
-      const run = yield* Effect.result(
-        library.sandbox.run({ source: spec.source, ...(spec.entry !== undefined ? { entry: spec.entry } : {}), args: c.args, host: { observe, act, callSkill } })
-      )
-      if (run._tag === "Failure") return { ok: false, reason: `${label}: ${run.failure._tag}: ${run.failure.message}${context()}` }
-      const verdict = c.expect({ result: run.success, env, steps: state.steps, won: state.won })
-      if (verdict !== true) return { ok: false, reason: `${label}: ${verdict}; result ${clip(JSON.stringify(run.success) ?? "undefined", 300)}${context()}` }
-    }
-    return true
-  })
-
-// ---------------------------------------------------------------------------------------------------------------------
-// The writer
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : typeof e === "string" ? e : JSON.stringify(e) ?? String(e))
 
@@ -630,19 +221,19 @@ export const write = (
     yield* checkOption("baseDelayMs", baseDelayMs, Number.isFinite(baseDelayMs) && baseDelayMs >= 0, "must be a finite number ≥ 0")
     yield* checkOption("maxDelayMs", maxDelayMs, maxDelayMs >= 0, "must be ≥ 0")
     yield* checkOption("examples", k, Number.isInteger(k) && k >= 0, "must be an integer ≥ 0")
-    const limits: PromptLimits = { ...defaultLimits, ...options.limits }
+    const limits: PromptLimits = { ...SkillPrompt.defaultLimits, ...options.limits }
     for (const [key, v] of Object.entries(limits)) yield* checkOption(`limits.${key}`, v, Number.isInteger(v) && v >= 0, "must be an integer ≥ 0")
 
     const examples = request.examples ?? (k > 0 && library.names().length > 0 ? (yield* library.retrieve(request.task, { k })).map((h) => h.spec) : [])
-    const episodeIds = (request.trajectories ?? []).slice(0, limits.maxTrajectories).map(trajectoryId)
+    const episodeIds = (request.trajectories ?? []).slice(0, limits.maxTrajectories).map(SkillPrompt.trajectoryId)
     const attempts: Array<Attempt> = []
     const failures: Array<AttemptError> = []
     const errorLines = () => attempts.flatMap((a) => (a.error !== undefined ? [`attempt ${a.attempt} (${a.error.stage}): ${a.error.message}`] : []))
-    let feedback: Feedback | undefined
+    let feedback: SkillPrompt.Feedback | undefined
     let modelId: string | undefined = options.model
 
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const prompt = buildPrompt(request, examples, feedback, limits)
+      const prompt = SkillPrompt.buildPrompt(request, examples, feedback, limits)
       const promptChars = prompt.reduce((n, m) => n + (typeof m.content === "string" ? m.content.length : 0), 0)
       const answer = yield* generate(prompt, { retries, baseDelayMs, maxDelayMs }).pipe(
         Effect.mapError((f) =>
@@ -691,12 +282,12 @@ type Outcome =
 /** Parse, decode, check, verify and admit one answer. */
 const tryAttempt = (library: SkillLibrary, request: WriteRequest, text: string, provenance: Skill.Provenance): Effect.Effect<Outcome> =>
   Effect.gen(function*() {
-    const parsed = parseAnswer(text)
+    const parsed = SkillAnswer.parseAnswer(text)
     if (!parsed.ok) return { _tag: "Rejected", error: { stage: "parse", message: parsed.reason } } as const
-    const decoded = yield* Effect.result(decodeAnswer(parsed, provenance, { name: request.name, tags: request.tags }))
+    const decoded = yield* Effect.result(SkillAnswer.decodeAnswer(parsed, provenance, { name: request.name, tags: request.tags }))
     if (decoded._tag === "Failure") return { _tag: "Rejected", error: decoded.failure } as const
     const spec = decoded.success
-    const rejected = (stage: Stage, message: string): Outcome => ({ _tag: "Rejected", spec, error: { stage, message } })
+    const rejected = (stage: SkillPrompt.Stage, message: string): Outcome => ({ _tag: "Rejected", spec, error: { stage, message } })
     if (request.verify !== undefined) {
       const checked = yield* Effect.result(library.check(spec))
       if (checked._tag === "Failure") return rejected(checked.failure.stage, checked.failure.reason)
@@ -717,18 +308,3 @@ const tryAttempt = (library: SkillLibrary, request: WriteRequest, text: string, 
     return rejected(e.stage, e.reason)
   })
 
-// ---------------------------------------------------------------------------------------------------------------------
-// Text helpers
-
-/** `s`, or its first `n` characters and a marker of how many were cut. */
-const clip = (s: string, n: number): string => (s.length <= n ? s : `${s.slice(0, Math.max(0, n - 40))} … [${s.length - Math.max(0, n - 40)} more chars]`)
-
-/** `s`, or its head and tail with a marker in the middle (for code: both ends matter). */
-const clipMiddle = (s: string, n: number): string => {
-  if (s.length <= n) return s
-  const keep = Math.max(0, n - 40)
-  const head = Math.ceil(keep / 2)
-  return `${s.slice(0, head)}\n… [${s.length - keep} chars omitted] …\n${s.slice(s.length - (keep - head))}`
-}
-
-const oneLine = (s: string, n: number): string => clip(s.replace(/\s+/g, " ").trim(), n)

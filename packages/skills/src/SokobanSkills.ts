@@ -82,7 +82,7 @@
  */
 import type { TextEnv as TextEnvModule } from "@autodidact/envs"
 import type * as Skill from "./Skill.js"
-import type { SkillOption } from "./SkillOptions.js"
+import type { SkillOption } from "./Skill.js"
 
 type TextEnv = TextEnvModule.TextEnv
 
@@ -310,6 +310,22 @@ const failure = {
   required: ["ok", "reason", "moves"]
 }
 
+/**
+ * A skill's result schema: `{ ok: true, ...fields }` with every field required, or the shared {@link failure} shape.
+ */
+const okOrFailure = (fields: Record<string, unknown>) => ({
+  anyOf: [
+    { type: "object", properties: { ok: { const: true }, ...fields }, required: ["ok", ...Object.keys(fields)] },
+    failure
+  ]
+})
+
+/** Tags and provenance of the hand-written Sokoban skills. */
+const handWritten = {
+  tags: ["Sokoban", "Sokoban-6x6-1box-v0"],
+  provenance: { author: "autodidact", note: "hand-written example skill" }
+}
+
 /** One grid per line-array, joined as `TextSokoban` prints it (for the scripted tests). */
 const grid = (...rows: ReadonlyArray<string>) => rows.join("\n")
 
@@ -337,18 +353,8 @@ export const walkTo: Skill.SkillSpec = {
     properties: { row: cellParam("the cell's row"), col: cellParam("the cell's column") },
     required: ["row", "col"]
   },
-  result: {
-    anyOf: [
-      {
-        type: "object",
-        properties: { ok: { const: true }, moves: { type: "integer" }, steps: { type: "string" } },
-        required: ["ok", "moves", "steps"]
-      },
-      failure
-    ]
-  },
-  tags: ["Sokoban", "Sokoban-6x6-1box-v0"],
-  provenance: { author: "autodidact", note: "hand-written example skill" },
+  result: okOrFailure({ moves: { type: "integer" }, steps: { type: "string" } }),
+  ...handWritten,
   source: walkToSource,
   tests: [
     {
@@ -409,26 +415,15 @@ export const pushBoxAlongPath: Skill.SkillSpec = {
     },
     required: ["row", "col", "path"]
   },
-  result: {
-    anyOf: [
-      {
-        type: "object",
-        properties: {
-          ok: { const: true },
-          pushes: { type: "integer" },
-          moves: { type: "integer" },
-          box: { type: "array", items: { type: "integer" } },
-          path: { type: "string" },
-          won: { type: "boolean" },
-          steps: { type: "string" }
-        },
-        required: ["ok", "pushes", "moves", "box", "path", "won", "steps"]
-      },
-      failure
-    ]
-  },
-  tags: ["Sokoban", "Sokoban-6x6-1box-v0"],
-  provenance: { author: "autodidact", note: "hand-written example skill" },
+  result: okOrFailure({
+    pushes: { type: "integer" },
+    moves: { type: "integer" },
+    box: { type: "array", items: { type: "integer" } },
+    path: { type: "string" },
+    won: { type: "boolean" },
+    steps: { type: "string" }
+  }),
+  ...handWritten,
   source: pushSource,
   tests: [
     {

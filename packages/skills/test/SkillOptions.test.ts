@@ -2,24 +2,31 @@ import { describe, expect, it } from "@effect/vitest"
 import { TextHousehold } from "@autodidact/envs"
 import { Embedder } from "@autodidact/memory"
 import { Effect, Layer } from "effect"
-import { Discovery, Sandbox, SkillLibrary, SkillOptions, SyncSandbox } from "../src/index.js"
+import { Discovery, HouseholdSkills, Sandbox, SkillLibrary, SkillOptions, SyncSandbox } from "../src/index.js"
 
 const layer = Layer.mergeAll(Sandbox.layer({ timeoutMs: 10_000, poolSize: 3 }), Embedder.layerHashed())
 
 const householdLibrary = Effect.gen(function*() {
   const lib = yield* SkillLibrary.SkillLibrary.make()
-  for (const s of SkillOptions.householdSkills) yield* lib.admit(s)
+  for (const s of HouseholdSkills.householdSkills) yield* lib.admit(s)
   return lib
 })
 
 const parseTask = (task: string) => /^put (?:a|some) (\S+) (?:in|on) (\S+)\.$/.exec(task)
 
 describe("SkillOptions", () => {
+  it("keeps the moved household names as aliases of HouseholdSkills' (same objects)", () => {
+    expect(SkillOptions.householdSkills).toBe(HouseholdSkills.householdSkills)
+    expect(SkillOptions.householdOptions).toBe(HouseholdSkills.householdOptions)
+    expect(SkillOptions.findAndTake).toBe(HouseholdSkills.findAndTake)
+    expect(SkillOptions.putIn).toBe(HouseholdSkills.putIn)
+  })
+
   it.effect("admits the example TextHousehold skills with their scripted tests", () =>
     Effect.gen(function*() {
       const lib = yield* householdLibrary
       expect(lib.names()).toEqual(["clean-object", "cool-object", "find-and-take", "heat-object", "put-in"])
-      const broken = yield* Effect.flip(lib.admit({ ...SkillOptions.findAndTake, source: SkillOptions.findAndTake.source.replace("slice(5)", "slice(4)") }))
+      const broken = yield* Effect.flip(lib.admit({ ...HouseholdSkills.findAndTake, source: HouseholdSkills.findAndTake.source.replace("slice(5)", "slice(4)") }))
       expect((broken as SkillLibrary.AdmissionError).stage).toBe("test")
     }).pipe(Effect.provide(layer)), 60_000)
 
@@ -27,7 +34,7 @@ describe("SkillOptions", () => {
     Effect.gen(function*() {
       const lib = yield* householdLibrary
       const env = new TextHousehold.TextHousehold({ difficulty: "easy", taskTypes: ["pick_and_place_simple"] })
-      const wrapped = new SkillOptions.SkillOptionsEnv(env, lib, SkillOptions.householdOptions())
+      const wrapped = new SkillOptions.SkillOptionsEnv(env, lib, HouseholdSkills.householdOptions())
       let solved = 0
       for (let k = 0; k < 5; k++) {
         wrapped.reset({ seed: k, options: { taskIndex: k } })
@@ -48,7 +55,7 @@ describe("SkillOptions", () => {
     Effect.gen(function*() {
       const lib = yield* householdLibrary
       const env = new TextHousehold.TextHousehold({ difficulty: "easy", taskTypes: ["pick_heat_then_place_in_recep"] })
-      const wrapped = new SkillOptions.SkillOptionsEnv(env, lib, SkillOptions.householdOptions())
+      const wrapped = new SkillOptions.SkillOptionsEnv(env, lib, HouseholdSkills.householdOptions())
       wrapped.reset({ seed: 1, options: { taskIndex: 1 } })
       const m = /^(?:put a hot|heat some) (\S+)/.exec(env.task)!
       const a = yield* wrapped.step(`skill find-and-take ${m[1]}`)
@@ -59,7 +66,7 @@ describe("SkillOptions", () => {
       const p = yield* wrapped.step("look")
       expect(p.info["primitiveSteps"]).toBe(1)
       yield* lib.admit({
-        ...SkillOptions.putIn,
+        ...HouseholdSkills.putIn,
         name: "bad-act",
         source: "function main() { return act('fly to the moon') }",
         tests: [{ input: {}, expected: 1, host: { act: [1] } }]
@@ -75,7 +82,7 @@ describe("SkillOptions", () => {
       const lib = yield* householdLibrary
       const runner = yield* SyncSandbox.make({ timeoutMs: 5000 })
       const env = new TextHousehold.TextHousehold({ difficulty: "easy", taskTypes: ["pick_and_place_simple"] })
-      const wrapped = new SkillOptions.SyncSkillOptionsEnv(env, lib, SkillOptions.householdOptions(), runner)
+      const wrapped = new SkillOptions.SyncSkillOptionsEnv(env, lib, HouseholdSkills.householdOptions(), runner)
       let prims = 0
       for (let k = 0; k < 3; k++) {
         wrapped.reset({ seed: k, options: { taskIndex: k } })
@@ -92,7 +99,7 @@ describe("SkillOptions", () => {
       expect(wrapped.counters).toEqual({ decisions: 6, skillDecisions: 6, primitiveSteps: prims, failedSkillCalls: 0 })
       expect(prims).toBeGreaterThanOrEqual(6 * 2)
       // the Effect wrapper fails with the same typed error
-      const asyncEnv = new SkillOptions.SkillOptionsEnv(env, lib, SkillOptions.householdOptions())
+      const asyncEnv = new SkillOptions.SkillOptionsEnv(env, lib, HouseholdSkills.householdOptions())
       asyncEnv.reset({ seed: 0, options: { taskIndex: 0 } })
       const m = parseTask(env.task)!
       yield* asyncEnv.step(`skill find-and-take ${m[1]}`)

@@ -3,7 +3,7 @@ import { TextHousehold } from "@autodidact/envs"
 import { Embedder } from "@autodidact/memory"
 import { Effect, Layer, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai"
-import { Discovery, Sandbox, type Skill, SkillLibrary, SkillOptions, SkillWriter, SyncSandbox } from "../src/index.js"
+import { Discovery, HouseholdSkills, Sandbox, type Skill, SkillLibrary, SkillOptions, SkillWriter, SyncSandbox } from "../src/index.js"
 
 const layer = Layer.mergeAll(Sandbox.layer({ timeoutMs: 5000, poolSize: 2 }), Embedder.layerHashed())
 
@@ -138,7 +138,7 @@ describe("SkillWriter.write", () => {
   it.effect("feeds a compile error, then a failing test, back to the model; the third version is admitted and works on TextHousehold", () =>
     Effect.gen(function*() {
       const lib = yield* SkillLibrary.SkillLibrary.make()
-      yield* lib.admit(SkillOptions.findAndTake)
+      yield* lib.admit(HouseholdSkills.findAndTake)
       const env = easyPick()
       const trajectories = [0, 1].map((k) => Discovery.rollout(env, { seed: k, options: { taskIndex: k } }, () => env.expertAction()))
       expect(trajectories.every((t) => t.won)).toBe(true)
@@ -193,7 +193,7 @@ describe("SkillWriter.write", () => {
       const wrapped = new SkillOptions.SyncSkillOptionsEnv(env, lib, [{
         name: "fetch-object",
         params: ["object"],
-        ground: (e) => SkillOptions.householdVocabulary(e).objects.map((o) => [o])
+        ground: (e) => HouseholdSkills.householdVocabulary(e).objects.map((o) => [o])
       }], runner)
       for (let k = 0; k < 3; k++) {
         wrapped.reset({ seed: k, options: { taskIndex: k } })

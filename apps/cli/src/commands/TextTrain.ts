@@ -119,6 +119,29 @@ const runConfig = (request: TextTrainRequest, setup: TextTasks.Setup) => ({
 })
 
 /**
+ * The summary of a text run (local or `--cluster`): what was trained, how far, and the final evaluation's success
+ * rate (in [0, 1]) and mean return (3 decimals) on the evaluation tasks.
+ */
+const textSummary = (
+  run: RunDirectory.RunDirectory,
+  request: TextTrainRequest,
+  setup: TextTasks.Setup,
+  result: { readonly stopReason: string; readonly globalStep: number; readonly updates: number; readonly wallSeconds: number },
+  final: { readonly successRate: number; readonly episodeReturn: number },
+  checkpoint: string
+): TextTrainSummary => ({
+  ...RunDirectory.summaryHead(run, request),
+  stopReason: result.stopReason,
+  globalStep: result.globalStep,
+  updates: result.updates,
+  evalTasks: setup.evalName,
+  successRate: final.successRate,
+  meanReturn: Number(final.episodeReturn.toFixed(3)),
+  wallSeconds: Number(result.wallSeconds.toFixed(2)),
+  checkpoint
+})
+
+/**
  * Train on a text environment; returns the summary (final evaluation included). Fails with the tagged errors of the
  * trainer, the run directory and the atomic policy write (all `Error`s, printed by the CLI with their tag).
  */
@@ -169,18 +192,7 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
     const file = policyPath(request.out)
     yield* savePolicy(file, result.policy)
     const summary: TextTrainSummary = {
-      run: run.dir,
-      env: request.env,
-      algo: request.algo,
-      seed: request.seed,
-      stopReason: result.stopReason,
-      globalStep: result.globalStep,
-      updates: result.updates,
-      evalTasks: setup.evalName,
-      successRate: result.final.successRate,
-      meanReturn: Number(result.final.episodeReturn.toFixed(3)),
-      wallSeconds: Number(result.wallSeconds.toFixed(2)),
-      checkpoint: file,
+      ...textSummary(run, request, setup, result, result.final, file),
       ...(skills === undefined ? {} : skillUsage(skills))
     }
     run.append({ kind: "summary", ...summary })
@@ -198,7 +210,7 @@ export const trainTextCluster = (request: TextTrainRequest & { readonly cluster:
     const household = request.env === "TextHousehold-v0"
     const options: Partial<TextTrainer.Options> & { envId: string } = {
       envId: request.env,
-      runId: `${path.basename(path.resolve(request.out)).replace(/[^A-Za-z0-9_.-]/g, "_")}-${request.seed}-${Date.now()}`,
+      runId: RunDirectory.clusterRunId(request.out, request.seed),
       algo: request.algo,
       seed: request.seed,
       totalSteps: request.totalSteps,
@@ -240,20 +252,7 @@ export const trainTextCluster = (request: TextTrainRequest & { readonly cluster:
     run.append({ kind: "evaluation", globalStep: result.globalStep, wallSeconds: result.wallSeconds, ...final })
     const file = policyPath(request.out)
     yield* savePolicy(file, result.policy)
-    const summary: TextTrainSummary = {
-      run: run.dir,
-      env: request.env,
-      algo: request.algo,
-      seed: request.seed,
-      stopReason: "budget",
-      globalStep: result.globalStep,
-      updates: result.updates,
-      evalTasks: setup.evalName,
-      successRate: final.successRate,
-      meanReturn: Number(final.episodeReturn.toFixed(3)),
-      wallSeconds: Number(result.wallSeconds.toFixed(2)),
-      checkpoint: file
-    }
+    const summary: TextTrainSummary = textSummary(run, request, setup, { ...result, stopReason: "budget" }, final, file)
     run.append({ kind: "summary", ...summary })
     return summary
   })

@@ -136,10 +136,7 @@ const finishRun = (
 ) =>
   Effect.gen(function* () {
     const summary: TrainSummary = {
-      run: run.dir,
-      env: request.env,
-      algo: request.algo,
-      seed: request.seed,
+      ...RunDirectory.summaryHead(run, request),
       stopReason: result.stopReason,
       globalStep: result.globalStep,
       episodes: result.episodes,
@@ -161,23 +158,65 @@ const finishRun = (
     return summary
   })
 
+/**
+ * The checks both CartPole-style trainers (local and `--cluster`) make of a request: `--until-solved` needs an env
+ * with a reward threshold, `--total-steps` a positive integer. Returns the env's threshold (undefined when it has
+ * none); fails with {@link TrainConfigError} naming the flag, or the registry's `UnknownEnvError`.
+ */
+const checkBudget = (request: TrainRequest): Effect.Effect<number | undefined, TrainConfigError | Registry.UnknownEnvError> =>
+  Effect.gen(function* () {
+    const spec = yield* Effect.try({ try: () => Registry.spec(request.env), catch: (e) => e as Registry.UnknownEnvError })
+    const threshold = spec.rewardThreshold
+    if (request.untilSolved && threshold === undefined) {
+      return yield* new TrainConfigError({ option: "env", value: request.env, reason: "has no reward threshold, so --until-solved cannot tell when it is solved" })
+    }
+    if (!Number.isSafeInteger(request.totalSteps) || request.totalSteps <= 0) {
+      return yield* new TrainConfigError({ option: "total-steps", value: request.totalSteps, reason: "must be a positive integer" })
+    }
+    return threshold
+  })
+
+/** The `config.json` fields both CartPole-style trainers record (each adds its own trainer's options). */
+const runConfig = (request: TrainRequest, threshold: number | undefined) => ({
+  command: "train",
+  env: request.env,
+  algo: request.algo,
+  seed: request.seed,
+  totalSteps: request.totalSteps,
+  untilSolved: request.untilSolved,
+  solveThreshold: threshold ?? null
+})
+
+/**
+ * The progress bar of a CartPole-style run, showing the mean return of the last 100 episodes: `onEpisode` appends
+ * the row to the run and advances the bar (to at most `--total-steps`); `stop` ends the bar.
+ */
+const episodeProgress = (run: RunDirectory.RunDirectory, request: TrainRequest) => {
+  const bar = Output.progress(request.json, request.totalSteps, "{bar} {percentage}% | {value}/{total} steps | mean return (last 100) {meanReturn} | {eta_formatted} left")
+  const recent: Array<number> = []
+  let recentSum = 0
+  return {
+    onEpisode: (row: { readonly globalStep: number; readonly episodeReturn: number }) => {
+      run.append(row)
+      recent.push(row.episodeReturn)
+      recentSum += row.episodeReturn
+      if (recent.length > 100) recentSum -= recent.shift()!
+      bar.update(Math.min(row.globalStep, request.totalSteps), { meanReturn: (recentSum / recent.length).toFixed(1) })
+    },
+    stop: () => bar.stop()
+  }
+}
+
 /** Train per `request`, writing the run directory; prints a progress bar and returns the summary. */
 export const train = (request: TrainRequest) =>
   Effect.gen(function* () {
     if (request.algo !== "ppo") {
       return yield* new TrainConfigError({ option: "algo", value: request.algo, reason: `${textAlgos.join(", ")} train the text environments (${request.env} is not one); use ppo` })
     }
-    const spec = yield* Effect.try({ try: () => Registry.spec(request.env), catch: (e) => e as Registry.UnknownEnvError })
-    const threshold = spec.rewardThreshold
-    if (request.untilSolved && threshold === undefined) {
-      return yield* new TrainConfigError({ option: "env", value: request.env, reason: "has no reward threshold, so --until-solved cannot tell when it is solved" })
-    }
+    const threshold = yield* checkBudget(request)
     const saveTrajectories = request.saveTrajectories ?? 0
     if (!Number.isSafeInteger(saveTrajectories) || saveTrajectories < 0) {
       return yield* new TrainConfigError({ option: "save-trajectories", value: saveTrajectories, reason: "must be a non-negative integer" })
-    }
-    if (!Number.isSafeInteger(request.totalSteps) || request.totalSteps <= 0) {
-      return yield* new TrainConfigError({ option: "total-steps", value: request.totalSteps, reason: "must be a positive integer" })
     }
     const ckpt = checkpointPath(request.out)
     const resumeState = request.resume ? yield* Checkpoint.load(ckpt) : undefined
@@ -192,13 +231,7 @@ export const train = (request: TrainRequest) =>
     const run = yield* RunDirectory.open(
       request.out,
       {
-        command: "train",
-        env: request.env,
-        algo: request.algo,
-        seed: request.seed,
-        totalSteps: request.totalSteps,
-        untilSolved: request.untilSolved,
-        solveThreshold: threshold ?? null,
+        ...runConfig(request, threshold),
         numEnvs: request.numEnvs,
         autoresetMode: "SameStep",
         ppo: { ...Ppo.defaults, ...(resumeState?.options ?? {}), seed: request.seed, numEnvs: request.numEnvs, totalTimesteps: request.totalSteps },
@@ -212,19 +245,11 @@ export const train = (request: TrainRequest) =>
       (e) => Effect.sync(() => e.close())
     )
     Output.note(request.json, `Training ${request.algo.toUpperCase()} on ${request.env} (seed ${request.seed}, ${request.numEnvs} envs) -> ${run.dir}`)
-    const bar = Output.progress(request.json, request.totalSteps, "{bar} {percentage}% | {value}/{total} steps | mean return (last 100) {meanReturn} | {eta_formatted} left")
-    const recent: Array<number> = []
-    let recentSum = 0
+    const progress = episodeProgress(run, request)
     const result = yield* Ppo.train(env, options, {
-      onEpisode: (row) => {
-        run.append(row)
-        recent.push(row.episodeReturn)
-        recentSum += row.episodeReturn
-        if (recent.length > 100) recentSum -= recent.shift()!
-        bar.update(row.globalStep, { meanReturn: (recentSum / recent.length).toFixed(1) })
-      },
+      onEpisode: progress.onEpisode,
       onUpdate: (row) => run.append(row)
-    }).pipe(Effect.ensuring(Effect.sync(() => bar.stop())))
+    }).pipe(Effect.ensuring(Effect.sync(progress.stop)))
     return yield* finishRun(run, request, result, ckpt, saveTrajectories)
   }).pipe(Effect.scoped)
 
@@ -256,19 +281,12 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
     if (request.resume) return yield* new TrainConfigError({ option: "resume", value: true, reason: "resuming is not supported with --cluster yet" })
     const u = yield* Effect.try({ try: () => new URL(request.cluster), catch: () => new TrainConfigError({ option: "cluster", value: request.cluster, reason: "is not a URL (expected postgres://user@host:port/database)" }) })
     if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") return yield* new TrainConfigError({ option: "cluster", value: request.cluster, reason: "must be a postgres:// URL" })
-    const spec = yield* Effect.try({ try: () => Registry.spec(request.env), catch: (e) => e as Registry.UnknownEnvError })
-    const threshold = spec.rewardThreshold
-    if (request.untilSolved && threshold === undefined) {
-      return yield* new TrainConfigError({ option: "env", value: request.env, reason: "has no reward threshold, so --until-solved cannot tell when it is solved" })
-    }
-    if (!Number.isSafeInteger(request.totalSteps) || request.totalSteps <= 0) {
-      return yield* new TrainConfigError({ option: "total-steps", value: request.totalSteps, reason: "must be a positive integer" })
-    }
+    const threshold = yield* checkBudget(request)
     const saveTrajectories = request.saveTrajectories ?? 0
     const episodesPerUpdate = 2 * request.numEnvs
     const options: Partial<Trainer.Options> & { envId: string } = {
       envId: request.env,
-      runId: `${path.basename(path.resolve(request.out)).replace(/[^A-Za-z0-9_.-]/g, "_")}-${request.seed}-${Date.now()}`,
+      runId: RunDirectory.clusterRunId(request.out, request.seed),
       seed: request.seed,
       episodesPerUpdate,
       updates: Math.floor((2 ** 32 - 1) / Math.max(1, episodesPerUpdate)),
@@ -278,13 +296,7 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
     const run = yield* RunDirectory.open(
       request.out,
       {
-        command: "train",
-        env: request.env,
-        algo: request.algo,
-        seed: request.seed,
-        totalSteps: request.totalSteps,
-        untilSolved: request.untilSolved,
-        solveThreshold: threshold ?? null,
+        ...runConfig(request, threshold),
         cluster: redactUrl(request.cluster),
         trainer: { ...Trainer.defaults, ...options },
         versions: versions(),
@@ -293,17 +305,9 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
       { resume: false, overwrite: request.overwrite }
     )
     Output.note(request.json, `Training PPO on ${request.env} with rollouts from the cluster at ${redactUrl(request.cluster)} (seed ${request.seed}, ${episodesPerUpdate} episodes per update) -> ${run.dir}`)
-    const bar = Output.progress(request.json, request.totalSteps, "{bar} {percentage}% | {value}/{total} steps | mean return (last 100) {meanReturn} | {eta_formatted} left")
-    const recent: Array<number> = []
-    let recentSum = 0
+    const progress = episodeProgress(run, request)
     const result = yield* Trainer.train(options, {
-      onEpisode: (row) => {
-        run.append(row)
-        recent.push(row.episodeReturn)
-        recentSum += row.episodeReturn
-        if (recent.length > 100) recentSum -= recent.shift()!
-        bar.update(Math.min(row.globalStep, request.totalSteps), { meanReturn: (recentSum / recent.length).toFixed(1) })
-      },
+      onEpisode: progress.onEpisode,
       onUpdate: (row) => run.append(row),
       onRunner: (row) => run.append(row)
     }).pipe(
@@ -311,7 +315,7 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
         url: request.cluster,
         onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
       })),
-      Effect.ensuring(Effect.sync(() => bar.stop()))
+      Effect.ensuring(Effect.sync(progress.stop))
     )
     const policyFile = clusterPolicyPath(run.dir)
     yield* Effect.try({
