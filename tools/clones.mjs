@@ -22,7 +22,7 @@ const { detectClonesAndStatistic } = createRequire(import.meta.url)("jscpd")
 
 const MIN_LINES = 6
 const MIN_TOKENS = 50
-const THRESHOLD_PERCENT = 0.5
+const THRESHOLD_PERCENT = 0.35
 
 /**
  * Cross-package clones kept on purpose, as `"<file A>|<file B>"` (sorted) → reason. Keep this empty unless the two

@@ -7,7 +7,7 @@
  * episode lengths count decisions (a skill call is one), as the trainer sees them.
  * @since 0.1.0
  */
-import type { TextEnv } from "@autodidact/envs"
+import { TextEnv } from "@autodidact/envs"
 import { type GroupRollout, TextAbstraction } from "@autodidact/optim"
 import { Embedder } from "@autodidact/memory"
 import { Discovery, Sandbox, SkillLibrary, SkillOptions, SyncSandbox } from "@autodidact/skills"
@@ -90,7 +90,9 @@ export const open = (library: string, maxSkillActions: number): Effect.Effect<Sk
         return { decisions, skillDecisions, primitiveSteps }
       },
       wrap: (env) => {
-        const w = new SkillOptions.SyncSkillOptionsEnv(env as unknown as TextEnv.TextEnv, lib, options, runner, { maxSkillActions })
+        // skills wrap the full text-env contract (they read its state to run skills); a rollout's env type is a Pick
+        if (!TextEnv.isTextEnv(env)) throw new SkillOptionsError({ library, reason: "skills need an env that implements the whole TextEnv contract" })
+        const w = new SkillOptions.SyncSkillOptionsEnv(env, lib, options, runner, { maxSkillActions })
         wrapped.push(w)
         return w
       }

@@ -10,7 +10,7 @@
  * - `kind: "runner"` (`train --cluster`, one row per runner after each update, cumulative: `Metrics.RunnerRow` of
  *   `@autodidact/core`) are not plotted (they would interleave runners in one column); the latest row of
  *   each runner is kept in {@link MetricsReader.runners} for the runners table ({@link runnerStat} checks them).
- * - `kind: "epoch"` (`autodidact agent train`, Training-Free GRPO: `EpochRow` in `@autodidact/optim`) have no
+ * - `kind: "epoch"` (`autodidact agent train`, Training-Free GRPO: `EpochRow` in `@autodidact/llm`) have no
  *   `globalStep`: their x is `epoch`, and their numbers become the columns `epoch.<field>` (`epoch.successRate`,
  *   `epoch.librarySize`, `epoch.inputTokens`, ...) plus `epoch.tokens` = input + output tokens ({@link epochColumns}),
  *   so they never mix with the `evaluation` rows' `successRate`.

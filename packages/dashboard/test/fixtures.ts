@@ -131,7 +131,7 @@ export const clusterRows = (runners: ReadonlyArray<string>, updates: number): Ar
 }
 
 /**
- * An `autodidact agent train` run's rows (Training-Free GRPO `EpochRow`s of `@autodidact/optim`): epoch `e` has
+ * An `autodidact agent train` run's rows (Training-Free GRPO `EpochRow`s of `@autodidact/llm`): epoch `e` has
  * success rate `success[e]`, library size `librarySize[e]`, 1000 (e + 1) input and 100 (e + 1) output tokens and
  * wall time 10 (e + 1) s; after epoch `e < evalSuccess.length`, an `evaluation` row with `evalSuccess[e]` at 10 (e + 1) + 1 s.
  */

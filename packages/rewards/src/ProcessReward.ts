@@ -20,6 +20,7 @@
  */
 import type { Rng } from "@autodidact/core"
 import type { TextEnv as TextEnvModule } from "@autodidact/envs"
+import { GroupNorm } from "@autodidact/kernels"
 type TextEnv = TextEnvModule.TextEnv
 import * as Mlp from "./Mlp.js"
 import * as RewardModel from "./RewardModel.js"
@@ -154,8 +155,10 @@ export interface AdvantageOptions {
 
 /**
  * Step-level advantages for a group of `n` episodes of one task: group-normalized outcome plus PRM progress,
- * `A_{i,t} = outcomeWeight · (R_i − mean R) / (std R + ε) + processWeight · (Q_{i,t} − Q_{i,t−1})` with the population
- * std (divide by n), `Q_{i,−1}` the group mean of the first-step scores, weights default 1, ε default 1e-6.
+ * `A_{i,t} = outcomeWeight · (R_i − mean R) / (std R + ε) + processWeight · (Q_{i,t} − Q_{i,t−1})`, `Q_{i,−1}` the
+ * group mean of the first-step scores, weights default 1, ε default 1e-6. The outcome term is the project's one
+ * group-relative rule (`@autodidact/kernels` `GroupNorm.normalizeInto`): sample std (n − 1), and a group of one episode
+ * has outcome advantage 0.
  *
  * Shapes: `prm[i]` `[L_i]` (PRM score of each step of episode i), `outcomes` `[n]` (returns or 0/1 successes);
  * returns `[n][L_i]` advantages (float64). Sources: GRPO's group normalization (Shao et al. 2024, arXiv:2402.03300)
@@ -168,12 +171,8 @@ export const stepAdvantages = (
 ): Array<Float64Array> => {
   const wo = options.outcomeWeight ?? 1, wp = options.processWeight ?? 1, eps = options.epsilon ?? 1e-6
   const n = outcomes.length
-  let mean = 0
-  for (let i = 0; i < n; i++) mean += outcomes[i]!
-  mean /= n
-  let v = 0
-  for (let i = 0; i < n; i++) v += (outcomes[i]! - mean) ** 2
-  const std = Math.sqrt(v / n)
+  const outcome = new Float64Array(n)
+  GroupNorm.normalizeInto(outcomes, new Int32Array(n), Int32Array.of(n), 1, eps, true, new Float64Array(1), new Float64Array(1), outcome)
   let q0 = 0, m = 0
   for (const row of prm) if (row.length > 0) {
     q0 += row[0]!
@@ -182,7 +181,7 @@ export const stepAdvantages = (
   q0 = m === 0 ? 0 : q0 / m
   return prm.map((row, i) => {
     const a = new Float64Array(row.length)
-    const o = wo * (outcomes[i]! - mean) / (std + eps)
+    const o = wo * outcome[i]!
     for (let t = 0; t < row.length; t++) a[t] = o + wp * (row[t]! - (t === 0 ? q0 : row[t - 1]!))
     return a
   })

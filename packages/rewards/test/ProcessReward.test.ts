@@ -45,14 +45,28 @@ describe("Monte Carlo step targets", () => {
 
 describe("step-level advantages", () => {
   it("group-normalized outcome plus PRM progress (hand-computed)", () => {
-    // outcomes 1 and 0: mean 0.5, std 0.5 → ±1; Q_{-1} = mean(0.5, 0.3) = 0.4
+    // outcomes 1 and 0: mean 0.5, sample std sqrt(0.5) (n − 1, the one group rule) → ±0.5/sqrt(0.5) = ±1/√2;
+    // Q_{-1} = mean(0.5, 0.3) = 0.4
+    const r = Math.SQRT1_2
     const adv = ProcessReward.stepAdvantages([[0.5, 0.9], [0.3, 0.1]], [1, 0], { epsilon: 0 })
-    expect(adv[0]![0]).toBeCloseTo(1 + 0.1, 12)
-    expect(adv[0]![1]).toBeCloseTo(1 + 0.4, 12)
-    expect(adv[1]![0]).toBeCloseTo(-1 - 0.1, 12)
-    expect(adv[1]![1]).toBeCloseTo(-1 - 0.2, 12)
+    expect(adv[0]![0]).toBeCloseTo(r + 0.1, 12)
+    expect(adv[0]![1]).toBeCloseTo(r + 0.4, 12)
+    expect(adv[1]![0]).toBeCloseTo(-r - 0.1, 12)
+    expect(adv[1]![1]).toBeCloseTo(-r - 0.2, 12)
     const outcomeOnly = ProcessReward.stepAdvantages([[0.5, 0.9], [0.3, 0.1]], [1, 0], { processWeight: 0, epsilon: 0 })
-    expect(Array.from(outcomeOnly[1]!)).toEqual([-1, -1])
+    expect(outcomeOnly[1]![0]).toBeCloseTo(-r, 12)
+    expect(outcomeOnly[1]![1]).toBeCloseTo(-r, 12)
+  })
+
+  it("three outcomes use the sample std; a group of one episode has outcome advantage 0", () => {
+    // outcomes 0, 1, 1: mean 2/3, sample variance ((4/9) + 2·(1/9)) / 2 = 1/3
+    const sd = Math.sqrt(1 / 3)
+    const adv = ProcessReward.stepAdvantages([[0], [0], [0]], [0, 1, 1], { processWeight: 0, epsilon: 0 })
+    expect(adv[0]![0]).toBeCloseTo(-(2 / 3) / sd, 12)
+    expect(adv[1]![0]).toBeCloseTo((1 / 3) / sd, 12)
+    const single = ProcessReward.stepAdvantages([[0.2, 0.7]], [1], { epsilon: 0 })
+    expect(single[0]![0]).toBeCloseTo(0, 12) // outcome 0, progress 0.2 − mean first score 0.2
+    expect(single[0]![1]).toBeCloseTo(0.5, 12)
   })
 })
 
