@@ -176,7 +176,8 @@ describe("@autodidact/kernels/trees", () => {
     const { stdout, urls } = resolvedBy(`const { SumTree, MinTree } = await import("@autodidact/kernels/trees")
 const t = SumTree.make(4)
 SumTree.updateBatch(t, [0, 1, 2, 3], [1, 2, 3, 4])
-console.log(Array.from(SumTree.sampleBatch(t, [0.5, 2.5, 9.9]).indices).join(","), MinTree.min(MinTree.make(2)))`)
+// process.stdout.write, not console.log: under FORCE_COLOR (Nx sets it) console.log colours numbers
+process.stdout.write(Array.from(SumTree.sampleBatch(t, [0.5, 2.5, 9.9]).indices).join(",") + " " + String(MinTree.min(MinTree.make(2))) + "\\n")`)
     expect(stdout.trim()).toBe("0,1,3 Infinity")
     expect(urls.some((u) => u.endsWith("/kernels/src/trees.ts"))).toBe(true)
     expect(urls.filter((u) => /tensorflow|onnxruntime|kernels\/src\/index\.ts/.test(u))).toEqual([])

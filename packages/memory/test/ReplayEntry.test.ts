@@ -32,7 +32,7 @@ register(pathToFileURL(${JSON.stringify(hooks)}))
 const m = await import("@autodidact/memory/replay")
 const per = m.PrioritizedReplay.unsafeMake({ capacity: 4, obsDim: 1 })
 per.add([0], 0, 1, [1], false, false)
-console.log(per.sample(1).indices[0])`
+process.stdout.write(String(per.sample(1).indices[0]) + "\\n") // not console.log: FORCE_COLOR would colour it`
     const out = execFileSync(process.execPath, ["--import", "tsx", "--conditions=@autodidact/source", "--input-type=module", "-e", script], {
       cwd: packageDir,
       encoding: "utf8"
