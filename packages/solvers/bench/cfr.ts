@@ -5,10 +5,10 @@
  * Run: `npx tsx --conditions=@autodidact/source bench/cfr.ts` (from packages/solvers).
  */
 import { KuhnPoker, LeducPoker } from "@autodidact/envs"
-import * as Cfr from "../src/Cfr.js"
-import * as Exploitability from "../src/Exploitability.js"
-import * as GameTree from "../src/GameTree.js"
-import * as Mccfr from "../src/Mccfr.js"
+import * as Cfr from "../src/regret/Cfr.js"
+import * as Exploitability from "../src/evaluation/Exploitability.js"
+import * as GameTree from "../src/tree/GameTree.js"
+import * as Mccfr from "../src/regret/Mccfr.js"
 
 const now = () => performance.now() / 1000
 

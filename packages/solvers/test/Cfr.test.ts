@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { KuhnPoker, LeducPoker } from "@autodidact/envs"
-import * as BestResponse from "../src/BestResponse.js"
-import * as Cfr from "../src/Cfr.js"
-import * as Exploitability from "../src/Exploitability.js"
-import * as GameTree from "../src/GameTree.js"
+import * as BestResponse from "../src/evaluation/BestResponse.js"
+import * as Cfr from "../src/regret/Cfr.js"
+import * as Exploitability from "../src/evaluation/Exploitability.js"
+import * as GameTree from "../src/tree/GameTree.js"
 import { tinyGame } from "./TinyGame.js"
 
 const kuhn = GameTree.compile(KuhnPoker.make())

@@ -1,5 +1,5 @@
 /** Independent (C)CE checks for tests: enumerate joint actions as tuples and recompute every incentive constraint. */
-import type { PayoffTensor } from "../src/PayoffTensor.js"
+import type { PayoffTensor } from "../src/normalform/PayoffTensor.js"
 
 export const worstViolation = (g: PayoffTensor, sigma: ArrayLike<number>, kind: "ce" | "cce"): number => {
   const shape = g.shape

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { KuhnPoker, LeducPoker } from "@autodidact/envs"
-import type { Game, State } from "../src/GameLike.js"
-import * as GameTree from "../src/GameTree.js"
+import type { Game, State } from "../src/internal/GameLike.js"
+import * as GameTree from "../src/tree/GameTree.js"
 import { tinyGame } from "./TinyGame.js"
 
 describe("GameTree", () => {

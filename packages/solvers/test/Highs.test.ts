@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Highs } from "../src/Highs.js"
-import * as H from "../src/Highs.js"
+import { Highs } from "../src/normalform/Highs.js"
+import * as H from "../src/normalform/Highs.js"
 
 const solve = (p: H.Problem) => Effect.flatMap(Highs, (h) => h.solve(p))
 

@@ -1,9 +1,9 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Highs from "../src/Highs.js"
-import * as Jpsro from "../src/Jpsro.js"
-import * as PayoffTensor from "../src/PayoffTensor.js"
+import * as Highs from "../src/normalform/Highs.js"
+import * as Jpsro from "../src/psro/Jpsro.js"
+import * as PayoffTensor from "../src/normalform/PayoffTensor.js"
 import { worstViolation } from "./EquilibriumTestkit.js"
 
 /** Jordan's three-player matching pennies: 0 wants to match 1, 1 wants to match 2, 2 wants to mismatch 0. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { KuhnPoker } from "@autodidact/envs"
-import * as Exploitability from "../src/Exploitability.js"
-import * as GameTree from "../src/GameTree.js"
-import * as Mccfr from "../src/Mccfr.js"
+import * as Exploitability from "../src/evaluation/Exploitability.js"
+import * as GameTree from "../src/tree/GameTree.js"
+import * as Mccfr from "../src/regret/Mccfr.js"
 import { tinyGame } from "./TinyGame.js"
 
 const kuhn = GameTree.compile(KuhnPoker.make())

@@ -1,9 +1,9 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Highs from "../src/Highs.js"
-import * as MetaSolvers from "../src/MetaSolvers.js"
-import * as PayoffTensor from "../src/PayoffTensor.js"
+import * as Highs from "../src/normalform/Highs.js"
+import * as MetaSolvers from "../src/normalform/MetaSolvers.js"
+import * as PayoffTensor from "../src/normalform/PayoffTensor.js"
 import { worstViolation } from "./EquilibriumTestkit.js"
 
 const rps = PayoffTensor.zeroSum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Equilibrium from "../src/Equilibrium.js"
-import * as PayoffTensor from "../src/PayoffTensor.js"
+import * as Equilibrium from "../src/normalform/Equilibrium.js"
+import * as PayoffTensor from "../src/normalform/PayoffTensor.js"
 
 const rps = PayoffTensor.zeroSum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
 

@@ -1,11 +1,11 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Equilibrium from "../src/Equilibrium.js"
-import * as Highs from "../src/Highs.js"
-import * as MetaSolvers from "../src/MetaSolvers.js"
-import * as PayoffTensor from "../src/PayoffTensor.js"
-import * as Psro from "../src/Psro.js"
+import * as Equilibrium from "../src/normalform/Equilibrium.js"
+import * as Highs from "../src/normalform/Highs.js"
+import * as MetaSolvers from "../src/normalform/MetaSolvers.js"
+import * as PayoffTensor from "../src/normalform/PayoffTensor.js"
+import * as Psro from "../src/psro/Psro.js"
 
 const rps = PayoffTensor.zeroSum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
 

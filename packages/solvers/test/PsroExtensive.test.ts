@@ -2,11 +2,11 @@ import { InvalidOptionError } from "@autodidact/core"
 import { KuhnPoker, TreeGame } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Equilibrium from "../src/Equilibrium.js"
-import * as Exploitability from "../src/Exploitability.js"
-import * as Highs from "../src/Highs.js"
-import * as PsroExtensive from "../src/PsroExtensive.js"
-import * as TabularPolicy from "../src/TabularPolicy.js"
+import * as Equilibrium from "../src/normalform/Equilibrium.js"
+import * as Exploitability from "../src/evaluation/Exploitability.js"
+import * as Highs from "../src/normalform/Highs.js"
+import * as PsroExtensive from "../src/psro/PsroExtensive.js"
+import * as TabularPolicy from "../src/tree/TabularPolicy.js"
 
 /**
  * Player 0 picks L or R at "r"; after L it picks x or y at "s" (so its own reach of "s" depends on its policy);

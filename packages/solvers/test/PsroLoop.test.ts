@@ -2,12 +2,12 @@ import { InvalidOptionError, Rng } from "@autodidact/core"
 import { KuhnPoker } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
-import * as Highs from "../src/Highs.js"
-import * as Jpsro from "../src/Jpsro.js"
-import * as PayoffTensor from "../src/PayoffTensor.js"
-import * as Psro from "../src/Psro.js"
-import * as PsroExtensive from "../src/PsroExtensive.js"
-import * as PsroLoop from "../src/PsroLoop.js"
+import * as Highs from "../src/normalform/Highs.js"
+import * as Jpsro from "../src/psro/Jpsro.js"
+import * as PayoffTensor from "../src/normalform/PayoffTensor.js"
+import * as Psro from "../src/psro/Psro.js"
+import * as PsroExtensive from "../src/psro/PsroExtensive.js"
+import * as PsroLoop from "../src/psro/PsroLoop.js"
 
 /**
  * A scripted PSRO variant: one player whose population is a list of labels; the meta-game is a 1-player tensor of

@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { KuhnPoker, LeducPoker } from "@autodidact/envs"
-import * as Solver from "../src/Solver.js"
+import * as Solver from "../src/regret/Solver.js"
 import { tinyGame } from "./TinyGame.js"
 
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-solver-"))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { KuhnPoker } from "@autodidact/envs"
-import * as TabularPolicy from "../src/TabularPolicy.js"
+import * as TabularPolicy from "../src/tree/TabularPolicy.js"
 import { tinyGame } from "./TinyGame.js"
 
 describe("TabularPolicy", () => {

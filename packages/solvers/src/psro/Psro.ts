@@ -37,11 +37,11 @@
  */
 import type { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
-import * as Equilibrium from "./Equilibrium.js"
-import type { Highs, LpSolveError } from "./Highs.js"
-import * as MetaSolvers from "./MetaSolvers.js"
-import { check, InvalidPayoffTensorError, restrict, scale } from "./PayoffTensor.js"
-import type { PayoffTensor } from "./PayoffTensor.js"
+import * as Equilibrium from "../normalform/Equilibrium.js"
+import type { Highs, LpSolveError } from "../normalform/Highs.js"
+import * as MetaSolvers from "../normalform/MetaSolvers.js"
+import { check, InvalidPayoffTensorError, restrict, scale } from "../normalform/PayoffTensor.js"
+import type { PayoffTensor } from "../normalform/PayoffTensor.js"
 import * as PsroLoop from "./PsroLoop.js"
 
 /** One PSRO iteration, as reported to `onIteration` and kept in the history. */

@@ -23,10 +23,10 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { PolicyMissingInfoStateError } from "./Errors.js"
-import type { Game } from "./GameLike.js"
-import { CHANCE_NODE, compile, DECISION_NODE, type GameTree, TERMINAL_NODE } from "./GameTree.js"
-import * as TabularPolicy from "./TabularPolicy.js"
+import type { PolicyMissingInfoStateError } from "../Errors.js"
+import type { Game } from "../internal/GameLike.js"
+import { CHANCE_NODE, compile, DECISION_NODE, type GameTree, TERMINAL_NODE } from "../tree/GameTree.js"
+import * as TabularPolicy from "../tree/TabularPolicy.js"
 
 /** Scratch buffers of a best-response computation (reusable across calls on one tree). */
 export interface Workspace {

@@ -24,8 +24,8 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import { PolicyMissingInfoStateError } from "./Errors.js"
-import type { Game } from "./GameLike.js"
+import { PolicyMissingInfoStateError } from "../Errors.js"
+import type { Game } from "../internal/GameLike.js"
 import { compile, type GameTree } from "./GameTree.js"
 
 /** The JSON form of a {@link TabularPolicy}. */

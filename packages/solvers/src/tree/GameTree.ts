@@ -31,8 +31,8 @@
  * @category compile
  * @since 0.1.0
  */
-import { InvalidGameError } from "./Errors.js"
-import type { Game, State } from "./GameLike.js"
+import { InvalidGameError } from "../Errors.js"
+import type { Game, State } from "../internal/GameLike.js"
 
 /** Node kinds in {@link GameTree.nodeKind}. */
 export const TERMINAL_NODE = 0

@@ -30,7 +30,7 @@
  */
 import { Rng } from "@autodidact/core"
 import * as Cfr from "./Cfr.js"
-import { CHANCE_NODE, type GameTree, TERMINAL_NODE } from "./GameTree.js"
+import { CHANCE_NODE, type GameTree, TERMINAL_NODE } from "../tree/GameTree.js"
 
 /** External (`"es"`) or outcome (`"os"`) sampling. */
 export type Sampling = "es" | "os"

@@ -32,11 +32,11 @@
  */
 import type { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
-import * as Equilibrium from "./Equilibrium.js"
-import type { Highs, LpSolveError } from "./Highs.js"
-import * as MetaSolvers from "./MetaSolvers.js"
-import { type InvalidPayoffTensorError, restrict, scale, size, strides } from "./PayoffTensor.js"
-import type { PayoffTensor } from "./PayoffTensor.js"
+import * as Equilibrium from "../normalform/Equilibrium.js"
+import type { Highs, LpSolveError } from "../normalform/Highs.js"
+import * as MetaSolvers from "../normalform/MetaSolvers.js"
+import { type InvalidPayoffTensorError, restrict, scale, size, strides } from "../normalform/PayoffTensor.js"
+import type { PayoffTensor } from "../normalform/PayoffTensor.js"
 import { initialPopulations, newBestResponse } from "./Psro.js"
 import * as PsroLoop from "./PsroLoop.js"
 

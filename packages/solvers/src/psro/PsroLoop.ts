@@ -69,7 +69,7 @@
  */
 import { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
-import type { PayoffTensor } from "./PayoffTensor.js"
+import type { PayoffTensor } from "../normalform/PayoffTensor.js"
 
 /** Why a run ended: no new response (`"converged"`), gap at most `tolerance`, or the iteration budget spent. */
 export type StopReason = "converged" | "tolerance" | "iterations"

@@ -47,8 +47,8 @@
  * @category solvers
  * @since 0.1.0
  */
-import { CHANCE_NODE, type GameTree, TERMINAL_NODE } from "./GameTree.js"
-import * as TabularPolicy from "./TabularPolicy.js"
+import { CHANCE_NODE, type GameTree, TERMINAL_NODE } from "../tree/GameTree.js"
+import * as TabularPolicy from "../tree/TabularPolicy.js"
 
 /** The CFR variants. */
 export type Variant = "cfr" | "cfr+" | "lcfr" | "dcfr"
