@@ -29,7 +29,7 @@ const THRESHOLD_PERCENT = 0.35
  * sides are genuinely different ideas that happen to share a shape.
  */
 const ALLOWED = {
-  "packages/kernels/src/OrtSession.ts|packages/rewards/src/RewardError.ts":
+  "packages/kernels/src/engines/OrtSession.ts|packages/rewards/src/RewardError.ts":
     "rewards' InputMismatchError is the RewardModel contract's error for any scorer (rules, features, ONNX); it has OrtInputError's fields so that an ONNX feed error maps onto it field for field"
 }
 

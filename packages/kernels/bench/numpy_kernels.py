@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NumPy baselines for `autodidact bench kernels` (packages/kernels/src/Benchmark.ts).
+"""NumPy baselines for `autodidact bench kernels` (packages/kernels/src/bench/Benchmark.ts).
 
 Reads a JSON list of cases on stdin: [{"id": str, "kernel": str, "params": {...}}, ...] and prints one JSON object
 {"numpy": version, "results": {id: milliseconds per call}} on stdout. Each kernel is written the way a NumPy user

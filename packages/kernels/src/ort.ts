@@ -4,5 +4,5 @@
  * TensorFlow.js.
  * @since 0.1.0
  */
-export * as OrtSession from "./OrtSession.js"
-export { OrtInputError, OrtLoadError, OrtRunError } from "./OrtSession.js"
+export * as OrtSession from "./engines/OrtSession.js"
+export { OrtInputError, OrtLoadError, OrtRunError } from "./engines/OrtSession.js"

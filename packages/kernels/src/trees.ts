@@ -4,5 +4,5 @@
  * (`@autodidact/memory`) import it without pulling the engines of the main entry.
  * @since 0.1.0
  */
-export * as MinTree from "./MinTree.js"
-export * as SumTree from "./SumTree.js"
+export * as MinTree from "./trees/MinTree.js"
+export * as SumTree from "./trees/SumTree.js"

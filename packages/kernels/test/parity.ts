@@ -15,7 +15,7 @@ import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Backend, Categorical, Gae, GroupNorm, Kl, PpoLoss, Returns, Softmax, SumTree, TopK, WasmSimd } from "../src/index.js"
-import type { Tf } from "../src/Backend.js"
+import type { Tf } from "../src/engines/Backend.js"
 import { close } from "./helpers.js"
 
 const normal = (rng: Rng, n: number, scale = 1) => Float32Array.from({ length: n }, () => rng.normal(0, scale))

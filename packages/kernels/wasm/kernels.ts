@@ -1,6 +1,6 @@
 /**
  * AssemblyScript sources of the `wasm-simd` kernels (compiled by `scripts/build-wasm.ts` with `--enable simd` into
- * `src/generated/wasmSimdBinary.ts`; see `src/WasmSimd.ts` for the JavaScript side).
+ * `src/generated/wasmSimdBinary.ts`; see `src/engines/WasmSimd.ts` for the JavaScript side).
  *
  * Conventions: every argument is a byte offset into the module's single exported memory, laid out by the caller
  * (16-byte aligned); nothing here allocates (runtime `stub`; the only static data are the standard library's
@@ -637,7 +637,7 @@ export function inverseNorms(x: usize, n: i32, D: i32, out: usize): void {
 // ---------------------------------------------------------------------------------------------- GAE
 
 /**
- * GAE over `[T, N]` float32 arrays (CleanRL layout and conventions, see `src/Gae.ts`), 2 environments per float64x2
+ * GAE over `[T, N]` float32 arrays (CleanRL layout and conventions, see `src/advantages/Gae.ts`), 2 environments per float64x2
  * lane pair: the same double arithmetic in the same order as the typed-array reference, rounded to float32 on store.
  * `trunc`/`finalV`: 0 when absent. Returns false when a done/truncation flag is not 0/1 or a result is not finite.
  */

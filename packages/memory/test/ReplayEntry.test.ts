@@ -40,7 +40,7 @@ process.stdout.write(String(per.sample(1).indices[0]) + "\\n") // not console.lo
     expect(out.trim()).toBe("0")
     const resolved = readFileSync(log, "utf8").split("\n").filter((l) => l.length > 0)
     expect(resolved.some((u) => u.endsWith("/memory/src/replay.ts"))).toBe(true)
-    expect(resolved.some((u) => u.endsWith("/kernels/src/SumTree.ts"))).toBe(true)
+    expect(resolved.some((u) => u.endsWith("/kernels/src/trees/SumTree.ts"))).toBe(true)
     expect(resolved.filter((u) => /pglite|@effect\/sql|onnxruntime|tensorflow|tokenizers|kernels\/src\/index\.ts/.test(u))).toEqual([])
   }, 60_000)
 })

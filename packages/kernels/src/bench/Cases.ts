@@ -5,18 +5,18 @@
  * @since 0.1.0
  */
 import { Rng } from "@autodidact/core"
-import type { Tf } from "../Backend.js"
-import * as Categorical from "../Categorical.js"
-import * as Gae from "../Gae.js"
-import * as GroupNorm from "../GroupNorm.js"
-import * as Kl from "../Kl.js"
-import type * as OrtEngine from "../OrtEngine.js"
-import * as PpoLoss from "../PpoLoss.js"
-import * as Returns from "../Returns.js"
-import * as Softmax from "../Softmax.js"
-import * as SumTree from "../SumTree.js"
-import * as TopK from "../TopK.js"
-import * as WasmSimd from "../WasmSimd.js"
+import type { Tf } from "../engines/Backend.js"
+import * as Categorical from "../policy/Categorical.js"
+import * as Gae from "../advantages/Gae.js"
+import * as GroupNorm from "../advantages/GroupNorm.js"
+import * as Kl from "../policy/Kl.js"
+import type * as OrtEngine from "../engines/OrtEngine.js"
+import * as PpoLoss from "../policy/PpoLoss.js"
+import * as Returns from "../advantages/Returns.js"
+import * as Softmax from "../policy/Softmax.js"
+import * as SumTree from "../trees/SumTree.js"
+import * as TopK from "../retrieval/TopK.js"
+import * as WasmSimd from "../engines/WasmSimd.js"
 
 export interface Case {
   readonly id: string

@@ -2,8 +2,8 @@
  * The `wasm-simd` advantage kernels: GAE (Schulman et al., arXiv:1506.02438) and GRPO group normalization (Shao et al., arXiv:2402.03300), in doubles like the references.
  * @since 0.1.0
  */
-import * as Gae from "../Gae.js"
-import * as GroupNorm from "../GroupNorm.js"
+import * as Gae from "../advantages/Gae.js"
+import * as GroupNorm from "../advantages/GroupNorm.js"
 import type { Site } from "../KernelError.js"
 import { checkShape, checkSize } from "../KernelError.js"
 import { BACKEND_NAME, alloc, commit, put, reset, wasm } from "./Module.js"

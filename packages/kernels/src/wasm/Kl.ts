@@ -4,7 +4,7 @@
  */
 import type { Site } from "../KernelError.js"
 import { checkShape, checkSize, fail } from "../KernelError.js"
-import * as Kl from "../Kl.js"
+import * as Kl from "../policy/Kl.js"
 import { align, alloc, BACKEND_NAME, BASE, commit, prefix, put, reserve, reset, residentEnd, wasm } from "./Module.js"
 import type { Exports, Views } from "./Module.js"
 

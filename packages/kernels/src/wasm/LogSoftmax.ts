@@ -4,7 +4,7 @@
  */
 import type { Site } from "../KernelError.js"
 import { checkShape, checkSize } from "../KernelError.js"
-import * as Softmax from "../Softmax.js"
+import * as Softmax from "../policy/Softmax.js"
 import { BACKEND_NAME, alloc, commit, put, reset, wasm } from "./Module.js"
 
 /** Masked log-softmax and entropy (same contract as `Softmax.logSoftmaxSync`; float32 inside). */

@@ -4,8 +4,8 @@
  */
 import type { Site } from "../KernelError.js"
 import { checkRange, checkShape, checkSize, fail } from "../KernelError.js"
-import * as PpoLoss from "../PpoLoss.js"
-import * as Softmax from "../Softmax.js"
+import * as PpoLoss from "../policy/PpoLoss.js"
+import * as Softmax from "../policy/Softmax.js"
 import { alloc, BACKEND_NAME, commit, prefix, put, reset, wasm } from "./Module.js"
 import type { Views } from "./Module.js"
 

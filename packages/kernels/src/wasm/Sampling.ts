@@ -3,10 +3,10 @@
  * @since 0.1.0
  */
 import { Rng } from "@autodidact/core"
-import * as Categorical from "../Categorical.js"
+import * as Categorical from "../policy/Categorical.js"
 import type { Site } from "../KernelError.js"
 import { checkShape, checkSize } from "../KernelError.js"
-import * as Softmax from "../Softmax.js"
+import * as Softmax from "../policy/Softmax.js"
 import { BACKEND_NAME, alloc, commit, put, reset, type Exports, type Views, wasm } from "./Module.js"
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { Site } from "../KernelError.js"
 import { checkShape, checkSize } from "../KernelError.js"
-import * as TopK from "../TopK.js"
+import * as TopK from "../retrieval/TopK.js"
 import { BACKEND_NAME, BASE, align, alloc, commit, put, reserve, reset, residentEnd, type Exports, wasm } from "./Module.js"
 
 const sortHeaps = (hs: Float32Array, hsOff: number, hi: Int32Array, hiOff: number, Q: number, k: number): TopK.TopKResult => {

@@ -46,7 +46,7 @@
 import { Effect } from "effect"
 import type { Tf } from "./Backend.js"
 import { Backend } from "./Backend.js"
-import { KernelBackendError, KernelInputError, REFERENCE } from "./KernelError.js"
+import { KernelBackendError, KernelInputError, REFERENCE } from "../KernelError.js"
 
 /** What a kernel function receives besides its inputs. */
 export interface KernelContext {

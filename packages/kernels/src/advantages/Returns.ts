@@ -36,14 +36,14 @@
  */
 import type * as tfc from "@tensorflow/tfjs-core"
 import type { Effect } from "effect"
-import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./NumArray.js"
-import { f32 } from "./NumArray.js"
-import type { Site } from "./KernelError.js"
-import type { KernelInputError } from "./KernelError.js"
-import { checkArray, checkBinary, checkRange, checkShape, checkSize, REFERENCE } from "./KernelError.js"
-import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
-import * as KernelRegistry from "./KernelRegistry.js"
+import type { Backend, Tf } from "../engines/Backend.js"
+import type { NumArray } from "../NumArray.js"
+import { f32 } from "../NumArray.js"
+import type { Site } from "../KernelError.js"
+import type { KernelInputError } from "../KernelError.js"
+import { checkArray, checkBinary, checkRange, checkShape, checkSize, REFERENCE } from "../KernelError.js"
+import type { Builtin, Dispatched, RunOptions } from "../engines/KernelRegistry.js"
+import * as KernelRegistry from "../engines/KernelRegistry.js"
 
 export const kernelName = "Returns"
 

@@ -43,10 +43,10 @@
  * @since 0.1.0
  */
 import type { Rng } from "@autodidact/core"
-import type { Tf } from "./Backend.js"
-import type { NumArray } from "./Gae.js"
-import type { Site } from "./KernelError.js"
-import { checkSize, fail, REFERENCE } from "./KernelError.js"
+import type { Tf } from "../engines/Backend.js"
+import type { NumArray } from "../advantages/Gae.js"
+import type { Site } from "../KernelError.js"
+import { checkSize, fail, REFERENCE } from "../KernelError.js"
 
 export const kernelName = "SumTree"
 

@@ -42,17 +42,17 @@
 import { NonFiniteValueError } from "@autodidact/core"
 import { Effect, Schema } from "effect"
 import type { Tensor2D } from "@tensorflow/tfjs-core"
-import type { Tf } from "./Backend.js"
-import { Backend } from "./Backend.js"
-import type { KernelInputError } from "./KernelError.js"
-import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
-import * as KernelRegistry from "./KernelRegistry.js"
-import type { NumArray } from "./NumArray.js"
-import { f32 } from "./NumArray.js"
+import type { Tf } from "../engines/Backend.js"
+import { Backend } from "../engines/Backend.js"
+import type { KernelInputError } from "../KernelError.js"
+import type { Builtin, Dispatched, RunOptions } from "../engines/KernelRegistry.js"
+import * as KernelRegistry from "../engines/KernelRegistry.js"
+import type { NumArray } from "../NumArray.js"
+import { f32 } from "../NumArray.js"
 import { reverseScanTf, scratch } from "./Returns.js"
 
 /** Numeric array accepted as input (read only); defined in `NumArray` (re-exported here for compatibility). */
-export type { NumArray } from "./NumArray.js"
+export type { NumArray } from "../NumArray.js"
 
 /** Inputs of a GAE computation; every `[numSteps, numEnvs]` array has `numSteps * numEnvs` elements. */
 export interface GaeInput {

@@ -46,12 +46,12 @@
  */
 import type * as tfc from "@tensorflow/tfjs-core"
 import type { Effect } from "effect"
-import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./NumArray.js"
-import type { KernelInputError, Site } from "./KernelError.js"
-import { checkArray, checkShape, checkSize, fail, REFERENCE } from "./KernelError.js"
-import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
-import * as KernelRegistry from "./KernelRegistry.js"
+import type { Backend, Tf } from "../engines/Backend.js"
+import type { NumArray } from "../NumArray.js"
+import type { KernelInputError, Site } from "../KernelError.js"
+import { checkArray, checkShape, checkSize, fail, REFERENCE } from "../KernelError.js"
+import type { Builtin, Dispatched, RunOptions } from "../engines/KernelRegistry.js"
+import * as KernelRegistry from "../engines/KernelRegistry.js"
 
 export const kernelName = "GroupNorm"
 export const rlooKernelName = "Rloo"

@@ -37,15 +37,15 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { BackendName, Tf } from "./Backend.js"
-import * as Backend from "./Backend.js"
-import { cases } from "./bench/Cases.js"
-import { runNumpy } from "./bench/Numpy.js"
-import { time, timeAsync } from "./bench/Timing.js"
-import { REFERENCE } from "./KernelError.js"
-import * as KernelRegistry from "./KernelRegistry.js"
-import * as OrtEngine from "./OrtEngine.js"
-import * as WasmSimd from "./WasmSimd.js"
+import type { BackendName, Tf } from "../engines/Backend.js"
+import * as Backend from "../engines/Backend.js"
+import { cases } from "./Cases.js"
+import { runNumpy } from "./Numpy.js"
+import { time, timeAsync } from "./Timing.js"
+import { REFERENCE } from "../KernelError.js"
+import * as KernelRegistry from "../engines/KernelRegistry.js"
+import * as OrtEngine from "../engines/OrtEngine.js"
+import * as WasmSimd from "../engines/WasmSimd.js"
 
 /** One line of the table. */
 export interface BenchRow {

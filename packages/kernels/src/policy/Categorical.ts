@@ -22,12 +22,12 @@
  */
 import type { Rng } from "@autodidact/core"
 import { Effect } from "effect"
-import type { Backend, Tf } from "./Backend.js"
-import type { NumArray } from "./NumArray.js"
-import type { KernelInputError } from "./KernelError.js"
-import { checkArray, checkShape, checkSize, fail, REFERENCE } from "./KernelError.js"
-import type { Builtin, Dispatched, RunOptions } from "./KernelRegistry.js"
-import * as KernelRegistry from "./KernelRegistry.js"
+import type { Backend, Tf } from "../engines/Backend.js"
+import type { NumArray } from "../NumArray.js"
+import type { KernelInputError } from "../KernelError.js"
+import { checkArray, checkShape, checkSize, fail, REFERENCE } from "../KernelError.js"
+import type { Builtin, Dispatched, RunOptions } from "../engines/KernelRegistry.js"
+import * as KernelRegistry from "../engines/KernelRegistry.js"
 import type { SoftmaxInput } from "./Softmax.js"
 import * as Softmax from "./Softmax.js"
 

@@ -22,9 +22,9 @@
  * @see https://github.com/openai/baselines/blob/master/baselines/common/segment_tree.py
  * @since 0.1.0
  */
-import type { NumArray } from "./Gae.js"
-import type { Site } from "./KernelError.js"
-import { fail, REFERENCE } from "./KernelError.js"
+import type { NumArray } from "../advantages/Gae.js"
+import type { Site } from "../KernelError.js"
+import { fail, REFERENCE } from "../KernelError.js"
 import { slotsFor } from "./SumTree.js"
 
 export const kernelName = "MinTree"
