@@ -12,9 +12,9 @@
  */
 import { TextHousehold } from "@autodidact/envs"
 import { Effect, Layer } from "effect"
-import * as Embedder from "../src/Embedder.js"
-import * as ExemplarAgent from "../src/ExemplarAgent.js"
-import * as Store from "../src/Store.js"
+import * as Embedder from "../src/embedders/Embedder.js"
+import * as ExemplarAgent from "../src/store/ExemplarAgent.js"
+import * as Store from "../src/store/Store.js"
 
 const N = Number(process.argv[2] ?? 300)
 const difficulty = (process.argv[3] ?? "easy") as "easy" | "default"

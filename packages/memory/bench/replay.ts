@@ -18,8 +18,8 @@
  */
 import { Rng } from "@autodidact/core"
 import { MinTree, SumTree } from "@autodidact/kernels/trees"
-import * as PrioritizedReplay from "../src/PrioritizedReplay.js"
-import * as ReplayBuffer from "../src/ReplayBuffer.js"
+import * as PrioritizedReplay from "../src/replay/PrioritizedReplay.js"
+import * as ReplayBuffer from "../src/replay/ReplayBuffer.js"
 
 const CAPACITY = Number(process.argv[2] ?? 1_000_000)
 const OBS_DIM = 4

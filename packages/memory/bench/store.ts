@@ -12,9 +12,9 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { Effect, Layer } from "effect"
-import * as Embedder from "../src/Embedder.js"
-import * as Records from "../src/Records.js"
-import * as Store from "../src/Store.js"
+import * as Embedder from "../src/embedders/Embedder.js"
+import * as Records from "../src/store/Records.js"
+import * as Store from "../src/store/Store.js"
 
 const N = Number(process.argv[2] ?? 10_000)
 const Q = Number(process.argv[3] ?? 50)

@@ -4,12 +4,12 @@
  * (trajectories, insights, reflections, tips) with weighted retrieval, on PGlite by default or a PostgreSQL server.
  * @since 0.1.0
  */
-export * as ReplayBuffer from "./ReplayBuffer.js"
-export * as NStep from "./NStep.js"
-export * as PrioritizedReplay from "./PrioritizedReplay.js"
-export * as EpisodeBuffer from "./EpisodeBuffer.js"
-export * as ExemplarAgent from "./ExemplarAgent.js"
-export * as ReplayFile from "./ReplayFile.js"
+export * as ReplayBuffer from "./replay/ReplayBuffer.js"
+export * as NStep from "./replay/NStep.js"
+export * as PrioritizedReplay from "./replay/PrioritizedReplay.js"
+export * as EpisodeBuffer from "./replay/EpisodeBuffer.js"
+export * as ExemplarAgent from "./store/ExemplarAgent.js"
+export * as ReplayFile from "./replay/ReplayFile.js"
 export {
   CorruptReplayFileError,
   DtypeMismatchError,
@@ -17,18 +17,18 @@ export {
   InvalidPriorityError,
   ReplayIoError,
   ShapeMismatchError
-} from "./ReplayErrors.js"
-export * as Records from "./Records.js"
-export * as Store from "./Store.js"
-export * as Embedder from "./Embedder.js"
-export * as OnnxEmbedder from "./OnnxEmbedder.js"
-export * as Retrieval from "./Retrieval.js"
-export * as Consolidation from "./Consolidation.js"
-export * as Migrations from "./Migrations.js"
-export * as SqlBackend from "./SqlBackend.js"
-export * as StoreErrors from "./StoreErrors.js"
-export * as Summary from "./Summary.js"
-export { ExperienceStore } from "./Store.js"
+} from "./replay/ReplayErrors.js"
+export * as Records from "./store/Records.js"
+export * as Store from "./store/Store.js"
+export * as Embedder from "./embedders/Embedder.js"
+export * as OnnxEmbedder from "./embedders/OnnxEmbedder.js"
+export * as Retrieval from "./store/Retrieval.js"
+export * as Consolidation from "./store/Consolidation.js"
+export * as Migrations from "./store/Migrations.js"
+export * as SqlBackend from "./store/SqlBackend.js"
+export * as StoreErrors from "./store/StoreErrors.js"
+export * as Summary from "./store/Summary.js"
+export { ExperienceStore } from "./store/Store.js"
 export {
   EmbedderError,
   EmbedderLoadError,
@@ -38,4 +38,4 @@ export {
   SchemaVersionError,
   StoreOpenError,
   StoreSqlError
-} from "./StoreErrors.js"
+} from "./store/StoreErrors.js"

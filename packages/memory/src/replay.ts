@@ -4,11 +4,11 @@
  * database, no tokenizer, no ONNX Runtime and no TensorFlow.js; the main entry re-exports the same modules.
  * @since 0.1.0
  */
-export * as EpisodeBuffer from "./EpisodeBuffer.js"
-export * as NStep from "./NStep.js"
-export * as PrioritizedReplay from "./PrioritizedReplay.js"
-export * as ReplayBuffer from "./ReplayBuffer.js"
-export * as ReplayFile from "./ReplayFile.js"
+export * as EpisodeBuffer from "./replay/EpisodeBuffer.js"
+export * as NStep from "./replay/NStep.js"
+export * as PrioritizedReplay from "./replay/PrioritizedReplay.js"
+export * as ReplayBuffer from "./replay/ReplayBuffer.js"
+export * as ReplayFile from "./replay/ReplayFile.js"
 export {
   CorruptReplayFileError,
   DtypeMismatchError,
@@ -16,4 +16,4 @@ export {
   InvalidPriorityError,
   ReplayIoError,
   ShapeMismatchError
-} from "./ReplayErrors.js"
+} from "./replay/ReplayErrors.js"

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
-import * as Embedder from "../src/Embedder.js"
-import { cosine } from "../src/Retrieval.js"
+import * as Embedder from "../src/embedders/Embedder.js"
+import { cosine } from "../src/store/Retrieval.js"
 
 const embed = (layer: Layer.Layer<Embedder.Embedder>, texts: ReadonlyArray<string>) =>
   Effect.gen(function*() {

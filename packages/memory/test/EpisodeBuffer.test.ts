@@ -4,7 +4,7 @@ import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as EpisodeBuffer from "../src/EpisodeBuffer.js"
+import * as EpisodeBuffer from "../src/replay/EpisodeBuffer.js"
 
 const f32 = (...xs: Array<number>) => Float32Array.from(xs)
 

@@ -2,9 +2,9 @@ import { Rng } from "@autodidact/core"
 import { TextHousehold } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as Embedder from "../src/Embedder.js"
-import * as ExemplarAgent from "../src/ExemplarAgent.js"
-import * as Store from "../src/Store.js"
+import * as Embedder from "../src/embedders/Embedder.js"
+import * as ExemplarAgent from "../src/store/ExemplarAgent.js"
+import * as Store from "../src/store/Store.js"
 
 const StoreLive = Store.layerMemory({ vectorIndex: "exact" }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 256 })))
 

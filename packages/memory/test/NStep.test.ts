@@ -3,9 +3,9 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as NStep from "../src/NStep.js"
-import type { TransitionSink } from "../src/ReplayBuffer.js"
-import * as ReplayBuffer from "../src/ReplayBuffer.js"
+import * as NStep from "../src/replay/NStep.js"
+import type { TransitionSink } from "../src/replay/ReplayBuffer.js"
+import * as ReplayBuffer from "../src/replay/ReplayBuffer.js"
 
 interface Row {
   obs: number

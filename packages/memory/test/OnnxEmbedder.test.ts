@@ -4,10 +4,10 @@ import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import onnxProto from "onnx-proto"
-import * as Embedder from "../src/Embedder.js"
+import * as Embedder from "../src/embedders/Embedder.js"
 import { OrtSession } from "@autodidact/kernels/ort"
-import * as Records from "../src/Records.js"
-import { ExperienceStore, layerMemory } from "../src/Store.js"
+import * as Records from "../src/store/Records.js"
+import { ExperienceStore, layerMemory } from "../src/store/Store.js"
 
 const { onnx } = onnxProto
 

@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as PrioritizedReplay from "../src/PrioritizedReplay.js"
+import * as PrioritizedReplay from "../src/replay/PrioritizedReplay.js"
 
 /** A PER buffer with `n` transitions, transition t having observation [t] and reward t. */
 const filled = (n: number, options: Partial<PrioritizedReplay.Options> = {}) => {

@@ -4,9 +4,9 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as PrioritizedReplay from "../src/PrioritizedReplay.js"
-import * as ReplayBuffer from "../src/ReplayBuffer.js"
-import { BatchRandom } from "../src/ReplayRandom.js"
+import * as PrioritizedReplay from "../src/replay/PrioritizedReplay.js"
+import * as ReplayBuffer from "../src/replay/ReplayBuffer.js"
+import { BatchRandom } from "../src/replay/ReplayRandom.js"
 
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-replay-"))
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { planEviction, planMerges } from "../src/Consolidation.js"
-import { cosine, minMaxNormalize, normalizeFilters, rank, recency } from "../src/Retrieval.js"
-import { InvalidQueryError } from "../src/StoreErrors.js"
+import { planEviction, planMerges } from "../src/store/Consolidation.js"
+import { cosine, minMaxNormalize, normalizeFilters, rank, recency } from "../src/store/Retrieval.js"
+import { InvalidQueryError } from "../src/store/StoreErrors.js"
 
 describe("Retrieval", () => {
   it("recency decays by 0.995 per hour (Generative Agents)", () => {

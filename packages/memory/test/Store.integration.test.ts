@@ -4,7 +4,7 @@
  * (`CI=true`), so CI can never pass without running it.
  */
 import { describe, it as vitestIt } from "@effect/vitest"
-import * as SqlBackend from "../src/SqlBackend.js"
+import * as SqlBackend from "../src/store/SqlBackend.js"
 import { storeSuite, suiteLayer } from "./StoreSuite.js"
 
 const url = process.env.AUTODIDACT_PG_URL

@@ -1,4 +1,4 @@
-import * as SqlBackend from "../src/SqlBackend.js"
+import * as SqlBackend from "../src/store/SqlBackend.js"
 import { storeSuite, suiteLayer } from "./StoreSuite.js"
 
 // One in-memory PGlite per layer (~3 s to create): the HNSW path and the exact JS scorer on the same suite.

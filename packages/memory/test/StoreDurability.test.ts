@@ -8,9 +8,9 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as Embedder from "../src/Embedder.js"
-import * as Records from "../src/Records.js"
-import * as Store from "../src/Store.js"
+import * as Embedder from "../src/embedders/Embedder.js"
+import * as Records from "../src/store/Records.js"
+import * as Store from "../src/store/Store.js"
 
 const here = Path.dirname(new URL(import.meta.url).pathname)
 const pkg = Path.resolve(here, "..")

@@ -3,9 +3,9 @@
  * directory given as argv[2], printing `committed <n>` after each commit, until it is killed.
  */
 import { Effect, Layer } from "effect"
-import * as Embedder from "../src/Embedder.js"
-import * as Records from "../src/Records.js"
-import * as Store from "../src/Store.js"
+import * as Embedder from "../src/embedders/Embedder.js"
+import * as Records from "../src/store/Records.js"
+import * as Store from "../src/store/Store.js"
 
 const dir = process.argv[2]
 const program = Effect.gen(function*() {

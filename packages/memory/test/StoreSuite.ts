@@ -6,12 +6,12 @@ import { Trajectory } from "@autodidact/core"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import * as Embedder from "../src/Embedder.js"
-import { migrate } from "../src/Migrations.js"
-import * as Records from "../src/Records.js"
-import type { Backend } from "../src/SqlBackend.js"
-import * as Store from "../src/Store.js"
-import type { StoreOpenError } from "../src/StoreErrors.js"
+import * as Embedder from "../src/embedders/Embedder.js"
+import { migrate } from "../src/store/Migrations.js"
+import * as Records from "../src/store/Records.js"
+import type { Backend } from "../src/store/SqlBackend.js"
+import * as Store from "../src/store/Store.js"
+import type { StoreOpenError } from "../src/store/StoreErrors.js"
 
 export const DIM = 256
 

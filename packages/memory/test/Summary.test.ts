@@ -7,10 +7,10 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import * as Embedder from "../src/Embedder.js"
-import * as Records from "../src/Records.js"
-import * as Store from "../src/Store.js"
-import * as Summary from "../src/Summary.js"
+import * as Embedder from "../src/embedders/Embedder.js"
+import * as Records from "../src/store/Records.js"
+import * as Store from "../src/store/Store.js"
+import * as Summary from "../src/store/Summary.js"
 
 const tmp = Fs.mkdtempSync(Path.join(Os.tmpdir(), "autodidact-summary-"))
 const embedder = Embedder.layerHashed({ dimension: 16 })

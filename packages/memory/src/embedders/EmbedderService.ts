@@ -9,7 +9,7 @@
  */
 import { Context } from "effect"
 import type { Effect } from "effect"
-import type { EmbedderError } from "./StoreErrors.js"
+import type { EmbedderError } from "../store/StoreErrors.js"
 
 /**
  * Turns texts into fixed-dimension vectors.

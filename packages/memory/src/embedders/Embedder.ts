@@ -21,7 +21,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { Embedder } from "./EmbedderService.js"
-import { EmbedderError } from "./StoreErrors.js"
+import { EmbedderError } from "../store/StoreErrors.js"
 
 export { Embedder } from "./EmbedderService.js"
 

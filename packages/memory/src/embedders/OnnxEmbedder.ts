@@ -36,7 +36,7 @@ import { Tokenizer } from "@huggingface/tokenizers"
 import { OrtSession } from "@autodidact/kernels/ort"
 import { Effect, Layer } from "effect"
 import { Embedder } from "./EmbedderService.js"
-import { EmbedderError, EmbedderLoadError, EmbedderTokenizerMismatchError } from "./StoreErrors.js"
+import { EmbedderError, EmbedderLoadError, EmbedderTokenizerMismatchError } from "../store/StoreErrors.js"
 
 /**
  * Options of {@link layerOnnx}.

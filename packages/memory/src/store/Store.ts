@@ -49,7 +49,7 @@ import { Clock, Context, Effect, Layer, Option, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
 import { planEviction, planMerges } from "./Consolidation.js"
-import { Embedder } from "./EmbedderService.js"
+import { Embedder } from "../embedders/EmbedderService.js"
 import {
   bytesToEmbedding,
   embeddingToBytes,
