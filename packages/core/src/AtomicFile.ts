@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { AtomicFile } from "@autodidact/core"
+ * import { AtomicFile } from "@autodidact/core/node"
  * await Effect.runPromise(AtomicFile.write("runs/x/config.json", new TextEncoder().encode("{}")))
  * ```
  * @see https://lwn.net/Articles/457667/ ("Ensuring data reaches disk")

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AtomicFile } from "@autodidact/core"
+import { AtomicFile } from "@autodidact/core/node"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"

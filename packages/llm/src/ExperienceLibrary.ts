@@ -35,7 +35,7 @@
  * @see Cai et al., "Training-Free Group Relative Policy Optimization", arXiv:2510.08191 (Sec. 3, the experience library)
  * @since 0.1.0
  */
-import { AtomicFile } from "@autodidact/core"
+import { AtomicFile } from "@autodidact/core/node"
 import { Context, Effect, Layer, Ref, Schema, Semaphore } from "effect"
 import * as fs from "node:fs"
 

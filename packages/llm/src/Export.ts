@@ -48,7 +48,8 @@
  * @see Feng et al., "Group-in-Group Policy Optimization for LLM Agent Training" (verl-agent), arXiv:2505.10978
  * @since 0.1.0
  */
-import { AtomicFile, Trajectory } from "@autodidact/core"
+import { Trajectory } from "@autodidact/core"
+import { AtomicFile } from "@autodidact/core/node"
 import { Advantages } from "@autodidact/optim"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"

@@ -25,7 +25,8 @@
  * ```
  * @since 0.1.0
  */
-import { AtomicFile, Rng, RngState } from "@autodidact/core"
+import { Rng, RngState } from "@autodidact/core"
+import { AtomicFile } from "@autodidact/core/node"
 import { Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"

@@ -21,7 +21,7 @@
  * @see Wang et al., "Voyager: An Open-Ended Embodied Agent with Large Language Models", arXiv:2305.16291 (Sec. 2.2)
  * @since 0.1.0
  */
-import { AtomicFile } from "@autodidact/core"
+import { AtomicFile } from "@autodidact/core/node"
 import { Embedder } from "@autodidact/memory"
 import { Data, Effect, Schema } from "effect"
 import type { Scope } from "effect"

@@ -6,7 +6,7 @@
  * band).
  * @since 0.1.0
  */
-import { AtomicFile } from "@autodidact/core"
+import { AtomicFile } from "@autodidact/core/node"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as fs from "node:fs"

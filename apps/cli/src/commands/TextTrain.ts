@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import { RolloutService, TextTrainer } from "@autodidact/cluster"
-import { AtomicFile, Rng } from "@autodidact/core"
+import { Rng } from "@autodidact/core"
+import { AtomicFile } from "@autodidact/core/node"
 import { DrrnPolicy, GroupRollout, MultiTurnTrainer, TextTasks } from "@autodidact/optim"
 import { Effect, Option, Schema } from "effect"
 import * as fs from "node:fs"

@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import { Policy, RolloutService, Trainer } from "@autodidact/cluster"
-import { AtomicFile, Trajectory } from "@autodidact/core"
+import { Trajectory } from "@autodidact/core"
+import { AtomicFile } from "@autodidact/core/node"
 import { Registry } from "@autodidact/envs"
 import { ActorCritic, Checkpoint, Ppo } from "@autodidact/optim"
 import { Effect, Schema } from "effect"

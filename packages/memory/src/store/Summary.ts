@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { AtomicFile } from "@autodidact/core"
+import { AtomicFile } from "@autodidact/core/node"
 import { Effect, Schema } from "effect"
 import * as nodePath from "node:path"
 import { type Kind, kinds } from "./Records.js"

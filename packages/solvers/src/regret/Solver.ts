@@ -33,7 +33,8 @@
  * @category solvers
  * @since 0.1.0
  */
-import { AtomicFile, InvalidOptionError, Rng, RngState } from "@autodidact/core"
+import { InvalidOptionError, Rng, RngState } from "@autodidact/core"
+import { AtomicFile } from "@autodidact/core/node"
 import { Effect, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as Cfr from "./Cfr.js"
