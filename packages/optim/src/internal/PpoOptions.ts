@@ -6,6 +6,8 @@
  */
 import { InvalidOptionError, type Metrics } from "@autodidact/core"
 import { Effect } from "effect"
+import type { CheckpointError } from "../CheckpointError.js"
+import type { TrainState } from "./PpoState.js"
 
 /** PPO hyper-parameters (CleanRL `ppo.py` `Args`, same meaning and defaults). */
 export interface Options {
@@ -86,6 +88,12 @@ export interface Hooks {
   readonly onUpdate?: ((row: Metrics.UpdateRow) => void) | undefined
   /** Stop at the next step boundary when aborted (`stopReason: "aborted"`). */
   readonly signal?: AbortSignal | undefined
+  /**
+   * Writes a checkpoint (needed with the `checkpoint` option): `Checkpoint.save` of `@autodidact/optim/node`, whose
+   * `Ppo.train` passes it. Without it, the `checkpoint` option is an `InvalidOptionError` (the main entry has no file
+   * system: it runs in browsers).
+   */
+  readonly saveCheckpoint?: ((path: string, state: TrainState) => Effect.Effect<void, CheckpointError>) | undefined
 }
 
 /**
