@@ -45,7 +45,6 @@ import type { KernelInputError } from "../KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "../engines/KernelRegistry.js"
 import * as KernelRegistry from "../engines/KernelRegistry.js"
 import type { NumArray } from "../NumArray.js"
-import { f32 } from "../NumArray.js"
 import { scratch } from "./Returns.js"
 
 /** Numeric array accepted as input (read only); defined in `NumArray` (re-exported here for compatibility). */

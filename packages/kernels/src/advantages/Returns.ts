@@ -36,7 +36,6 @@
  */
 import type { Effect } from "effect"
 import type { NumArray } from "../NumArray.js"
-import { f32 } from "../NumArray.js"
 import type { Site } from "../KernelError.js"
 import type { KernelInputError } from "../KernelError.js"
 import { checkArray, checkBinary, checkRange, checkShape, checkSize, REFERENCE } from "../KernelError.js"

@@ -1,13 +1,11 @@
 /**
- * PPO's hyper-parameters with CleanRL `ppo.py`'s defaults, their validation, and the per-run callbacks: the
- * `Options`, `defaults`, `validate` and `Hooks` of the public {@link Ppo} namespace (re-exported there).
+ * PPO's hyper-parameters with CleanRL `ppo.py`'s defaults and their validation: the
+ * `Options`, `defaults` and `validate` of the public {@link Ppo} namespace (re-exported there).
  * @internal
  * @since 0.2.0
  */
-import { InvalidOptionError, type Metrics } from "@autodidact/core"
+import { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
-import type { CheckpointError } from "../CheckpointError.js"
-import type { TrainState } from "./PpoState.js"
 
 /** PPO hyper-parameters (CleanRL `ppo.py` `Args`, same meaning and defaults). */
 export interface Options {
@@ -78,22 +76,6 @@ export const defaults: Options = {
   hidden: 64,
   seed: 1,
   bootstrapTruncated: false
-}
-
-/** Per-run callbacks; all optional. They run synchronously inside the loop: keep them cheap. */
-export interface Hooks {
-  /** Called for every finished episode (`kind: "episode"` row of `metrics.jsonl`). */
-  readonly onEpisode?: ((row: Metrics.EpisodeRow) => void) | undefined
-  /** Called after every update (`kind: "update"` row). */
-  readonly onUpdate?: ((row: Metrics.UpdateRow) => void) | undefined
-  /** Stop at the next step boundary when aborted (`stopReason: "aborted"`). */
-  readonly signal?: AbortSignal | undefined
-  /**
-   * Writes a checkpoint (needed with the `checkpoint` option): `Checkpoint.save` of `@autodidact/optim/node`, whose
-   * `Ppo.train` passes it. Without it, the `checkpoint` option is an `InvalidOptionError` (the main entry has no file
-   * system: it runs in browsers).
-   */
-  readonly saveCheckpoint?: ((path: string, state: TrainState) => Effect.Effect<void, CheckpointError>) | undefined
 }
 
 /**
