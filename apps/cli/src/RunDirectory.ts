@@ -12,7 +12,7 @@
  * appended line by line with synchronous writes, so a crash loses at most the line being written.
  * @since 0.1.0
  */
-import { Checkpoint } from "@autodidact/optim"
+import { Checkpoint } from "@autodidact/optim/node"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"

@@ -4,7 +4,7 @@
  * engine against NumPy in the same run.
  */
 import { Effect } from "effect"
-import { Benchmark } from "../src/index.js"
+import { Benchmark } from "../src/bench.js"
 
 const quick = process.argv.includes("--quick")
 const only = process.argv.slice(2).filter((a) => !a.startsWith("--"))

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
+import { MissingPeerError } from "@autodidact/core"
 import { Effect } from "effect"
-import { Backend } from "../src/index.js"
+import { Backend } from "../src/tfjs.js"
+
+/** What Node's loader throws for a package that is not installed (the shape `OptionalPeer` recognizes). */
+const notInstalled = (pkg: string) => () =>
+  Promise.reject(Object.assign(new Error(`Cannot find package '${pkg}' imported from /app/index.js`), { code: "ERR_MODULE_NOT_FOUND" }))
 
 describe("Backend", () => {
   it.effect("picks the first available backend and says why (no tfjs-node installed here: wasm)", () =>
@@ -26,7 +31,7 @@ describe("Backend", () => {
   it.effect("a forced backend that cannot load fails with BackendUnavailableError", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(Backend.select({ force: "tensorflow" }))
-      expect(error._tag).toBe("BackendUnavailableError")
+      if (!(error instanceof Backend.BackendUnavailableError)) throw error
       expect(error.backend).toBe("tensorflow")
       expect(error.message).toMatch(/tfjs-node/)
       const unknown = yield* Effect.flip(Backend.select({ env: { AUTODIDACT_TF_BACKEND: "webgpu" } }))
@@ -38,4 +43,25 @@ describe("Backend", () => {
       const b = yield* Backend.Backend
       expect(b.name).toBe("cpu")
     }).pipe(Effect.provide(Backend.layerWith({ force: "cpu" }))))
+
+  it("the entry point's loader: a missing @tensorflow/tfjs-core is a MissingPeerError naming it and @autodidact/kernels/tfjs", async () => {
+    const missing = "@tensorflow/tfjs-core-not-installed"
+    const error = await Backend.loadCore(() => import(missing), missing).then(() => undefined, (e: unknown) => e)
+    expect(error).toBeInstanceOf(MissingPeerError)
+    expect(error).toMatchObject({ _tag: "MissingPeerError", peer: missing, entryPoint: "@autodidact/kernels/tfjs", install: `npm install ${missing}@^4.22.0` })
+    // the real package loads, and is the module the Backend service hands out
+    const tf = await Backend.loadCore()
+    expect(typeof tf.setBackend).toBe("function")
+  })
+
+  it("neither JavaScript backend installed: MissingPeerError naming @tensorflow/tfjs-backend-wasm; wasm missing alone: cpu", async () => {
+    const none = await Backend.load({ env: {}, importers: { wasm: notInstalled("@tensorflow/tfjs-backend-wasm"), cpu: notInstalled("@tensorflow/tfjs-backend-cpu") } })
+      .then(() => undefined, (e: unknown) => e)
+    expect(none).toBeInstanceOf(MissingPeerError)
+    expect(none).toMatchObject({ peer: "@tensorflow/tfjs-backend-wasm", entryPoint: "@autodidact/kernels/tfjs", install: "npm install @tensorflow/tfjs-backend-wasm@^4.22.0" })
+    const cpu = await Backend.load({ env: {}, importers: { wasm: notInstalled("@tensorflow/tfjs-backend-wasm") } })
+    expect(cpu.name).toBe("cpu")
+    expect(cpu.tried.map((t) => t.name)).toEqual(["tensorflow", "wasm"])
+    expect(cpu.tried[1]!.error).toMatch(/needs the optional peer dependency @tensorflow\/tfjs-backend-wasm/)
+  })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
-import { Benchmark } from "../src/index.js"
+import { Benchmark } from "../src/bench.js"
 
 /** Whether the `python3` on PATH imports NumPy (.ci/run installs Debian's python3-numpy, so CI must have it). */
 const hasNumpy = (() => {

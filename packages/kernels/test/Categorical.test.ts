@@ -1,7 +1,8 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Backend, Categorical } from "../src/index.js"
+import { Categorical } from "../src/index.js"
+import { Backend } from "../src/tfjs.js"
 import { thrown } from "./helpers.js"
 
 describe("Categorical", () => {

@@ -1,7 +1,8 @@
 import { NonFiniteValueError, Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Backend, Gae } from "../src/index.js"
+import { Gae } from "../src/index.js"
+import { Backend, GaeTf } from "../src/tfjs.js"
 
 const close = (actual: ArrayLike<number>, expected: ArrayLike<number>, tol = 1e-5) => {
   expect(actual.length).toBe(expected.length)
@@ -229,17 +230,17 @@ describe("Gae.normalizeAdvantages", () => {
   })
 })
 
-describe("Gae.computeTf", () => {
+describe("GaeTf.computeTf", () => {
   for (const backend of ["wasm", "cpu"] as const) {
     it.effect(`agrees with the typed-array implementation to 1e-5 on ${backend}`, () =>
       Effect.gen(function* () {
         const { tf } = yield* Backend.select({ force: backend })
         const rng = Rng.make(99)
-        close(Gae.computeTf(tf, base).advantages, [0.8125, -0.75, 3])
+        close(GaeTf.computeTf(tf, base).advantages, [0.8125, -0.75, 3])
         for (let rep = 0; rep < 30; rep++) {
           const input = randomInput(rng, rep % 3 === 0)
           const ref = Gae.computeSync(input)
-          const got = Gae.computeTf(tf, input)
+          const got = GaeTf.computeTf(tf, input)
           close(got.advantages, ref.advantages, 1e-5)
           close(got.returns, ref.returns, 1e-5)
         }
@@ -256,16 +257,16 @@ describe("Gae.computeTf", () => {
           gamma: 0.99,
           lambda: 0.95
         }
-        close(Gae.computeTf(tf, full).advantages, Gae.computeSync(full).advantages, 1e-5)
+        close(GaeTf.computeTf(tf, full).advantages, Gae.computeSync(full).advantages, 1e-5)
         expect(tf.memory().numTensors).toBe(0)
       }))
   }
 
   it.effect("computeWithBackend uses the Backend service and fails with typed errors", () =>
     Effect.gen(function* () {
-      const result = yield* Gae.computeWithBackend(base)
+      const result = yield* GaeTf.computeWithBackend(base)
       close(result.returns, [1.8125, 1.25, 4])
-      const error = yield* Effect.flip(Gae.computeWithBackend({ ...base, dones: [0, 0] }))
+      const error = yield* Effect.flip(GaeTf.computeWithBackend({ ...base, dones: [0, 0] }))
       expect(error._tag).toBe("GaeShapeError")
     }).pipe(Effect.provide(Backend.layerWith({ force: "cpu" }))))
 })

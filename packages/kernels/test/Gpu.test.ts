@@ -9,7 +9,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Backend, KernelRegistry } from "../src/index.js"
+import { KernelRegistry } from "../src/index.js"
+import { Backend } from "../src/tfjs.js"
 import { paritySuite } from "./parity.js"
 
 const enabled = process.env.AUTODIDACT_GPU_TESTS === "1"
@@ -31,6 +32,7 @@ if (enabled) {
     it.skipIf(tfNode)("without tfjs-node: tensorflow cannot be forced, and would keep TensorFlow.js as the default engine", () =>
       Effect.runPromise(Effect.gen(function* () {
         const error = yield* Effect.flip(Backend.select({ force: "tensorflow" }))
+        if (!(error instanceof Backend.BackendUnavailableError)) throw error
         expect([error._tag, error.backend]).toEqual(["BackendUnavailableError", "tensorflow"])
         expect(error.reason).toMatch(/^neither @tensorflow\/tfjs-node-gpu nor @tensorflow\/tfjs-node is importable/)
         for (const kernel of ["Returns", "Gae", "LogSoftmax", "TopK"]) expect(KernelRegistry.defaultEngineOf(kernel, "tensorflow").engine).toBe("tfjs")

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
-import { Backend, KernelRegistry, Returns, Softmax } from "../src/index.js"
+import { KernelRegistry, Returns, Softmax } from "../src/index.js"
+import { Backend } from "../src/tfjs.js"
 
 const input = { batch: 1, numActions: 2, logits: [0, 0] }
 
@@ -60,7 +61,7 @@ describe("KernelRegistry", () => {
   it("defaultEngineOf: a registration for the backend wins; tensorflow keeps TensorFlow.js; else the first available engine", () => {
     expect(KernelRegistry.defaultEngineOf("Returns", "wasm").engine).toBe("typed-array")
     expect(KernelRegistry.defaultEngineOf("Rloo", "cpu").engine).toBe("typed-array")
-    expect(KernelRegistry.defaultEngineOf("TopK", "wasm").engine).toBe("onnxruntime") // a process-wide engine, no layer needed
+    expect(KernelRegistry.defaultEngineOf("TopK", "wasm").engine).toBe("wasm-simd") // onnxruntime once @autodidact/kernels/ort is imported (MainEntry.test.ts)
     expect(KernelRegistry.defaultEngineOf("LogSoftmax", "wasm").engine).toBe("wasm-simd") // onnxruntime only while OrtEngine.layer is provided
     expect(KernelRegistry.defaultEngineOf("Kl", "tensorflow").engine).toBe("tfjs")
     expect(KernelRegistry.defaultEngineOf("NoSuchKernel", "wasm").engine).toBe("typed-array")

@@ -3,7 +3,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import * as os from "node:os"
 import * as ort from "onnxruntime-node"
-import { Backend, KernelInputError, KernelRegistry, Kl, OrtEngine, Softmax, TopK } from "../src/index.js"
+import { KernelInputError, KernelRegistry, Kl, Softmax, TopK } from "../src/index.js"
+import { Backend } from "../src/tfjs.js"
+import { OrtEngine } from "../src/ort.js"
 import { close } from "./helpers.js"
 
 /** The rejection of `p` (fails the test when it resolves). */

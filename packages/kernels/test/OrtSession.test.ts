@@ -1,3 +1,4 @@
+import { MissingPeerError } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
@@ -58,6 +59,17 @@ const ids = (s: OrtSession.OrtSession, values: ReadonlyArray<number>, dims: Read
   new s.runtime.Tensor("int64", BigInt64Array.from(values.map(BigInt)), dims)
 
 describe("@autodidact/kernels/ort", () => {
+  it("without onnxruntime-node: OrtLoadError kind unavailable whose cause is a MissingPeerError naming it and the entry point", async () => {
+    const missing = "onnxruntime-node-not-installed"
+    const error = await OrtSession.loadRuntimeWith(() => import(missing), missing).then(() => undefined, (e: unknown) => e)
+    expect(error).toBeInstanceOf(OrtSession.OrtLoadError)
+    expect(error).toMatchObject({ kind: "unavailable", model: missing })
+    const cause = (error as OrtSession.OrtLoadError).cause
+    expect(cause).toBeInstanceOf(MissingPeerError)
+    expect(cause).toMatchObject({ peer: missing, entryPoint: "@autodidact/kernels/ort", install: `npm install ${missing}@^1.30.0` })
+    expect((error as OrtSession.OrtLoadError).reason).toBe((cause as MissingPeerError).message)
+  })
+
   it("imports onnxruntime-node only when the first session is created, and never TensorFlow.js", () => {
     const { stdout, urls } = resolvedBy(`const { OrtSession } = await import("@autodidact/kernels/ort")
 console.log("imported")

@@ -1,7 +1,8 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Backend, PpoLoss, Softmax } from "../src/index.js"
+import { PpoLoss, Softmax } from "../src/index.js"
+import { Backend } from "../src/tfjs.js"
 import { close, thrown } from "./helpers.js"
 
 const one = {

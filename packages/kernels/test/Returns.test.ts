@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Backend, Gae, KernelInputError, Returns } from "../src/index.js"
+import { Gae, KernelInputError, Returns } from "../src/index.js"
+import { Backend } from "../src/tfjs.js"
 import { close, thrown } from "./helpers.js"
 
 describe("Returns.discountedReturnsSync (hand-computed)", () => {

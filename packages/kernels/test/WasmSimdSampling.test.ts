@@ -7,7 +7,8 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Backend, Categorical, KernelInputError, Kl, WasmSimd } from "../src/index.js"
+import { Categorical, KernelInputError, Kl, WasmSimd } from "../src/index.js"
+import { Backend } from "../src/tfjs.js"
 import { close, thrown } from "./helpers.js"
 
 const normal = (rng: Rng, n: number, scale = 1) => Float32Array.from({ length: n }, () => rng.normal(0, scale))

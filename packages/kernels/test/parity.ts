@@ -14,7 +14,8 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Backend, Categorical, Gae, GroupNorm, Kl, PpoLoss, Returns, Softmax, SumTree, TopK, WasmSimd } from "../src/index.js"
+import { Categorical, Gae, GroupNorm, Kl, PpoLoss, Returns, Softmax, SumTree, TopK, WasmSimd } from "../src/index.js"
+import { Backend, CategoricalTf, GaeTf, GroupNormTf, KlTf, PpoLossTf, ReturnsTf, SoftmaxTf, SumTreeTf, TopKTf } from "../src/tfjs.js"
 import type { Tf } from "../src/engines/Backend.js"
 import { close } from "./helpers.js"
 
@@ -40,7 +41,7 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
       const rng = Rng.make(1)
       for (const [T, N] of [[64, 8], [300, 3]] as const) {
         const input: Returns.ReturnsInput = { numSteps: T, numEnvs: N, gamma: 0.97, rewards: normal(rng, T * N), dones: flags(rng, T * N, 0.05), nextValue: normal(rng, N), nextDone: flags(rng, N, 0.3) }
-        close(Returns.discountedReturnsTf(tf, input), Returns.discountedReturnsSync(input), 1e-4, 1e-4)
+        close(ReturnsTf.discountedReturnsTf(tf, input), Returns.discountedReturnsSync(input), 1e-4, 1e-4)
       }
     })
 
@@ -55,7 +56,7 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
         truncations: new Float32Array(T * N), finalValues: normal(rng, T * N)
       }
       const ref = Gae.computeSync(input)
-      const got = Gae.computeTf(tf, input)
+      const got = GaeTf.computeTf(tf, input)
       close(got.advantages, ref.advantages, 1e-4, 1e-4)
       close(got.returns, ref.returns, 1e-4, 1e-4)
     })
@@ -64,7 +65,7 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
       const rng = Rng.make(3)
       const input = { batch: 257, numActions: 7, logits: normal(rng, 257 * 7, 3), mask: mask(rng, 257, 7) }
       const ref = Softmax.logSoftmaxSync(input)
-      const got = Softmax.logSoftmaxTf(tf, input)
+      const got = SoftmaxTf.logSoftmaxTf(tf, input)
       close(got.logProbs, ref.logProbs, 1e-5, 1e-5)
       close(got.entropy, ref.entropy, 1e-5, 1e-5)
     })
@@ -74,7 +75,7 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
       const B = 500
       const input = { batch: B, numActions: 6, logits: normal(rng, B * 6, 2), mask: mask(rng, B, 6), uniforms: Categorical.uniforms(Rng.make(5), B) }
       const ref = Categorical.fromUniformsSync(input)
-      const got = Categorical.fromUniformsTf(tf, input)
+      const got = CategoricalTf.fromUniformsTf(tf, input)
       expect(Array.from(got.actions)).toEqual(Array.from(ref.actions))
       close(got.logProbs, ref.logProbs, 1e-5, 1e-5)
     })
@@ -85,7 +86,7 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
       const otherLogProbs = Float32Array.from(logProbs, (x) => x + rng.normal(0, 0.3))
       for (const estimator of ["k1", "k2", "k3"] as const) {
         const ref = Kl.estimateSync({ logProbs, otherLogProbs, estimator })
-        const got = Kl.estimateTf(tf, { logProbs, otherLogProbs, estimator })
+        const got = KlTf.estimateTf(tf, { logProbs, otherLogProbs, estimator })
         close(got.values, ref.values, 1e-4, 1e-6)
         expect(got.mean).toBeCloseTo(ref.mean, 5)
       }
@@ -97,14 +98,14 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
       const G = 50
       const segmentIds = Int32Array.from({ length: n }, (_, i) => (i < 2 * G ? i % G : rng.integers(G)))
       const values = normal(rng, n, 2)
-      close(GroupNorm.groupNormalizeTf(tf, { values, segmentIds, numSegments: G }), GroupNorm.groupNormalizeSync({ values, segmentIds, numSegments: G }), 1e-4, 1e-4)
-      close(GroupNorm.groupNormalizeTf(tf, { values, segmentIds, numSegments: G, scale: false }), GroupNorm.groupNormalizeSync({ values, segmentIds, numSegments: G, scale: false }), 1e-4, 1e-5)
-      const r = GroupNorm.rlooTf(tf, { values, segmentIds, numSegments: G })
+      close(GroupNormTf.groupNormalizeTf(tf, { values, segmentIds, numSegments: G }), GroupNorm.groupNormalizeSync({ values, segmentIds, numSegments: G }), 1e-4, 1e-4)
+      close(GroupNormTf.groupNormalizeTf(tf, { values, segmentIds, numSegments: G, scale: false }), GroupNorm.groupNormalizeSync({ values, segmentIds, numSegments: G, scale: false }), 1e-4, 1e-5)
+      const r = GroupNormTf.rlooTf(tf, { values, segmentIds, numSegments: G })
       const e = GroupNorm.rlooSync({ values, segmentIds, numSegments: G })
       close(r.baselines, e.baselines, 1e-4, 1e-5)
       close(r.advantages, e.advantages, 1e-4, 1e-5)
       const anchor = { values, groupIds: Int32Array.from({ length: n }, (_, i) => i % 5), anchorKeys: Int32Array.from({ length: n }, () => rng.integers(7)) }
-      close(GroupNorm.anchorStatsTf(tf, anchor).advantages, GroupNorm.anchorStatsSync(anchor).advantages, 1e-4, 1e-4)
+      close(GroupNormTf.anchorStatsTf(tf, anchor).advantages, GroupNorm.anchorStatsSync(anchor).advantages, 1e-4, 1e-4)
     })
 
     it("PPO loss and gradients: autodiff vs closed form", () => {
@@ -126,7 +127,7 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
         advantages: normal(rng, B), values: normal(rng, B), oldValues: normal(rng, B), returns: normal(rng, B)
       }
       const ref = PpoLoss.lossAndGradientSync(input)
-      const got = PpoLoss.lossAndGradientTf(tf, input)
+      const got = PpoLossTf.lossAndGradientTf(tf, input)
       expect(got.loss).toBeCloseTo(ref.loss, 5)
       expect(got.policyLoss).toBeCloseTo(ref.policyLoss, 5)
       expect(got.valueLoss).toBeCloseTo(ref.valueLoss, 5)
@@ -145,7 +146,7 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
       for (const metric of ["dot", "cosine"] as const) {
         const input = { queries, matrix, numQueries: Q, numRows: M, dim: D, k: 10, metric }
         const ref = TopK.topKSync(input)
-        const got = TopK.topKTf(tf, input)
+        const got = TopKTf.topKTf(tf, input)
         expect(Array.from(got.indices)).toEqual(Array.from(ref.indices))
         close(got.scores, ref.scores, 1e-4, 1e-5)
       }
@@ -155,18 +156,18 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
       const rng = Rng.make(10)
       const [B, A] = [129, 7]
       const sm = { batch: B, numActions: A, logits: normal(rng, B * A, 3), mask: mask(rng, B, A) }
-      const s1 = Softmax.logSoftmaxTf(tf, sm)
+      const s1 = SoftmaxTf.logSoftmaxTf(tf, sm)
       const s2 = WasmSimd.logSoftmax(sm)
       close(s2.logProbs, s1.logProbs, 1e-5, 1e-5)
       close(s2.entropy, s1.entropy, 1e-5, 1e-5)
       const cat = { ...sm, uniforms: Categorical.uniforms(Rng.make(11), B) }
-      const c1 = Categorical.fromUniformsTf(tf, cat)
+      const c1 = CategoricalTf.fromUniformsTf(tf, cat)
       const c2 = WasmSimd.categoricalFromUniforms(cat)
       expect(Array.from(c2.actions)).toEqual(Array.from(c1.actions))
       close(c2.logProbs, c1.logProbs, 1e-5, 1e-5)
       const logProbs = normal(rng, 1001, 0.5)
       const otherLogProbs = Float32Array.from(logProbs, (x) => x + rng.normal(0, 0.3))
-      for (const estimator of ["k1", "k2", "k3"] as const) close(WasmSimd.klEstimate({ logProbs, otherLogProbs, estimator }).values, Kl.estimateTf(tf, { logProbs, otherLogProbs, estimator }).values, 1e-4, 1e-6)
+      for (const estimator of ["k1", "k2", "k3"] as const) close(WasmSimd.klEstimate({ logProbs, otherLogProbs, estimator }).values, KlTf.estimateTf(tf, { logProbs, otherLogProbs, estimator }).values, 1e-4, 1e-6)
       const actions = Int32Array.from({ length: B }, (_, b) => {
         for (;;) {
           const a = rng.integers(A)
@@ -178,7 +179,7 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
         ...sm, actions, oldLogProbs: Float32Array.from(actions, (a, b) => lp[b * A + a]! + rng.normal(0, 0.3)),
         advantages: normal(rng, B), values: normal(rng, B), oldValues: normal(rng, B), returns: normal(rng, B)
       }
-      const p1 = PpoLoss.lossAndGradientTf(tf, ppo)
+      const p1 = PpoLossTf.lossAndGradientTf(tf, ppo)
       const p2 = WasmSimd.ppoLoss(ppo)
       expect(p2.loss).toBeCloseTo(p1.loss, 5)
       close(p2.dLogits, p1.dLogits, 1e-3, 2e-6)
@@ -188,7 +189,7 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
       const matrix = normal(rng, M * D)
       for (const metric of ["dot", "cosine"] as const) {
         const input = { queries, matrix, numQueries: Q, numRows: M, dim: D, k: 10, metric }
-        const t1 = TopK.topKTf(tf, input)
+        const t1 = TopKTf.topKTf(tf, input)
         const t2 = WasmSimd.topK(input)
         expect(Array.from(t2.indices)).toEqual(Array.from(t1.indices))
         close(t2.scores, t1.scores, 1e-4, 1e-5)
@@ -198,10 +199,10 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
         numSteps: T, numEnvs: N, gamma: 0.99, lambda: 0.95, rewards: normal(rng, T * N), values: normal(rng, T * N),
         dones: flags(rng, T * N, 0.05), nextValue: normal(rng, N), nextDone: flags(rng, N, 0.2)
       }
-      close(WasmSimd.gae(gae).advantages, Gae.computeTf(tf, gae).advantages, 1e-4, 1e-4)
+      close(WasmSimd.gae(gae).advantages, GaeTf.computeTf(tf, gae).advantages, 1e-4, 1e-4)
       const segmentIds = Int32Array.from({ length: 500 }, (_, i) => (i < 40 ? i : rng.integers(40)))
       const values = normal(rng, 500, 2)
-      close(WasmSimd.groupNormalize({ values, segmentIds, numSegments: 40 }), GroupNorm.groupNormalizeTf(tf, { values, segmentIds, numSegments: 40 }), 1e-4, 1e-4)
+      close(WasmSimd.groupNormalize({ values, segmentIds, numSegments: 40 }), GroupNormTf.groupNormalizeTf(tf, { values, segmentIds, numSegments: 40 }), 1e-4, 1e-4)
     })
 
     it.effect("dispatch with the wasm-simd kernels registered: wasm-simd on wasm/cpu, TensorFlow.js on tensorflow", () =>
@@ -222,7 +223,7 @@ export const paritySuite = (backend: "wasm" | "cpu" | "tensorflow"): void => {
       SumTree.updateBatch(tree, Int32Array.from({ length: 100 }, (_, j) => j), priorities)
       // prefixes on half-integers: integer priorities make every boundary exact in float32
       const prefixes = Float64Array.from({ length: 64 }, (_, b) => Math.floor((b / 64) * SumTree.total(tree)) + 0.5)
-      expect(Array.from(SumTree.sampleTf(tf, priorities, prefixes))).toEqual(Array.from(SumTree.sampleBatch(tree, prefixes).indices))
+      expect(Array.from(SumTreeTf.sampleTf(tf, priorities, prefixes))).toEqual(Array.from(SumTree.sampleBatch(tree, prefixes).indices))
     })
   })
 }

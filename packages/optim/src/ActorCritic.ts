@@ -13,8 +13,8 @@
  *   `tf.variableGrads` fails with "gradient function not found for Add". The backward pass of this fixed network is
  *   short, so it is written out by hand ({@link backward}), checked against finite differences in the tests, and
  *   runs a 128-sample minibatch in about a millisecond.
- * - TensorFlow.js stays the interop path: {@link toVariables} exports the weights as `tf.Variable`s and
- *   {@link forwardTf} runs the same network with tf ops (tested equal to {@link forward}).
+ * - TensorFlow.js stays the interop path, in `@autodidact/optim/tfjs` (`ActorCriticTf`): `toVariables` exports the
+ *   weights as `tf.Variable`s and `forwardTf` runs the same network with tf ops (tested equal to {@link forward}).
  *
  * **Layout**: all parameters live in one `Float32Array` (`net.params`), layer by layer as {@link layout} lists them;
  * a dense layer's weight is `[in, out]` row-major (`y = x · W + b`, the transpose of PyTorch's `[out, in]`).
@@ -41,4 +41,3 @@ export {
   type Sizes
 } from "./internal/ActorCriticNet.js"
 export { act, actGreedy, backward, entropyAt, forward, logitsOf, logProbAt, probsOf, values, valuesOf } from "./internal/ActorCriticMlp.js"
-export { forwardTf, fromVariables, toVariables } from "./internal/ActorCriticTf.js"

@@ -16,8 +16,11 @@
  * unsupported version, mismatched shapes or a wrong checksum is {@link CorruptCheckpointError}; both name the file
  * and what is wrong.
  *
+ * Node only: `@autodidact/optim/node` (node:fs, node:crypto). Its error classes live in the main entry too.
+ *
  * @example
  * ```ts
+ * import { Checkpoint, Ppo } from "@autodidact/optim/node"
  * const result = yield* Ppo.train(env, { seed: 1, totalTimesteps: 50_000 })
  * yield* Checkpoint.save("runs/cartpole/checkpoint.json", result.state)
  * const state = yield* Checkpoint.load("runs/cartpole/checkpoint.json")
@@ -31,6 +34,7 @@ import { Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as ActorCritic from "./ActorCritic.js"
+import { CheckpointError, CorruptCheckpointError } from "./CheckpointError.js"
 import type { Options } from "./internal/PpoOptions.js"
 import type { TrainState } from "./internal/PpoState.js"
 
@@ -39,31 +43,7 @@ export const FORMAT = "autodidact.ppo-checkpoint"
 /** The manifest version written by {@link save}; bumped when the layout changes (old versions are refused, not guessed). */
 export const VERSION = 1
 
-/**
- * A checkpoint could not be written or read (I/O).
- * @category errors
- */
-export class CheckpointError extends Schema.TaggedError<CheckpointError>()("CheckpointError", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
-  override get message() {
-    return `Checkpoint ${this.path}: ${this.reason}`
-  }
-}
-
-/**
- * A checkpoint file exists but is not a valid checkpoint (truncated, edited, wrong version, bad checksum).
- * @category errors
- */
-export class CorruptCheckpointError extends Schema.TaggedError<CorruptCheckpointError>()("CorruptCheckpointError", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
-  override get message() {
-    return `Corrupt checkpoint ${this.path}: ${this.reason}`
-  }
-}
+export { CheckpointError, CorruptCheckpointError } from "./CheckpointError.js"
 
 const OptionsSchema = Schema.Struct({
   numEnvs: Schema.Int,

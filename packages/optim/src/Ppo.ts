@@ -46,17 +46,19 @@
  * @since 0.1.0
  */
 import { InvalidOptionError, NonFiniteValueError } from "@autodidact/core"
-import type { VectorEnv } from "@autodidact/envs"
+import { Registry, UnknownEnvError, type VectorEnv } from "@autodidact/envs"
 import { Gae } from "@autodidact/kernels"
 import { Effect } from "effect"
 import type * as ActorCritic from "./ActorCritic.js"
-import * as Checkpoint from "./Checkpoint.js"
-import { defaults, type Hooks, type Options, validate } from "./internal/PpoOptions.js"
+import type { CheckpointError } from "./CheckpointError.js"
+import type { Hooks } from "./internal/PpoHooks.js"
+import { defaults, type Options, validate } from "./internal/PpoOptions.js"
 import { advantages, copyObs, makeBuffer, mean, rollout, type Tracker } from "./internal/PpoRollout.js"
 import { initialState, type TrainState } from "./internal/PpoState.js"
 import { lossKernelFromEnv, update, type UpdateScratch } from "./internal/PpoUpdate.js"
 
-export { defaults, type Hooks, type Options, validate } from "./internal/PpoOptions.js"
+export type { Hooks } from "./internal/PpoHooks.js"
+export { defaults, type Options, validate } from "./internal/PpoOptions.js"
 export { initialState, type TrainState } from "./internal/PpoState.js"
 export { type LossKernel, lossKernelFromEnv, type LossParts, lossAndGradient, type LossScratch, type Minibatch } from "./internal/PpoUpdate.js"
 
@@ -118,13 +120,17 @@ export const train = (
   env: VectorEnv.VectorEnv,
   options: TrainOptions = {},
   hooks: Hooks = {}
-): Effect.Effect<TrainResult, InvalidOptionError | NonFiniteValueError | Gae.GaeShapeError | Checkpoint.CheckpointError> =>
+): Effect.Effect<TrainResult, InvalidOptionError | NonFiniteValueError | Gae.GaeShapeError | CheckpointError> =>
   Effect.gen(function* () {
     const { resume, ...rest } = options
     const merged: Options = resume === undefined
       ? { ...defaults, numEnvs: env.numEnvs, ...rest }
       : { ...resume.options, ...pick(rest, ["totalTimesteps", "stopWhen", "checkpoint"]) }
     const o = yield* validate(merged)
+    const save = hooks.saveCheckpoint
+    if (o.checkpoint !== undefined && save === undefined) {
+      return yield* new InvalidOptionError({ option: "checkpoint", value: o.checkpoint.path, reason: "writing checkpoints needs Node: use Ppo.train from @autodidact/optim/node (or pass hooks.saveCheckpoint)" })
+    }
     if (o.numEnvs !== env.numEnvs) return yield* new InvalidOptionError({ option: "numEnvs", value: o.numEnvs, reason: `the vector env has ${env.numEnvs} envs` })
     const obsSpace = env.singleObservationSpace
     const actSpace = env.singleActionSpace
@@ -183,7 +189,7 @@ export const train = (
       })
       if (o.checkpoint !== undefined && iteration % everyUpdates === 0) {
         s.wallSeconds = wall()
-        yield* Checkpoint.save(o.checkpoint.path, s)
+        yield* save!(o.checkpoint.path, s)
       }
       yield* Effect.yieldNow // let the runtime interrupt us and the CLI render progress
       if (hooks.signal?.aborted === true) {
@@ -192,7 +198,7 @@ export const train = (
       }
     }
     s.wallSeconds = wall()
-    if (o.checkpoint !== undefined) yield* Checkpoint.save(o.checkpoint.path, s)
+    if (o.checkpoint !== undefined) yield* save!(o.checkpoint.path, s)
     return {
       state: s,
       agent: s.agent,
@@ -209,3 +215,28 @@ const pick = <K extends keyof Options>(o: Partial<Options>, keys: ReadonlyArray<
   for (const k of keys) if (o[k] !== undefined) out[k] = o[k]
   return out as Partial<Options>
 }
+
+/** Options of {@link trainOn}: {@link TrainOptions}, and how an environment named by id is made. */
+export type TrainOnOptions = TrainOptions & {
+  /** Constructor options of an environment named by id (`Registry.makeVec`'s `kwargs`). */
+  readonly envKwargs?: { readonly [key: string]: unknown } | undefined
+}
+
+/**
+ * {@link train} on an environment given by registry id (e.g. `"CartPole-v1"`: a synchronous vector env of
+ * `options.numEnvs` (default 4) copies with `autoresetMode: "SameStep"`) or as a `VectorEnv`. Fails as {@link train},
+ * and with `UnknownEnvError` for an id the registry does not know. The Effect face of the plain `trainPpo`.
+ */
+export const trainOn = (
+  env: string | VectorEnv.VectorEnv,
+  options: TrainOnOptions = {},
+  hooks: Hooks = {}
+): Effect.Effect<TrainResult, InvalidOptionError | NonFiniteValueError | Gae.GaeShapeError | CheckpointError | UnknownEnvError> =>
+  Effect.gen(function* () {
+    const { envKwargs, ...rest } = options
+    const vec = typeof env !== "string" ? env : yield* Effect.try({
+      try: () => Registry.makeVec(env, rest.numEnvs ?? rest.resume?.options.numEnvs ?? defaults.numEnvs, { autoresetMode: "SameStep", kwargs: envKwargs ?? {} }),
+      catch: (e) => e
+    }).pipe(Effect.catch((e) => (e instanceof UnknownEnvError || e instanceof InvalidOptionError ? Effect.fail(e) : Effect.die(e))))
+    return yield* train(vec, rest, hooks)
+  })

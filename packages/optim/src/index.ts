@@ -1,8 +1,10 @@
 /**
  * `@autodidact/optim`: gradient-based learners and advantage estimators.
  *
- * - PPO ({@link Ppo}) with an MLP actor-critic ({@link ActorCritic}) and Adam ({@link Adam}), atomic checkpoints
- *   ({@link Checkpoint}) and policy evaluation ({@link Evaluate});
+ * - PPO ({@link Ppo}) with an MLP actor-critic ({@link ActorCritic}) and Adam ({@link Adam}), and policy evaluation
+ *   ({@link Evaluate}); plain Promise faces {@link trainPpo}, {@link ppoUpdates} (async iterator) and
+ *   {@link evaluatePolicy}. Atomic checkpoints (`Checkpoint`, node:fs) are in `@autodidact/optim/node`, the
+ *   TensorFlow.js interop (`ActorCriticTf`) in `@autodidact/optim/tfjs`; this entry point has no Node built-in.
  * - multi-turn text agents: group rollouts ({@link GroupRollout}), a DRRN text policy ({@link DrrnPolicy}) over
  *   abstracted observations ({@link TextAbstraction}), the GRPO / Dr. GRPO / RLOO / REINFORCE++ / GiGPO advantage
  *   estimators ({@link Advantages}) and their trainer ({@link MultiTurnTrainer}), with the text-env task setups
@@ -14,7 +16,7 @@
  */
 export * as ActorCritic from "./ActorCritic.js"
 export * as Adam from "./Adam.js"
-export * as Checkpoint from "./Checkpoint.js"
+export { CheckpointError, CorruptCheckpointError } from "./CheckpointError.js"
 export * as Evaluate from "./Evaluate.js"
 export * as Ppo from "./Ppo.js"
 export * as Advantages from "./Advantages.js"
@@ -23,3 +25,5 @@ export * as GroupRollout from "./GroupRollout.js"
 export * as MultiTurnTrainer from "./MultiTurnTrainer.js"
 export * as TextAbstraction from "./TextAbstraction.js"
 export * as TextTasks from "./TextTasks.js"
+export { evaluatePolicy, ppoUpdates, trainPpo } from "./Plain.js"
+export type { PpoUpdates, TrainPpoOptions, TrainPpoResult } from "./Plain.js"

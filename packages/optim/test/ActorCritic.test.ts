@@ -1,8 +1,9 @@
 import { Rng } from "@autodidact/core"
-import { Backend } from "@autodidact/kernels"
+import { Backend } from "@autodidact/kernels/tfjs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ActorCritic } from "../src/index.js"
+import { ActorCriticTf } from "../src/tfjs.js"
 
 const net = () => ActorCritic.make({ obsDim: 4, numActions: 2, rng: Rng.make(0) })
 const spec = (n: ActorCritic.ActorCritic, name: string) => n.layout.find((l) => l.name === name)!
@@ -140,16 +141,16 @@ describe("ActorCritic and TensorFlow.js", () => {
       const rng = Rng.make(3)
       const B = 7
       const obs = Float32Array.from({ length: B * 4 }, () => rng.uniform(-2, 2))
-      const { logits, values } = ActorCritic.forwardTf(n, tf, obs, B)
+      const { logits, values } = ActorCriticTf.forwardTf(n, tf, obs, B)
       ActorCritic.forward(n, obs, B)
       const z = ActorCritic.logitsOf(n)
       const v = ActorCritic.valuesOf(n)
       for (let k = 0; k < B * 2; k++) expect(logits[k]).toBeCloseTo(z[k]!, 5)
       for (let k = 0; k < B; k++) expect(values[k]).toBeCloseTo(v[k]!, 5)
-      const vars = ActorCritic.toVariables(n, tf)
+      const vars = ActorCriticTf.toVariables(n, tf)
       expect(vars.map((x) => x.shape)).toEqual(n.layout.map((l) => l.shape))
       const copy = ActorCritic.fromParams(n, new Float32Array(n.params.length))
-      ActorCritic.fromVariables(copy, vars)
+      ActorCriticTf.fromVariables(copy, vars)
       expect(Array.from(copy.params)).toEqual(Array.from(n.params))
       tf.dispose(vars)
     }))

@@ -5,7 +5,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { Metrics } from "@autodidact/core"
-import { Adam, Checkpoint, Ppo } from "../src/index.js"
+import { Adam } from "../src/index.js"
+import { Checkpoint, Ppo } from "../src/node.js"
 
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-ckpt-"))
 const cartPole = () => makeVec("CartPole-v1", 4, { autoresetMode: "SameStep" })

@@ -5,7 +5,7 @@
  */
 import { Rng } from "@autodidact/core"
 import { TextHousehold } from "@autodidact/envs"
-import { Backend } from "@autodidact/kernels"
+import { Backend } from "@autodidact/kernels/tfjs"
 import { Effect } from "effect"
 import { ProcessReward, Search } from "../src/index.js"
 

@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import type { Rng } from "@autodidact/core"
-import type { Backend } from "@autodidact/kernels"
+import type { Backend } from "@autodidact/kernels/tfjs"
 import type * as tfc from "@tensorflow/tfjs-core"
 
 /** The TF.js module. */

@@ -1,5 +1,5 @@
 import { Rng } from "@autodidact/core"
-import { Backend } from "@autodidact/kernels"
+import { Backend } from "@autodidact/kernels/tfjs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Calibration, Mlp, OnnxExport, OnnxRewardModel, RewardModel, Training } from "../src/index.js"

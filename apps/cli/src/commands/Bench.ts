@@ -9,7 +9,7 @@
  */
 import { Rng } from "@autodidact/core"
 import { SokobanGenerator, Throughput } from "@autodidact/envs"
-import { Benchmark } from "@autodidact/kernels"
+import { Benchmark } from "@autodidact/kernels/bench"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { jsonFlag } from "../Flags.js"

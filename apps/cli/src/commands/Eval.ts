@@ -4,7 +4,8 @@
  * @since 0.1.0
  */
 import { Registry } from "@autodidact/envs"
-import { Checkpoint, Evaluate } from "@autodidact/optim"
+import { Evaluate } from "@autodidact/optim"
+import { Checkpoint } from "@autodidact/optim/node"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as fs from "node:fs"

@@ -41,15 +41,11 @@
  */
 import { NonFiniteValueError } from "@autodidact/core"
 import { Effect, Schema } from "effect"
-import type { Tensor2D } from "@tensorflow/tfjs-core"
-import type { Tf } from "../engines/Backend.js"
-import { Backend } from "../engines/Backend.js"
 import type { KernelInputError } from "../KernelError.js"
 import type { Builtin, Dispatched, RunOptions } from "../engines/KernelRegistry.js"
 import * as KernelRegistry from "../engines/KernelRegistry.js"
 import type { NumArray } from "../NumArray.js"
-import { f32 } from "../NumArray.js"
-import { reverseScanTf, scratch } from "./Returns.js"
+import { scratch } from "./Returns.js"
 
 /** Numeric array accepted as input (read only); defined in `NumArray` (re-exported here for compatibility). */
 export type { NumArray } from "../NumArray.js"
@@ -251,7 +247,8 @@ export const computeSync = (input: GaeInput): GaeResult => {
   return { advantages, returns }
 }
 
-const catchTyped = <A>(f: () => A): Effect.Effect<A, GaeShapeError | NonFiniteValueError> =>
+/** Run `f`, failing with its typed errors (`GaeShapeError`, `NonFiniteValueError`); anything else is a defect. */
+export const catchTyped = <A>(f: () => A): Effect.Effect<A, GaeShapeError | NonFiniteValueError> =>
   Effect.suspend(() => {
     try {
       return Effect.succeed(f())
@@ -265,49 +262,12 @@ const catchTyped = <A>(f: () => A): Effect.Effect<A, GaeShapeError | NonFiniteVa
 export const compute = (input: GaeInput): Effect.Effect<GaeResult, GaeShapeError | NonFiniteValueError> =>
   catchTyped(() => computeSync(input))
 
-/**
- * GAE with TensorFlow.js ops: δ computed elementwise, then the backward recursion
- * `Â_t = δ_t + γλ · nextnonterminal_t · Â_{t+1}` as a Hillis–Steele scan of affine maps
- * (`Returns.reverseScanTf`): ⌈log₂ T⌉ rounds over `[T, N]`, O(T·N·log T) work and O(T·N) memory, float32;
- * agrees with {@link computeSync} to ~1e-5 relative. Validates first.
- * @throws GaeShapeError | NonFiniteValueError
- */
-export const computeTf = (tf: Tf, input: GaeInput): GaeResult => {
-  validate(input)
-  const { numSteps: T, numEnvs: N, gamma, lambda } = input
-  const out = tf.tidy(() => {
-    const r = tf.tensor2d(f32(input.rewards), [T, N])
-    const v = tf.tensor2d(f32(input.values), [T, N])
-    const d = tf.tensor2d(f32(input.dones), [T, N])
-    const nv = tf.tensor2d(f32(input.nextValue), [1, N])
-    const nd = tf.tensor2d(f32(input.nextDone), [1, N])
-    // next-step values and done flags: rows 1..T-1 of values/dones, then the bootstrap row
-    const vNext = T > 1 ? tf.concat([tf.slice(v, [1, 0], [T - 1, N]), nv], 0) : nv
-    const dNext = T > 1 ? tf.concat([tf.slice(d, [1, 0], [T - 1, N]), nd], 0) : nd
-    const nonTerminal = tf.sub(1, dNext)
-    let bootstrap = tf.mul(tf.mul(vNext, nonTerminal), gamma)
-    if (input.truncations !== undefined) {
-      const tr = tf.tensor2d(f32(input.truncations), [T, N])
-      const fv = tf.tensor2d(f32(input.finalValues!), [T, N])
-      bootstrap = tf.add(tf.mul(bootstrap, tf.sub(1, tr)), tf.mul(tf.mul(fv, tr), gamma))
-    }
-    const delta = tf.sub(tf.add(r, bootstrap), v) as Tensor2D // [T, N]
-    const adv = reverseScanTf(tf, delta, tf.mul(nonTerminal, gamma * lambda) as Tensor2D)
-    return [adv, tf.add(adv, v)] as const
-  })
-  const advantages = out[0].dataSync() as Float32Array
-  const returns = out[1].dataSync() as Float32Array
-  tf.dispose([out[0], out[1]])
-  return { advantages, returns }
-}
-
 export const kernelName = "Gae"
 
 /** The built-in implementations (for `KernelRegistry`). */
 export const builtin: Builtin<GaeInput, GaeResult, GaeShapeError | NonFiniteValueError> = {
   kernelName,
   reference: computeSync,
-  tfjs: computeTf,
   isInputError: (e): e is GaeShapeError | NonFiniteValueError => e instanceof GaeShapeError || e instanceof NonFiniteValueError
 }
 
@@ -317,15 +277,8 @@ export const builtin: Builtin<GaeInput, GaeResult, GaeShapeError | NonFiniteValu
  * `options.engine` overrides. On a backend failure (logged) the typed-array reference answers.
  * Fails with {@link GaeShapeError} / `NonFiniteValueError` on bad input.
  */
-export const run = (input: GaeInput, options?: RunOptions): Effect.Effect<Dispatched<GaeResult>, GaeShapeError | NonFiniteValueError | KernelInputError, Backend> =>
+export const run = (input: GaeInput, options?: RunOptions): Effect.Effect<Dispatched<GaeResult>, GaeShapeError | NonFiniteValueError | KernelInputError> =>
   KernelRegistry.run(builtin, input, options)
-
-/** GAE on the TensorFlow.js backend of the {@link Backend} service, as an Effect. */
-export const computeWithBackend = (input: GaeInput): Effect.Effect<GaeResult, GaeShapeError | NonFiniteValueError, Backend> =>
-  Effect.gen(function* () {
-    const backend = yield* Backend
-    return yield* catchTyped(() => computeTf(backend.tf, input))
-  })
 
 /**
  * Normalize advantages in place over `x[start, end)`: `(x − mean) / (std + eps)` with the unbiased (n − 1) standard

@@ -44,9 +44,7 @@
  * ```
  * @since 0.1.0
  */
-import type * as tfc from "@tensorflow/tfjs-core"
 import type { Effect } from "effect"
-import type { Backend, Tf } from "../engines/Backend.js"
 import type { NumArray } from "../NumArray.js"
 import type { KernelInputError, Site } from "../KernelError.js"
 import { checkArray, checkShape, checkSize, fail, REFERENCE } from "../KernelError.js"
@@ -323,63 +321,9 @@ export const anchorStatsSync = (input: AnchorInput): AnchorResult => {
   return { ...stats, anchorIds: ids, numAnchors, advantages }
 }
 
-const f32 = (x: NumArray): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x as ArrayLike<number>))
-
-/** Segment sums with `tf.bincount` (weights), `[numSegments]` float32. */
-const segmentSumTf = (tf: Tf, ids: tfc.Tensor1D, weights: tfc.Tensor1D, G: number): tfc.Tensor1D => tf.bincount(ids, weights, G)
-
-/** Group-relative normalization with TensorFlow.js ops (validates). */
-export const groupNormalizeTf = (tf: Tf, input: NormalizeInput): Float32Array => {
-  const count = validate(input, kernelName, tf.getBackend())
-  const G = input.numSegments
-  const ddof = input.ddof ?? 1
-  const eps = input.eps ?? 1e-4
-  const out = tf.tidy(() => {
-    const x = tf.tensor1d(f32(input.values))
-    const ids = tf.tensor1d(Int32Array.from(input.segmentIds as ArrayLike<number>), "int32")
-    const n = tf.tensor1d(Float32Array.from(count))
-    const mean = tf.div(segmentSumTf(tf, ids, x, G), n)
-    const centred = tf.sub(x, tf.gather(mean, ids))
-    if (input.scale === false) return centred
-    const ss = segmentSumTf(tf, ids, tf.square(centred) as tfc.Tensor1D, G)
-    const dof = tf.sub(n, ddof)
-    const std = tf.where(tf.greater(dof, 0), tf.sqrt(tf.div(ss, tf.maximum(dof, 1))), tf.zerosLike(ss))
-    return tf.div(centred, tf.gather(tf.add(std, eps), ids))
-  })
-  const data = out.dataSync() as Float32Array
-  out.dispose()
-  return data
-}
-
-/** RLOO with TensorFlow.js ops (validates; a one-member group gets baseline x and advantage 0, as {@link rlooInto}). */
-export const rlooTf = (tf: Tf, input: SegmentInput): RlooResult => {
-  const count = validate(input, rlooKernelName, tf.getBackend())
-  const [b, a] = tf.tidy(() => {
-    const x = tf.tensor1d(f32(input.values))
-    const ids = tf.tensor1d(Int32Array.from(input.segmentIds as ArrayLike<number>), "int32")
-    const sum = tf.gather(segmentSumTf(tf, ids, x, input.numSegments), ids)
-    const n = tf.gather(tf.tensor1d(Float32Array.from(count)), ids)
-    const many = tf.greater(n, 1)
-    const baselines = tf.where(many, tf.div(tf.sub(sum, x), tf.maximum(tf.sub(n, 1), 1)), x)
-    return [baselines, tf.where(many, tf.sub(x, baselines), tf.zerosLike(x))] as const
-  })
-  const baselines = b.dataSync() as Float32Array
-  const advantages = a.dataSync() as Float32Array
-  tf.dispose([b, a])
-  return { baselines, advantages }
-}
-
-/** GiGPO anchor statistics with TensorFlow.js ops (the (group, anchor) numbering is a hash map in JavaScript). */
-export const anchorStatsTf = (tf: Tf, input: AnchorInput): AnchorResult => {
-  const { ids, numAnchors } = anchorIdsOf(input, tf.getBackend())
-  const stats = segmentStatsSync({ values: input.values, segmentIds: ids, numSegments: numAnchors, ddof: input.ddof })
-  const advantages = groupNormalizeTf(tf, { values: input.values, segmentIds: ids, numSegments: numAnchors, ddof: input.ddof, eps: input.eps, scale: input.scale })
-  return { ...stats, anchorIds: ids, numAnchors, advantages }
-}
-
 /** The built-in implementations (for {@link KernelRegistry}). */
-export const builtin: Builtin<NormalizeInput, Float32Array> = { kernelName, reference: groupNormalizeSync, tfjs: groupNormalizeTf }
-export const rlooBuiltin: Builtin<SegmentInput, RlooResult> = { kernelName: rlooKernelName, reference: rlooSync, tfjs: rlooTf }
+export const builtin: Builtin<NormalizeInput, Float32Array> = { kernelName, reference: groupNormalizeSync }
+export const rlooBuiltin: Builtin<SegmentInput, RlooResult> = { kernelName: rlooKernelName, reference: rlooSync }
 
 /**
  * GRPO group-relative normalization (arXiv:2402.03300): `[n]` values and segment ids in, `[n]` float32 advantages
@@ -388,7 +332,7 @@ export const rlooBuiltin: Builtin<SegmentInput, RlooResult> = { kernelName: rloo
  * (`KernelRegistry.defaultEngines`: wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
  * Fails with {@link KernelInputError} on bad input (never retried on another engine).
  */
-export const groupNormalize = (input: NormalizeInput, options?: RunOptions): Effect.Effect<Dispatched<Float32Array>, KernelInputError, Backend> =>
+export const groupNormalize = (input: NormalizeInput, options?: RunOptions): Effect.Effect<Dispatched<Float32Array>, KernelInputError> =>
   KernelRegistry.run(builtin, input, options)
 
 /**
@@ -398,5 +342,5 @@ export const groupNormalize = (input: NormalizeInput, options?: RunOptions): Eff
  * (`KernelRegistry.defaultEngines`: the typed-array one-pass segment sums), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
  * Fails with {@link KernelInputError} on bad input (never retried on another engine).
  */
-export const rloo = (input: SegmentInput, options?: RunOptions): Effect.Effect<Dispatched<RlooResult>, KernelInputError, Backend> =>
+export const rloo = (input: SegmentInput, options?: RunOptions): Effect.Effect<Dispatched<RlooResult>, KernelInputError> =>
   KernelRegistry.run(rlooBuiltin, input, options)

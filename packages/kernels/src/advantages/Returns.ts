@@ -34,11 +34,8 @@
  * ```
  * @since 0.1.0
  */
-import type * as tfc from "@tensorflow/tfjs-core"
 import type { Effect } from "effect"
-import type { Backend, Tf } from "../engines/Backend.js"
 import type { NumArray } from "../NumArray.js"
-import { f32 } from "../NumArray.js"
 import type { Site } from "../KernelError.js"
 import type { KernelInputError } from "../KernelError.js"
 import { checkArray, checkBinary, checkRange, checkShape, checkSize, REFERENCE } from "../KernelError.js"
@@ -153,50 +150,10 @@ export const discountedReturnsSync = (input: ReturnsInput): Float32Array => {
   return out
 }
 
-/**
- * The reverse linear recurrence `y_t = x_t + c_t · y_{t+1}` (`y_T = 0`) along axis 0 of `[T, N]` tensors, as a
- * Hillis–Steele scan: after the round with offset s, `(x_t, c_t)` is the composition of the maps t … t+2s−1.
- * Returns a new tensor; the caller owns (and disposes) it. Use inside `tf.tidy`.
- */
-export const reverseScanTf = (tf: Tf, x: tfc.Tensor2D, c: tfc.Tensor2D): tfc.Tensor2D => {
-  const [T, N] = x.shape
-  let xs = x
-  let cs = c
-  for (let s = 1; s < T; s *= 2) {
-    const pad = tf.zeros([s, N])
-    const xShift = tf.concat([tf.slice(xs, [s, 0], [T - s, N]), pad], 0)
-    const cShift = tf.concat([tf.slice(cs, [s, 0], [T - s, N]), pad], 0)
-    xs = tf.add(xs, tf.mul(cs, xShift))
-    if (2 * s < T) cs = tf.mul(cs, cShift)
-  }
-  return xs
-}
-
-/** Discounted returns with TensorFlow.js ops ({@link reverseScanTf}); float32, agrees with the reference to ~1e-5. */
-export const discountedReturnsTf = (tf: Tf, input: ReturnsInput): Float32Array => {
-  validate(input, tf.getBackend())
-  const { numSteps: T, numEnvs: N, gamma } = input
-  const out = tf.tidy(() => {
-    const r = tf.tensor2d(f32(input.rewards), [T, N])
-    const d = tf.tensor2d(f32(input.dones), [T, N])
-    const nv = input.nextValue === undefined ? tf.zeros([1, N]) : tf.tensor2d(f32(input.nextValue), [1, N])
-    const nd = input.nextDone === undefined ? tf.zeros([1, N]) : tf.tensor2d(f32(input.nextDone), [1, N])
-    const dNext = T > 1 ? tf.concat([tf.slice(d, [1, 0], [T - 1, N]), nd], 0) : nd
-    const c = tf.mul(tf.sub(1, dNext), gamma) as tfc.Tensor2D
-    // fold the bootstrap into the last reward: x_{T−1} = r_{T−1} + γ (1 − nextDone) nextValue
-    const boot = tf.concat([tf.zeros([T - 1, N]), tf.mul(tf.mul(nv, tf.sub(1, nd)), gamma)], 0)
-    return reverseScanTf(tf, tf.add(r, boot) as tfc.Tensor2D, c)
-  })
-  const data = out.dataSync() as Float32Array
-  out.dispose()
-  return data
-}
-
 /** The built-in implementations (for {@link KernelRegistry}). */
 export const builtin: Builtin<ReturnsInput, Float32Array> = {
   kernelName,
   reference: discountedReturnsSync,
-  tfjs: discountedReturnsTf
 }
 
 /**
@@ -205,5 +162,5 @@ export const builtin: Builtin<ReturnsInput, Float32Array> = {
  * (`KernelRegistry.defaultEngines`: the typed-array scan), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
  * Fails with {@link KernelInputError} on bad input (never retried on another engine).
  */
-export const discountedReturns = (input: ReturnsInput, options?: RunOptions): Effect.Effect<Dispatched<Float32Array>, KernelInputError, Backend> =>
+export const discountedReturns = (input: ReturnsInput, options?: RunOptions): Effect.Effect<Dispatched<Float32Array>, KernelInputError> =>
   KernelRegistry.run(builtin, input, options)

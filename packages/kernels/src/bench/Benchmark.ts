@@ -14,6 +14,9 @@
  *   copied once into a `WasmSimd.makeTopKIndex`), for KL k3 `wasm-simd (resident)` (inputs in a
  *   `WasmSimd.makeKlBuffers` workspace, values left there). Categorical sampling draws its uniforms inside the timed
  *   call on every path (the core `Rng`; for wasm-simd its stream continued in bulk by `WasmSimd.uniformStream`). Without WebAssembly SIMD the backend is skipped with the reason.
+ * - Part of `@autodidact/kernels/bench` (Node only: NumPy runs in a child process). The TensorFlow.js backends and ONNX
+ *   Runtime are optional peers: `@autodidact/kernels/tfjs` / `@autodidact/kernels/ort` are imported only when their
+ *   rows are requested, and a missing peer skips those rows with a logged reason (`MissingPeerError`'s message).
  * - Timing: one warm-up call, then calls until `minTimeMs` has passed (at least 3, at most 200); the fastest call
  *   is reported (as `timeit` recommends: on a shared machine, slower calls measure other processes, not the kernel).
  *   TensorFlow.js timings include uploading the inputs and reading the outputs back (`dataSync`): end to end from
@@ -29,7 +32,7 @@
  *
  * @example
  * ```ts
- * import { Benchmark } from "@autodidact/kernels"
+ * import { Benchmark } from "@autodidact/kernels/bench"
  * import { Effect } from "effect"
  * const rows = await Effect.runPromise(Benchmark.runKernelBenchmarks({ quick: true }))
  * console.log(Benchmark.formatTable(rows))
@@ -37,15 +40,27 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { BackendName, Tf } from "../engines/Backend.js"
-import * as Backend from "../engines/Backend.js"
+import type { BackendName, Tf } from "../engines/BackendTag.js"
 import { cases } from "./Cases.js"
 import { runNumpy } from "./Numpy.js"
 import { time, timeAsync } from "./Timing.js"
 import { REFERENCE } from "../KernelError.js"
 import * as KernelRegistry from "../engines/KernelRegistry.js"
-import * as OrtEngine from "../engines/OrtEngine.js"
+import type * as OrtEngine from "../engines/OrtEngine.js"
 import * as WasmSimd from "../engines/WasmSimd.js"
+
+/** Registry name of the ONNX Runtime engine (`OrtEngine.BACKEND_NAME`), without loading it. */
+const ONNXRUNTIME: typeof OrtEngine.BACKEND_NAME = KernelRegistry.ONNXRUNTIME
+
+const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 300)
+
+/** `@autodidact/kernels/ort`'s engine module, or why it cannot be loaded. */
+const loadOrtEngine = (): Effect.Effect<typeof OrtEngine, string> =>
+  Effect.tryPromise({ try: () => import("../engines/OrtEngine.js"), catch: reasonOf })
+
+/** `@autodidact/kernels/tfjs` (TF.js kernels registered, its Backend module), or why it cannot be loaded. */
+const loadTfjs = (): Effect.Effect<typeof import("../tfjs.js"), string> =>
+  Effect.tryPromise({ try: () => import("../tfjs.js"), catch: reasonOf })
 
 /** One line of the table. */
 export interface BenchRow {
@@ -77,7 +92,7 @@ export interface BenchOptions {
    * `onnxruntime` times the {@link OrtEngine} kernels (top-k, log-softmax, KL) and, for top-k, both ways of keeping
    * the matrix resident.
    */
-  readonly backends?: ReadonlyArray<typeof REFERENCE | BackendName | typeof OrtEngine.BACKEND_NAME | typeof WasmSimd.BACKEND_NAME> | undefined
+  readonly backends?: ReadonlyArray<typeof REFERENCE | BackendName | typeof ONNXRUNTIME | typeof WasmSimd.BACKEND_NAME> | undefined
   /** Smaller sizes (seconds instead of minutes; for tests and smoke runs). Default false. */
   readonly quick?: boolean | undefined
   /** Only kernels whose name starts with one of these (e.g. `["gae", "topk"]`). */
@@ -98,12 +113,18 @@ export const runKernelBenchmarks = (options: BenchOptions = {}): Effect.Effect<R
   Effect.gen(function* () {
     const quick = options.quick ?? false
     const minTimeMs = options.minTimeMs ?? 300
-    const wanted = options.backends ?? [REFERENCE, WasmSimd.BACKEND_NAME, OrtEngine.BACKEND_NAME, "wasm", "cpu", "tensorflow"]
+    const wanted = options.backends ?? [REFERENCE, WasmSimd.BACKEND_NAME, ONNXRUNTIME, "wasm", "cpu", "tensorflow"]
     const selected = cases(quick).filter((c) => options.kernels === undefined || options.kernels.some((k) => c.id.startsWith(k)))
     const measured: Array<Omit<BenchRow, "numpyMs" | "ratio" | "isDefault" | "kernelName"> & { readonly id: string }> = []
     const calls = selected.map((c) => ({ c, forTf: c.setup() }))
     for (const backend of wanted) {
-      if (backend === OrtEngine.BACKEND_NAME) {
+      if (backend === ONNXRUNTIME) {
+        const loaded = yield* Effect.result(loadOrtEngine())
+        if (loaded._tag === "Failure") {
+          yield* Effect.logWarning(`bench kernels: skipping backend ${backend}: ${loaded.failure}`)
+          continue
+        }
+        const OrtEngine = loaded.success
         // resident input tensor, then (top-k only) the matrix baked into the model; one engine each, released after
         for (const mode of ["input", "initializer"] as const) {
           const label = mode === "input" ? backend : `${backend} (baked)`
@@ -154,9 +175,14 @@ export const runKernelBenchmarks = (options: BenchOptions = {}): Effect.Effect<R
       }
       let tf: Tf | undefined
       if (backend !== REFERENCE) {
-        const selectedBackend = yield* Effect.result(Backend.select({ force: backend }))
+        const tfjs = yield* Effect.result(loadTfjs())
+        if (tfjs._tag === "Failure") {
+          yield* Effect.logWarning(`bench kernels: skipping backend ${backend}: ${tfjs.failure}`)
+          continue
+        }
+        const selectedBackend = yield* Effect.result(tfjs.success.Backend.select({ force: backend }))
         if (selectedBackend._tag === "Failure") {
-          yield* Effect.logWarning(`bench kernels: skipping backend ${backend}: ${selectedBackend.failure.reason}`)
+          yield* Effect.logWarning(`bench kernels: skipping backend ${backend}: ${selectedBackend.failure.message}`)
           continue
         }
         tf = selectedBackend.success.tf

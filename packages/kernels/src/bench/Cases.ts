@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Rng } from "@autodidact/core"
-import type { Tf } from "../engines/Backend.js"
+import type { Tf } from "../engines/BackendTag.js"
 import * as Categorical from "../policy/Categorical.js"
 import * as Gae from "../advantages/Gae.js"
 import * as GroupNorm from "../advantages/GroupNorm.js"
@@ -17,6 +17,15 @@ import * as Softmax from "../policy/Softmax.js"
 import * as SumTree from "../trees/SumTree.js"
 import * as TopK from "../retrieval/TopK.js"
 import * as WasmSimd from "../engines/WasmSimd.js"
+import * as CategoricalTf from "../tfjs/CategoricalTf.js"
+import * as GaeTf from "../tfjs/GaeTf.js"
+import * as GroupNormTf from "../tfjs/GroupNormTf.js"
+import * as KlTf from "../tfjs/KlTf.js"
+import * as PpoLossTf from "../tfjs/PpoLossTf.js"
+import * as ReturnsTf from "../tfjs/ReturnsTf.js"
+import * as SoftmaxTf from "../tfjs/SoftmaxTf.js"
+import * as SumTreeTf from "../tfjs/SumTreeTf.js"
+import * as TopKTf from "../tfjs/TopKTf.js"
 
 export interface Case {
   readonly id: string
@@ -115,7 +124,7 @@ export const cases = (quick: boolean): ReadonlyArray<Case> => {
       setup: () => {
         const f = filler(1)
         const input: Returns.ReturnsInput = { numSteps: T, numEnvs: N, gamma: 0.99, rewards: f.normal(T * N), dones: f.flags(T * N, 0.02), nextValue: f.normal(N) }
-        return tfOnly(input, Returns.discountedReturnsSync, Returns.discountedReturnsTf)
+        return tfOnly(input, Returns.discountedReturnsSync, ReturnsTf.discountedReturnsTf)
       }
     })
     out.push({
@@ -137,7 +146,7 @@ export const cases = (quick: boolean): ReadonlyArray<Case> => {
           nextValue: f.normal(N),
           nextDone: new Float32Array(N)
         }
-        return withSimd(tfOnly(input, Gae.computeSync, Gae.computeTf), () => WasmSimd.gae(input))
+        return withSimd(tfOnly(input, Gae.computeSync, GaeTf.computeTf), () => WasmSimd.gae(input))
       }
     })
   }
@@ -151,7 +160,7 @@ export const cases = (quick: boolean): ReadonlyArray<Case> => {
     setup: () => {
       const f = filler(3)
       const input: Softmax.SoftmaxInput = { batch: B, numActions: A, logits: f.normal(B * A), mask: maskOf(f, B, A) }
-      return withSimd(withOrt(tfOnly(input, Softmax.logSoftmaxSync, Softmax.logSoftmaxTf), (e) => () => e.logSoftmax(input)), () => WasmSimd.logSoftmax(input))
+      return withSimd(withOrt(tfOnly(input, Softmax.logSoftmaxSync, SoftmaxTf.logSoftmaxTf), (e) => () => e.logSoftmax(input)), () => WasmSimd.logSoftmax(input))
     }
   })
   out.push({
@@ -167,7 +176,7 @@ export const cases = (quick: boolean): ReadonlyArray<Case> => {
       const impl: Impl = (tf) =>
         tf === undefined
           ? () => Categorical.fromUniformsSync({ ...input, uniforms: Categorical.uniforms(rng, B) })
-          : () => Categorical.fromUniformsTf(tf, { ...input, uniforms: Categorical.uniforms(rng, B) })
+          : () => CategoricalTf.fromUniformsTf(tf, { ...input, uniforms: Categorical.uniforms(rng, B) })
       // every row draws its uniforms inside the timed call (NumPy: g.random(B)); wasm-simd continues the core Rng's
       // stream in bulk with WasmSimd.uniformStream (the same draws, generated in WebAssembly)
       let stream: WasmSimd.UniformStream | undefined
@@ -191,7 +200,7 @@ export const cases = (quick: boolean): ReadonlyArray<Case> => {
         buffers.otherLogProbs.set(input.otherLogProbs)
         return { call: () => buffers.estimate(nKl, "k3"), release: buffers.dispose }
       }
-      return withSimd(withOrt(tfOnly(input, Kl.estimateSync, Kl.estimateTf), (e) => () => e.klEstimate(input)), () => WasmSimd.klEstimate(input), resident)
+      return withSimd(withOrt(tfOnly(input, Kl.estimateSync, KlTf.estimateTf), (e) => () => e.klEstimate(input)), () => WasmSimd.klEstimate(input), resident)
     }
   })
   out.push({
@@ -220,7 +229,7 @@ export const cases = (quick: boolean): ReadonlyArray<Case> => {
         oldValues: f.normal(B),
         returns: f.normal(B)
       }
-      return withSimd(tfOnly(input, PpoLoss.lossAndGradientSync, PpoLoss.lossAndGradientTf), () => WasmSimd.ppoLoss(input))
+      return withSimd(tfOnly(input, PpoLoss.lossAndGradientSync, PpoLossTf.lossAndGradientTf), () => WasmSimd.ppoLoss(input))
     }
   })
   const [n, G] = quick ? [8192, 512] : [65536, 4096]
@@ -233,7 +242,7 @@ export const cases = (quick: boolean): ReadonlyArray<Case> => {
     setup: () => {
       const f = filler(7)
       const input: GroupNorm.NormalizeInput = { values: f.normal(n), segmentIds: segmentIds(f, n, G, 1), numSegments: G }
-      return withSimd(tfOnly(input, GroupNorm.groupNormalizeSync, GroupNorm.groupNormalizeTf), () => WasmSimd.groupNormalize(input))
+      return withSimd(tfOnly(input, GroupNorm.groupNormalizeSync, GroupNormTf.groupNormalizeTf), () => WasmSimd.groupNormalize(input))
     }
   })
   out.push({
@@ -244,7 +253,7 @@ export const cases = (quick: boolean): ReadonlyArray<Case> => {
     numpy: { kernel: "rloo", params: { n, G } },
     setup: () => {
       const f = filler(8)
-      return tfOnly({ values: f.normal(n), segmentIds: segmentIds(f, n, G, 2), numSegments: G }, GroupNorm.rlooSync, GroupNorm.rlooTf)
+      return tfOnly({ values: f.normal(n), segmentIds: segmentIds(f, n, G, 2), numSegments: G }, GroupNorm.rlooSync, GroupNormTf.rlooTf)
     }
   })
   const M = quick ? 10000 : 100000
@@ -277,7 +286,7 @@ export const cases = (quick: boolean): ReadonlyArray<Case> => {
           const index = WasmSimd.makeTopKIndex(input.matrix, M, D)
           return { call: () => index.search(input.queries, Q, 10, metric), release: index.dispose }
         }
-        return withSimd(withOrt(tfOnly(input, TopK.topKSync, TopK.topKTf), (e) => () => e.topK(input)), () => WasmSimd.topK(input), resident)
+        return withSimd(withOrt(tfOnly(input, TopK.topKSync, TopKTf.topKTf), (e) => () => e.topK(input)), () => WasmSimd.topK(input), resident)
       }
     })
   }
@@ -326,7 +335,7 @@ export const cases = (quick: boolean): ReadonlyArray<Case> => {
       return (tf) =>
         tf === undefined
           ? () => SumTree.sampleBatch(tree, SumTree.stratifiedPrefixes(tree, rng, SB), res)
-          : () => SumTree.sampleTf(tf, leaves, SumTree.stratifiedPrefixes(tree, rng, SB))
+          : () => SumTreeTf.sampleTf(tf, leaves, SumTree.stratifiedPrefixes(tree, rng, SB))
     }
   })
   return out

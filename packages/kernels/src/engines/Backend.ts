@@ -19,13 +19,18 @@
  * - The TensorFlow.js engine is process-global: selecting a backend affects every user of `@tensorflow/tfjs-core`
  *   in the process. There is nothing to release (tensors are owned and disposed by their creators), so the layer is
  *   not a scoped resource.
- * - `@tensorflow/tfjs-core` 4.22 loaded through Node's CommonJS entry registers no gradient functions; selecting a
- *   backend also loads the `@tensorflow/tfjs` umbrella package, which registers them (see {@link registerGradients}),
- *   so `tf.grad` / `tf.valueAndGrads` work on the selected backend (`PpoLoss.lossAndGradientTf` relies on it).
+ * - Part of `@autodidact/kernels/tfjs`: importing it loads `@tensorflow/tfjs-core` (an optional peer dependency;
+ *   missing, the import fails with `MissingPeerError`). The backends are optional peers too: `@tensorflow/tfjs-backend-wasm`
+ *   (which brings `-cpu`) or `@tensorflow/tfjs-backend-cpu`; with neither installed, selection fails with
+ *   `MissingPeerError` naming `@tensorflow/tfjs-backend-wasm`.
+ * - Gradients (`tf.grad`, `tf.valueAndGrads`; only `PpoLossTf.lossAndGradientTf` uses them): `@tensorflow/tfjs-core`
+ *   registers none by itself. Selecting a backend registers them (see {@link registerGradients}) from tfjs-core's own
+ *   ESM files where a bundler resolves them (browsers), else from the `@tensorflow/tfjs` umbrella package when it is
+ *   installed (Node). Without either, the `tfjs` engine of `PpoLoss` fails and the dispatch answers with the reference.
  *
  * @example
  * ```ts
- * import { Backend } from "@autodidact/kernels"
+ * import { Backend } from "@autodidact/kernels/tfjs"
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function* () {
@@ -38,79 +43,88 @@
  * @see https://www.tensorflow.org/js/guide/platform_environment (TensorFlow.js backends)
  * @since 0.1.0
  */
-import * as tfCore from "@tensorflow/tfjs-core"
-import { Context, Effect, Layer, Schema } from "effect"
+import { MissingPeerError, OptionalPeer } from "@autodidact/core"
+import { Effect, Layer } from "effect"
+import type { Attempt, BackendName, BackendShape, Tf } from "./BackendTag.js"
+import { Backend, BackendUnavailableError, ENV_VAR, names } from "./BackendTag.js"
 
-/** The TensorFlow.js module type (`@tensorflow/tfjs-core`). */
-export type Tf = typeof tfCore
+export { Backend, BackendUnavailableError, ENV_VAR, names } from "./BackendTag.js"
+export type { Attempt, BackendName, BackendShape, Tf } from "./BackendTag.js"
 
-/** Backends Autodidact knows, in order of preference. */
-export const names = ["tensorflow", "wasm", "cpu"] as const
-export type BackendName = (typeof names)[number]
+/** The entry point that needs the TensorFlow.js peers (named in {@link MissingPeerError}). */
+export const ENTRY_POINT = "@autodidact/kernels/tfjs"
 
-/** The environment variable that forces a backend. */
-export const ENV_VAR = "AUTODIDACT_TF_BACKEND"
-
-/**
- * A forced backend could not be loaded or initialized, or no backend at all could be (or the name is unknown).
- * @category errors
- */
-export class BackendUnavailableError extends Schema.TaggedError<BackendUnavailableError>()("BackendUnavailableError", {
-  backend: Schema.String,
-  reason: Schema.String
-}) {
-  override get message() {
-    return `TensorFlow.js backend "${this.backend}" is unavailable: ${this.reason}`
-  }
-}
-
-/** A backend that was tried and rejected, with why. */
-export interface Attempt {
-  readonly name: BackendName
-  readonly error: string
-}
-
-/** What the {@link Backend} service holds. */
-export interface BackendShape {
-  /** The active TensorFlow.js backend. */
-  readonly name: BackendName
-  /** The `@tensorflow/tfjs-core` module, with `name` active. */
-  readonly tf: Tf
-  /** Why this backend was picked (forced by option/env var, or the first available in preference order). */
-  readonly reason: string
-  /** Backends tried before this one and why they were rejected. */
-  readonly tried: ReadonlyArray<Attempt>
-}
+/** The `@tensorflow/tfjs-*` version range the entry point is built against (shown in install commands). */
+export const TFJS_RANGE = "^4.22.0"
 
 /**
- * The selected TensorFlow.js backend.
- * @category services
+ * Load `@tensorflow/tfjs-core` (`importer` and `peer` are a test seam). Rejects with {@link MissingPeerError} naming it
+ * when it is not installed.
  */
-export class Backend extends Context.Service<Backend, BackendShape>()("@autodidact/kernels/Backend") {}
+export const loadCore = (importer: () => Promise<unknown> = () => import("@tensorflow/tfjs-core"), peer = "@tensorflow/tfjs-core"): Promise<Tf> =>
+  OptionalPeer.load(peer, ENTRY_POINT, importer, TFJS_RANGE).then((m) => {
+    const mod = m as Tf & { readonly default?: Tf }
+    return typeof mod.setBackend === "function" ? mod : mod.default!
+  })
+
+const tfCore: Tf = await loadCore()
 
 /** Options of {@link select}. */
 export interface SelectOptions {
   /** Force a backend (overrides the environment variable). */
   readonly force?: BackendName | undefined
-  /** Environment to read `AUTODIDACT_TF_BACKEND` from (default `process.env`). */
+  /** Environment to read `AUTODIDACT_TF_BACKEND` from (default `process.env`; `{}` where there is no `process`). */
   readonly env?: { readonly [key: string]: string | undefined } | undefined
+  /** @internal test seam: how the backend packages are imported. */
+  readonly importers?: Importers | undefined
 }
+
+const processEnv = (): { readonly [key: string]: string | undefined } =>
+  typeof process === "undefined" ? {} : process.env
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 200)
 
-/** Load a module by a specifier TypeScript does not resolve (optional native packages). */
+/** Load a module by a specifier TypeScript does not resolve (optional packages that are not even optional peers). */
 const importOptional = (specifier: string): Promise<unknown> => import(specifier)
 
+let gradients: Promise<boolean> | undefined
+
 /**
- * Register TensorFlow.js's gradient functions (for `tf.grad`, `tf.valueAndGrads`, `tf.variableGrads`). The CommonJS
- * entry of `@tensorflow/tfjs-core` that Node loads registers none; the `@tensorflow/tfjs` umbrella package does, into
- * the same process-global registry. Idempotent.
+ * Register TensorFlow.js's gradient functions (for `tf.grad`, `tf.valueAndGrads`, `tf.variableGrads`) into the
+ * process-global registry, once; resolves to whether they are registered. `@tensorflow/tfjs-core` registers none
+ * itself: its `dist/register_all_gradients` module does, but it ships only as extension-less ESM that a bundler
+ * resolves and Node does not; under Node the `@tensorflow/tfjs` umbrella package (142 MB, not a dependency: install it
+ * only if you need TF.js autodiff there) registers them. Never fails.
  */
-export const registerGradients = async (): Promise<void> => {
-  await import("@tensorflow/tfjs")
+export const registerGradients = (): Promise<boolean> =>
+  (gradients ??= (async () => {
+    try {
+      await import("@tensorflow/tfjs-core/dist/register_all_gradients.js")
+      return true
+    } catch {
+      try {
+        await importOptional("@tensorflow/tfjs")
+        return true
+      } catch {
+        return false
+      }
+    }
+  })())
+
+/** The npm package of each backend (the native one has two alternatives). */
+export const packages: { readonly [K in BackendName]: string } = {
+  tensorflow: "@tensorflow/tfjs-node",
+  wasm: "@tensorflow/tfjs-backend-wasm",
+  cpu: "@tensorflow/tfjs-backend-cpu"
 }
 
-const tryLoad = async (name: BackendName): Promise<void> => {
+/** How {@link select} imports each backend package (a test seam: replace one to simulate a missing package). */
+export interface Importers {
+  readonly wasm?: (() => Promise<unknown>) | undefined
+  readonly cpu?: (() => Promise<unknown>) | undefined
+}
+
+const tryLoad = async (name: BackendName, importers: Importers = {}): Promise<void> => {
   switch (name) {
     case "tensorflow": {
       let lastError: unknown
@@ -127,10 +141,10 @@ const tryLoad = async (name: BackendName): Promise<void> => {
       break
     }
     case "wasm":
-      await import("@tensorflow/tfjs-backend-wasm")
+      await OptionalPeer.load(packages.wasm, ENTRY_POINT, importers.wasm ?? (() => import("@tensorflow/tfjs-backend-wasm")), TFJS_RANGE)
       break
     case "cpu":
-      await import("@tensorflow/tfjs-backend-cpu")
+      await OptionalPeer.load(packages.cpu, ENTRY_POINT, importers.cpu ?? (() => import("@tensorflow/tfjs-backend-cpu")), TFJS_RANGE)
       break
   }
   await registerGradients()
@@ -144,11 +158,14 @@ const tryLoad = async (name: BackendName): Promise<void> => {
  * Select and initialize a backend: the forced one (option or `AUTODIDACT_TF_BACKEND`), else the first available of
  * `tensorflow`, `wasm`, `cpu`.
  *
- * Fails with {@link BackendUnavailableError} when the forced backend (or an unknown name) cannot be loaded.
+ * Fails with {@link BackendUnavailableError} when the forced backend (or an unknown name) cannot be loaded, and with
+ * {@link MissingPeerError} naming `@tensorflow/tfjs-backend-wasm` when no backend is forced and neither
+ * `@tensorflow/tfjs-backend-wasm` nor `@tensorflow/tfjs-backend-cpu` (nor tfjs-node) is installed.
  */
-export const select = (options: SelectOptions = {}): Effect.Effect<BackendShape, BackendUnavailableError> =>
+export const select = (options: SelectOptions = {}): Effect.Effect<BackendShape, BackendUnavailableError | MissingPeerError> =>
   Effect.gen(function* () {
-    const fromEnv = (options.env ?? process.env)[ENV_VAR]
+    const importers = options.importers ?? {}
+    const fromEnv = (options.env ?? processEnv())[ENV_VAR]
     const forced = options.force ?? (fromEnv === undefined || fromEnv === "" ? undefined : fromEnv)
     if (forced !== undefined) {
       if (!(names as ReadonlyArray<string>).includes(forced)) {
@@ -156,15 +173,22 @@ export const select = (options: SelectOptions = {}): Effect.Effect<BackendShape,
       }
       const name = forced as BackendName
       yield* Effect.tryPromise({
-        try: () => tryLoad(name),
+        try: () => tryLoad(name, importers),
         catch: (e) => new BackendUnavailableError({ backend: name, reason: message(e) })
       })
       const why = options.force !== undefined ? "forced by the force option" : `forced by ${ENV_VAR}=${name}`
       return { name, tf: tfCore, reason: why, tried: [] }
     }
     const tried: Array<Attempt> = []
+    const missing: Array<MissingPeerError> = []
     for (const name of names) {
-      const result = yield* Effect.result(Effect.tryPromise({ try: () => tryLoad(name), catch: (e) => message(e) }))
+      const result = yield* Effect.result(Effect.tryPromise({
+        try: () => tryLoad(name, importers),
+        catch: (e) => {
+          if (e instanceof MissingPeerError) missing.push(e)
+          return message(e)
+        }
+      }))
       if (result._tag === "Success") {
         const why = tried.length === 0
           ? `${name} is the first available backend`
@@ -173,15 +197,25 @@ export const select = (options: SelectOptions = {}): Effect.Effect<BackendShape,
       }
       tried.push({ name, error: result.failure })
     }
+    if (missing.length === 2) {
+      // neither JavaScript backend is installed: name the one to install
+      return yield* new MissingPeerError({ peer: packages.wasm, entryPoint: ENTRY_POINT, install: `npm install ${packages.wasm}@${TFJS_RANGE}` })
+    }
     return yield* new BackendUnavailableError({
       backend: "any",
       reason: tried.map((t) => `${t.name}: ${t.error}`).join("; ")
     })
   })
 
+/**
+ * Plain face of {@link select}: resolves to the selected backend (`{ name, tf, reason, tried }`), rejects with
+ * {@link BackendUnavailableError} or {@link MissingPeerError}.
+ */
+export const load = (options: SelectOptions = {}): Promise<BackendShape> => Effect.runPromise(select(options))
+
 /** The {@link Backend} service selected by {@link select} with default options (honours `AUTODIDACT_TF_BACKEND`). */
-export const layer: Layer.Layer<Backend, BackendUnavailableError> = Layer.effect(Backend, select())
+export const layer: Layer.Layer<Backend, BackendUnavailableError | MissingPeerError> = Layer.effect(Backend, select())
 
 /** A {@link Backend} layer with explicit options (e.g. `{ force: "cpu" }` in tests). */
-export const layerWith = (options: SelectOptions): Layer.Layer<Backend, BackendUnavailableError> =>
+export const layerWith = (options: SelectOptions): Layer.Layer<Backend, BackendUnavailableError | MissingPeerError> =>
   Layer.effect(Backend, select(options))

@@ -5,13 +5,15 @@
  * **When to use**
  *
  * Register a kernel when you have a faster implementation of one of Autodidact's kernels (a native addon, a GPU
- * shader) for one backend. Every kernel module's Effect entry point (`Gae.computeWithBackend`, `Softmax.run`, ...)
+ * shader) for one backend. Every kernel module's Effect entry point (`Gae.run`, `Softmax.logSoftmax`, ...)
  * goes through {@link run}.
  *
  * **Details**
  * - Engine: `RunOptions.engine` or `AUTODIDACT_KERNEL_ENGINE`: `backend` (default), `tfjs`, `typed-array`,
  *   `onnxruntime`, `wasm-simd`.
- * - **Default dispatch** (`backend`) for kernel `k` on the {@link Backend} service's backend `b`
+ * - No layer is needed: the `Backend` service (TensorFlow.js, `@autodidact/kernels/tfjs`) is read when provided; without
+ *   it the backend is {@link NO_BACKEND} and the default engines below answer (no TensorFlow.js is loaded).
+ * - **Default dispatch** (`backend`) for kernel `k` on the `Backend` service's backend `b` (or {@link NO_BACKEND})
  *   ({@link defaultEngineOf}): 1. a kernel registered for `(k, b)`; 2. on native `tensorflow`, the built-in
  *   TensorFlow.js kernel (not measured here: no GPU, no tfjs-node); 3. else the first available engine of
  *   {@link defaultEngines}`[k]`, the engines in the order they measured on `autodidact bench kernels` (fastest first):
@@ -43,15 +45,18 @@
  * @see https://github.com/tensorflow/tfjs/blob/master/tfjs-core/src/kernel_registry.ts
  * @since 0.1.0
  */
-import { Effect } from "effect"
-import type { Tf } from "./Backend.js"
-import { Backend } from "./Backend.js"
+import { Effect, Option } from "effect"
+import { Backend } from "./BackendTag.js"
 import { KernelBackendError, KernelInputError, REFERENCE } from "../KernelError.js"
 
 /** What a kernel function receives besides its inputs. */
 export interface KernelContext {
-  /** The TensorFlow.js module (`@tensorflow/tfjs-core`) with `backendName` active. */
-  readonly tf: Tf
+  /**
+   * The TensorFlow.js module (`@tensorflow/tfjs-core`, typed `Backend.Tf` in `@autodidact/kernels/tfjs`) with
+   * `backendName` active, while a `Backend` layer (`@autodidact/kernels/tfjs`) is provided; `undefined` otherwise.
+   * Typed loosely so that this entry point's types do not need TensorFlow.js installed.
+   */
+  readonly tf: any
   readonly backendName: string
 }
 
@@ -63,11 +68,13 @@ export interface KernelConfig<I = any, O = any> {
   readonly kernelFunc: (inputs: I, context: KernelContext) => O
 }
 
-/** The built-in implementations of a kernel: the typed-array reference and the TensorFlow.js one. */
+/**
+ * The built-in implementation of a kernel: the typed-array reference. Its TensorFlow.js implementation is offered by
+ * `@autodidact/kernels/tfjs` when imported ({@link provideTfjsKernel}).
+ */
 export interface Builtin<I, O, E = KernelInputError> {
   readonly kernelName: string
   readonly reference: (inputs: I) => O
-  readonly tfjs: (tf: Tf, inputs: I) => O
   /** Errors other than {@link KernelInputError} that mean bad input (rethrown, never a fallback). */
   readonly isInputError?: ((e: unknown) => e is E) | undefined
 }
@@ -116,6 +123,26 @@ export const getKernel = <I = any, O = any>(kernelName: string, backendName: str
 export const getKernelsForBackend = (backendName: string): ReadonlyArray<KernelConfig> =>
   [...registry.values()].filter((k) => k.backendName === backendName)
 
+const TFJS_KEY = Symbol.for("@autodidact/kernels/KernelRegistry/tfjs")
+const tfjsKernels: Map<string, (tf: any, inputs: any) => unknown> = ((globalThis as { [TFJS_KEY]?: Map<string, (tf: any, inputs: any) => unknown> })[TFJS_KEY] ??= new Map())
+
+/**
+ * Offer `kernelFunc` as the built-in TensorFlow.js implementation of `kernelName` (what the `tfjs` engine runs on the
+ * `Backend` service's backend). `@autodidact/kernels/tfjs` calls it for every kernel when it is imported.
+ */
+export const provideTfjsKernel = <I, O>(kernelName: string, kernelFunc: (tf: any, inputs: I) => O): void => {
+  tfjsKernels.set(kernelName, kernelFunc as (tf: any, inputs: any) => unknown)
+}
+
+/** The built-in TensorFlow.js implementation of `kernelName`, if `@autodidact/kernels/tfjs` was imported. */
+export const tfjsKernelOf = (kernelName: string): ((tf: any, inputs: any) => unknown) | undefined => tfjsKernels.get(kernelName)
+
+/**
+ * The backend name the dispatch uses when no `Backend` layer is provided (TensorFlow.js not in use): the default
+ * engines of {@link defaultEngines} still apply; the `tfjs` engine answers with the reference.
+ */
+export const NO_BACKEND = "none"
+
 const isPromiseLike = (x: unknown): x is PromiseLike<unknown> =>
   typeof x === "object" && x !== null && typeof (x as { then?: unknown }).then === "function"
 
@@ -143,7 +170,11 @@ export const dispatchSync = <I, O, E>(
         }
         return { output: output as O, implementation: "registered", backendName }
       }
-      return { output: builtin.tfjs(context.tf, inputs), implementation: "tfjs", backendName }
+      const tfjs = tfjsKernels.get(builtin.kernelName)
+      if (tfjs === undefined || context.tf === undefined) {
+        throw new Error(`no TensorFlow.js kernel for ${builtin.kernelName} (import @autodidact/kernels/tfjs and provide its Backend.layer)`)
+      }
+      return { output: tfjs(context.tf, inputs) as O, implementation: "tfjs", backendName }
     } catch (e) {
       if (e instanceof KernelInputError || builtin.isInputError?.(e) === true) throw e
       const error = new KernelBackendError({ kernel: builtin.kernelName, backend: backendName, reason: reasonOf(e) })
@@ -241,12 +272,12 @@ export const defaultEngineOf = (kernelName: string, backendName: string): { read
 /** Options of {@link run}. */
 export interface RunOptions {
   /**
-   * `backend`: the default dispatch ({@link defaultEngineOf}: a kernel registered for the {@link Backend} service's
+   * `backend`: the default dispatch ({@link defaultEngineOf}: a kernel registered for the `Backend` service's
    * backend, else on native `tensorflow` TensorFlow.js, else the fastest available engine of {@link defaultEngines});
-   * `tfjs`: the built-in TensorFlow.js kernel on the {@link Backend} service's backend (a kernel registered for that
+   * `tfjs`: the built-in TensorFlow.js kernel on the `Backend` service's backend (a kernel registered for that
    * backend first); `typed-array`: the reference directly; `onnxruntime`: the kernel
-   * registered for backend `"onnxruntime"` (provide `OrtEngine.layer`), else the {@link Backend} path; `wasm-simd`: the
-   * kernel registered for backend `"wasm-simd"` (provide `WasmSimd.layer`), else the {@link Backend} path. Default: the
+   * registered for backend `"onnxruntime"` (provide `OrtEngine.layer`), else the `Backend` path; `wasm-simd`: the
+   * kernel registered for backend `"wasm-simd"` (provide `WasmSimd.layer`), else the `Backend` path. Default: the
    * `AUTODIDACT_KERNEL_ENGINE` environment variable, else `backend`.
    */
   readonly engine?: Engine | undefined
@@ -255,7 +286,7 @@ export interface RunOptions {
 const warnedOnce = new Set<string>()
 
 /** The engine {@link run} uses for `options` (the option, else `AUTODIDACT_KERNEL_ENGINE`, else `backend`). */
-export const resolveEngine = (options: RunOptions = {}, env: { readonly [key: string]: string | undefined } = process.env): { readonly engine: Engine; readonly warning?: string } => {
+export const resolveEngine = (options: RunOptions = {}, env: { readonly [key: string]: string | undefined } = typeof process === "undefined" ? {} : process.env): { readonly engine: Engine; readonly warning?: string } => {
   if (options.engine !== undefined) return { engine: options.engine }
   const fromEnv = env[ENGINE_ENV_VAR]
   if (fromEnv === undefined || fromEnv === "") return { engine: "backend" }
@@ -265,7 +296,7 @@ export const resolveEngine = (options: RunOptions = {}, env: { readonly [key: st
 
 /**
  * Run a kernel on the selected engine (see {@link RunOptions.engine}): a registered kernel (which may return a
- * Promise, as the ONNX Runtime ones do), else the built-in TensorFlow.js implementation on the {@link Backend} service's
+ * Promise, as the ONNX Runtime ones do), else the built-in TensorFlow.js implementation on the `Backend` service's
  * backend, falling back to the typed-array reference with a logged warning when the chosen implementation fails.
  * Fails with {@link KernelInputError} on bad input.
  */
@@ -273,21 +304,30 @@ export const run = <I, O, E = KernelInputError>(
   builtin: Builtin<I, O, E>,
   inputs: I,
   options: RunOptions = {}
-): Effect.Effect<Dispatched<O>, KernelInputError | E, Backend> =>
+): Effect.Effect<Dispatched<O>, KernelInputError | E> =>
   Effect.gen(function* () {
-    const backend = yield* Backend
+    const provided = yield* Effect.serviceOption(Backend)
+    const backend: { readonly name: string; readonly tf: unknown } = Option.isSome(provided) ? provided.value : { name: NO_BACKEND, tf: undefined }
     const { engine, warning } = resolveEngine(options)
     if (warning !== undefined && !warnedOnce.has(warning)) {
       warnedOnce.add(warning)
       yield* Effect.logWarning(warning)
     }
-    let backendName: string = engine === "typed-array" ? REFERENCE : backend.name
+    let backendName: string = engine === "typed-array" || (engine === "tfjs" && backend.tf === undefined) ? REFERENCE : backend.name
+    if (engine === "tfjs" && backend.tf === undefined) {
+      const note = `${builtin.kernelName}: engine tfjs needs a TensorFlow.js backend (import @autodidact/kernels/tfjs and provide Backend.layer); running the ${REFERENCE} reference`
+      if (!warnedOnce.has(note)) {
+        warnedOnce.add(note)
+        yield* Effect.logWarning(note)
+      }
+    }
     let chosen: ((inputs: I, context: KernelContext) => O | PromiseLike<O>) | undefined
     if (engine === ONNXRUNTIME || engine === WASM_SIMD) {
       if (getKernel(builtin.kernelName, engine) !== undefined) backendName = engine
       else {
         const provider = engine === ONNXRUNTIME ? "OrtEngine.layer; only TopK, LogSoftmax and Kl have one" : "WasmSimd.layer"
-        const note = `${builtin.kernelName}: no kernel registered for engine ${engine} (provide ${provider}); running on backend ${backend.name}`
+        if (backend.tf === undefined) backendName = REFERENCE
+        const note = `${builtin.kernelName}: no kernel registered for engine ${engine} (provide ${provider}); running on ${backendName === REFERENCE ? `the ${REFERENCE} reference` : `backend ${backend.name}`}`
         if (!warnedOnce.has(note)) {
           warnedOnce.add(note)
           yield* Effect.logWarning(note)

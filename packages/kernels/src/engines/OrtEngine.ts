@@ -46,8 +46,9 @@
 import * as os from "node:os"
 import { Context, Effect, Layer, Schema } from "effect"
 import type { Scope } from "effect"
-import * as ort from "onnxruntime-node"
-import onnxProto from "onnx-proto"
+import { OptionalPeer } from "@autodidact/core"
+import type * as ort from "onnxruntime-node"
+import type onnxProto from "onnx-proto"
 import type { NumArray } from "../NumArray.js"
 import type { Site } from "../KernelError.js"
 import { checkFinite, checkShape, checkSize, fail, shapeString } from "../KernelError.js"
@@ -57,7 +58,22 @@ import * as OrtSession from "./OrtSession.js"
 import * as Softmax from "../policy/Softmax.js"
 import * as TopK from "../retrieval/TopK.js"
 
-const { onnx } = onnxProto
+/** The ONNX protobuf classes (`onnx-proto`), loaded with the runtime by {@link loadEngineRuntime}. */
+let onnx: typeof onnxProto.onnx
+/** The `onnxruntime-node` module, loaded by {@link loadEngineRuntime}. */
+let runtime: OrtSession.Runtime
+
+/**
+ * Load the optional peers of the engine (`onnxruntime-node` and `onnx-proto`), once. Rejects with `OrtLoadError` kind
+ * `"unavailable"` (cause `MissingPeerError`) without `onnxruntime-node`, with `MissingPeerError` without `onnx-proto`.
+ */
+export const loadEngineRuntime = async (): Promise<void> => {
+  runtime ??= await OrtSession.loadRuntime()
+  if (onnx === undefined) {
+    const mod = await OptionalPeer.load("onnx-proto", OrtSession.ENTRY_POINT, () => import("onnx-proto"), "^8.0.1")
+    onnx = ((mod as { default?: typeof onnxProto }).default ?? (mod as unknown as typeof onnxProto)).onnx
+  }
+}
 
 /** The registry backend name of this engine. */
 export const BACKEND_NAME = KernelRegistry.ONNXRUNTIME
@@ -118,8 +134,8 @@ export class OrtEngine extends Context.Service<OrtEngine, OrtEngineShape>()("@au
 // Graph construction with onnx-proto
 
 type Dim = number | string
-const FLOAT = onnx.TensorProto.DataType.FLOAT
-const INT64 = onnx.TensorProto.DataType.INT64
+const FLOAT = 1 // onnx.TensorProto.DataType.FLOAT
+const INT64 = 7 // onnx.TensorProto.DataType.INT64
 const OPSET = 13
 
 const valueInfo = (name: string, elemType: number, dims: ReadonlyArray<Dim>): onnxProto.onnx.IValueInfoProto => ({
@@ -160,7 +176,7 @@ interface Graph {
   readonly initializers?: ReadonlyArray<onnxProto.onnx.ITensorProto>
 }
 
-/** Serialize a graph to ONNX model bytes (IR 8, default opset 13). */
+/** Serialize a graph to ONNX model bytes (IR 8, default opset 13). Needs {@link loadEngineRuntime} first. */
 export const modelBytes = (name: string, g: Graph): Uint8Array =>
   onnx.ModelProto.encode(onnx.ModelProto.create({
     irVersion: 8,
@@ -282,7 +298,10 @@ const toInt32 = (x: ort.Tensor["data"]): Int32Array => {
 }
 
 /** Execution providers to use and why: CUDA first when this onnxruntime-node build bundles it (see `OrtSession.detectProviders`). */
-export const detectExecutionProviders = (): { readonly providers: ReadonlyArray<"cuda" | "cpu">; readonly reason: string } => OrtSession.detectProviders(ort)
+export const detectExecutionProviders = async (): Promise<{ readonly providers: ReadonlyArray<"cuda" | "cpu">; readonly reason: string }> => {
+  await loadEngineRuntime()
+  return OrtSession.detectProviders(runtime)
+}
 
 interface Baked {
   readonly session: Promise<ort.InferenceSession>
@@ -291,7 +310,7 @@ interface Baked {
 
 /** Create the engine (sessions are created lazily and released by the returned `close`). */
 export const makeUnscoped = async (options: OrtEngineOptions = {}): Promise<OrtEngineShape & { readonly close: () => Promise<void> }> => {
-  const detected = detectExecutionProviders()
+  const detected = await detectExecutionProviders()
   let providers: ReadonlyArray<string> = options.executionProviders ?? detected.providers
   let reason = options.executionProviders !== undefined ? "set by the executionProviders option" : detected.reason
   const threads = options.intraOpNumThreads ?? os.availableParallelism()
@@ -339,7 +358,7 @@ export const makeUnscoped = async (options: OrtEngineOptions = {}): Promise<OrtE
     const cached = matrixTensors.get(m)
     if (cached !== undefined && cached.data.length === input.numRows * input.dim && cached.tensor.dims[0] === input.numRows) return cached.tensor
     const data = toF32(input.matrix)
-    const tensor = new ort.Tensor("float32", data, [input.numRows, input.dim]) // wraps `data`, no copy
+    const tensor = new runtime.Tensor("float32", data, [input.numRows, input.dim]) // wraps `data`, no copy
     matrixTensors.set(m, { data, tensor })
     return tensor
   }
@@ -379,14 +398,14 @@ export const makeUnscoped = async (options: OrtEngineOptions = {}): Promise<OrtE
     const { numQueries: Q, numRows: M, dim: D, k } = input
     const queries = toF32(input.queries)
     const feeds: Record<string, ort.Tensor> = {
-      q: new ort.Tensor("float32", queries, [Q, D]),
-      k: new ort.Tensor("int64", BigInt64Array.of(BigInt(k)), [1])
+      q: new runtime.Tensor("float32", queries, [Q, D]),
+      k: new runtime.Tensor("int64", BigInt64Array.of(BigInt(k)), [1])
     }
     if (input.metric === "cosine") {
       const invQ = new Float32Array(Q)
       const qn = TopK.rowNorms(queries, Q, D)
       for (let q = 0; q < Q; q++) invQ[q] = qn[q]! > 0 ? 1 / qn[q]! : 0
-      feeds.invQ = new ort.Tensor("float32", invQ, [Q, 1])
+      feeds.invQ = new runtime.Tensor("float32", invQ, [Q, 1])
     }
     let s: ort.InferenceSession
     if (topKMatrix === "initializer") {
@@ -394,7 +413,7 @@ export const makeUnscoped = async (options: OrtEngineOptions = {}): Promise<OrtE
     } else {
       feeds.m = matrixTensor(input)
       const norms = input.metric === "dot" ? "reduce" : input.rowNorms === undefined ? "reduce" : "input"
-      if (norms === "input") feeds.rowNorms = new ort.Tensor("float32", toF32(input.rowNorms!), [M])
+      if (norms === "input") feeds.rowNorms = new runtime.Tensor("float32", toF32(input.rowNorms!), [M])
       s = await session(`TopK/${input.metric}/${norms}`, () => topKGraph(input.metric, norms))
     }
     const out = await s.run(feeds)
@@ -417,8 +436,8 @@ export const makeUnscoped = async (options: OrtEngineOptions = {}): Promise<OrtE
     checkSize(site, "numActions", A)
     checkShape(site, "logits", logits, [B, A])
     if (mask !== undefined) checkShape(site, "mask", mask, [B, A])
-    const feeds: Record<string, ort.Tensor> = { z: new ort.Tensor("float32", toF32(logits), [B, A]) }
-    if (mask !== undefined) feeds.mask = new ort.Tensor("float32", toF32(mask), [B, A])
+    const feeds: Record<string, ort.Tensor> = { z: new runtime.Tensor("float32", toF32(logits), [B, A]) }
+    if (mask !== undefined) feeds.mask = new runtime.Tensor("float32", toF32(mask), [B, A])
     const s = await session(`LogSoftmax/${mask === undefined ? "dense" : "masked"}`, () => logSoftmaxGraph(mask !== undefined))
     const out = await s.run(feeds)
     const entropy = out.entropy!.data as Float32Array
@@ -441,7 +460,7 @@ export const makeUnscoped = async (options: OrtEngineOptions = {}): Promise<OrtE
       fail(site, "estimator", "range", shapeString([]), `expected k1, k2 or k3, got ${String(input.estimator)}`)
     }
     const s = await session(`Kl/${input.estimator}`, () => klGraph(input.estimator))
-    const out = await s.run({ q: new ort.Tensor("float32", toF32(input.logProbs), [n]), p: new ort.Tensor("float32", toF32(input.otherLogProbs), [n]) })
+    const out = await s.run({ q: new runtime.Tensor("float32", toF32(input.logProbs), [n]), p: new runtime.Tensor("float32", toF32(input.otherLogProbs), [n]) })
     const mean = (out.mean!.data as Float32Array)[0]!
     if (mean - mean !== 0) Kl.validate(input, BACKEND_NAME)
     return { values: out.values!.data as Float32Array, mean }

@@ -44,6 +44,7 @@
  * @see https://onnxruntime.ai/docs/api/js/ (onnxruntime-node: InferenceSession.create, run, release)
  * @since 0.1.0
  */
+import { MissingPeerError, OptionalPeer } from "@autodidact/core"
 import { readFile } from "node:fs/promises"
 import { Effect, Schema } from "effect"
 import type { Scope } from "effect"
@@ -113,19 +114,37 @@ export const messageOf = (e: unknown): string => (e instanceof Error ? e.message
 
 let runtime: Promise<Runtime> | undefined
 
+/** The entry point that needs `onnxruntime-node` (named in `MissingPeerError`). */
+export const ENTRY_POINT = "@autodidact/kernels/ort"
+
+/** The `onnxruntime-node` range this entry point is built against. */
+export const ORT_RANGE = "^1.30.0"
+
 /**
- * Import `onnxruntime-node` once (later calls share the promise).
- * @throws (rejects with) OrtLoadError kind `"unavailable"` naming the package when it cannot be imported; a later
- *   call tries again.
+ * Import `onnxruntime-node` with core's `OptionalPeer.load` (`importer` and `peer` are a test seam; no caching).
+ * @throws (rejects with) OrtLoadError kind `"unavailable"`: when the package is not installed its `cause` is the
+ *   `MissingPeerError` (`{ peer: "onnxruntime-node", entryPoint: "@autodidact/kernels/ort", install }`) and its reason
+ *   that error's message (the install command); else the import error.
  */
-export const loadRuntime = (): Promise<Runtime> => {
-  runtime ??= import("onnxruntime-node").then(
-    (m) => ((m as { InferenceSession?: unknown }).InferenceSession !== undefined ? m : (m as unknown as { default: Runtime }).default) as Runtime,
+export const loadRuntimeWith = (importer: () => Promise<unknown>, peer = "onnxruntime-node"): Promise<Runtime> =>
+  OptionalPeer.load(peer, ENTRY_POINT, importer, ORT_RANGE).then(
+    (m) => ((m as { InferenceSession?: unknown }).InferenceSession !== undefined ? m : (m as { default: Runtime }).default) as Runtime,
     (e: unknown) => {
-      runtime = undefined
-      throw new OrtLoadError({ model: "onnxruntime-node", kind: "unavailable", reason: `cannot import onnxruntime-node (install it: npm install onnxruntime-node): ${messageOf(e)}`, cause: e })
+      const reason = e instanceof MissingPeerError ? e.message : `cannot import ${peer} (install it: npm install ${peer}@${ORT_RANGE}): ${messageOf(e)}`
+      throw new OrtLoadError({ model: peer, kind: "unavailable", reason, cause: e })
     }
   )
+
+/**
+ * Import `onnxruntime-node` once (later calls share the promise).
+ * @throws (rejects with) OrtLoadError kind `"unavailable"` naming the package when it cannot be imported (see
+ *   {@link loadRuntimeWith}); a later call tries again.
+ */
+export const loadRuntime = (): Promise<Runtime> => {
+  runtime ??= loadRuntimeWith(() => import("onnxruntime-node")).catch((e: unknown) => {
+    runtime = undefined
+    throw e
+  })
   return runtime
 }
 

@@ -22,7 +22,6 @@
  */
 import type { Rng } from "@autodidact/core"
 import { Effect } from "effect"
-import type { Backend, Tf } from "../engines/Backend.js"
 import type { NumArray } from "../NumArray.js"
 import type { KernelInputError } from "../KernelError.js"
 import { checkArray, checkShape, checkSize, fail, REFERENCE } from "../KernelError.js"
@@ -122,33 +121,8 @@ export const fromUniformsSync = (input: CategoricalInput): CategoricalResult => 
   return { actions, logProbs }
 }
 
-const f32 = (x: NumArray): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x as ArrayLike<number>))
-
-/** Inverse-CDF sampling with given uniforms, TensorFlow.js ops (validates). */
-export const fromUniformsTf = (tf: Tf, input: CategoricalInput): CategoricalResult => {
-  validate(input, tf.getBackend())
-  const { batch: B, numActions: A } = input
-  const [act, lp] = tf.tidy(() => {
-    const z = tf.tensor2d(f32(input.logits), [B, A])
-    const valid = input.mask === undefined ? tf.cast(tf.onesLike(z), "bool") : tf.cast(tf.tensor2d(f32(input.mask), [B, A]), "bool")
-    const logProbs = tf.logSoftmax(tf.where(valid, z, tf.fill([B, A], -Infinity)))
-    const cdf = tf.cumsum(tf.exp(logProbs), 1)
-    const u = tf.tensor2d(f32(input.uniforms), [B, 1])
-    // first index with cdf > u = number of indices with cdf ≤ u; past the end: the last valid action
-    const count = tf.sum(tf.cast(tf.lessEqual(cdf, u), "int32"), 1)
-    const lastValid = tf.sub(tf.scalar(A - 1, "int32"), tf.argMax(tf.reverse(tf.cast(valid, "int32"), 1), 1))
-    const actions = tf.minimum(count, lastValid)
-    const chosen = tf.sum(tf.mul(tf.where(valid, logProbs, tf.zerosLike(logProbs)), tf.oneHot(actions, A)), 1)
-    return [actions, chosen] as const
-  })
-  const actions = Int32Array.from(act.dataSync())
-  const logProbs = lp.dataSync() as Float32Array
-  tf.dispose([act, lp])
-  return { actions, logProbs }
-}
-
 /** The built-in implementations (for {@link KernelRegistry}). */
-export const builtin: Builtin<CategoricalInput, CategoricalResult> = { kernelName, reference: fromUniformsSync, tfjs: fromUniformsTf }
+export const builtin: Builtin<CategoricalInput, CategoricalResult> = { kernelName, reference: fromUniformsSync }
 
 /** Sample one action per row with `rng` (typed-array reference). */
 export const sampleSync = (rng: Rng, input: SoftmaxInput): CategoricalResult =>
@@ -162,5 +136,5 @@ export const sampleSync = (rng: Rng, input: SoftmaxInput): CategoricalResult =>
  * (`KernelRegistry.defaultEngines`: wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
  * Fails with {@link KernelInputError} on bad input (never retried on another engine).
  */
-export const sample = (rng: Rng, input: SoftmaxInput, options?: RunOptions): Effect.Effect<Dispatched<CategoricalResult>, KernelInputError, Backend> =>
+export const sample = (rng: Rng, input: SoftmaxInput, options?: RunOptions): Effect.Effect<Dispatched<CategoricalResult>, KernelInputError> =>
   Effect.suspend(() => KernelRegistry.run(builtin, { ...input, uniforms: uniforms(rng, input.batch) }, options))

@@ -27,7 +27,6 @@
  * @since 0.1.0
  */
 import type { Effect } from "effect"
-import type { Backend, Tf } from "../engines/Backend.js"
 import type { NumArray } from "../NumArray.js"
 import type { KernelInputError, Site } from "../KernelError.js"
 import { checkArray, checkShape, checkSize, REFERENCE } from "../KernelError.js"
@@ -110,29 +109,8 @@ export const estimateSync = (input: KlInput): KlResult => {
   return { values, mean: sum / n }
 }
 
-const f32 = (x: NumArray): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x as ArrayLike<number>))
-
-/** KL estimates with TensorFlow.js ops (validates; the mean is a float32 reduction). */
-export const estimateTf = (tf: Tf, input: KlInput): KlResult => {
-  validate(input, tf.getBackend())
-  const n = input.logProbs.length
-  const [v, m] = tf.tidy(() => {
-    const lr = tf.sub(tf.tensor1d(f32(input.otherLogProbs)), tf.tensor1d(f32(input.logProbs)))
-    const values = input.estimator === "k1"
-      ? tf.neg(lr)
-      : input.estimator === "k2"
-      ? tf.mul(tf.square(lr), 0.5)
-      : tf.sub(tf.expm1(lr), lr)
-    return [values, tf.mean(values)] as const
-  })
-  const values = v.dataSync() as Float32Array
-  const mean = m.dataSync()[0]!
-  tf.dispose([v, m])
-  return n === 0 ? { values, mean: Number.NaN } : { values, mean }
-}
-
 /** The built-in implementations (for {@link KernelRegistry}). */
-export const builtin: Builtin<KlInput, KlResult> = { kernelName, reference: estimateSync, tfjs: estimateTf }
+export const builtin: Builtin<KlInput, KlResult> = { kernelName, reference: estimateSync }
 
 /**
  * KL estimates k1/k2/k3 (Schulman, "Approximating KL Divergence"): `[n]` log-probabilities under q and p in, `[n]`
@@ -141,5 +119,5 @@ export const builtin: Builtin<KlInput, KlResult> = { kernelName, reference: esti
  * (`KernelRegistry.defaultEngines`: wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
  * Fails with {@link KernelInputError} on bad input (never retried on another engine).
  */
-export const estimate = (input: KlInput, options?: RunOptions): Effect.Effect<Dispatched<KlResult>, KernelInputError, Backend> =>
+export const estimate = (input: KlInput, options?: RunOptions): Effect.Effect<Dispatched<KlResult>, KernelInputError> =>
   KernelRegistry.run(builtin, input, options)

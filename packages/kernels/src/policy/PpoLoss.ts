@@ -35,9 +35,7 @@
  * @see https://github.com/vwxyzjn/cleanrl/blob/master/cleanrl/ppo.py
  * @since 0.1.0
  */
-import type * as tfc from "@tensorflow/tfjs-core"
 import type { Effect } from "effect"
-import type { Backend, Tf } from "../engines/Backend.js"
 import type { NumArray } from "../NumArray.js"
 import type { KernelInputError, Site } from "../KernelError.js"
 import { checkArray, checkRange, checkShape, checkSize, fail, REFERENCE } from "../KernelError.js"
@@ -233,57 +231,9 @@ export const lossAndGradientSync = (input: PpoLossInput): PpoLossResult => {
   return { ...parts, dLogits, dValues }
 }
 
-/** A logit that stands in for a masked action inside the differentiated graph (finite, so no 0 · ∞ = NaN). */
-const MASKED_LOGIT = -1e9
-
-const f32 = (x: NumArray): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x as ArrayLike<number>))
-
-/** Loss and gradients with TensorFlow.js: the forward pass differentiated by `tf.valueAndGrads` (validates). */
-export const lossAndGradientTf = (tf: Tf, input: PpoLossInput): PpoLossResult => {
-  const { c, cv, clipVloss, ent, vf } = validate(input, tf.getBackend())
-  const B = input.batch
-  const A = input.numActions
-  const result = tf.tidy(() => {
-    const valid = input.mask === undefined ? tf.cast(tf.ones([B, A]), "bool") : tf.cast(tf.tensor2d(f32(input.mask), [B, A]), "bool")
-    const onehot = tf.oneHot(tf.tensor1d(Int32Array.from(input.actions as ArrayLike<number>), "int32"), A)
-    const oldLogProbs = tf.tensor1d(f32(input.oldLogProbs))
-    const adv = tf.tensor1d(f32(input.advantages))
-    const oldValues = tf.tensor1d(f32(input.oldValues))
-    const returns = tf.tensor1d(f32(input.returns))
-    const fill = tf.fill([B, A], MASKED_LOGIT)
-    const parts = (z: tfc.Tensor, v: tfc.Tensor) => {
-      const logp = tf.logSoftmax(tf.where(valid, z, fill))
-      const logRatio = tf.sub(tf.sum(tf.mul(logp, onehot), 1), oldLogProbs)
-      const ratio = tf.exp(logRatio)
-      const pg1 = tf.mul(tf.neg(adv), ratio)
-      const pg2 = tf.mul(tf.neg(adv), tf.clipByValue(ratio, 1 - c, 1 + c))
-      const pgLoss = tf.mean(tf.maximum(pg1, pg2))
-      const entropy = tf.mean(tf.neg(tf.sum(tf.where(valid, tf.mul(tf.exp(logp), logp), tf.zerosLike(logp)), 1)))
-      const un = tf.square(tf.sub(v, returns))
-      const vLoss = clipVloss
-        ? tf.mul(tf.mean(tf.maximum(un, tf.square(tf.sub(tf.add(oldValues, tf.clipByValue(tf.sub(v, oldValues), -cv, cv)), returns)))), 0.5)
-        : tf.mul(tf.mean(un), 0.5)
-      const loss = tf.add(tf.sub(pgLoss, tf.mul(entropy, ent)), tf.mul(vLoss, vf)) as tfc.Scalar
-      return { loss, pgLoss, vLoss, entropy, logRatio, ratio }
-    }
-    const z = tf.tensor2d(f32(input.logits), [B, A])
-    const v = tf.tensor1d(f32(input.values))
-    const { value, grads } = tf.valueAndGrads((zz: tfc.Tensor, vv: tfc.Tensor) => parts(zz, vv).loss)([z, v])
-    const p = parts(z, v)
-    const approxKl = tf.mean(tf.sub(tf.sub(p.ratio, 1), p.logRatio))
-    const clipFraction = tf.mean(tf.cast(tf.greater(tf.abs(tf.sub(p.ratio, 1)), c), "float32"))
-    const scalars = tf.stack([value, p.pgLoss, p.vLoss, p.entropy, approxKl, clipFraction])
-    return [scalars, grads[0]!, grads[1]!] as const
-  })
-  const s = result[0].dataSync()
-  const dLogits = Float64Array.from(result[1].dataSync())
-  const dValues = Float64Array.from(result[2].dataSync())
-  tf.dispose([...result])
-  return { loss: s[0]!, policyLoss: s[1]!, valueLoss: s[2]!, entropy: s[3]!, approxKl: s[4]!, clipFraction: s[5]!, dLogits, dValues }
-}
 
 /** The built-in implementations (for {@link KernelRegistry}). */
-export const builtin: Builtin<PpoLossInput, PpoLossResult> = { kernelName, reference: lossAndGradientSync, tfjs: lossAndGradientTf }
+export const builtin: Builtin<PpoLossInput, PpoLossResult> = { kernelName, reference: lossAndGradientSync }
 
 /**
  * PPO clipped-surrogate loss, clipped value loss and entropy bonus (arXiv:1707.06347) with the gradients with respect
@@ -292,5 +242,5 @@ export const builtin: Builtin<PpoLossInput, PpoLossResult> = { kernelName, refer
  * (`KernelRegistry.defaultEngines`: wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
  * Fails with {@link KernelInputError} on bad input (never retried on another engine).
  */
-export const lossAndGradient = (input: PpoLossInput, options?: RunOptions): Effect.Effect<Dispatched<PpoLossResult>, KernelInputError, Backend> =>
+export const lossAndGradient = (input: PpoLossInput, options?: RunOptions): Effect.Effect<Dispatched<PpoLossResult>, KernelInputError> =>
   KernelRegistry.run(builtin, input, options)

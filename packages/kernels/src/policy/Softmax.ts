@@ -23,7 +23,6 @@
  * @since 0.1.0
  */
 import type { Effect } from "effect"
-import type { Backend, Tf } from "../engines/Backend.js"
 import type { NumArray } from "../NumArray.js"
 import type { KernelInputError, Site } from "../KernelError.js"
 import { checkBinary, checkShape, checkSize, fail, REFERENCE, shapeString } from "../KernelError.js"
@@ -135,32 +134,8 @@ export const logSoftmaxSync = (input: SoftmaxInput): SoftmaxResult => {
   return { logProbs, entropy }
 }
 
-const f32 = (x: NumArray): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x as ArrayLike<number>))
-
-/** Masked log-softmax and entropy with TensorFlow.js ops (validates). */
-export const logSoftmaxTf = (tf: Tf, input: SoftmaxInput): SoftmaxResult => {
-  validate(input, kernelName, tf.getBackend())
-  const { batch: B, numActions: A } = input
-  const [lp, h] = tf.tidy(() => {
-    const z = tf.tensor2d(f32(input.logits), [B, A])
-    let masked = z
-    let valid = tf.cast(tf.onesLike(z), "bool")
-    if (input.mask !== undefined) {
-      valid = tf.cast(tf.tensor2d(f32(input.mask), [B, A]), "bool")
-      masked = tf.where(valid, z, tf.fill([B, A], -Infinity))
-    }
-    const logProbs = tf.logSoftmax(masked)
-    const plogp = tf.where(valid, tf.mul(tf.exp(logProbs), logProbs), tf.zerosLike(logProbs))
-    return [logProbs, tf.neg(tf.sum(plogp, 1))] as const
-  })
-  const logProbs = lp.dataSync() as Float32Array
-  const entropy = h.dataSync() as Float32Array
-  tf.dispose([lp, h])
-  return { logProbs, entropy }
-}
-
 /** The built-in implementations (for {@link KernelRegistry}). */
-export const builtin: Builtin<SoftmaxInput, SoftmaxResult> = { kernelName, reference: logSoftmaxSync, tfjs: logSoftmaxTf }
+export const builtin: Builtin<SoftmaxInput, SoftmaxResult> = { kernelName, reference: logSoftmaxSync }
 
 /**
  * Masked log-softmax (`[batch, numActions]`, −∞ where masked) and entropy (`[batch]`, nats).
@@ -168,5 +143,5 @@ export const builtin: Builtin<SoftmaxInput, SoftmaxResult> = { kernelName, refer
  * (`KernelRegistry.defaultEngines`: onnxruntime while `OrtEngine.layer` is provided, else wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
  * Fails with {@link KernelInputError} on bad input (never retried on another engine).
  */
-export const logSoftmax = (input: SoftmaxInput, options?: RunOptions): Effect.Effect<Dispatched<SoftmaxResult>, KernelInputError, Backend> =>
+export const logSoftmax = (input: SoftmaxInput, options?: RunOptions): Effect.Effect<Dispatched<SoftmaxResult>, KernelInputError> =>
   KernelRegistry.run(builtin, input, options)

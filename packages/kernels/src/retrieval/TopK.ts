@@ -23,9 +23,7 @@
  * ```
  * @since 0.1.0
  */
-import type * as tfc from "@tensorflow/tfjs-core"
 import type { Effect } from "effect"
-import type { Backend, Tf } from "../engines/Backend.js"
 import type { NumArray } from "../NumArray.js"
 import type { KernelInputError, Site } from "../KernelError.js"
 import { checkFinite, checkShape, checkSize, fail, REFERENCE, shapeString } from "../KernelError.js"
@@ -200,40 +198,8 @@ export const topKSync = (input: TopKInput): TopKResult => {
   return { indices, scores }
 }
 
-const f32 = (x: NumArray): Float32Array => (x instanceof Float32Array ? x : Float32Array.from(x as ArrayLike<number>))
-
-/** Top-k with TensorFlow.js: one `matMul` for the scores, then `tf.topk` (validates). */
-export const topKTf = (tf: Tf, input: TopKInput): TopKResult => {
-  const site = validate(input, tf.getBackend())
-  const { numQueries: Q, numRows: M, dim: D, k } = input
-  const [vals, idx, bad] = tf.tidy(() => {
-    const qs = tf.tensor2d(f32(input.queries), [Q, D])
-    const ms = tf.tensor2d(f32(input.matrix), [M, D])
-    let scores: tfc.Tensor2D = tf.matMul(qs, ms, false, true)
-    const nonFinite = tf.any(tf.logicalNot(tf.isFinite(scores)))
-    if (input.metric === "cosine") {
-      const inv = (n: tfc.Tensor) => tf.where(tf.greater(n, 0), tf.div(1, n), tf.zerosLike(n))
-      const rn = input.rowNorms === undefined ? tf.norm(ms, "euclidean", 1) : tf.tensor1d(f32(input.rowNorms))
-      const qn = tf.norm(qs, "euclidean", 1)
-      scores = tf.mul(tf.mul(scores, tf.reshape(inv(qn), [Q, 1])), tf.reshape(inv(rn), [1, M]))
-    }
-    const { values, indices } = tf.topk(scores, k, true)
-    return [values, indices, nonFinite] as const
-  })
-  const isBad = bad.dataSync()[0] !== 0
-  const scores = vals.dataSync() as Float32Array
-  const indices = Int32Array.from(idx.dataSync())
-  tf.dispose([vals, idx, bad])
-  if (isBad) {
-    // find the offending element with the reference check
-    checkFinite({ ...site }, "queries", input.queries, [Q, D])
-    checkFinite({ ...site }, "matrix", input.matrix, [M, D])
-  }
-  return { indices, scores }
-}
-
 /** The built-in implementations (for {@link KernelRegistry}). */
-export const builtin: Builtin<TopKInput, TopKResult> = { kernelName, reference: topKSync, tfjs: topKTf }
+export const builtin: Builtin<TopKInput, TopKResult> = { kernelName, reference: topKSync }
 
 /**
  * Exact top-k rows by dot product or cosine: `[numQueries, dim]` queries against a `[numRows, dim]` matrix, `[numQueries, k]`
@@ -242,5 +208,5 @@ export const builtin: Builtin<TopKInput, TopKResult> = { kernelName, reference: 
  * (`KernelRegistry.defaultEngines`: onnxruntime while `OrtEngine.layer` is provided, else wasm-simd, else typed-array), TensorFlow.js on native `tensorflow`; `options.engine` overrides.
  * Fails with {@link KernelInputError} on bad input (never retried on another engine).
  */
-export const topK = (input: TopKInput, options?: RunOptions): Effect.Effect<Dispatched<TopKResult>, KernelInputError, Backend> =>
+export const topK = (input: TopKInput, options?: RunOptions): Effect.Effect<Dispatched<TopKResult>, KernelInputError> =>
   KernelRegistry.run(builtin, input, options)

@@ -43,7 +43,6 @@
  * @since 0.1.0
  */
 import type { Rng } from "@autodidact/core"
-import type { Tf } from "../engines/Backend.js"
 import type { NumArray } from "../advantages/Gae.js"
 import type { Site } from "../KernelError.js"
 import { checkSize, fail, REFERENCE } from "../KernelError.js"
@@ -201,21 +200,4 @@ export const stratifiedPrefixes = (tree: SumTree, rng: Rng, batch: number): Floa
   const out = new Float64Array(batch)
   for (let b = 0; b < batch; b++) out[b] = Math.min(((b + rng.random()) * tot) / batch, tot * (1 - Number.EPSILON))
   return out
-}
-
-/** Prefix-sum sampling with TensorFlow.js on a flat priority vector `[n]`: `upperBound(cumsum(p), u)`. */
-export const sampleTf = (tf: Tf, priorities: NumArray, prefixes: NumArray): Int32Array => {
-  const site: Site = { kernel: `${kernelName}.sample`, backend: tf.getBackend() }
-  for (let j = 0; j < priorities.length; j++) {
-    const p = priorities[j]!
-    if (!(p >= 0 && p < Infinity)) fail(site, "priorities", p !== p || p === Infinity ? "non-finite" : "range", `[${priorities.length}]`, `priority ${p} at index ${j}`)
-  }
-  const out = tf.tidy(() => {
-    const cdf = tf.cumsum(tf.tensor1d(Float32Array.from(priorities as ArrayLike<number>)))
-    const u = tf.tensor1d(Float32Array.from(prefixes as ArrayLike<number>))
-    return tf.minimum(tf.upperBound(cdf, u), priorities.length - 1)
-  })
-  const indices = Int32Array.from(out.dataSync())
-  out.dispose()
-  return indices
 }

@@ -63,6 +63,18 @@ export interface Exports {
 /** Whether the module could be instantiated, and why not. */
 export type Availability = { readonly ok: true } | { readonly ok: false; readonly reason: string }
 
+/** `process.env` under Node, `{}` where there is no `process` (browsers). */
+export const processEnv = (): { readonly [key: string]: string | undefined } =>
+  typeof process === "undefined" ? {} : process.env
+
+/** Decode base64 with `atob` (Node ≥ 16 and browsers; no `Buffer`). */
+const fromBase64 = (b64: string): Uint8Array => {
+  const s = atob(b64)
+  const out = new Uint8Array(s.length)
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i)
+  return out
+}
+
 let instance: Exports | undefined
 let availability: Availability | undefined
 
@@ -70,13 +82,13 @@ let availability: Availability | undefined
  * Instantiate the embedded module (once; synchronous, ~12 KB). Unavailable when `AUTODIDACT_WASM_SIMD=0`, when
  * there is no `WebAssembly`, or when the engine rejects the module (no SIMD support).
  */
-export const load = (env: { readonly [key: string]: string | undefined } = process.env): Availability => {
+export const load = (env: { readonly [key: string]: string | undefined } = processEnv()): Availability => {
   if (env[ENV_VAR] === "0") return { ok: false, reason: `disabled by ${ENV_VAR}=0` }
   if (availability !== undefined) return availability
   try {
     const wa = (globalThis as { WebAssembly?: WasmApi }).WebAssembly
     if (typeof wa !== "object") throw new Error("this JavaScript engine has no WebAssembly")
-    const bytes = Buffer.from(binary.base64, "base64")
+    const bytes = fromBase64(binary.base64)
     if (bytes.length !== binary.byteLength) throw new Error(`embedded module is ${bytes.length} bytes, expected ${binary.byteLength}`)
     if (!wa.validate(bytes)) throw new Error("the WebAssembly engine rejects the module (no SIMD support?)")
     instance = new wa.Instance(new wa.Module(bytes), {}).exports as Exports

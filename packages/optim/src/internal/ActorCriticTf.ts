@@ -4,7 +4,7 @@
  * @internal
  * @since 0.2.0
  */
-import type { Backend } from "@autodidact/kernels"
+import type { Backend } from "@autodidact/kernels/tfjs"
 import type { ActorCritic } from "./ActorCriticNet.js"
 
 type Tf = Backend.Tf

@@ -1,10 +1,10 @@
 /**
- * PPO's hyper-parameters with CleanRL `ppo.py`'s defaults, their validation, and the per-run callbacks: the
- * `Options`, `defaults`, `validate` and `Hooks` of the public {@link Ppo} namespace (re-exported there).
+ * PPO's hyper-parameters with CleanRL `ppo.py`'s defaults and their validation: the
+ * `Options`, `defaults` and `validate` of the public {@link Ppo} namespace (re-exported there).
  * @internal
  * @since 0.2.0
  */
-import { InvalidOptionError, type Metrics } from "@autodidact/core"
+import { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
 
 /** PPO hyper-parameters (CleanRL `ppo.py` `Args`, same meaning and defaults). */
@@ -76,16 +76,6 @@ export const defaults: Options = {
   hidden: 64,
   seed: 1,
   bootstrapTruncated: false
-}
-
-/** Per-run callbacks; all optional. They run synchronously inside the loop: keep them cheap. */
-export interface Hooks {
-  /** Called for every finished episode (`kind: "episode"` row of `metrics.jsonl`). */
-  readonly onEpisode?: ((row: Metrics.EpisodeRow) => void) | undefined
-  /** Called after every update (`kind: "update"` row). */
-  readonly onUpdate?: ((row: Metrics.UpdateRow) => void) | undefined
-  /** Stop at the next step boundary when aborted (`stopReason: "aborted"`). */
-  readonly signal?: AbortSignal | undefined
 }
 
 /**

@@ -9,7 +9,7 @@ import { InvalidOptionError } from "@autodidact/core"
 import type { VectorEnv } from "@autodidact/envs"
 import { Gae } from "@autodidact/kernels"
 import * as ActorCritic from "../ActorCritic.js"
-import type { Hooks } from "./PpoOptions.js"
+import type { Hooks } from "./PpoHooks.js"
 import type { TrainState } from "./PpoState.js"
 
 /** Arithmetic mean of `xs` (NaN for none). */
