@@ -36,13 +36,13 @@
  * @see Espeholt et al., "IMPALA", 2018 (arXiv:1802.01561); Fu et al., "AReaL", 2025 (arXiv:2505.24298)
  * @since 0.1.0
  */
-import { NodeClusterSocket } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { ActorCritic, DrrnPolicy } from "@autodidact/optim"
 import { Context, Duration, Effect, Fiber, Layer, Redacted, Schedule, type Scope, Stream } from "effect"
 import type { ShardingConfig } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import * as Collect from "./Collect.js"
+import * as ClusterSocket from "./internal/ClusterSocket.js"
 import { ClusterStoreError, PolicyLagError, reasonOf, RolloutError } from "./Errors.js"
 import * as Policy from "./Policy.js"
 import * as RolloutStore from "./RolloutStore.js"
@@ -524,6 +524,6 @@ export const makeCluster = (options: Pick<ClusterOptions, "onAvailability" | "on
  */
 export const layerCluster = (options: ClusterOptions) =>
   Layer.effect(RolloutService, makeCluster(options)).pipe(
-    Layer.provide(NodeClusterSocket.layer({ clientOnly: true, storage: "sql", shardingConfig: { ...shardingDefaults, ...options.shardingConfig } })),
+    Layer.provide(ClusterSocket.layer({ clientOnly: true, shardingConfig: { ...shardingDefaults, ...options.shardingConfig } })),
     Layer.provide(layerSql(options.url))
   )

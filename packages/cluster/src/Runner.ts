@@ -12,9 +12,9 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { RunnerAddress, type ShardingConfig } from "effect/cluster"
-import { NodeClusterSocket } from "@effect/platform-node"
 import { SqlClient } from "effect/sql"
 import { ClusterStoreError, reasonOf } from "./Errors.js"
+import * as ClusterSocket from "./internal/ClusterSocket.js"
 import * as RolloutService from "./RolloutService.js"
 import * as RolloutStore from "./RolloutStore.js"
 import * as Worker from "./Worker.js"
@@ -62,8 +62,7 @@ export const layer = (options: Options) => {
         : `runner ${name}: postgres: available again after ${a.downSeconds.toFixed(1)} s; resuming`))
     log(`runner ${name}: listening (pid ${process.pid})`)
   }))
-  const cluster = NodeClusterSocket.layer({
-    storage: "sql",
+  const cluster = ClusterSocket.layer({
     shardingConfig: {
       ...RolloutService.shardingDefaults,
       runnerAddress: Option.some(RunnerAddress.make(host, port)),

@@ -394,3 +394,25 @@ export const train = (
       stopReason
     }
   })
+
+/**
+ * The plain (Promise) face of {@link train}: episode-based PPO with rollouts on this machine, on a pool of worker
+ * threads (`threads`, default `os.availableParallelism()`) or, with `threads: 0`, in the calling thread. The pool
+ * is closed when the run ends. Rejects with the same tagged errors as {@link train} (`InvalidOptionError` naming the
+ * option, `NonFiniteValueError`, `RolloutError`, `PolicyLagError`); `instanceof` and `_tag` work.
+ *
+ * @example
+ * ```ts
+ * const result = await Trainer.trainLocal({ envId: "CartPole-v1", seed: 1, updates: 20 }, { onUpdate: (row) => console.log(row) })
+ * ```
+ * @category plain
+ * @since 0.2.0
+ */
+export const trainLocal = (
+  options: Partial<Options> & { readonly envId: string; readonly threads?: number | undefined },
+  hooks: Hooks = {}
+): Promise<TrainResult> => {
+  const { threads, ...rest } = options
+  const rollouts = threads === 0 ? RolloutService.layerInProcess : RolloutService.layerThreads(threads === undefined ? {} : { workers: threads })
+  return Effect.runPromise(train(rest, hooks).pipe(Effect.provide(rollouts)))
+}

@@ -102,3 +102,22 @@ describe("Trainer.train learns", () => {
       expect(last).toBeGreaterThan(1.5 * first)
     }))
 })
+
+describe("Trainer.trainLocal (plain face)", () => {
+  it("gives the in-process Effect run's result, and rejects bad options with the same InvalidOptionError", async () => {
+    const options = { envId: "CartPole-v1", seed: 3, episodesPerUpdate: 4, updates: 2, runId: "plain" }
+    const plain = await Trainer.trainLocal({ ...options, threads: 0 })
+    const viaEffect = await Effect.runPromise(Trainer.train(options).pipe(Effect.provide(RolloutService.layerInProcess)))
+    expect(plain.weightsHash).toBe(viaEffect.weightsHash)
+    expect(plain.returns).toEqual(viaEffect.returns)
+    const rows: Array<unknown> = []
+    await Trainer.trainLocal({ ...options, threads: 0, updates: 1 }, { onUpdate: (row) => rows.push(row) })
+    expect(rows).toHaveLength(1)
+
+    const bad = await Trainer.trainLocal({ envId: "CartPole-v1", episodesPerUpdate: 0, threads: 0 }).then(() => undefined, (e: unknown) => e)
+    const badEffect = await Effect.runPromise(Effect.flip(Trainer.train({ envId: "CartPole-v1", episodesPerUpdate: 0 }).pipe(Effect.provide(RolloutService.layerInProcess))))
+    expect(bad).toBeInstanceOf(InvalidOptionError)
+    expect((bad as InvalidOptionError)._tag).toBe(badEffect._tag)
+    expect((bad as InvalidOptionError).option).toBe("episodesPerUpdate")
+  })
+})

@@ -40,7 +40,7 @@
  */
 import type { Env } from "@autodidact/envs"
 import { Registry, TextEnv } from "@autodidact/envs"
-import { Duration, Effect, Schedule, type Scope } from "effect"
+import { Duration, Effect, Exit, Schedule, Scope } from "effect"
 import { HttpServerRequest } from "effect/http"
 import * as HttpListen from "./internal/HttpListen.js"
 import { LlmConfigError, type ServerStartError } from "./LlmErrors.js"
@@ -243,3 +243,28 @@ export const start = (options: Options): Effect.Effect<Running, LlmConfigError |
     const listening = yield* HttpListen.listen(app, { host: options.host, port: options.port })
     return { ...listening, sessions: () => [...sessions.keys()] }
   })
+
+/** A server started by {@link serve}: where it listens, its live sessions, and `close()`. @category plain @since 0.2.0 */
+export interface Served extends Running {
+  /** Stop listening and close open connections; idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * The plain (Promise) face of {@link start}: `const server = await EnvServer.serve({ envId: "TextHousehold-v0" })`,
+ * then `server.url`, and `await server.close()`. Rejects with the same `LlmConfigError` / `ServerStartError` as
+ * {@link start} (`instanceof` and `_tag` work).
+ *
+ * @category plain
+ * @since 0.2.0
+ */
+export const serve = async (options: Options): Promise<Served> => {
+  const scope = Effect.runSync(Scope.make())
+  const exit = await Effect.runPromiseExit(Scope.provide(start(options), scope))
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    return Effect.runPromise(Effect.failCause(exit.cause))
+  }
+  let closed: Promise<void> | undefined
+  return { ...exit.value, close: () => (closed ??= Effect.runPromise(Scope.close(scope, Exit.void))) }
+}

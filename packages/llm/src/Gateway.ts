@@ -43,7 +43,6 @@
  * @see Luo et al., "Agent Lightning: Train ANY AI Agents with Reinforcement Learning", arXiv:2508.03680
  * @since 0.1.0
  */
-import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Duration, Effect, Option, type Scope, Stream } from "effect"
 import { HttpClient, HttpClientRequest, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash, randomUUID } from "node:crypto"
@@ -320,7 +319,7 @@ export const start = (
         const closedEarly = Effect.suspend(() =>
           record({ ...base, latencyMs: elapsed(), stream, request, status: 499, error: { kind: "client-closed", message: "the client closed the connection before the answer" } })
         )
-        const gone = clientGone(req)
+        const gone = HttpListen.clientGone(req)
         const openedOrGone = yield* Effect.raceFirst(
           client.execute(upstreamRequest).pipe(Effect.timeout(timeout), Effect.result, Effect.map(Option.some)),
           Effect.as(gone, Option.none())
@@ -496,26 +495,6 @@ export const start = (
     })
 
     return yield* HttpListen.listen(app, { host: options.host, port: options.port })
-  })
-
-/** Succeeds when the client closes its connection before the response was written (never for other servers). */
-const clientGone = (req: HttpServerRequest.HttpServerRequest): Effect.Effect<void> =>
-  Effect.callback<void>((resume) => {
-    let res: ReturnType<typeof NodeHttpServerRequest.toServerResponse>
-    try {
-      res = NodeHttpServerRequest.toServerResponse(req)
-    } catch {
-      return
-    }
-    if (res.closed && !res.writableEnded) {
-      resume(Effect.void)
-      return
-    }
-    const onClose = () => {
-      if (!res.writableEnded) resume(Effect.void)
-    }
-    res.once("close", onClose)
-    return Effect.sync(() => void res.off("close", onClose))
   })
 
 const addHeaders = (res: HttpServerResponse.HttpServerResponse, h: Record<string, string>) => HttpServerResponse.setHeaders(res, h)

@@ -1,5 +1,5 @@
 import { Registry, TextEnv } from "@autodidact/envs"
-import { EnvServer } from "@autodidact/llm"
+import { EnvServer, LlmConfigError } from "@autodidact/llm"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 
@@ -134,4 +134,21 @@ describe("EnvServer (AgentGym protocol)", () => {
       const b = yield* Effect.flip(EnvServer.start({ envId: "CartPole-v1" }))
       expect(b.message).toContain("not a text environment")
     }).pipe(Effect.scoped))
+})
+
+describe("EnvServer.serve (plain face)", () => {
+  it("serves over HTTP until close(), and refuses an unknown env with the same LlmConfigError as start", async () => {
+    const server = await EnvServer.serve({ envId: "TextHousehold-v0" })
+    const health = await fetch(`${server.url}/`).then((r) => r.status)
+    expect(health).toBeLessThan(500)
+    await server.close()
+    await server.close()
+    expect(await fetch(`${server.url}/`).then(() => "open", () => "closed")).toBe("closed")
+
+    const plain = await EnvServer.serve({ envId: "NoSuchEnv-v9" }).then(() => undefined, (e: unknown) => e)
+    const viaEffect = await Effect.runPromise(Effect.flip(Effect.scoped(EnvServer.start({ envId: "NoSuchEnv-v9" }))))
+    expect(plain).toBeInstanceOf(LlmConfigError)
+    expect((plain as LlmConfigError)._tag).toBe(viaEffect._tag)
+    expect((plain as LlmConfigError).message).toBe(viaEffect.message)
+  })
 })

@@ -8,6 +8,7 @@ import { TextHousehold } from "@autodidact/envs"
 import { Backend } from "@autodidact/kernels/tfjs"
 import { Effect } from "effect"
 import { ProcessReward, Search } from "../src/index.js"
+import { ProcessRewardModel } from "../src/train.js"
 
 const num = (k: string, d: number) => (process.env[k] === undefined ? d : Number(process.env[k]))
 const TRAIN = num("TRAIN_TASKS", 60), EVAL = num("EVAL_TASKS", 100), K = num("K", 4), N = num("N", 8), MAX = num("MAX_STEPS", 30)
@@ -32,8 +33,8 @@ const program = Effect.gen(function* () {
     }
   }
   const tTargets = (performance.now() - t0) / 1000
-  const prm = ProcessReward.train(tf, targets, { epochs: 10, batchSize: 128, learningRate: 2e-3, rng, dim: 1024, hidden: [64] })
-  const rm = ProcessReward.model(prm.mlp, prm.dim)
+  const prm = ProcessRewardModel.train(tf, targets, { epochs: 10, batchSize: 128, learningRate: 2e-3, rng, dim: 1024, hidden: [64] })
+  const rm = ProcessRewardModel.model(prm.mlp, prm.dim)
   const tTrain = (performance.now() - t0) / 1000 - tTargets
   let base = 0, bonRandom = 0, bon = 0, beam = 0, oracle = 0, bonSamples = 0, beamSamples = 0, baseSamples = 0
   for (let k = 0; k < EVAL; k++) {

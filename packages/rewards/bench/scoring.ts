@@ -10,7 +10,8 @@ import { Rng } from "@autodidact/core"
 import { Backend } from "@autodidact/kernels/tfjs"
 import onnxProto from "onnx-proto"
 import { Effect } from "effect"
-import { Mlp, OnnxRewardModel, TextTokenizer, Training } from "../src/index.js"
+import { OnnxRewardModel, TextTokenizer } from "../src/onnx.js"
+import { Mlp, Training } from "../src/train.js"
 
 const DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/data/onnx")
 const { onnx } = onnxProto

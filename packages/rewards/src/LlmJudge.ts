@@ -230,3 +230,13 @@ export const layer = (config: Config): Layer.Layer<RewardModel.RewardModel, neve
  * @category layers
  */
 export const layerFetch = (config: Config): Layer.Layer<RewardModel.RewardModel> => Layer.provide(layer(config), FetchHttpClient.layer)
+
+/**
+ * The judge as a plain {@link RewardModel.Scorer} over `fetch` (`FetchHttpClient`): `await judge.score(batch)` gives
+ * scores in `[0, 1]`; failures reject with the same `JudgeAnswerError` / `JudgeHttpError` / `JudgeUnreachableError`
+ * as {@link make}. Synchronous to build (no request is sent until scoring).
+ * @category plain
+ * @since 0.2.0
+ */
+export const create = (config: Config): RewardModel.Scorer =>
+  RewardModel.toScorer(Effect.runSync(make(config).pipe(Effect.provide(FetchHttpClient.layer))))

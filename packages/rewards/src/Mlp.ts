@@ -11,11 +11,10 @@
  * @since 0.1.0
  */
 import type { Rng } from "@autodidact/core"
-import type { Backend } from "@autodidact/kernels/tfjs"
 import type * as tfc from "@tensorflow/tfjs-core"
 
-/** The TF.js module. */
-export type Tf = Backend.Tf
+/** The TF.js module (`@tensorflow/tfjs-core`, e.g. the `tf` of `@autodidact/kernels`' `Backend` service). */
+export type Tf = typeof tfc
 
 /** Architecture. */
 export interface MlpSpec {

@@ -10,10 +10,13 @@
  * @see https://onnx.ai/onnx/operators/ (Gemm, MatMul, Add, Relu, Tanh, Squeeze at opset 17)
  * @since 0.1.0
  */
-import onnxProto from "onnx-proto"
+import { loadOnnxProto } from "./internal/peers.js"
 import type { DenseWeights, MlpSpec } from "./Mlp.js"
 
-const { onnx } = onnxProto
+// `onnx-proto` is an optional peer of `@autodidact/rewards/train`: missing, importing this module fails with MissingPeerError
+const onnxProto = await loadOnnxProto()
+// a CommonJS module: Node's ESM loader gives its exports as `default`
+const { onnx } = (onnxProto as { readonly default?: typeof onnxProto }).default ?? onnxProto
 
 /** Options. */
 export interface ExportOptions {

@@ -19,8 +19,7 @@
  * @since 0.1.0
  */
 import { OrtSession } from "@autodidact/kernels/ort"
-import { Effect } from "effect"
-import type { Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { InferenceError, InputMismatchError, ModelLoadError, TokenizerMismatchError } from "./RewardError.js"
 import type { ScoreError } from "./RewardError.js"
 import * as RewardModel from "./RewardModel.js"
@@ -211,3 +210,34 @@ export const layerFeature = (source: string | Uint8Array, options: Parameters<ty
  * @category layers
  */
 export const layerText = (source: string | Uint8Array, options: Parameters<typeof text>[1]) => RewardModel.layer(text(source, options))
+
+/** Open a scoped model into a scope that the {@link RewardModel.Scorer}'s `close()` closes (closed at once on a failed load). */
+const toScorerScoped = async <E>(open: Effect.Effect<RewardModel.RewardModelShape, E, Scope.Scope>): Promise<RewardModel.Scorer> => {
+  const scope = Effect.runSync(Scope.make())
+  const exit = await Effect.runPromiseExit(Scope.provide(open, scope))
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    return Effect.runPromise(Effect.failCause(exit.cause))
+  }
+  return RewardModel.toScorer(exit.value, () => Effect.runPromise(Scope.close(scope, Exit.void)))
+}
+
+/**
+ * Load a feature ONNX reward model (see {@link feature}) as a plain {@link RewardModel.Scorer}:
+ * `const rm = await load("rm.onnx"); const scores = await rm.score([{ features }]); await rm.close()`.
+ * Rejects with the same `ModelLoadError` as {@link feature}; scoring rejects with `InputMismatchError`,
+ * `NonFiniteScoreError`, `EmptyBatchError` or `InferenceError` (after `close()`, the session is released).
+ * @category plain
+ * @since 0.2.0
+ */
+export const load = (source: string | Uint8Array, options: Parameters<typeof feature>[1] = {}): Promise<RewardModel.Scorer> =>
+  toScorerScoped(feature(source, options))
+
+/**
+ * Load a Hugging Face sequence-classification ONNX model with its tokenizer (see {@link text}) as a plain
+ * {@link RewardModel.Scorer}; rejects with `ModelLoadError` or `TokenizerMismatchError`.
+ * @category plain
+ * @since 0.2.0
+ */
+export const loadText = (source: string | Uint8Array, options: Parameters<typeof text>[1]): Promise<RewardModel.Scorer> =>
+  toScorerScoped(text(source, options))

@@ -10,8 +10,9 @@
  * - Features ({@link featurize}): hashed unigrams and bigrams of the task, the state text and the action, and
  *   crossed (action word × task word) and (action word × state word) features, in `dim` buckets (feature hashing,
  *   Weinberger et al. 2009), L2-normalized.
- * - The PRM is an {@link Mlp} trained pointwise with BCE on the soft targets; {@link model} serves it as a
- *   {@link RewardModel} (`scoreSteps` = predicted success probability of each step).
+ * - The PRM is an MLP trained pointwise with BCE on the soft targets (`ProcessRewardModel.train` in
+ *   `@autodidact/rewards/train`), served as a `RewardModel` by `ProcessRewardModel.model` (`scoreSteps` = predicted
+ *   success probability of each step).
  * - {@link stepAdvantages}: per step `A_t = outcomeWeight · (R − mean R) / (std R + ε) + processWeight · (Q_t − Q_{t−1})`,
  *   Q_{−1} the group mean of Q_0 — the episode's group-normalized outcome (GRPO) plus the PRM's progress, a
  *   potential-based difference that leaves the optimal policy unchanged (Ng et al. 1999).
@@ -22,11 +23,7 @@ import type { Rng } from "@autodidact/core"
 import type { TextEnv as TextEnvModule } from "@autodidact/envs"
 import { GroupNorm } from "@autodidact/kernels"
 type TextEnv = TextEnvModule.TextEnv
-import * as Mlp from "./Mlp.js"
-import * as RewardModel from "./RewardModel.js"
 import * as Search from "./Search.js"
-import * as Training from "./Training.js"
-import { Effect } from "effect"
 
 const WORD = /[a-z0-9]+/g
 const fnv = (s: string): number => {
@@ -110,41 +107,6 @@ export const monteCarloTargets = (env: TextEnv, task: Search.Task, policy: Searc
   }
   return { episode: ep, targets }
 }
-
-/**
- * Train a process reward model: an {@link Mlp} (`dim` → `hidden`, default `[64]`, ReLU → 1) on {@link featurize}
- * features (`dim` default 4096), pointwise BCE on the soft targets in `[0, 1]` (`Training.trainPointwise`, Adam).
- * Returns the model (dispose it with `Mlp.dispose`), its feature size and the per-epoch losses.
- */
-export const train = (
-  tf: Mlp.Tf,
-  targets: ReadonlyArray<StepTarget>,
-  options: Training.TrainOptions & { readonly dim?: number | undefined; readonly hidden?: ReadonlyArray<number> | undefined }
-): { readonly mlp: Mlp.Mlp; readonly dim: number; readonly result: Training.TrainResult } => {
-  const dim = options.dim ?? 4096
-  const x = new Float32Array(targets.length * dim)
-  const y = new Float32Array(targets.length)
-  targets.forEach((s, i) => {
-    x.set(featurize(s.task, s.state, s.action, dim), i * dim)
-    y[i] = s.target
-  })
-  const mlp = Mlp.make(tf, { inputSize: dim, hidden: options.hidden ?? [64], activation: "relu" }, options.rng)
-  const result = Training.trainPointwise(mlp, { n: targets.length, dim, x, y }, { ...options, loss: "bce" })
-  return { mlp, dim, result }
-}
-
-/**
- * A trained PRM as a {@link RewardModel.RewardModelShape} named `name`: `scoreSteps` gives σ(logit) in `(0, 1)`, the
- * predicted success probability of each step (its features from the candidate's task and the step's state and
- * action); `dim` must be the feature size it was trained with.
- */
-export const model = (mlp: Mlp.Mlp, dim: number, name = "prm"): RewardModel.RewardModelShape =>
-  RewardModel.fromFeatures(
-    name,
-    dim,
-    (rows, n) => Effect.sync(() => Mlp.predict(mlp, rows, n).map((s) => 1 / (1 + Math.exp(-s)))),
-    { step: (s, c) => featurize(c.task ?? "", s.state, s.action, dim) }
-  )
 
 /** Options of {@link stepAdvantages}. */
 export interface AdvantageOptions {

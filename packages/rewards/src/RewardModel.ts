@@ -259,3 +259,53 @@ export const ensemble = (name: string, members: ReadonlyArray<RewardModelShape>,
       )
   })
 }
+
+/**
+ * The plain (Promise) face of a reward model, for code that does not run Effect programs: `score(batch)` → one score
+ * per candidate, `scoreSteps(batch)` → one score per step of each candidate, `close()` releases what the model holds
+ * (an ONNX session; nothing for rules). Rejections are the same tagged errors as the Effect face
+ * (`EmptyBatchError`, `InputMismatchError`, `NonFiniteScoreError`, ...; `instanceof` and `_tag` work).
+ * @category plain
+ * @since 0.2.0
+ */
+export interface Scorer {
+  readonly name: string
+  /** The model's Effect face (for `Search`, `ensemble`, or a `RewardModel` layer). */
+  readonly model: RewardModelShape
+  score(batch: ReadonlyArray<Candidate>): Promise<Array<number>>
+  scoreSteps(batch: ReadonlyArray<Candidate>): Promise<Array<Array<number>>>
+  /** Release the model's resources; idempotent. Scoring after `close()` fails (for ONNX models with `InferenceError`). */
+  close(): Promise<void>
+}
+
+/**
+ * A {@link Scorer} over a model (`close` defaults to doing nothing); a thin shell: every call runs the model's own
+ * `scoreOutcome` / `scoreSteps`.
+ * @category plain
+ * @since 0.2.0
+ */
+export const toScorer = (model: RewardModelShape, close: () => Promise<void> = () => Promise.resolve()): Scorer => {
+  let closed: Promise<void> | undefined
+  return {
+    name: model.name,
+    model,
+    score: (batch) => Effect.runPromise(model.scoreOutcome(batch)),
+    scoreSteps: (batch) => Effect.runPromise(model.scoreSteps(batch)),
+    close: () => (closed ??= close())
+  }
+}
+
+/**
+ * Rule/verifier functions as a {@link Scorer} (see {@link rules}).
+ * @category plain
+ * @since 0.2.0
+ */
+export const createRules = (name: string, fns: Parameters<typeof rules>[1]): Scorer => toScorer(rules(name, fns))
+
+/**
+ * An ensemble of scorers or models as a {@link Scorer} (see {@link ensemble}); closing it does not close the members.
+ * @category plain
+ * @since 0.2.0
+ */
+export const createEnsemble = (name: string, members: ReadonlyArray<Scorer | RewardModelShape>, mode: EnsembleMode): Scorer =>
+  toScorer(ensemble(name, members.map((m) => ("model" in m ? m.model : m)), mode))

@@ -4,7 +4,7 @@
  *
  * **Details**
  * - Φ is a synchronous function of the wrapped env (its observation, admissible actions, state key); a PRM gives one
- *   with {@link prmPotential}: Φ(s) = max over admissible a of the PRM's success probability of (s, a) — a value
+ *   with `ProcessRewardModel.potential` (`@autodidact/rewards/train`): Φ(s) = max over admissible a of the PRM's success probability of (s, a) — a value
  *   estimate V(s) = max_a Q(s, a).
  * - `info.shapingReward` is the added term and `info.unshapedReward` the env's reward.
  * - The wrapper keeps the text contract (`task`, `admissibleActions`, `stateKey`, `toMessages`) of the wrapped env.
@@ -16,9 +16,6 @@
 import type { Rng, Space, Trajectory } from "@autodidact/core"
 import type { Env, TextEnv as TextEnvModule } from "@autodidact/envs"
 type TextEnv = TextEnvModule.TextEnv
-import * as Mlp from "./Mlp.js"
-import * as ProcessReward from "./ProcessReward.js"
-import * as Search from "./Search.js"
 
 /** A potential: a function of the env's current state. */
 export type Potential = (env: TextEnv, observation: string, history: ReadonlyArray<string>) => number
@@ -60,21 +57,4 @@ export class PotentialShaping implements TextEnv {
     this.phi = next
     return { ...r, reward: r.reward + shaping, info: { ...r.info, shapingReward: shaping, unshapedReward: r.reward } }
   }
-}
-
-/**
- * A potential from a trained PRM (`ProcessReward.train`): `Φ(s) = max_a σ(PRM(s, a))` over the admissible actions,
- * in `(0, 1)` (0 when none is admissible), a value estimate `V(s) = max_a Q(s, a)` of the success probability.
- * `dim` is the PRM's feature size.
- */
-export const prmPotential = (mlp: Mlp.Mlp, dim: number): Potential => (env, observation, history) => {
-  const acts = env.admissibleActions()
-  if (acts.length === 0) return 0
-  const state = Search.stateText(observation, history)
-  const rows = new Float32Array(acts.length * dim)
-  acts.forEach((a, i) => rows.set(ProcessReward.featurize(env.task, state, a, dim), i * dim))
-  const logits = Mlp.predict(mlp, rows, acts.length)
-  let best = -Infinity
-  for (const s of logits) best = Math.max(best, s)
-  return 1 / (1 + Math.exp(-best))
 }

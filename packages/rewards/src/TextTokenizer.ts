@@ -15,9 +15,13 @@
  */
 import { readFile } from "node:fs/promises"
 import { dirname, join } from "node:path"
-import { Tokenizer } from "@huggingface/tokenizers"
+import type { Tokenizer } from "@huggingface/tokenizers"
 import { Effect } from "effect"
+import { loadTokenizers } from "./internal/peers.js"
 import { messageOf, ModelLoadError, TokenizerMismatchError } from "./RewardError.js"
+
+// `@huggingface/tokenizers` is an optional peer of `@autodidact/rewards/onnx`: missing, importing this module fails with MissingPeerError
+const tokenizers = await loadTokenizers()
 
 /** A loaded tokenizer. */
 export interface TextTokenizer {
@@ -48,7 +52,7 @@ export const fromJson = (json: unknown, config: Record<string, unknown> = {}, na
       if (typeof j !== "object" || j === null || typeof j.model !== "object" || j.model === null) throw new Error("no \"model\" section")
       const cfg: Record<string, unknown> = { ...config }
       if (cfg["unk_token"] === undefined && typeof j.model.unk_token === "string") cfg["unk_token"] = j.model.unk_token
-      const tokenizer = new Tokenizer(json as object, cfg)
+      const tokenizer = new tokenizers.Tokenizer(json as object, cfg)
       let maxId = -1
       for (const id of tokenizer.get_vocab(true).values()) if (id > maxId) maxId = id
       if (maxId < 0) throw new Error("empty vocabulary")
@@ -119,3 +123,10 @@ export const encodeBatch = (
     }
     return Effect.succeed({ batch: rows.length, length, inputIds, attentionMask })
   })
+
+/**
+ * Load `tokenizer.json` from a local path as a plain Promise (see {@link load}); rejects with `ModelLoadError`.
+ * @category plain
+ * @since 0.2.0
+ */
+export const loadTokenizer = (path: string): Promise<TextTokenizer> => Effect.runPromise(load(path))

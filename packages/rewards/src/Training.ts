@@ -17,6 +17,7 @@
 import type { Rng } from "@autodidact/core"
 import type * as tfc from "@tensorflow/tfjs-core"
 import * as Mlp from "./Mlp.js"
+import { InputMismatchError } from "./RewardError.js"
 
 /** Options of {@link trainPairwise} / {@link trainPointwise} (defaults from TRL's `RewardConfig` where they apply). */
 export interface TrainOptions {
@@ -53,6 +54,14 @@ const gather = (src: Float32Array, dim: number, idx: Int32Array, from: number, t
   const out = new Float32Array((to - from) * dim)
   for (let k = from; k < to; k++) out.set(src.subarray(idx[k]! * dim, idx[k]! * dim + dim), (k - from) * dim)
   return out
+}
+
+/** Throws InputMismatchError unless `matrix` is `[n, dim]` with `dim` the model's input size. */
+const checkRows = (m: Mlp.Mlp, input: string, matrix: Float32Array, n: number, dim: number): void => {
+  if (dim !== m.spec.inputSize) throw new InputMismatchError({ model: "mlp", input, expected: `dim ${m.spec.inputSize} (the model's input size)`, actual: `dim ${dim}` })
+  if (!Number.isSafeInteger(n) || n < 1 || matrix.length !== n * dim) {
+    throw new InputMismatchError({ model: "mlp", input, expected: `n ≥ 1 rows of ${dim} (length n · dim)`, actual: `n = ${n}, length ${matrix.length}` })
+  }
 }
 
 const loop = (
@@ -93,12 +102,15 @@ const loop = (
  * Bradley-Terry pairwise training of `m` in place: minimizes `mean(−log σ(r(chosen) − r(rejected)))` (Ouyang et al.
  * 2022, arXiv:2203.02155, eq. 1 with K = 2; TRL's `RewardTrainer`) with Adam over shuffled minibatches.
  *
- * Shapes: `data.chosen`, `data.rejected` row-major `[n, dim]` float32 with `dim = m.spec.inputSize`. Returns the
+ * Shapes: `data.chosen`, `data.rejected` row-major `[n, dim]` float32 with `dim = m.spec.inputSize` (else
+ * `InputMismatchError` is thrown, as for `n < 1`). Returns the
  * mean loss of each epoch (nats) and each epoch's wall time (seconds). Deterministic for a given `rng` state and
  * TF.js backend.
  */
 export const trainPairwise = (m: Mlp.Mlp, data: Pairs, options: TrainOptions): TrainResult => {
   const { tf } = m
+  checkRows(m, "chosen", data.chosen, data.n, data.dim)
+  checkRows(m, "rejected", data.rejected, data.n, data.dim)
   return loop(m, data.n, options, (idx, from, to) => {
     const c = tf.tensor2d(gather(data.chosen, data.dim, idx, from, to), [to - from, data.dim])
     const r = tf.tensor2d(gather(data.rejected, data.dim, idx, from, to), [to - from, data.dim])
@@ -110,10 +122,12 @@ export const trainPairwise = (m: Mlp.Mlp, data: Pairs, options: TrainOptions): T
  * Pointwise training of `m` in place: `"bce"` (default; the score is a logit, labels `y` in `[0, 1]`, loss
  * `softplus(s) − y·s`) or `"mse"` (`(s − y)²`), with Adam over shuffled minibatches.
  *
- * Shapes: `data.x` row-major `[n, dim]` float32, `data.y` `[n]`. Returns per-epoch mean losses and wall times (s).
+ * Shapes: `data.x` row-major `[n, dim]` float32, `data.y` `[n]` (else `InputMismatchError` is thrown). Returns per-epoch mean losses and wall times (s).
  */
 export const trainPointwise = (m: Mlp.Mlp, data: Labelled, options: TrainOptions & { readonly loss?: "bce" | "mse" | undefined }): TrainResult => {
   const { tf } = m
+  checkRows(m, "x", data.x, data.n, data.dim)
+  if (data.y.length !== data.n) throw new InputMismatchError({ model: "mlp", input: "y", expected: `${data.n} labels`, actual: `${data.y.length}` })
   const kind = options.loss ?? "bce"
   return loop(m, data.n, options, (idx, from, to) => {
     const x = tf.tensor2d(gather(data.x, data.dim, idx, from, to), [to - from, data.dim])

@@ -1,8 +1,13 @@
 /**
- * `@autodidact/rewards`: reward models for agents that learn: one {@link RewardModel} service for outcome and
- * process rewards (rules, ONNX models via onnxruntime-node, TF.js models, ensembles), Bradley-Terry and pointwise
- * training in TF.js with export to ONNX, process reward models from Monte Carlo targets, an LLM judge over OpenAI-compatible endpoints, reward-guided search and
- * potential-based shaping.
+ * `@autodidact/rewards`: reward models for agents that learn. The main entry is light (no ONNX Runtime, TF.js,
+ * tokenizer or protobuf): one {@link RewardModel} contract for outcome and process rewards with rules, ensembles
+ * and an LLM judge over OpenAI-compatible endpoints, reward-guided search, Monte Carlo process-reward targets,
+ * step advantages and potential-based shaping. Plain face: `createRules`, `createEnsemble`, `LlmJudge.create`,
+ * `toScorer` (Promises, the same tagged errors).
+ *
+ * Heavy backends live behind their own entry points (optional peer dependencies):
+ * - `@autodidact/rewards/onnx`: ONNX reward models (`loadRewardModel`, `OnnxRewardModel`, `TextTokenizer`).
+ * - `@autodidact/rewards/train`: TF.js MLP training with ONNX export (`trainRewardModel`, `Mlp`, `Training`, ...).
  * @since 0.1.0
  */
 export * as RewardError from "./RewardError.js"
@@ -18,13 +23,9 @@ export {
   TokenizerMismatchError
 } from "./RewardError.js"
 export * as RewardModel from "./RewardModel.js"
+export { createEnsemble, createRules, type Scorer, toScorer } from "./RewardModel.js"
 export * as LlmJudge from "./LlmJudge.js"
-export * as OnnxRewardModel from "./OnnxRewardModel.js"
-export * as TextTokenizer from "./TextTokenizer.js"
-export * as Mlp from "./Mlp.js"
-export * as Training from "./Training.js"
 export * as Calibration from "./Calibration.js"
-export * as OnnxExport from "./OnnxExport.js"
 export * as Search from "./Search.js"
 export * as ProcessReward from "./ProcessReward.js"
 export * as Shaping from "./Shaping.js"

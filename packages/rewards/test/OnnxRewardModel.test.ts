@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { join } from "node:path"
 import { readFileSync } from "node:fs"
-import { OnnxRewardModel, RewardModel, TextTokenizer } from "../src/index.js"
+import { RewardModel } from "../src/index.js"
+import { OnnxRewardModel, TextTokenizer } from "../src/onnx.js"
 import { hasSharedOnnx, ONNX_DIR, reference, SKIP_MESSAGE, tempFile, wordLevelTokenizer, writeTokenizer } from "./fixtures.js"
 
 if (!hasSharedOnnx) console.warn(SKIP_MESSAGE)

@@ -2,7 +2,9 @@ import { Rng } from "@autodidact/core"
 import { Backend } from "@autodidact/kernels/tfjs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Calibration, Mlp, OnnxExport, OnnxRewardModel, RewardModel, Training } from "../src/index.js"
+import { Calibration, RewardModel } from "../src/index.js"
+import { OnnxRewardModel } from "../src/onnx.js"
+import { Mlp, OnnxExport, Training } from "../src/train.js"
 
 const DIM = 8
 const TRUE_W = [1.0, -0.8, 0.6, 0.4, -0.3, 0.2, 0.0, 0.0]

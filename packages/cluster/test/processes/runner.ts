@@ -1,5 +1,5 @@
 // A runner process for the integration tests and the benchmark: `runner.ts <postgres-url> <port>`.
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node-shared/NodeRuntime"
 import { Runner } from "@autodidact/cluster"
 
 const [url, port] = process.argv.slice(2)

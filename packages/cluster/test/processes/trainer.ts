@@ -1,7 +1,7 @@
 // A trainer process for the integration tests: `trainer.ts <postgres-url> <json options>`. Prints one line per
 // consumed episode (`episode <id> <runner>`) and per availability change to stdout, and the result as the last line
 // (`result <json>`).
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node-shared/NodeRuntime"
 import { RolloutService, Trainer } from "@autodidact/cluster"
 import { Effect } from "effect"
 

@@ -1,16 +1,22 @@
 /**
- * Serve one request-handling effect with effect's `HttpServer` on a Node `http.Server` (`NodeHttpServer.layer`),
- * as a scoped resource: listening when it succeeds, closed when the scope closes. Shared by the gateway and the
- * environment server; small JSON/error helpers for OpenAI-style answers live here too.
+ * Serve one request-handling effect on a Node `http.Server`, as a scoped resource: listening when it succeeds, closed
+ * (with its open connections) when the scope closes. Shared by the gateway and the environment server; small
+ * JSON/error helpers for OpenAI-style answers live here too.
+ *
+ * The effect runs as a Web `Request` handler (`HttpEffect.toWebHandlerWith` from `effect/http`) bridged to
+ * `node:http` here, so this package needs no `@effect/platform-node` (whose `undici` 8 requires Node ≥ 22.19).
+ * A client that closes its connection before the response ends aborts the request's `signal`, which interrupts the
+ * handler (as `NodeHttpServer` does); {@link clientGone} observes it.
  *
  * @since 0.1.0
  */
-import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, type Scope, Stream } from "effect"
-import { HttpServer, HttpServerResponse } from "effect/http"
+import { Effect, type Scope, Stream } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import { Readable } from "node:stream"
+import { pipeline } from "node:stream/promises"
 import { ServerStartError } from "../LlmErrors.js"
 
 /** Where a server listens. @category models @since 0.1.0 */
@@ -29,8 +35,42 @@ export interface ListenOptions {
   readonly port?: number | undefined
 }
 
+/** A Node request as a Web `Request` whose `signal` aborts when the client closes the connection before the response ends. */
+const toWebRequest = (req: http.IncomingMessage, res: http.ServerResponse): Request => {
+  const abort = new AbortController()
+  res.once("close", () => {
+    if (!res.writableFinished) abort.abort()
+  })
+  const headers = new Headers()
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
+  const method = req.method ?? "GET"
+  const body = method === "GET" || method === "HEAD" ? undefined : (Readable.toWeb(req) as ReadableStream<Uint8Array>)
+  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, {
+    method,
+    headers,
+    body,
+    signal: abort.signal,
+    ...(body === undefined ? {} : { duplex: "half" })
+  } as RequestInit)
+}
+
+/** Write a Web `Response` to a Node response (streamed chunk by chunk, so server-sent events flow as produced). */
+const writeWebResponse = async (response: Response, res: http.ServerResponse): Promise<void> => {
+  res.statusCode = response.status
+  for (const [k, v] of response.headers) if (k !== "set-cookie") res.setHeader(k, v)
+  const cookies = response.headers.getSetCookie()
+  if (cookies.length > 0) res.setHeader("set-cookie", cookies)
+  if (response.body === null) {
+    res.end()
+    return
+  }
+  res.flushHeaders()
+  await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>), res)
+}
+
 /**
- * Start serving `app` (run once per request) and return where it listens.
+ * Start serving `app` (run once per request) and return where it listens. Fails with `ServerStartError` for a port
+ * outside [0, 65535] or when the address cannot be bound (in use, not permitted).
  *
  * @category servers
  * @since 0.1.0
@@ -45,15 +85,54 @@ export const listen = <E, R>(
     if (!Number.isSafeInteger(port) || port < 0 || port > 65535) {
       return yield* new ServerStartError({ host, port, reason: "the port must be an integer in [0, 65535]" })
     }
-    let server: http.Server | undefined
-    const ctx = yield* Layer.build(NodeHttpServer.layer(() => (server = http.createServer()), { host, port })).pipe(
-      Effect.mapError((e) => new ServerStartError({ host, port, reason: causeMessage(e) }))
+    const context = yield* Effect.context<Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>>()
+    // `app` needs only `R` (in `context`), the request and the per-request scope, which the handler provides
+    const handler = HttpEffect.toWebHandlerWith(context)(app as Effect.Effect<HttpServerResponse.HttpServerResponse, E, never>) as (request: Request) => Promise<Response>
+    const server = http.createServer((req, res) => {
+      handler(toWebRequest(req, res)).then((response) => writeWebResponse(response, res)).catch(() => {
+        if (!res.headersSent) res.statusCode = 500
+        res.end()
+      })
+    })
+    yield* Effect.acquireRelease(
+      Effect.callback<void, ServerStartError>((resume) => {
+        const onError = (e: Error) => resume(Effect.fail(new ServerStartError({ host, port, reason: causeMessage(e) })))
+        server.once("error", onError)
+        server.listen(port, host, () => {
+          server.off("error", onError)
+          resume(Effect.void)
+        })
+      }),
+      () =>
+        Effect.callback<void>((resume) => {
+          server.close(() => resume(Effect.void))
+          server.closeAllConnections()
+        })
     )
-    yield* HttpServer.serveEffect()(app).pipe(Effect.provideContext(ctx)) as Effect.Effect<void, never, Scope.Scope>
-    const address = server!.address() as AddressInfo
+    const address = server.address() as AddressInfo
     const urlHost = address.address.includes(":") ? `[${address.address}]` : address.address
     return { host: address.address, port: address.port, url: `http://${urlHost}:${address.port}` }
-  }) as any
+  })
+
+/**
+ * Succeeds when the client closes its connection before the response was written (the request's abort signal;
+ * never for a request that was not served by {@link listen}).
+ *
+ * @category requests
+ * @since 0.1.0
+ */
+export const clientGone = (req: HttpServerRequest.HttpServerRequest): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    const signal = (req.source as { readonly signal?: AbortSignal | undefined }).signal
+    if (signal === undefined) return
+    if (signal.aborted) {
+      resume(Effect.void)
+      return
+    }
+    const onAbort = () => resume(Effect.void)
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+  })
 
 const causeMessage = (e: unknown): string => {
   const c = (e as { cause?: unknown }).cause
