@@ -5,6 +5,7 @@
  *   cd packages/envs && npx tsx --conditions=@autodidact/source bench/throughput.ts [steps]
  */
 import { formatTable, measureThroughput, type ThroughputResult } from "../src/checks/Throughput.js"
+import "../src/node.js" // worker-thread vector envs for --async
 
 const steps = Number(process.argv[2] ?? 2_000_000)
 const results: Array<ThroughputResult> = []

@@ -11,6 +11,9 @@
  * - Built in: `CartPole-v1` (500 steps, threshold 475), `FrozenLake-v1` (4x4, 100 steps, 0.70),
  *   `FrozenLake8x8-v1` (8x8, 200 steps, 0.85), as in `gymnasium/envs/__init__.py`.
  * - `makeVec(id, n, options)` builds a `SyncVectorEnv` or `AsyncVectorEnv` of `n` copies (Gymnasium's `make_vec`).
+ *   `AsyncVectorEnv` runs on Node worker threads and lives in `@autodidact/envs/node`: `vectorizationMode: "async"`
+ *   works once that entry point is loaded in the process (import `makeVec` from it, or import it once); the main
+ *   entry itself has no Node built-in in its import graph and bundles for browsers.
  *
  * **Gotchas**
  * - The registry is per process (and per worker thread): an `AsyncVectorEnv` of a user-registered id needs the
@@ -28,8 +31,8 @@
  */
 import { InvalidOptionError } from "@autodidact/core"
 import { registerBuiltins } from "./internal/BuiltinEnvs.js"
+import { asyncVectorEnv } from "./internal/AsyncVectorHook.js"
 import { make, type Kwargs, lookup } from "./internal/Registrations.js"
-import { AsyncVectorEnv } from "./vector/AsyncVectorEnv.js"
 import { SyncVectorEnv } from "./vector/SyncVectorEnv.js"
 import type { AutoresetMode, VectorEnv } from "./vector/VectorEnv.js"
 
@@ -51,7 +54,10 @@ registerBuiltins()
 
 /** Options of {@link makeVec}. */
 export interface MakeVecOptions {
-  /** `"sync"` (default): one thread; `"async"`: worker threads. */
+  /**
+   * `"sync"` (default): one thread; `"async"`: Node worker threads, available once `@autodidact/envs/node` is
+   * loaded (its `makeVec` is this function with that guaranteed).
+   */
   readonly vectorizationMode?: "sync" | "async" | undefined
   /** Default `"NextStep"` (Gymnasium's default). */
   readonly autoresetMode?: AutoresetMode | undefined
@@ -65,7 +71,8 @@ export interface MakeVecOptions {
 
 /**
  * `numEnvs` copies of `make(id, kwargs)` as one vector environment (Gymnasium's `make_vec`).
- * @throws UnknownEnvError when `id` is not registered; InvalidOptionError when `numEnvs` is not a positive integer.
+ * @throws UnknownEnvError when `id` is not registered; InvalidOptionError when `numEnvs` is not a positive integer,
+ *   or when `vectorizationMode` is `"async"` and `@autodidact/envs/node` has not been loaded (no worker threads).
  */
 export const makeVec = (id: string, numEnvs: number, options: MakeVecOptions = {}): VectorEnv => {
   lookup(id)
@@ -75,7 +82,15 @@ export const makeVec = (id: string, numEnvs: number, options: MakeVecOptions = {
   const kwargs = options.kwargs ?? {}
   const autoresetMode = options.autoresetMode ?? "NextStep"
   if (options.vectorizationMode === "async") {
-    return new AsyncVectorEnv({
+    const makeAsync = asyncVectorEnv()
+    if (makeAsync === undefined) {
+      throw new InvalidOptionError({
+        option: "vectorizationMode",
+        value: "async",
+        reason: "worker threads are Node-only: import { makeVec } from \"@autodidact/envs/node\" (or import that entry once)"
+      })
+    }
+    return makeAsync({
       envId: id,
       numEnvs,
       kwargs,

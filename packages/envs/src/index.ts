@@ -2,8 +2,10 @@
  * `@autodidact/envs`: environments with Gymnasium 1.x semantics: `CartPole-v1`, `FrozenLake-v1`, `Sokoban-v0`
  * (Boxoban loader, generator, push-optimal solver), extensive-form games with OpenSpiel semantics (Kuhn and Leduc
  * poker, tic-tac-toe, Liar's dice, normal-form games, user trees) and the PettingZoo AEC/Parallel APIs, wrappers, vector
- * environments (in-thread and on worker threads), a registry with `make`, conformance checks (`CheckEnv` for
- * Gymnasium envs, `CheckAecEnv` for PettingZoo AEC envs) and a throughput benchmark. `src/` is laid out by family
+ * environments (in-thread here; on worker threads in `@autodidact/envs/node`), a registry with `make`, conformance
+ * checks (`CheckEnv` for Gymnasium envs, `CheckAecEnv` for PettingZoo AEC envs) and a throughput benchmark. This
+ * entry has no Node built-in in its import graph (it bundles for browsers); `@autodidact/envs/node` adds
+ * `AsyncVectorEnv` and reading Sokoban level files. `src/` is laid out by family
  * (`classic/`, `toytext/`, `sokoban/`, `text/`, `multiagent/`, `vector/`, `wrappers/`, `checks/`); only what this
  * file exports is public (`src/internal/` and the text/vector helpers are not).
  * @since 0.1.0
@@ -35,7 +37,6 @@ export * as Wrappers from "./wrappers/Wrappers.js"
 export * as Registry from "./Registry.js"
 export * as VectorBatch from "./vector/VectorBatch.js"
 export * as SyncVectorEnv from "./vector/SyncVectorEnv.js"
-export * as AsyncVectorEnv from "./vector/AsyncVectorEnv.js"
 export * as CheckEnv from "./checks/CheckEnv.js"
 export * as CheckAecEnv from "./checks/CheckAecEnv.js"
 export * as Throughput from "./checks/Throughput.js"

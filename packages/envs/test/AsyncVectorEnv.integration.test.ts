@@ -1,6 +1,6 @@
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import { AsyncVectorEnv } from "../src/vector/AsyncVectorEnv.js"
+import { AsyncVectorEnv, makeVec } from "../src/node.js"
 import * as Registry from "../src/Registry.js"
 import { SyncVectorEnv } from "../src/vector/SyncVectorEnv.js"
 import type { AutoresetMode, VectorEnv, VectorStepResult } from "../src/vector/VectorEnv.js"
@@ -45,7 +45,7 @@ describe("AsyncVectorEnv", () => {
       it(`${envId} ${mode}: identical to SyncVectorEnv for the same seeds and actions`, async () => {
         const n = 5
         const sync = new SyncVectorEnv(Array.from({ length: n }, () => () => Registry.make(envId)), { autoresetMode: mode })
-        const async_ = new AsyncVectorEnv({ envId, numEnvs: n, autoresetMode: mode, workers: 2 })
+        const async_ = new AsyncVectorEnv.AsyncVectorEnv({ envId, numEnvs: n, autoresetMode: mode, workers: 2 })
         try {
           expect(async_.numWorkers).toBe(2)
           const ended = compare(sync, async_, envId === "CartPole-v1" ? 2 : 4, 150)
@@ -60,8 +60,11 @@ describe("AsyncVectorEnv", () => {
   }
 
   it("rethrows worker errors as the same tagged errors and close() stops the workers", async () => {
-    const envs = Registry.makeVec("CartPole-v1", 3, { vectorizationMode: "async", autoresetMode: "Disabled", workers: 3 })
-    expect(envs).toBeInstanceOf(AsyncVectorEnv)
+    const envs = makeVec("CartPole-v1", 3, { vectorizationMode: "async", autoresetMode: "Disabled", workers: 3 })
+    expect(envs).toBeInstanceOf(AsyncVectorEnv.AsyncVectorEnv)
+    const viaRegistry = Registry.makeVec("CartPole-v1", 1, { vectorizationMode: "async" }) // enabled by loading the node entry
+    expect(viaRegistry).toBeInstanceOf(AsyncVectorEnv.AsyncVectorEnv)
+    viaRegistry.close()
     expect(() => envs.step([0, 0, 0])).toThrow(ResetNeededError) // step before reset, raised in a worker
     envs.reset({ seed: 1, options: { state: [2.39, 1, 0, 0] } })
     expect(Array.from(envs.step([1, 1, 1]).terminations)).toEqual([1, 1, 1])
@@ -69,15 +72,15 @@ describe("AsyncVectorEnv", () => {
     expect(() => envs.step([1, 2, 1])).toThrow(InvalidActionError)
     expect(() => envs.reset({ options: { state: [1] } })).toThrow(InvalidOptionError) // from the sub-env's reset
     let exited = false
-    ;(envs as AsyncVectorEnv).closed.then(() => (exited = true))
+    ;(envs as AsyncVectorEnv.AsyncVectorEnv).closed.then(() => (exited = true))
     envs.close()
-    await (envs as AsyncVectorEnv).closed
+    await (envs as AsyncVectorEnv.AsyncVectorEnv).closed
     expect(exited).toBe(true)
     expect(() => envs.step([0, 0, 0])).toThrow(ResetNeededError)
   })
 
   it("fails fast on an unknown id or unsupported options", () => {
-    expect(() => new AsyncVectorEnv({ envId: "Nope-v0", numEnvs: 2 })).toThrow(Registry.UnknownEnvError)
-    expect(() => new AsyncVectorEnv({ envId: "CartPole-v1", numEnvs: 2, workers: 3 })).toThrow(InvalidOptionError)
+    expect(() => new AsyncVectorEnv.AsyncVectorEnv({ envId: "Nope-v0", numEnvs: 2 })).toThrow(Registry.UnknownEnvError)
+    expect(() => new AsyncVectorEnv.AsyncVectorEnv({ envId: "CartPole-v1", numEnvs: 2, workers: 3 })).toThrow(InvalidOptionError)
   })
 })

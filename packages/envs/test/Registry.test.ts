@@ -1,4 +1,4 @@
-import { InvalidActionError, NonFiniteValueError, ResetNeededError } from "@autodidact/core"
+import { InvalidActionError, InvalidOptionError, NonFiniteValueError, ResetNeededError } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as CartPole from "../src/classic/CartPole.js"
 import * as FrozenLake from "../src/toytext/FrozenLake.js"
@@ -99,5 +99,17 @@ describe("Registry", () => {
     expect(observations.length).toBe(16)
     expect(() => Registry.makeVec("CartPole-v1", 0)).toThrow()
     envs.close()
+  })
+
+  it("makeVec async without @autodidact/envs/node (this file never loads it) fails naming that entry", () => {
+    let error: unknown
+    try {
+      Registry.makeVec("CartPole-v1", 2, { vectorizationMode: "async" })
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(InvalidOptionError)
+    expect((error as InvalidOptionError).option).toBe("vectorizationMode")
+    expect((error as InvalidOptionError).reason).toContain("@autodidact/envs/node")
   })
 })

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import * as SokobanLevel from "../src/sokoban/SokobanLevel.js"
+import * as SokobanLevel from "../src/sokoban/SokobanLevelFile.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 /** Boxoban data beside the repository root: <root>/../shared/data. */
@@ -100,6 +101,22 @@ describe("SokobanLevel.parseLevels", () => {
       expect(e._tag).toBe("LevelFileError")
       if (e._tag === "LevelFileError") expect(e.path).toBe(missing)
     }))
+
+  it("readLevelFile (Promise) rejects with the same tagged errors", async () => {
+    const missing = path.join(here, "no-such-sokoban-file.txt")
+    const e = await SokobanLevel.readLevelFile(missing).catch((e: unknown) => e)
+    expect(e).toBeInstanceOf(SokobanLevel.LevelFileError)
+    expect((e as SokobanLevel.LevelFileError).path).toBe(missing)
+    const bad = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "sokoban-")), "bad.txt")
+    fs.writeFileSync(bad, "; 0\n#####\n#@$.?\n#####\n")
+    const p = await SokobanLevel.readLevelFile(bad, small).catch((e: unknown) => e)
+    expect(p).toBeInstanceOf(SokobanLevel.LevelParseError)
+    expect((p as SokobanLevel.LevelParseError).source).toBe(bad)
+    fs.writeFileSync(bad, "; 7\n#####\n#@$.#\n#####\n")
+    expect((await SokobanLevel.readLevelFile(bad, small)).map((l) => l.id)).toEqual(["7"])
+    const viaEffect = await Effect.runPromise(Effect.flip(SokobanLevel.loadLevelFile(bad, { width: 4, height: 3 })))
+    expect(viaEffect._tag).toBe("LevelParseError")
+  })
 
   it("renders a level back to the same text, '*' and '+' included", () => {
     const text = "; a\n#####\n#+$*#\n#####\n\n; b\n#####\n#@$.#\n#####\n\n"

@@ -9,6 +9,7 @@
  */
 import { Rng } from "@autodidact/core"
 import { SokobanGenerator, Throughput } from "@autodidact/envs"
+import "@autodidact/envs/node" // worker-thread vector envs for --async (Registry.makeVec "async")
 import { Benchmark } from "@autodidact/kernels/bench"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"

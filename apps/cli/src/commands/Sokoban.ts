@@ -4,7 +4,8 @@
  * @since 0.1.0
  */
 import { Rng } from "@autodidact/core"
-import { SokobanGenerator, SokobanLevel, SokobanSolver } from "@autodidact/envs"
+import { SokobanGenerator, SokobanSolver } from "@autodidact/envs"
+import { SokobanLevel } from "@autodidact/envs/node"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as fs from "node:fs"

@@ -31,7 +31,7 @@ export interface ThroughputOptions {
   readonly mode: "raw" | "make" | "vector"
   /** Vector mode only; default 64. */
   readonly numEnvs?: number | undefined
-  /** Vector mode only; default `"sync"`. */
+  /** Vector mode only; default `"sync"`. `"async"` needs `@autodidact/envs/node` loaded (see `Registry.makeVec`). */
   readonly vectorizationMode?: "sync" | "async" | undefined
   /** Environment steps to time (vector mode: rounded up to a multiple of `numEnvs`). */
   readonly steps: number

@@ -6,7 +6,9 @@
  *
  * **When to use**
  * - {@link parseLevels} / {@link parseLevelsSync} to read the Boxoban files (Guez et al. 2018) or any XSB text;
- *   {@link loadLevelFile} to read a file with node `fs`; {@link renderLevel} / {@link formatLevels} to write them back.
+ *   {@link renderLevel} / {@link formatLevels} to write them back. Reading a level file from disk (`loadLevelFile`,
+ *   `readLevelFile`) needs Node's `fs` and lives in `@autodidact/envs/node` (its `SokobanLevel` namespace is this
+ *   one plus the file loaders).
  *
  * **Details**
  * - Format (Boxoban, `deepmind/boxoban-levels`): a header line `; N` starts each level, then `height` rows of
@@ -78,7 +80,7 @@ export class LevelParseError extends Schema.TaggedError<LevelParseError>()("Leve
 }
 
 /**
- * A level file that cannot be read (missing, unreadable).
+ * A level file that cannot be read (missing, unreadable); thrown by the file loaders of `@autodidact/envs/node`.
  * @category errors
  */
 export class LevelFileError extends Schema.TaggedError<LevelFileError>()("LevelFileError", {
@@ -250,23 +252,6 @@ export const parseLevelsSync = (text: string, options: ParseOptions = {}): Array
   if (result instanceof LevelParseError) throw result
   return result
 }
-
-/**
- * Read and parse a level file with node `fs` (UTF-8); `source` in errors defaults to the path.
- * Fails with {@link LevelFileError} when the file cannot be read, {@link LevelParseError} when it is invalid.
- * @category parsing
- */
-export const loadLevelFile = (
-  path: string,
-  options: ParseOptions = {}
-): Effect.Effect<Array<Level>, LevelFileError | LevelParseError> =>
-  Effect.tryPromise({
-    try: async () => {
-      const fs = await import("node:fs/promises")
-      return fs.readFile(path, "utf8")
-    },
-    catch: (e) => new LevelFileError({ path, reason: e instanceof Error ? e.message : String(e) })
-  }).pipe(Effect.flatMap((text) => parseLevels(text, { ...options, source: options.source ?? path })))
 
 /**
  * Build a level from parts (validated like a parsed one).

@@ -16,6 +16,8 @@
  * - Errors thrown in a worker (`InvalidActionError`, `ResetNeededError`, ...) are rethrown here as the same tagged
  *   error classes.
  * - `reset({ seed })` gives sub-env i `seed + i`, as `SyncVectorEnv`.
+ * - Node only: exported from `@autodidact/envs/node`. Loading this module also lets `Registry.makeVec` build it
+ *   (`vectorizationMode: "async"`).
  *
  * **Gotchas**
  * - Observation and action spaces must be `Discrete` or `Box` (fixed-size typed rows); the id must be registered in
@@ -27,7 +29,7 @@
  *
  * @example
  * ```ts
- * import { AsyncVectorEnv } from "@autodidact/envs"
+ * import { AsyncVectorEnv } from "@autodidact/envs/node"
  * const envs = new AsyncVectorEnv.AsyncVectorEnv({ envId: "CartPole-v1", numEnvs: 8, autoresetMode: "SameStep" })
  * envs.reset({ seed: 0 })
  * const r = envs.step(new Int32Array(8).fill(1))
@@ -40,6 +42,7 @@ import { InvalidActionError, InvalidOptionError, ResetNeededError, Space } from 
 import { availableParallelism } from "node:os"
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads"
 import type { Info } from "../Env.js"
+import { installAsyncVectorEnv } from "../internal/AsyncVectorHook.js"
 import { registerBuiltins } from "../internal/BuiltinEnvs.js"
 import { make } from "../internal/Registrations.js"
 import { checkAutoresetMode, splitResetOptions, stepResult, subSeeds } from "../internal/VectorCommon.js"
@@ -400,3 +403,5 @@ export class AsyncVectorEnv implements VectorEnv {
 }
 
 const EMPTY_INFO: Info = Object.freeze({})
+
+installAsyncVectorEnv((request) => new AsyncVectorEnv(request))
