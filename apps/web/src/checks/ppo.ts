@@ -1,13 +1,14 @@
 /**
  * PPO in the page: one update of `Ppo.train` from `@autodidact/optim` on a seeded CartPole vector env (rollout of
  * `numSteps × numEnvs`, GAE, `updateEpochs` epochs of minibatch Adam steps; the network math is plain typed arrays),
- * then the updated network run on TensorFlow.js's CPU backend (`ActorCritic.forwardTf`) against the typed-array
+ * then the updated network run on TensorFlow.js's CPU backend (`ActorCriticTf.forwardTf` from `@autodidact/optim/tfjs`) against the typed-array
  * forward pass. Reproducible for a seed, so the Node run of the same code must give the same parameters.
  * @since 0.0.0
  */
 import type { Metrics } from "@autodidact/core"
 import { Registry } from "@autodidact/envs"
 import { ActorCritic, Ppo } from "@autodidact/optim"
+import { ActorCriticTf } from "@autodidact/optim/tfjs"
 import "@tensorflow/tfjs-backend-cpu"
 import * as tf from "@tensorflow/tfjs-core"
 import { Effect } from "effect"
@@ -50,7 +51,7 @@ export const ppoUpdate = async (seed: number): Promise<PpoUpdateResult> => {
   await tf.ready()
   const B = 8
   const obs = Float32Array.from({ length: B * 4 }, (_, k) => Math.sin(k * 0.7) * 0.2)
-  const viaTf = ActorCritic.forwardTf(result.agent, tf, obs, B)
+  const viaTf = ActorCriticTf.forwardTf(result.agent, tf, obs, B)
   ActorCritic.forward(result.agent, obs, B)
   const logits = ActorCritic.logitsOf(result.agent)
   const values = ActorCritic.valuesOf(result.agent)

@@ -147,7 +147,7 @@ const gatheredOf = (sc: LossScratch, B: number, A: number): Gathered => {
 export type LossKernel = "reference" | "wasm-simd"
 
 /** The {@link LossKernel} named by `AUTODIDACT_PPO_LOSS_KERNEL` (an unknown value is ignored: `"reference"`). */
-export const lossKernelFromEnv = (env: { readonly [key: string]: string | undefined } = process.env): LossKernel =>
+export const lossKernelFromEnv = (env: { readonly [key: string]: string | undefined } = typeof process === "undefined" ? {} : process.env): LossKernel =>
   env["AUTODIDACT_PPO_LOSS_KERNEL"] === "wasm-simd" && WasmSimd.load().ok ? "wasm-simd" : "reference"
 
 /**
