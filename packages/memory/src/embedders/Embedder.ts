@@ -10,11 +10,9 @@
  * frequency `1 + ln(tf)` (TF-IDF without a corpus IDF), and L2-normalizes. Texts that share words or word pieces get
  * a positive cosine; it is lexical, not semantic.
  *
- * `layerOnnx` (from `OnnxEmbedder.ts`) runs a local ONNX sentence-embedding model with `onnxruntime-node`: a
- * tokenizer.json read from disk, mean pooling over the attention mask, L2 normalization; no network.
- *
- * The service class itself is declared in `EmbedderService.ts` (re-exported here), so that `OnnxEmbedder.ts` does not
- * import this module back.
+ * A local ONNX sentence-embedding model is `OnnxEmbedder.layerOnnx`, in its own entry point `@autodidact/memory/onnx`
+ * (it needs ONNX Runtime and `@huggingface/tokenizers`, optional peers); this module loads neither and has no Node
+ * built-in. The service class itself is declared in `EmbedderService.ts` (re-exported here).
  *
  * @since 0.1.0
  */
@@ -201,14 +199,3 @@ export const layerOpenAi = (options: OpenAiOptions): Layer.Layer<Embedder, never
       })
     })
   )
-
-export {
-  /**
-   * A local ONNX sentence-embedding model run with `onnxruntime-node` (see `OnnxEmbedder.ts`).
-   *
-   * @category layers
-   * @since 0.1.0
-   */
-  layerOnnx,
-  type OnnxOptions
-} from "./OnnxEmbedder.js"
