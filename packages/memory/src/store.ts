@@ -22,7 +22,7 @@ export * as SqlBackend from "./store/SqlBackend.js"
 export * as Store from "./store/Store.js"
 export * as StoreErrors from "./store/StoreErrors.js"
 export * as Summary from "./store/Summary.js"
-export { ExperienceStore, type OpenOptions, type OpenStore, openStore, type PlainEmbedder } from "./store/Store.js"
+export { ExperienceStore, type OpenOptions, type OpenStore, openStore } from "./store/Store.js"
 export {
   EmbedderError,
   EmbedderLoadError,

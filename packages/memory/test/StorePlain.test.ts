@@ -85,9 +85,21 @@ describe("ExperienceStore.open (plain, Promises)", () => {
     } finally {
       await store.close()
     }
-    const fromLayer = await ExperienceStore.open({ memory: true, embedder: Embedder.layerHashed({ dimension: 8 }) })
+    // a layer with a resource (as an ONNX session) lives until close(), not until open() returns
+    let released = false
+    const scoped = Layer.effect(
+      Embedder.Embedder,
+      Effect.acquireRelease(
+        Effect.succeed(Embedder.Embedder.of({ dimension: 8, model: "scoped", embed: (texts) => Effect.succeed(texts.map(() => Float32Array.of(1, 0, 0, 0, 0, 0, 0, 0))) })),
+        () => Effect.sync(() => { released = true })
+      )
+    )
+    const fromLayer = await ExperienceStore.open({ memory: true, embedder: scoped })
     expect(fromLayer.dimension).toBe(8)
+    await fromLayer.put(Records.tip("kept"))
+    expect(released).toBe(false)
     await fromLayer.close()
+    expect(released).toBe(true)
     // a layer that fails to build: the open rejects with its error
     const failing = Layer.effect(Embedder.Embedder, Effect.fail(new EmbedderError({ model: "bad", reason: "no model" })))
     expect(await rejection(ExperienceStore.open({ memory: true, embedder: failing }))).toBeInstanceOf(EmbedderError)

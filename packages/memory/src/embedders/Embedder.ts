@@ -199,3 +199,50 @@ export const layerOpenAi = (options: OpenAiOptions): Layer.Layer<Embedder, never
       })
     })
   )
+
+/**
+ * An embedder written without Effect: `embed` returns (or resolves to) one `Float32Array` of length `dimension` per
+ * text, in order. Turned into the service by {@link layerPlain}; `ExperienceStore.open` and the skill library's plain
+ * `open` take one directly.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PlainEmbedder {
+  readonly dimension: number
+  readonly model: string
+  readonly embed: (texts: ReadonlyArray<string>) => ReadonlyArray<Float32Array> | Promise<ReadonlyArray<Float32Array>>
+}
+
+/**
+ * The {@link Embedder} service over a {@link PlainEmbedder}. A throw or rejection of `embed` becomes an
+ * `EmbedderError` naming `model` (its message the thrown error's).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerPlain = (embedder: PlainEmbedder): Layer.Layer<Embedder> =>
+  Layer.succeed(Embedder, {
+    dimension: embedder.dimension,
+    model: embedder.model,
+    embed: (texts) =>
+      Effect.tryPromise({
+        try: async () => await embedder.embed(texts),
+        catch: (cause) =>
+          new EmbedderError({
+            model: embedder.model,
+            reason: cause instanceof Error ? cause.message : String(cause),
+            cause
+          })
+      })
+  })
+
+/**
+ * The layer for an embedder given either way: an `Embedder` layer as it is, a {@link PlainEmbedder} through
+ * {@link layerPlain}.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerFrom = <E = never>(embedder: PlainEmbedder | Layer.Layer<Embedder, E>): Layer.Layer<Embedder, E> =>
+  Layer.isLayer(embedder) ? (embedder as Layer.Layer<Embedder, E>) : layerPlain(embedder as PlainEmbedder)

@@ -50,7 +50,7 @@ import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
 import { planEviction, planMerges } from "./Consolidation.js"
 import { Embedder } from "../embedders/EmbedderService.js"
-import { layerHashed } from "../embedders/Embedder.js"
+import { layerFrom, layerHashed, type PlainEmbedder } from "../embedders/Embedder.js"
 import {
   bytesToEmbedding,
   embeddingToBytes,
@@ -68,7 +68,7 @@ import type { Backend } from "./SqlBackend.js"
 import * as SqlBackend from "./SqlBackend.js"
 import * as Summary from "./Summary.js"
 import type { SchemaVersionError, StoreError } from "./StoreErrors.js"
-import { EmbedderError, InvalidQueryError, InvalidRecordError, StoreOpenError, StoreSqlError } from "./StoreErrors.js"
+import { InvalidQueryError, InvalidRecordError, StoreOpenError, StoreSqlError } from "./StoreErrors.js"
 
 /**
  * Result of one `put`: the id of the stored record and whether it was new or merged into an equal one.
@@ -937,19 +937,6 @@ export const open = (
     : Effect.flatMap("url" in target ? SqlBackend.pg({ url: target.url }) : SqlBackend.pglite({}), (b) => make(b, options))
 
 /**
- * An embedder written without Effect, for {@link openStore}: `embed` returns (or resolves to) one `Float32Array` of
- * length `dimension` per text, in order. A throw or rejection becomes an `EmbedderError` naming `model`.
- *
- * @category models
- * @since 0.1.0
- */
-export interface PlainEmbedder {
-  readonly dimension: number
-  readonly model: string
-  readonly embed: (texts: ReadonlyArray<string>) => ReadonlyArray<Float32Array> | Promise<ReadonlyArray<Float32Array>>
-}
-
-/**
  * Options of {@link openStore} (`ExperienceStore.open`): exactly one of `path` (a PGlite directory, created when
  * absent), `url` (a PostgreSQL server) or `memory: true` (an in-memory PGlite, gone on `close`).
  *
@@ -1004,20 +991,6 @@ export interface OpenStore {
   close(): Promise<void>
 }
 
-const isPlainEmbedder = (e: PlainEmbedder | Layer.Layer<Embedder, unknown>): e is PlainEmbedder => !Layer.isLayer(e)
-
-const plainEmbedderLayer = (e: PlainEmbedder): Layer.Layer<Embedder> =>
-  Layer.succeed(Embedder, {
-    dimension: e.dimension,
-    model: e.model,
-    embed: (texts) =>
-      Effect.tryPromise({
-        try: async () => await e.embed(texts),
-        catch: (cause) =>
-          new EmbedderError({ model: e.model, reason: cause instanceof Error ? cause.message : String(cause), cause })
-      })
-  })
-
 /**
  * Open an experience store for plain code (also `ExperienceStore.open`). The same store as {@link open} /
  * {@link layerPglite} / {@link layerPg} / {@link layerMemory}, one implementation.
@@ -1051,18 +1024,19 @@ export const openStore = async (options: OpenOptions): Promise<OpenStore> => {
     : options.url !== undefined
     ? { url: options.url }
     : { memory: true as const }
-  const embedderOption = options.embedder
-  const embedder: Layer.Layer<Embedder, unknown> = embedderOption === undefined
+  const embedder: Layer.Layer<Embedder, unknown> = options.embedder === undefined
     ? layerHashed({ dimension: options.dimension ?? 256 })
-    : isPlainEmbedder(embedderOption)
-    ? plainEmbedderLayer(embedderOption)
-    : embedderOption
+    : layerFrom(options.embedder)
   const scope = Scope.makeUnsafe()
   const opened = "url" in target && options.maxConnections !== undefined
     ? Effect.flatMap(SqlBackend.pg({ url: target.url, maxConnections: options.maxConnections }), (b) => make(b, options))
     : open(target, options)
+  // the embedder is built in the store's own scope (not the call's): an ONNX session lives until `close()`
   const exit = await Effect.runPromiseExit(
-    opened.pipe(Effect.provide(embedder), Scope.provide(scope))
+    Layer.buildWithScope(embedder, scope).pipe(
+      Effect.flatMap((context) => Effect.provideContext(opened, context)),
+      Scope.provide(scope)
+    )
   )
   if (Exit.isFailure(exit)) {
     await Effect.runPromise(Scope.close(scope, exit))
