@@ -8,7 +8,7 @@
  * `Store.layerPglite` / `layerPg` / `layerMemory` / `open` and the `ExperienceStore` service.
  *
  * The backends are optional peer dependencies, loaded when a store is opened (importing this entry loads none):
- * `@effect/sql-pg` (both backends; it brings `pg`) and `@electric-sql/pglite`, `@electric-sql/pglite-pgvector`,
+ * `@effect/sql-pg` (both backends) and `@electric-sql/pglite`, `@electric-sql/pglite-pgvector`,
  * `@electric-sql/pglite-socket` (PGlite). A missing one fails the open with core's `MissingPeerError` naming it.
  * @since 0.1.0
  */

@@ -260,7 +260,7 @@ export const redactUrl = (url: string): string => {
 
 /**
  * Connect to a PostgreSQL server (`postgres://user:pass@host:port/db`) with a pool for the scope. Needs the optional
- * peer `@effect/sql-pg` (which brings `pg`); without it, fails with `MissingPeerError`.
+ * peer `@effect/sql-pg`; without it, fails with `MissingPeerError`.
  *
  * @category constructors
  * @since 0.1.0
