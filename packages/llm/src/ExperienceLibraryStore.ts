@@ -17,7 +17,7 @@
  * @example
  * ```ts
  * import { ExperienceLibraryStore } from "@autodidact/llm"
- * import { Embedder, Store } from "@autodidact/memory"
+ * import { Embedder, Store } from "@autodidact/memory/store"
  * import { Layer } from "effect"
  * const LibraryLive = ExperienceLibraryStore.layer({ name: "household" }).pipe(
  *   Layer.provide(Store.layerPglite({ dir: "./memory-db" })),
@@ -26,7 +26,7 @@
  * ```
  * @since 0.1.0
  */
-import { ExperienceStore } from "@autodidact/memory"
+import { ExperienceStore } from "@autodidact/memory/store"
 import * as ExperienceLibrary from "./ExperienceLibrary.js"
 import { Effect, Layer, Option, Schema } from "effect"
 

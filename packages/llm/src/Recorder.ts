@@ -21,7 +21,8 @@
  *
  * @since 0.1.0
  */
-import { Embedder, ExperienceStore, Records, Store, type StoreErrors } from "@autodidact/memory"
+import type { MissingPeerError } from "@autodidact/core"
+import { Embedder, ExperienceStore, Records, Store, type StoreErrors } from "@autodidact/memory/store"
 import { Context, Effect, Layer, Schema, Semaphore } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
@@ -354,7 +355,10 @@ export const layerMemory: Layer.Layer<Recorder> = Layer.sync(Recorder, () => {
  */
 export const layerFromTarget = (
   target: string
-): Layer.Layer<Recorder, RecordError | LlmConfigError | StoreErrors.StoreOpenError | StoreErrors.SchemaVersionError> => {
+): Layer.Layer<
+  Recorder,
+  RecordError | LlmConfigError | StoreErrors.StoreOpenError | StoreErrors.SchemaVersionError | MissingPeerError
+> => {
   const t = target.trim()
   if (t === "") return Layer.effect(Recorder, Effect.fail(new LlmConfigError({ option: "store", value: target, reason: "empty: give a directory, pglite:DIR or postgres://..." })))
   if (/^postgres(ql)?:\/\//.test(t)) {

@@ -1,4 +1,4 @@
-import { Embedder, ExperienceStore, Records, Store } from "@autodidact/memory"
+import { Embedder, ExperienceStore, Records, Store } from "@autodidact/memory/store"
 import * as ExperienceLibrary from "../src/ExperienceLibrary.js"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"

@@ -1,5 +1,5 @@
 import { Gateway, Recorder } from "@autodidact/llm"
-import { Embedder, Store } from "@autodidact/memory"
+import { Embedder, Store } from "@autodidact/memory/store"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { FetchHttpClient } from "effect/http"

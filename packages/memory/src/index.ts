@@ -1,15 +1,19 @@
 /**
- * `@autodidact/memory`: what agents that learn keep. Replay buffers for RL (uniform ring, n-step returns,
- * proportional prioritized replay on sum/min trees, episode buffers), and a persistent experience store
- * (trajectories, insights, reflections, tips) with weighted retrieval, on PGlite by default or a PostgreSQL server.
+ * `@autodidact/memory`: what agents that learn keep. The main entry is the light part, with no backend and no Node
+ * built-in (it bundles for browsers): the replay buffers (uniform ring, n-step returns, proportional prioritized
+ * replay on sum/min trees, episode buffers), the text embedders that need no package (hashed features; an
+ * OpenAI-compatible endpoint over `effect/http`), and the experience store's record schemas, retrieval scoring and
+ * errors. The rest has its own entry point:
+ *
+ * - `@autodidact/memory/replay`: the replay buffers alone; `@autodidact/memory/replay/node`: `ReplayFile` (save/load).
+ * - `@autodidact/memory/store`: the experience store (PGlite or PostgreSQL; optional peers, loaded on open).
+ * - `@autodidact/memory/onnx`: `OnnxEmbedder` (ONNX Runtime and `@huggingface/tokenizers`; optional peers).
  * @since 0.1.0
  */
 export * as ReplayBuffer from "./replay/ReplayBuffer.js"
 export * as NStep from "./replay/NStep.js"
 export * as PrioritizedReplay from "./replay/PrioritizedReplay.js"
 export * as EpisodeBuffer from "./replay/EpisodeBuffer.js"
-export * as ExemplarAgent from "./store/ExemplarAgent.js"
-export * as ReplayFile from "./replay/ReplayFile.js"
 export {
   CorruptReplayFileError,
   DtypeMismatchError,
@@ -19,16 +23,9 @@ export {
   ShapeMismatchError
 } from "./replay/ReplayErrors.js"
 export * as Records from "./store/Records.js"
-export * as Store from "./store/Store.js"
 export * as Embedder from "./embedders/Embedder.js"
-export * as OnnxEmbedder from "./embedders/OnnxEmbedder.js"
 export * as Retrieval from "./store/Retrieval.js"
-export * as Consolidation from "./store/Consolidation.js"
-export * as Migrations from "./store/Migrations.js"
-export * as SqlBackend from "./store/SqlBackend.js"
 export * as StoreErrors from "./store/StoreErrors.js"
-export * as Summary from "./store/Summary.js"
-export { ExperienceStore } from "./store/Store.js"
 export {
   EmbedderError,
   EmbedderLoadError,

@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as EpisodeBuffer from "../src/replay/EpisodeBuffer.js"
+import * as ReplayFile from "../src/replay/ReplayFile.js"
 
 const f32 = (...xs: Array<number>) => Float32Array.from(xs)
 
@@ -59,8 +60,8 @@ describe("EpisodeBuffer", () => {
       const buf = EpisodeBuffer.unsafeMake({ envId: "Toy-v0", numEnvs: 3, obsDim: 1, initialLength: 2 })
       for (let t = 0; t < 5; t++) buf.addBatch([t, 10 + t, 20 + t], [0, 1, 0], [1, 2, 3], [t + 1, 11 + t, 21 + t], [0, t === 3 ? 1 : 0, 0], [0, 0, 0], { logProbs: [t, t, t] })
       const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-episodes-")), "ep.bin")
-      yield* buf.save(file)
-      const back = yield* EpisodeBuffer.load(file)
+      yield* ReplayFile.save(buf, file)
+      const back = yield* ReplayFile.load(file, EpisodeBuffer.EpisodeBuffer)
       expect([back.length(0), back.length(1), back.length(2)]).toEqual([5, 1, 5])
       expect(back.partial()).toEqual(buf.partial())
     }))

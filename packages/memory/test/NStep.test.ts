@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as NStep from "../src/replay/NStep.js"
+import * as ReplayFile from "../src/replay/ReplayFile.js"
 import type { TransitionSink } from "../src/replay/ReplayBuffer.js"
 import * as ReplayBuffer from "../src/replay/ReplayBuffer.js"
 
@@ -145,8 +146,8 @@ describe("NStep", () => {
       fresh.add(0, [0], 0, 1, [10], false, false, s1)
       fresh.add(0, [10], 1, 2, [20], false, false, s1)
       const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-nstep-")), "nstep.bin")
-      yield* fresh.save(file)
-      const loaded = yield* NStep.load(file)
+      yield* ReplayFile.save(fresh, file)
+      const loaded = yield* ReplayFile.load(file, NStep.NStep)
       const s2 = recorder()
       fresh.add(0, [20], 2, 3, [30], false, true, s1)
       loaded.add(0, [20], 2, 3, [30], false, true, s2)

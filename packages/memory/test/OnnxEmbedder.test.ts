@@ -5,6 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import onnxProto from "onnx-proto"
 import * as Embedder from "../src/embedders/Embedder.js"
+import * as OnnxEmbedder from "../src/embedders/OnnxEmbedder.js"
 import { OrtSession } from "@autodidact/kernels/ort"
 import * as Records from "../src/store/Records.js"
 import { ExperienceStore, layerMemory } from "../src/store/Store.js"
@@ -185,7 +186,7 @@ const loadError = <E>(layer: Layer.Layer<Embedder.Embedder, E>) =>
 
 const TEXTS = ["Open the door", "the dog barks", "kitchen kettle open open the", "zebra door", "DOG"]
 
-describe("Embedder.layerOnnx", () => {
+describe("OnnxEmbedder.layerOnnx", () => {
   it("reads the embedding table's rows from the graph", () => {
     expect(OrtSession.embeddingRows(buildModel())).toBe(V)
     expect(OrtSession.embeddingRows(buildModel({ rows: 5 }))).toBe(5)
@@ -194,7 +195,7 @@ describe("Embedder.layerOnnx", () => {
 
   it.effect("mean-pools the token vectors over the mask and L2-normalizes (= an independent computation)", () =>
     Effect.gen(function*() {
-      const out = yield* embed(Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER }), TEXTS)
+      const out = yield* embed(OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER }), TEXTS)
       expect(out.dimension).toBe(D)
       expect(out.model).toMatch(/^onnx:model\d+\.onnx$/)
       expect(out.vectors).toHaveLength(TEXTS.length)
@@ -208,7 +209,7 @@ describe("Embedder.layerOnnx", () => {
 
   it.effect("is batch-independent: padding and batch size do not change a text's vector", () =>
     Effect.gen(function*() {
-      const layer = (batchSize: number) => Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, batchSize })
+      const layer = (batchSize: number) => OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, batchSize })
       const together = (yield* embed(layer(32), TEXTS)).vectors
       const pairs = (yield* embed(layer(2), TEXTS)).vectors
       for (let i = 0; i < TEXTS.length; i++) {
@@ -222,30 +223,30 @@ describe("Embedder.layerOnnx", () => {
   it.effect("feeds token_type_ids when the model declares them; cls pooling; normalize: false; maxLength", () =>
     Effect.gen(function*() {
       const typed = modelFile({ tokenTypes: true })
-      const a = (yield* embed(Embedder.layerOnnx({ modelPath: typed, tokenizerPath: TOKENIZER }), TEXTS)).vectors
+      const a = (yield* embed(OnnxEmbedder.layerOnnx({ modelPath: typed, tokenizerPath: TOKENIZER }), TEXTS)).vectors
       TEXTS.forEach((t, i) => expectClose(a[i], reference(idsOf(t), { typeRow: true })))
 
       const raw = (yield* embed(
-        Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, normalize: false }),
+        OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, normalize: false }),
         TEXTS
       )).vectors
       TEXTS.forEach((t, i) => expectClose(raw[i], reference(idsOf(t), { normalize: false })))
 
       const cls = (yield* embed(
-        Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, pooling: "cls", normalize: false }),
+        OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, pooling: "cls", normalize: false }),
         TEXTS
       )).vectors
       TEXTS.forEach((t, i) => expectClose(cls[i], Array.from(EMB.subarray(idsOf(t)[0] * D, idsOf(t)[0] * D + D))))
 
       const short = (yield* embed(
-        Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, maxLength: 2 }),
+        OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, maxLength: 2 }),
         ["open the door"]
       )).vectors
       expectClose(short[0], reference([2, 3]))
 
       // With a [SEP] post-processor, truncation keeps the final special token.
       const sep = (yield* embed(
-        Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER_SEP, maxLength: 3 }),
+        OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER_SEP, maxLength: 3 }),
         ["open the door", "dog"]
       )).vectors
       expectClose(sep[0], reference([2, 3, 11]))
@@ -255,20 +256,20 @@ describe("Embedder.layerOnnx", () => {
   it.effect("a missing or corrupted model or tokenizer is EmbedderLoadError", () =>
     Effect.gen(function*() {
       const missing = yield* loadError(
-        Embedder.layerOnnx({ modelPath: join(dir, "nope.onnx"), tokenizerPath: TOKENIZER })
+        OnnxEmbedder.layerOnnx({ modelPath: join(dir, "nope.onnx"), tokenizerPath: TOKENIZER })
       )
       expect(missing).toMatchObject({ _tag: "EmbedderLoadError", kind: "missing" })
       const garbage = writeFile("garbage.onnx", new Uint8Array([1, 2, 3, 4, 5, 250, 251, 252]))
-      const corrupted = yield* loadError(Embedder.layerOnnx({ modelPath: garbage, tokenizerPath: TOKENIZER }))
+      const corrupted = yield* loadError(OnnxEmbedder.layerOnnx({ modelPath: garbage, tokenizerPath: TOKENIZER }))
       expect(corrupted).toMatchObject({ _tag: "EmbedderLoadError", kind: "corrupted" })
       const empty = yield* loadError(
-        Embedder.layerOnnx({ modelPath: writeFile("empty.onnx", ""), tokenizerPath: TOKENIZER })
+        OnnxEmbedder.layerOnnx({ modelPath: writeFile("empty.onnx", ""), tokenizerPath: TOKENIZER })
       )
       expect(empty).toMatchObject({ _tag: "EmbedderLoadError", kind: "corrupted" })
-      const noTok = yield* loadError(Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: join(dir, "none.json") }))
+      const noTok = yield* loadError(OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: join(dir, "none.json") }))
       expect(noTok).toMatchObject({ _tag: "EmbedderLoadError", kind: "tokenizer" })
       const badTok = yield* loadError(
-        Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: writeFile("bad-tokenizer.json", "{\"x\": 1}") })
+        OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: writeFile("bad-tokenizer.json", "{\"x\": 1}") })
       )
       expect(badTok).toMatchObject({ _tag: "EmbedderLoadError", kind: "tokenizer" })
     }))
@@ -276,7 +277,7 @@ describe("Embedder.layerOnnx", () => {
   it.effect("a tokenizer whose vocabulary exceeds the embedding table is EmbedderTokenizerMismatchError", () =>
     Effect.gen(function*() {
       const small = modelFile({ rows: 5 })
-      const e = yield* loadError(Embedder.layerOnnx({ modelPath: small, tokenizerPath: TOKENIZER }))
+      const e = yield* loadError(OnnxEmbedder.layerOnnx({ modelPath: small, tokenizerPath: TOKENIZER }))
       expect(e).toMatchObject({
         _tag: "EmbedderTokenizerMismatchError",
         tokenizerVocabSize: V,
@@ -284,19 +285,19 @@ describe("Embedder.layerOnnx", () => {
       })
       // A larger table than the tokenizer needs is fine.
       const big = modelFile({ rows: V + 4, emb: table(V + 4, 7) })
-      const ok = yield* embed(Embedder.layerOnnx({ modelPath: big, tokenizerPath: TOKENIZER }), ["dog"])
+      const ok = yield* embed(OnnxEmbedder.layerOnnx({ modelPath: big, tokenizerPath: TOKENIZER }), ["dog"])
       expect(ok.vectors).toHaveLength(1)
     }))
 
   it.effect("mismatched input names, unusable outputs and a wrong dimension are EmbedderLoadError", () =>
     Effect.gen(function*() {
       const noIds = yield* loadError(
-        Embedder.layerOnnx({ modelPath: modelFile({ idsName: "ids" }), tokenizerPath: TOKENIZER })
+        OnnxEmbedder.layerOnnx({ modelPath: modelFile({ idsName: "ids" }), tokenizerPath: TOKENIZER })
       )
       expect(noIds).toMatchObject({ _tag: "EmbedderLoadError", kind: "inputs" })
       expect(noIds.message).toContain("input_ids")
       const extra = yield* loadError(
-        Embedder.layerOnnx({
+        OnnxEmbedder.layerOnnx({
           modelPath: modelFile({ inputs: ["input_ids", "attention_mask", "position_ids"] }),
           tokenizerPath: TOKENIZER
         })
@@ -304,16 +305,16 @@ describe("Embedder.layerOnnx", () => {
       expect(extra).toMatchObject({ _tag: "EmbedderLoadError", kind: "inputs" })
       expect(extra.message).toContain("position_ids")
       const rank4 = yield* loadError(
-        Embedder.layerOnnx({ modelPath: modelFile({ out: "rank4" }), tokenizerPath: TOKENIZER })
+        OnnxEmbedder.layerOnnx({ modelPath: modelFile({ out: "rank4" }), tokenizerPath: TOKENIZER })
       )
       expect(rank4).toMatchObject({ _tag: "EmbedderLoadError", kind: "outputs" })
-      const dim = yield* loadError(Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, dimension: D + 1 }))
+      const dim = yield* loadError(OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, dimension: D + 1 }))
       expect(dim).toMatchObject({ _tag: "EmbedderLoadError", kind: "outputs" })
-      const named = yield* loadError(Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, output: "pooled" }))
+      const named = yield* loadError(OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER, output: "pooled" }))
       expect(named).toMatchObject({ _tag: "EmbedderLoadError", kind: "outputs" })
       // Only an input_ids input (no attention_mask) is fine.
       const idsOnly = yield* embed(
-        Embedder.layerOnnx({ modelPath: modelFile({ inputs: ["input_ids"] }), tokenizerPath: TOKENIZER }),
+        OnnxEmbedder.layerOnnx({ modelPath: modelFile({ inputs: ["input_ids"] }), tokenizerPath: TOKENIZER }),
         ["the dog"]
       )
       expectClose(idsOnly.vectors[0], reference(idsOf("the dog")))
@@ -322,14 +323,14 @@ describe("Embedder.layerOnnx", () => {
   it.effect("an output of the wrong shape fails the load; a NaN fails embed with EmbedderError", () =>
     Effect.gen(function*() {
       // A wrong shape shows in the load's probe run (two texts, one padded) ...
-      const reduced = Embedder.layerOnnx({ modelPath: modelFile({ out: "reduced" }), tokenizerPath: TOKENIZER })
+      const reduced = OnnxEmbedder.layerOnnx({ modelPath: modelFile({ out: "reduced" }), tokenizerPath: TOKENIZER })
       const shape = yield* loadError(reduced)
       expect(shape).toMatchObject({ _tag: "EmbedderLoadError", kind: "outputs" })
       expect(shape.message).toContain("shape [2, 1, 6]")
       expect((shape as { cause?: unknown }).cause).toMatchObject({ _tag: "EmbedderError" })
       const nanTable = Float32Array.from(EMB)
       nanTable[VOCAB["kettle"] * D + 2] = Number.NaN
-      const nan = Embedder.layerOnnx({ modelPath: modelFile({ emb: nanTable }), tokenizerPath: TOKENIZER })
+      const nan = OnnxEmbedder.layerOnnx({ modelPath: modelFile({ emb: nanTable }), tokenizerPath: TOKENIZER })
       expect((yield* embed(nan, ["open the door"])).vectors).toHaveLength(1)
       const bad = yield* Effect.flip(embed(nan, ["open the door", "the kettle"]))
       expect(bad._tag).toBe("EmbedderError")
@@ -340,7 +341,7 @@ describe("Embedder.layerOnnx", () => {
     Effect.gen(function*() {
       const service = yield* Effect.scoped(
         Effect.map(
-          Layer.build(Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER })),
+          Layer.build(OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER })),
           (ctx) => Context.get(ctx, Embedder.Embedder)
         )
       )
@@ -369,7 +370,7 @@ describe("Embedder.layerOnnx", () => {
       }
     }).pipe(
       Effect.provide(
-        layerMemory().pipe(Layer.provide(Embedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER })))
+        layerMemory().pipe(Layer.provide(OnnxEmbedder.layerOnnx({ modelPath: MODEL, tokenizerPath: TOKENIZER })))
       )
     ))
 })

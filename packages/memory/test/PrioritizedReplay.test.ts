@@ -6,6 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as PrioritizedReplay from "../src/replay/PrioritizedReplay.js"
+import * as ReplayFile from "../src/replay/ReplayFile.js"
 
 /** A PER buffer with `n` transitions, transition t having observation [t] and reward t. */
 const filled = (n: number, options: Partial<PrioritizedReplay.Options> = {}) => {
@@ -122,8 +123,8 @@ describe("PrioritizedReplay", () => {
       const per = filled(6, { capacity: 8, alpha: 0.6, beta0: 0.5, betaSteps: 20 })
       per.updatePriorities([0, 3, 5], [2, 0.1, 7])
       const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-per-")), "per.bin")
-      yield* per.save(file)
-      const back = yield* PrioritizedReplay.load(file)
+      yield* ReplayFile.save(per, file)
+      const back = yield* ReplayFile.load(file, PrioritizedReplay.PrioritizedReplay)
       expect(Array.from(back.sums.nodes)).toEqual(Array.from(per.sums.nodes))
       expect(Array.from(back.mins.nodes)).toEqual(Array.from(per.mins.nodes))
       expect([back.maxPriority, back.alpha, back.beta0, back.betaSteps, back.eps, back.beta()]).toEqual([

@@ -1,4 +1,4 @@
-import { Rng } from "@autodidact/core"
+import { InvalidOptionError, Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -6,6 +6,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as PrioritizedReplay from "../src/replay/PrioritizedReplay.js"
 import * as ReplayBuffer from "../src/replay/ReplayBuffer.js"
+import { CorruptReplayFileError, ReplayIoError } from "../src/replay/ReplayErrors.js"
+import * as ReplayFile from "../src/replay/ReplayFile.js"
 import { BatchRandom } from "../src/replay/ReplayRandom.js"
 
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-replay-"))
@@ -160,8 +162,8 @@ describe("ReplayBuffer", () => {
       const b = filled(6)
       b.rng.random() // advance the generator: the saved state must be the current one
       const file = path.join(tmpDir(), "sub", "replay.bin")
-      yield* b.save(file)
-      const c = yield* ReplayBuffer.load(file)
+      yield* ReplayFile.save(b, file)
+      const c = yield* ReplayFile.load(file, ReplayBuffer.ReplayBuffer)
       expect(c.options).toEqual(b.options)
       for (const k of ["observations", "actions", "rewards", "nextObservations", "terminated", "truncated", "discounts"] as const) {
         expect(Array.from(c[k])).toEqual(Array.from(b[k]))
@@ -175,19 +177,56 @@ describe("ReplayBuffer", () => {
       expect(fs.readdirSync(path.dirname(file))).toEqual(["replay.bin"]) // no temp file left
       // a partly filled buffer writes only its rows
       const small = filled(1, 1000)
-      yield* small.save(file)
+      yield* ReplayFile.save(small, file)
       expect(fs.statSync(file).size).toBeLessThan(2000)
-      expect((yield* ReplayBuffer.load(file)).size).toBe(1)
+      expect((yield* ReplayFile.load(file, ReplayBuffer.ReplayBuffer)).size).toBe(1)
     }))
+
+  it("plain saveSync/loadSync round-trip the same file and throw the errors the Effect load fails with", () => {
+    const b = filled(6)
+    const dir = tmpDir()
+    const file = path.join(dir, "plain.bin")
+    ReplayFile.saveSync(b, file)
+    const c = ReplayFile.loadSync(file, ReplayBuffer.ReplayBuffer)
+    expect(Array.from(c.rewards)).toEqual(Array.from(b.rewards))
+    expect([c.pointer, c.size, c.added]).toEqual([b.pointer, b.size, b.added])
+    // the Effect reader reads the plain writer's file byte for byte
+    const viaEffect = Effect.runSync(ReplayFile.load(file, ReplayBuffer.ReplayBuffer))
+    expect(Array.from(viaEffect.observations)).toEqual(Array.from(b.observations))
+    // a wrong kind and a missing file: same class and _tag from both faces
+    const plainWrongKind = (() => {
+      try {
+        ReplayFile.loadSync(file, PrioritizedReplay.PrioritizedReplay)
+      } catch (e) {
+        return e
+      }
+    })()
+    const effectWrongKind = Effect.runSync(Effect.flip(ReplayFile.load(file, PrioritizedReplay.PrioritizedReplay)))
+    expect(plainWrongKind).toBeInstanceOf(CorruptReplayFileError)
+    expect((plainWrongKind as CorruptReplayFileError)._tag).toBe(effectWrongKind._tag)
+    expect((plainWrongKind as CorruptReplayFileError).message).toBe(effectWrongKind.message)
+    const absent = path.join(dir, "absent.bin")
+    expect(() => ReplayFile.loadSync(absent, ReplayBuffer.ReplayBuffer)).toThrow(ReplayIoError)
+    expect(Effect.runSync(Effect.flip(ReplayFile.load(absent, ReplayBuffer.ReplayBuffer)))).toBeInstanceOf(ReplayIoError)
+    expect(() => ReplayFile.saveSync(b, file, { rename: () => { throw new Error("EXDEV") } })).toThrow(/EXDEV/)
+  })
+
+  it("create is the plain make: same options, same InvalidOptionError", () => {
+    expect(ReplayBuffer.create({ capacity: 3, obsDim: 2 }).capacity).toBe(3)
+    expect(() => ReplayBuffer.create({ capacity: 0, obsDim: 1 })).toThrow(InvalidOptionError)
+    const viaEffect = Effect.runSync(Effect.flip(ReplayBuffer.make({ capacity: 0, obsDim: 1 })))
+    expect(viaEffect).toBeInstanceOf(InvalidOptionError)
+    expect(ReplayBuffer.unsafeMake).toBe(ReplayBuffer.create)
+  })
 
   it.effect("truncated, edited, newer-version, wrong-kind and non-replay files fail with CorruptReplayFileError naming the file", () =>
     Effect.gen(function* () {
       const dir = tmpDir()
       const file = path.join(dir, "r.bin")
-      yield* filled(6).save(file)
+      yield* ReplayFile.save(filled(6), file)
       const bytes = fs.readFileSync(file)
       const bad = path.join(dir, "bad.bin")
-      const loadBad = () => Effect.flip(ReplayBuffer.load(bad))
+      const loadBad = () => Effect.flip(ReplayFile.load(bad, ReplayBuffer.ReplayBuffer))
 
       fs.writeFileSync(bad, bytes.subarray(0, bytes.length - 3))
       const e = yield* loadBad()
@@ -221,10 +260,10 @@ describe("ReplayBuffer", () => {
       fs.writeFileSync(bad, "{\"format\": \"something else\"}")
       expect((yield* loadBad()).message).toMatch(/bad magic/)
 
-      const wrongKind = yield* Effect.flip(PrioritizedReplay.load(file))
+      const wrongKind = yield* Effect.flip(ReplayFile.load(file, PrioritizedReplay.PrioritizedReplay))
       expect(wrongKind.message).toBe(`Corrupt replay file ${file}: holds a "uniform" buffer, expected "prioritized"`)
 
-      const missing = yield* Effect.flip(ReplayBuffer.load(path.join(dir, "absent.bin")))
+      const missing = yield* Effect.flip(ReplayFile.load(path.join(dir, "absent.bin"), ReplayBuffer.ReplayBuffer))
       expect(missing._tag).toBe("ReplayIoError")
       expect(missing.message).toMatch(/absent\.bin: read failed: ENOENT/)
     }))
@@ -234,11 +273,11 @@ describe("ReplayBuffer", () => {
       const dir = tmpDir()
       const file = path.join(dir, "r.bin")
       const original = filled(6)
-      yield* original.save(file)
+      yield* ReplayFile.save(original, file)
       const before = fs.readFileSync(file)
       const changed = filled(3)
       const midWrite = yield* Effect.flip(
-        changed.save(file, {
+        ReplayFile.save(changed, file, {
           write: (fd, bytes) => {
             fs.writeSync(fd, bytes, 0, bytes.length >> 1)
             throw new Error("ENOSPC: no space left on device")
@@ -247,12 +286,12 @@ describe("ReplayBuffer", () => {
       )
       expect(midWrite._tag).toBe("ReplayIoError")
       expect(midWrite.message).toBe(`Replay file ${file}: write failed: ENOSPC: no space left on device`)
-      const atFsync = yield* Effect.flip(changed.save(file, { fsync: () => { throw new Error("EIO") } }))
+      const atFsync = yield* Effect.flip(ReplayFile.save(changed, file, { fsync: () => { throw new Error("EIO") } }))
       expect(atFsync.message).toMatch(/write failed: EIO/)
-      const atRename = yield* Effect.flip(changed.save(file, { rename: () => { throw new Error("EXDEV") } }))
+      const atRename = yield* Effect.flip(ReplayFile.save(changed, file, { rename: () => { throw new Error("EXDEV") } }))
       expect(atRename.message).toMatch(/write failed: EXDEV/)
       expect(fs.readFileSync(file).equals(before)).toBe(true)
       expect(fs.readdirSync(dir)).toEqual(["r.bin"])
-      expect(Array.from((yield* ReplayBuffer.load(file)).rewards)).toEqual(Array.from(original.rewards))
+      expect(Array.from((yield* ReplayFile.load(file, ReplayBuffer.ReplayBuffer)).rewards)).toEqual(Array.from(original.rewards))
     }))
 })

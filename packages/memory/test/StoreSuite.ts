@@ -2,7 +2,7 @@
  * The experience-store conformance suite, run against every backend (PGlite in `Store.test.ts`, a PostgreSQL server
  * in `Store.integration.test.ts`). One store per file, shared by the tests; each test clears it first.
  */
-import { Trajectory } from "@autodidact/core"
+import { type MissingPeerError, Trajectory } from "@autodidact/core"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -19,7 +19,7 @@ export const DIM = 256
 export class TestBackend extends Context.Service<TestBackend, Backend>()("test/TestBackend") {}
 
 export const suiteLayer = (
-  openBackend: Effect.Effect<Backend, StoreOpenError, import("effect").Scope.Scope>,
+  openBackend: Effect.Effect<Backend, StoreOpenError | MissingPeerError, import("effect").Scope.Scope>,
   options: Store.StoreOptions = {}
 ) => {
   const backend = Layer.effect(TestBackend, openBackend)

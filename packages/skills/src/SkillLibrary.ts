@@ -23,8 +23,8 @@
  */
 import { AtomicFile } from "@autodidact/core/node"
 import { Embedder } from "@autodidact/memory"
-import { Data, Effect, Schema } from "effect"
-import type { Scope } from "effect"
+import type { EmbedderError } from "@autodidact/memory"
+import { Cause, Data, Effect, Exit, Layer, Schema, Scope } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Sandbox from "./Sandbox.js"
@@ -160,6 +160,13 @@ export class SkillLibrary {
       if (options.directory !== undefined) yield* lib.importDirectory(options.directory, { persist: false })
       return lib
     })
+
+  /**
+   * Open a library for plain (non-Effect) code: a sandbox pool and an embedder of its own (the hashed embedder of
+   * memory by default), every method a Promise that rejects with the same tagged errors as the Effect methods; call
+   * `close()` when done. See {@link open}.
+   */
+  static open = (options: OpenOptions = {}): Promise<OpenLibrary> => open(options)
 
   /** {@link make}, with the resident retrieval index released when the scope closes. */
   static makeScoped = (
@@ -435,5 +442,111 @@ export class SkillLibrary {
       },
       catch: (e) => new SkillStorageError({ path: directory, reason: String(e) })
     })
+  }
+}
+
+/**
+ * Options of {@link open} (`SkillLibrary.open`): the library's options plus its own sandbox and embedder.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface OpenOptions extends LibraryOptions {
+  /** Limits of the worker sandbox (time, memory, stack, pool size); see `Sandbox.SandboxOptions`. */
+  readonly sandbox?: Sandbox.SandboxOptions | undefined
+  /**
+   * The embedder of skill descriptions: memory's `PlainEmbedder` (`{ dimension, model, embed(texts) }`) or an
+   * `Embedder` layer. Default: `Embedder.layerHashed()` (local, deterministic, 256 dimensions).
+   */
+  readonly embedder?: Embedder.PlainEmbedder | Layer.Layer<Embedder.Embedder, unknown> | undefined
+}
+
+/**
+ * The skill library for plain code: {@link SkillLibrary}'s methods with Promises (rejecting with the same
+ * `AdmissionError`, `SkillNotFoundError`, `SkillStorageError`, sandbox errors and `EmbedderError`: `instanceof` and
+ * `_tag` work), synchronous where the Effect class is. `close()` stops the sandbox workers and releases the index.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface OpenLibrary {
+  /** The Effect-face library behind it (one implementation). */
+  readonly library: SkillLibrary
+  names(): ReadonlyArray<string>
+  get(name: string): Skill.SkillRecord | undefined
+  active(name: string): Skill.SkillSpec | undefined
+  check(spec: Skill.SkillSpec): Promise<number | undefined>
+  admit(spec: Skill.SkillSpec): Promise<Skill.SkillVersion>
+  call(name: string, args: unknown, host?: Readonly<Record<string, Sandbox.HostFunction>>): Promise<unknown>
+  retrieve(
+    query: string,
+    options?: { readonly k?: number; readonly tags?: ReadonlyArray<string>; readonly filter?: (r: Skill.SkillRecord) => boolean }
+  ): Promise<ReadonlyArray<Hit>>
+  rollback(name: string, version: number): Promise<void>
+  remove(name: string): Promise<void>
+  recordUse(name: string, outcome: { readonly success: boolean; readonly return?: number }): Promise<void>
+  exportDirectory(directory: string): Promise<void>
+  importDirectory(directory: string, options?: { readonly persist?: boolean; readonly recheck?: boolean }): Promise<ReadonlyArray<string>>
+  /** Stop the sandbox workers and release the retrieval index; idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * Open a skill library for plain code (also `SkillLibrary.open`), loading `directory` when it exists.
+ *
+ * @example
+ * ```ts
+ * import { SkillLibrary } from "@autodidact/skills"
+ *
+ * const lib = await SkillLibrary.SkillLibrary.open({ directory: "skills" })
+ * await lib.admit(spec)                                   // AdmissionError names the stage and the reason
+ * const out = await lib.call("walk-to", { target: "fridge 1" }, { act: (a) => `you did: ${a}` })
+ * await lib.close()
+ * ```
+ * @returns rejects with SkillStorageError or AdmissionError (a directory that cannot be read), or the embedder
+ *   layer's error.
+ * @category constructors
+ * @since 0.1.0
+ */
+export const open = async (options: OpenOptions = {}): Promise<OpenLibrary> => {
+  const { sandbox, embedder, ...libraryOptions } = options
+  const services = Layer.mergeAll(
+    Sandbox.layer(sandbox ?? {}),
+    embedder === undefined ? Embedder.layerHashed() : Embedder.layerFrom(embedder)
+  )
+  const scope = Scope.makeUnsafe()
+  // the services are built in the library's own scope (not the call's): they live until `close()`
+  const exit = await Effect.runPromiseExit(
+    Layer.buildWithScope(services, scope).pipe(
+      Effect.flatMap((context) => SkillLibrary.makeScoped(libraryOptions).pipe(Effect.provideContext(context))),
+      Scope.provide(scope)
+    )
+  )
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    throw Cause.squash(exit.cause)
+  }
+  const lib = exit.value
+  const run = <A, E>(e: Effect.Effect<A, E>): Promise<A> => Effect.runPromise(e)
+  let closed = false
+  return {
+    library: lib,
+    names: () => lib.names(),
+    get: (name) => lib.get(name),
+    active: (name) => lib.active(name),
+    check: (spec) => run(lib.check(spec)),
+    admit: (spec) => run(lib.admit(spec)),
+    call: (name, args, host) => run(lib.call(name, args, host)),
+    retrieve: (query, o) => run<ReadonlyArray<Hit>, EmbedderError>(lib.retrieve(query, o)),
+    rollback: (name, version) => run(lib.rollback(name, version)),
+    remove: (name) => run(lib.remove(name)),
+    recordUse: (name, outcome) => run(lib.recordUse(name, outcome)),
+    exportDirectory: (directory) => run(lib.exportDirectory(directory)),
+    importDirectory: (directory, o) => run(lib.importDirectory(directory, o)),
+    close: async () => {
+      if (closed) return
+      closed = true
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
   }
 }

@@ -10,11 +10,9 @@
  * frequency `1 + ln(tf)` (TF-IDF without a corpus IDF), and L2-normalizes. Texts that share words or word pieces get
  * a positive cosine; it is lexical, not semantic.
  *
- * `layerOnnx` (from `OnnxEmbedder.ts`) runs a local ONNX sentence-embedding model with `onnxruntime-node`: a
- * tokenizer.json read from disk, mean pooling over the attention mask, L2 normalization; no network.
- *
- * The service class itself is declared in `EmbedderService.ts` (re-exported here), so that `OnnxEmbedder.ts` does not
- * import this module back.
+ * A local ONNX sentence-embedding model is `OnnxEmbedder.layerOnnx`, in its own entry point `@autodidact/memory/onnx`
+ * (it needs ONNX Runtime and `@huggingface/tokenizers`, optional peers); this module loads neither and has no Node
+ * built-in. The service class itself is declared in `EmbedderService.ts` (re-exported here).
  *
  * @since 0.1.0
  */
@@ -202,13 +200,49 @@ export const layerOpenAi = (options: OpenAiOptions): Layer.Layer<Embedder, never
     })
   )
 
-export {
-  /**
-   * A local ONNX sentence-embedding model run with `onnxruntime-node` (see `OnnxEmbedder.ts`).
-   *
-   * @category layers
-   * @since 0.1.0
-   */
-  layerOnnx,
-  type OnnxOptions
-} from "./OnnxEmbedder.js"
+/**
+ * An embedder written without Effect: `embed` returns (or resolves to) one `Float32Array` of length `dimension` per
+ * text, in order. Turned into the service by {@link layerPlain}; `ExperienceStore.open` and the skill library's plain
+ * `open` take one directly.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PlainEmbedder {
+  readonly dimension: number
+  readonly model: string
+  readonly embed: (texts: ReadonlyArray<string>) => ReadonlyArray<Float32Array> | Promise<ReadonlyArray<Float32Array>>
+}
+
+/**
+ * The {@link Embedder} service over a {@link PlainEmbedder}. A throw or rejection of `embed` becomes an
+ * `EmbedderError` naming `model` (its message the thrown error's).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerPlain = (embedder: PlainEmbedder): Layer.Layer<Embedder> =>
+  Layer.succeed(Embedder, {
+    dimension: embedder.dimension,
+    model: embedder.model,
+    embed: (texts) =>
+      Effect.tryPromise({
+        try: async () => await embedder.embed(texts),
+        catch: (cause) =>
+          new EmbedderError({
+            model: embedder.model,
+            reason: cause instanceof Error ? cause.message : String(cause),
+            cause
+          })
+      })
+  })
+
+/**
+ * The layer for an embedder given either way: an `Embedder` layer as it is, a {@link PlainEmbedder} through
+ * {@link layerPlain}.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerFrom = <E = never>(embedder: PlainEmbedder | Layer.Layer<Embedder, E>): Layer.Layer<Embedder, E> =>
+  Layer.isLayer(embedder) ? (embedder as Layer.Layer<Embedder, E>) : layerPlain(embedder as PlainEmbedder)

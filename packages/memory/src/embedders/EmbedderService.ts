@@ -2,8 +2,8 @@
  * The {@link Embedder} service: what the experience store (and the skill library) needs from a text embedder.
  *
  * **Details**: the service lives in its own module so that every implementation (`Embedder.layerHashed`,
- * `Embedder.layerOpenAi`, `OnnxEmbedder.layerOnnx`) imports it without importing the others, and `Embedder.ts` can
- * re-export `layerOnnx` without an import circle. Users reach it as `Embedder.Embedder`.
+ * `Embedder.layerOpenAi`, `OnnxEmbedder.layerOnnx`) imports it without importing the others (`OnnxEmbedder` lives in its own
+ * entry point). Users reach it as `Embedder.Embedder`.
  *
  * @since 0.1.0
  */

@@ -1,7 +1,11 @@
 /**
  * A local ONNX sentence-embedding model (a sentence-transformers / Hugging Face feature-extraction export such as
  * all-MiniLM-L6-v2 or bge-small) run with `onnxruntime-node`, with its `tokenizer.json` read from disk by
- * `@huggingface/tokenizers`. No network.
+ * `@huggingface/tokenizers`. No network. Entry point: `@autodidact/memory/onnx`.
+ *
+ * **Optional peers**: `onnxruntime-node` (through `@autodidact/kernels/ort`) and `@huggingface/tokenizers` are
+ * optional peer dependencies, loaded when the layer is built (not when this module is imported); a missing one fails
+ * the layer with `MissingPeerError` naming the package to install.
  *
  * **Details**
  * - The ONNX Runtime session is `OrtSession` from `@autodidact/kernels/ort` (the one session wrapper; `onnxruntime-node`
@@ -32,7 +36,8 @@
  */
 import { readFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
-import { Tokenizer } from "@huggingface/tokenizers"
+import type { Tokenizer } from "@huggingface/tokenizers"
+import { MissingPeerError, OptionalPeer } from "@autodidact/core"
 import { OrtSession } from "@autodidact/kernels/ort"
 import { Effect, Layer } from "effect"
 import { Embedder } from "./EmbedderService.js"
@@ -71,6 +76,22 @@ export interface OnnxOptions {
 
 const messageOf = OrtSession.messageOf
 
+/** The optional peer that reads `tokenizer.json`, with the version range `@autodidact/memory` declares. */
+export const tokenizersPeer = { name: "@huggingface/tokenizers", version: "^0.2.0" } as const
+
+/** The entry point named in a `MissingPeerError` of this module. */
+export const entryPoint = "@autodidact/memory/onnx"
+
+const loadTokenizers = (model: string) =>
+  Effect.tryPromise({
+    try: () =>
+      OptionalPeer.load(tokenizersPeer.name, entryPoint, () => import("@huggingface/tokenizers"), tokenizersPeer.version),
+    catch: (e) =>
+      e instanceof MissingPeerError
+        ? e
+        : new EmbedderLoadError({ model, kind: "tokenizer", reason: `loading ${tokenizersPeer.name}: ${messageOf(e)}`, cause: e })
+  })
+
 interface LoadedTokenizer {
   readonly tokenizer: Tokenizer
   readonly vocabSize: number
@@ -78,7 +99,11 @@ interface LoadedTokenizer {
   readonly specialIds: ReadonlySet<number>
 }
 
-const loadTokenizer = (model: string, path: string): Effect.Effect<LoadedTokenizer, EmbedderLoadError> =>
+const loadTokenizer = (
+  model: string,
+  path: string,
+  Tokenizer: typeof import("@huggingface/tokenizers").Tokenizer
+): Effect.Effect<LoadedTokenizer, EmbedderLoadError> =>
   Effect.gen(function*() {
     const fail = (reason: string, cause?: unknown) =>
       new EmbedderLoadError({ model, kind: "tokenizer", reason, ...(cause === undefined ? {} : { cause }) })
@@ -139,8 +164,9 @@ interface Encoded {
  * ```ts
  * import { Effect } from "effect"
  * import { Embedder } from "@autodidact/memory"
+ * import { OnnxEmbedder } from "@autodidact/memory/onnx"
  *
- * const layer = Embedder.layerOnnx({
+ * const layer = OnnxEmbedder.layerOnnx({
  *   modelPath: "models/all-MiniLM-L6-v2/onnx/model.onnx",
  *   tokenizerPath: "models/all-MiniLM-L6-v2/tokenizer.json"
  * })
@@ -154,16 +180,16 @@ interface Encoded {
  */
 export const layerOnnx = (
   options: OnnxOptions
-): Layer.Layer<Embedder, EmbedderLoadError | EmbedderTokenizerMismatchError> => {
+): Layer.Layer<Embedder, EmbedderLoadError | EmbedderTokenizerMismatchError | MissingPeerError> => {
   const pooling = options.pooling ?? "mean"
   const normalize = options.normalize ?? true
   const maxLength = options.maxLength ?? 512
   const batchSize = options.batchSize ?? 32
   for (const [k, v] of [["maxLength", maxLength], ["batchSize", batchSize]] as const) {
-    if (!Number.isInteger(v) || v < 1) throw new RangeError(`Embedder.layerOnnx: ${k} ${v} must be a positive integer`)
+    if (!Number.isInteger(v) || v < 1) throw new RangeError(`OnnxEmbedder.layerOnnx: ${k} ${v} must be a positive integer`)
   }
   if (options.dimension !== undefined && (!Number.isInteger(options.dimension) || options.dimension < 1)) {
-    throw new RangeError(`Embedder.layerOnnx: dimension ${options.dimension} must be a positive integer`)
+    throw new RangeError(`OnnxEmbedder.layerOnnx: dimension ${options.dimension} must be a positive integer`)
   }
   const model = options.name ?? `onnx:${basename(options.modelPath)}`
   const loadFail = (kind: EmbedderLoadError["kind"], reason: string, cause?: unknown) =>
@@ -176,6 +202,7 @@ export const layerOnnx = (
   return Layer.effect(
     Embedder,
     Effect.gen(function*() {
+      const { Tokenizer } = yield* loadTokenizers(model)
       const session = yield* acquire
       const bytes = session.bytes
 
@@ -229,7 +256,7 @@ export const layerOnnx = (
       }
 
       // Tokenizer vs embedding table.
-      const tok = yield* loadTokenizer(model, options.tokenizerPath)
+      const tok = yield* loadTokenizer(model, options.tokenizerPath, Tokenizer)
       const fromGraph = options.vocabSize ?? (() => {
         try {
           return OrtSession.embeddingRows(bytes)

@@ -32,8 +32,7 @@ import { InvalidOptionError, Trajectory } from "@autodidact/core"
 import { Effect } from "effect"
 import * as Columns from "./ReplayColumns.js"
 import { construct, ShapeMismatchError } from "./ReplayErrors.js"
-import type { CorruptReplayFileError, ReplayIoError } from "./ReplayErrors.js"
-import * as ReplayFile from "./ReplayFile.js"
+import type { Contents, Decoded } from "./ReplayFormat.js"
 
 /** Options of an {@link EpisodeBuffer}. */
 export interface Options {
@@ -220,57 +219,51 @@ export class EpisodeBuffer {
     for (const t of this.tracks) t.length = 0
   }
 
-  /**
-   * Save the in-progress trajectories atomically to `path` (kind `"episode"`).
-   * @returns fails with ReplayIoError naming the file; the previous file is kept.
-   */
-  save(path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> {
-    return Effect.suspend(() => {
-      const lengths = Int32Array.from(this.tracks, (t) => t.length)
-      const total = lengths.reduce((a, b) => a + b, 0)
-      const od = this.obsDim
-      const ad = this.actDim
-      const obs = new Float32Array(total * od)
-      const act = Columns.allocate(this.actionDtype, total * ad) as Int32Array | Float32Array
-      const rew = new Float64Array(total)
-      const logp = new Float64Array(total)
-      const val = new Float64Array(total)
-      let at = 0
-      for (const t of this.tracks) {
-        obs.set(t.obs.subarray(0, t.length * od), at * od)
-        act.set(t.act.subarray(0, t.length * ad), at * ad)
-        rew.set(t.rew.subarray(0, t.length), at)
-        logp.set(t.logp.subarray(0, t.length), at)
-        val.set(t.val.subarray(0, t.length), at)
-        at += t.length
-      }
-      return ReplayFile.write(
-        path,
-        {
-          kind: KIND,
-          capacity: this.numEnvs,
-          size: total,
-          pointer: 0,
-          shapes: { observation: [od], action: [ad] },
-          options: { envId: this.envId, numEnvs: this.numEnvs, actionDtype: this.actionDtype },
-          counters: {},
-          columns: [
-            ["lengths", lengths],
-            ["observations", obs],
-            ["actions", act],
-            ["rewards", rew],
-            ["logProbs", logp],
-            ["values", val],
-            ["lastNext", this.lastNext]
-          ]
-        },
-        io
-      )
-    })
+  /** The file kind `ReplayFile.load` checks (`"episode"`). */
+  static readonly kind: string = "episode"
+
+  /** The file contents (for `ReplayFile.save`): the in-progress trajectories of every sub-env, copied. */
+  contents(): Contents {
+    const lengths = Int32Array.from(this.tracks, (t) => t.length)
+    const total = lengths.reduce((a, b) => a + b, 0)
+    const od = this.obsDim
+    const ad = this.actDim
+    const obs = new Float32Array(total * od)
+    const act = Columns.allocate(this.actionDtype, total * ad) as Int32Array | Float32Array
+    const rew = new Float64Array(total)
+    const logp = new Float64Array(total)
+    const val = new Float64Array(total)
+    let at = 0
+    for (const t of this.tracks) {
+      obs.set(t.obs.subarray(0, t.length * od), at * od)
+      act.set(t.act.subarray(0, t.length * ad), at * ad)
+      rew.set(t.rew.subarray(0, t.length), at)
+      logp.set(t.logp.subarray(0, t.length), at)
+      val.set(t.val.subarray(0, t.length), at)
+      at += t.length
+    }
+    return {
+      kind: EpisodeBuffer.kind,
+      capacity: this.numEnvs,
+      size: total,
+      pointer: 0,
+      shapes: { observation: [od], action: [ad] },
+      options: { envId: this.envId, numEnvs: this.numEnvs, actionDtype: this.actionDtype },
+      counters: {},
+      columns: [
+        ["lengths", lengths],
+        ["observations", obs],
+        ["actions", act],
+        ["rewards", rew],
+        ["logProbs", logp],
+        ["values", val],
+        ["lastNext", this.lastNext]
+      ]
+    }
   }
 
-  /** Restore from a decoded file (used by {@link load}). */
-  static restore(d: ReplayFile.Decoded): EpisodeBuffer {
+  /** Restore from a decoded file (used by `ReplayFile.load`). */
+  static restore(d: Decoded): EpisodeBuffer {
     const h = d.header
     const o = h.options
     let buf: EpisodeBuffer
@@ -317,7 +310,7 @@ export class EpisodeBuffer {
 }
 
 /** The `kind` of an episode buffer's file. */
-export const KIND = "episode"
+export const KIND = EpisodeBuffer.kind
 
 /**
  * An episode buffer for `numEnvs` vector-env sub-envs (see {@link EpisodeBuffer}): each sub-env's steps grow in
@@ -328,13 +321,12 @@ export const KIND = "episode"
 export const make = (options: Options): Effect.Effect<EpisodeBuffer, InvalidOptionError> =>
   construct(EpisodeBuffer)(options)
 
-/** {@link make}, synchronously. @throws InvalidOptionError */
-export const unsafeMake = (options: Options): EpisodeBuffer => new EpisodeBuffer(options)
-
 /**
- * Load a buffer saved by `EpisodeBuffer.save` (the unfinished episodes of every sub-env; `ReplayFile` format, kind
- * {@link KIND}).
- * @returns fails with ReplayIoError or CorruptReplayFileError naming the file and the problem.
+ * {@link make} for plain (non-Effect) code: the same checks, synchronously.
+ * @throws InvalidOptionError (the error {@link make} fails with)
  */
-export const load = (path: string): Effect.Effect<EpisodeBuffer, ReplayIoError | CorruptReplayFileError> =>
-  ReplayFile.read(path, KIND, EpisodeBuffer.restore)
+export const create = (options: Options): EpisodeBuffer => new EpisodeBuffer(options)
+
+/** @deprecated use {@link create} (same function). */
+export const unsafeMake = create
+

@@ -40,8 +40,7 @@ import { construct } from "./ReplayErrors.js"
 import { Effect } from "effect"
 import type { TransitionSink } from "./ReplayBuffer.js"
 import * as Columns from "./ReplayColumns.js"
-import type { CorruptReplayFileError, ReplayIoError } from "./ReplayErrors.js"
-import * as ReplayFile from "./ReplayFile.js"
+import type { Contents, Decoded } from "./ReplayFormat.js"
 
 /** Options of an {@link NStep} accumulator. */
 export interface Options {
@@ -248,42 +247,38 @@ export class NStep {
     this.count.fill(0)
   }
 
-  /**
-   * Save the pending steps atomically to `path` (kind `"nstep"`).
-   * @returns fails with ReplayIoError naming the file; the previous file is kept.
-   */
-  save(path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> {
-    return ReplayFile.write(
-      path,
-      {
-        kind: KIND,
-        capacity: this.n,
-        size: this.count.reduce((a, b) => a + b, 0),
-        pointer: 0,
-        shapes: { observation: [this.obsDim], action: [this.actDim] },
-        options: {
-          numEnvs: this.numEnvs,
-          n: this.n,
-          gamma: this.gamma,
-          observationDtype: this.observationDtype,
-          actionDtype: this.actionDtype
-        },
-        counters: {},
-        columns: [
-          ["observations", this.observations],
-          ["actions", this.actions],
-          ["rewards", this.rewards],
-          ["head", this.head],
-          ["count", this.count],
-          ["lastNext", this.lastNext]
-        ]
+  /** The file kind `ReplayFile.load` checks (`"nstep"`). */
+  static readonly kind: string = "nstep"
+
+  /** The file contents (for `ReplayFile.save`): the pending steps of every sub-env (views, not copies). */
+  contents(): Contents {
+    return {
+      kind: NStep.kind,
+      capacity: this.n,
+      size: this.count.reduce((a, b) => a + b, 0),
+      pointer: 0,
+      shapes: { observation: [this.obsDim], action: [this.actDim] },
+      options: {
+        numEnvs: this.numEnvs,
+        n: this.n,
+        gamma: this.gamma,
+        observationDtype: this.observationDtype,
+        actionDtype: this.actionDtype
       },
-      io
-    )
+      counters: {},
+      columns: [
+        ["observations", this.observations],
+        ["actions", this.actions],
+        ["rewards", this.rewards],
+        ["head", this.head],
+        ["count", this.count],
+        ["lastNext", this.lastNext]
+      ]
+    }
   }
 
-  /** Restore from a decoded file (used by {@link load}). */
-  static restore(d: ReplayFile.Decoded): NStep {
+  /** Restore from a decoded file (used by `ReplayFile.load`). */
+  static restore(d: Decoded): NStep {
     const h = d.header
     const o = h.options
     let acc: NStep
@@ -320,7 +315,7 @@ export class NStep {
 }
 
 /** The `kind` of an n-step accumulator's file. */
-export const KIND = "nstep"
+export const KIND = NStep.kind
 
 /**
  * An n-step accumulator for `numEnvs` sub-envs: it emits `(s_t, a_t, Σ_{k<m} γ^k r_{t+k}, s_{t+m}, γ^m)` with
@@ -330,13 +325,12 @@ export const KIND = "nstep"
 export const make = (options: Options): Effect.Effect<NStep, InvalidOptionError> =>
   construct(NStep)(options)
 
-/** {@link make}, synchronously. @throws InvalidOptionError */
-export const unsafeMake = (options: Options): NStep => new NStep(options)
-
 /**
- * Load an accumulator saved by `NStep.save` (the pending steps of every sub-env; `ReplayFile` format, kind
- * {@link KIND}).
- * @returns fails with ReplayIoError or CorruptReplayFileError naming the file and the problem.
+ * {@link make} for plain (non-Effect) code: the same checks, synchronously.
+ * @throws InvalidOptionError (the error {@link make} fails with)
  */
-export const load = (path: string): Effect.Effect<NStep, ReplayIoError | CorruptReplayFileError> =>
-  ReplayFile.read(path, KIND, NStep.restore)
+export const create = (options: Options): NStep => new NStep(options)
+
+/** @deprecated use {@link create} (same function). */
+export const unsafeMake = create
+

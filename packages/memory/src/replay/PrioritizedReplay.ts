@@ -48,8 +48,7 @@ import type { Batch, TransitionSink } from "./ReplayBuffer.js"
 import * as ReplayBufferModule from "./ReplayBuffer.js"
 import * as Columns from "./ReplayColumns.js"
 import { construct, InvalidPriorityError } from "./ReplayErrors.js"
-import type { CorruptReplayFileError, ReplayIoError } from "./ReplayErrors.js"
-import * as ReplayFile from "./ReplayFile.js"
+import type { Contents, Decoded } from "./ReplayFormat.js"
 
 /** Options of a {@link PrioritizedReplay}: those of a uniform buffer plus the PER hyper-parameters. */
 export interface Options extends ReplayBufferModule.Options {
@@ -89,7 +88,7 @@ export class PrioritizedReplay implements TransitionSink {
   private targets = new Float64Array(0)
 
   /**
-   * @param storage an existing uniform buffer with these options to prioritize (used by `load`); its rows get
+   * @param storage an existing uniform buffer with these options to prioritize (used by `ReplayFile.load`); its rows get
    *   priority 1 until set.
    * @throws InvalidOptionError for an out-of-range option (naming it and its value).
    */
@@ -293,30 +292,26 @@ export class PrioritizedReplay implements TransitionSink {
     this.setMax(1)
   }
 
+  /** The file kind `ReplayFile.load` checks (`"prioritized"`). */
+  static readonly kind: string = "prioritized"
+
   /**
-   * Save atomically to `path`: the storage, the stored priorities (`p^alpha`, float64), `maxPriority`, the beta
-   * schedule and the generator.
-   * @returns fails with ReplayIoError naming the file; the previous file is kept.
+   * The file contents (for `ReplayFile.save`): the storage, the stored priorities (`p^alpha`, float64),
+   * `maxPriority`, the beta schedule and the generator. The columns are views, not copies.
    */
-  save(path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> {
-    return Effect.suspend(() => {
-      const c = this.storage.contents(KIND)
-      const priorities = this.sums.nodes.subarray(this.sums.capacity, this.sums.capacity + this.storage.size)
-      return ReplayFile.write(
-        path,
-        {
-          ...c,
-          options: { ...c.options, alpha: this.alpha, beta0: this.beta0, betaSteps: this.betaSteps, eps: this.eps },
-          counters: { ...c.counters, maxPriority: this.maxPriority },
-          columns: [...c.columns, ["priorities", priorities]]
-        },
-        io
-      )
-    })
+  contents(): Contents {
+    const c = this.storage.contents(PrioritizedReplay.kind)
+    const priorities = this.sums.nodes.subarray(this.sums.capacity, this.sums.capacity + this.storage.size)
+    return {
+      ...c,
+      options: { ...c.options, alpha: this.alpha, beta0: this.beta0, betaSteps: this.betaSteps, eps: this.eps },
+      counters: { ...c.counters, maxPriority: this.maxPriority },
+      columns: [...c.columns, ["priorities", priorities]]
+    }
   }
 
-  /** Restore from a decoded file (used by {@link load}). */
-  static restore(d: ReplayFile.Decoded): PrioritizedReplay {
+  /** Restore from a decoded file (used by `ReplayFile.load`). */
+  static restore(d: Decoded): PrioritizedReplay {
     const storage = ReplayBufferModule.ReplayBuffer.restore(d)
     const o = d.header.options
     let per: PrioritizedReplay
@@ -345,7 +340,7 @@ export class PrioritizedReplay implements TransitionSink {
 }
 
 /** The `kind` of a prioritized buffer's file. */
-export const KIND = "prioritized"
+export const KIND = PrioritizedReplay.kind
 
 /**
  * A proportional prioritized replay buffer (Schaul et al. 2016, arXiv:1511.05952; see {@link PrioritizedReplay}):
@@ -357,19 +352,13 @@ export const KIND = "prioritized"
 export const make = (options: Options): Effect.Effect<PrioritizedReplay, InvalidOptionError> =>
   construct(PrioritizedReplay)(options)
 
-/** {@link make}, synchronously. @throws InvalidOptionError */
-export const unsafeMake = (options: Options): PrioritizedReplay => new PrioritizedReplay(options)
-
 /**
- * Save `buffer` atomically to `path` (see {@link PrioritizedReplay.save}): rows, priorities, `maxPriority`, the beta
- * schedule and the generator. Fails with ReplayIoError naming the file; the previous file is kept.
+ * {@link make} for plain (non-Effect) code: the same checks, synchronously.
+ * @throws InvalidOptionError (the error {@link make} fails with)
  */
-export const save = (buffer: PrioritizedReplay, path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> =>
-  buffer.save(path, io)
+export const create = (options: Options): PrioritizedReplay => new PrioritizedReplay(options)
 
-/**
- * Load a buffer saved by {@link save}, priorities and beta schedule included.
- * @returns fails with ReplayIoError or CorruptReplayFileError (naming the file and the problem).
- */
-export const load = (path: string): Effect.Effect<PrioritizedReplay, ReplayIoError | CorruptReplayFileError> =>
-  ReplayFile.read(path, KIND, PrioritizedReplay.restore)
+/** @deprecated use {@link create} (same function). */
+export const unsafeMake = create
+
+

@@ -22,7 +22,8 @@
  *   and copies the rows into a preallocated {@link Batch}; it allocates nothing. The draws come from a xoshiro128**
  *   stream seeded by one 64-bit draw of the given core `Rng` per batch (see `ReplayRandom`: PCG64 in JavaScript
  *   costs ~0.5 µs a draw), so batches are reproducible from the generator's seed and state.
- * - The hot-path methods are synchronous and throw tagged errors; `make`, `save` and `load` are Effects.
+ * - Everything here is synchronous and throws tagged errors (`create`, `add`, `sample`, ...); `make` is the Effect
+ *   constructor. Saving and loading is `ReplayFile` in `@autodidact/memory/replay/node` (Node's `fs`).
  *
  * **Gotchas**
  * - A sampled batch is overwritten by the next `sample` call into the same batch: copy what must outlive it.
@@ -45,8 +46,7 @@ import { InvalidOptionError, Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import * as Columns from "./ReplayColumns.js"
 import { construct, InsufficientDataError, ShapeMismatchError } from "./ReplayErrors.js"
-import type { CorruptReplayFileError, ReplayIoError } from "./ReplayErrors.js"
-import * as ReplayFile from "./ReplayFile.js"
+import type { Contents, Decoded } from "./ReplayFormat.js"
 import { BatchRandom } from "./ReplayRandom.js"
 
 /** Options of a {@link ReplayBuffer}. */
@@ -163,7 +163,7 @@ export class ReplayBuffer implements TransitionSink {
     this.discounts = new Float32Array(c)
   }
 
-  /** The options this buffer was made with (for `save` and for making a compatible buffer). */
+  /** The options this buffer was made with (for `ReplayFile.save` and for making a compatible buffer). */
   get options(): Required<Omit<Options, "seed">> {
     return {
       capacity: this.capacity,
@@ -355,8 +355,11 @@ export class ReplayBuffer implements TransitionSink {
     this.added = 0
   }
 
-  /** The file contents of this buffer (for `save`; the columns are views, not copies). */
-  contents(kind = KIND): ReplayFile.Contents {
+  /** The file kind `ReplayFile.load` checks (`"uniform"`). */
+  static readonly kind: string = "uniform"
+
+  /** The file contents of this buffer (for `ReplayFile.save`; the columns are views, not copies). */
+  contents(kind = ReplayBuffer.kind): Contents {
     const s = this.size
     const od = this.obsDim
     return {
@@ -380,16 +383,8 @@ export class ReplayBuffer implements TransitionSink {
     }
   }
 
-  /**
-   * Save atomically to `path` (temp file, fsync, rename, fsync dir; see `ReplayFile`).
-   * @returns fails with ReplayIoError (naming the file) when the write fails; the previous file is kept.
-   */
-  save(path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> {
-    return ReplayFile.write(path, this.contents(), io)
-  }
-
-  /** Restore rows, pointer, counters and generator from a decoded file (used by `load`). */
-  static restore(d: ReplayFile.Decoded): ReplayBuffer {
+  /** Restore rows, pointer, counters and generator from a decoded file (used by `ReplayFile.load`). */
+  static restore(d: Decoded): ReplayBuffer {
     const h = d.header
     const o = h.options
     const obsDim = h.shapes["observation"]?.[0]
@@ -428,7 +423,7 @@ export class ReplayBuffer implements TransitionSink {
 }
 
 /** The `kind` of a uniform buffer's file. */
-export const KIND = "uniform"
+export const KIND = ReplayBuffer.kind
 
 /**
  * A uniform replay buffer.
@@ -438,20 +433,13 @@ export const KIND = "uniform"
 export const make = (options: Options): Effect.Effect<ReplayBuffer, InvalidOptionError> =>
   construct(ReplayBuffer)(options)
 
-/** {@link make}, synchronously. @throws InvalidOptionError */
-export const unsafeMake = (options: Options): ReplayBuffer => new ReplayBuffer(options)
-
 /**
- * Save `buffer` atomically to `path` (see {@link ReplayBuffer.save}): rows, ring pointer, counters and generator.
- * Fails with ReplayIoError naming the file; the previous file is kept.
+ * {@link make} for plain (non-Effect) code: the same checks, synchronously.
+ * @throws InvalidOptionError (the error {@link make} fails with)
  */
-export const save = (buffer: ReplayBuffer, path: string, io: Partial<ReplayFile.Io> = {}): Effect.Effect<void, ReplayIoError> =>
-  buffer.save(path, io)
+export const create = (options: Options): ReplayBuffer => new ReplayBuffer(options)
 
-/**
- * Load a buffer saved by {@link save}: rows, ring pointer, counters and generator state.
- * @returns fails with ReplayIoError when the file cannot be read, CorruptReplayFileError when it is truncated,
- *   edited (checksum), from a newer format version, of another kind, or inconsistent.
- */
-export const load = (path: string): Effect.Effect<ReplayBuffer, ReplayIoError | CorruptReplayFileError> =>
-  ReplayFile.read(path, KIND, ReplayBuffer.restore)
+/** @deprecated use {@link create} (same function). */
+export const unsafeMake = create
+
+

@@ -3,7 +3,7 @@
  *
  * **Details**
  * - The synchronous hot-path methods (`add`, `addBatch`, `sample`, `updatePriorities`) throw these (as
- *   `@autodidact/core`'s environments throw theirs); the Effect APIs (`make`, `save`, `load`) fail with them in
+ *   `@autodidact/core`'s environments throw theirs); the Effect APIs (`make`, `ReplayFile.save` / `load`) fail with them in
  *   the error channel.
  * - Non-finite rewards and observations are `NonFiniteValueError`, bad options (capacity <= 0, alpha < 0, ...) are
  *   `InvalidOptionError`, both from `@autodidact/core`.

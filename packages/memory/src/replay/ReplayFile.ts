@@ -1,5 +1,16 @@
 /**
- * The on-disk format shared by every replay buffer's `save`/`load`, and the atomic writer they use.
+ * Saving and loading replay buffers (Node only: `node:fs`, `node:crypto`): the on-disk format shared by every
+ * buffer, its reader and its atomic writer. Reached through `@autodidact/memory/replay/node`, so that
+ * `@autodidact/memory/replay` itself has no Node built-in in its import graph and bundles for browsers.
+ *
+ * ```ts
+ * import { PrioritizedReplay } from "@autodidact/memory/replay"
+ * import { ReplayFile } from "@autodidact/memory/replay/node"
+ *
+ * ReplayFile.saveSync(per, "runs/replay/per.bin")                                  // plain: throws ReplayIoError
+ * const back = ReplayFile.loadSync("runs/replay/per.bin", PrioritizedReplay.PrioritizedReplay)
+ * // Effect: ReplayFile.save(per, path) / ReplayFile.load(path, PrioritizedReplay.PrioritizedReplay)
+ * ```
  *
  * **Format** (`format: "autodidact.replay"`, `version: 1`), little-endian:
  *
@@ -25,48 +36,27 @@
  *
  * @since 0.1.0
  */
-import { RngState } from "@autodidact/core"
 import { AtomicFile } from "@autodidact/core/node"
 import { Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { CorruptReplayFileError, ReplayIoError } from "./ReplayErrors.js"
+import type { ColumnArray, Contents, Decoded, Restorer, Saveable } from "./ReplayFormat.js"
+import { type ColumnDtype, FORMAT, Header, VERSION } from "./ReplayFormat.js"
 
-/** The `format` field of every replay file. */
-export const FORMAT = "autodidact.replay"
-/** The newest format version this build writes and reads. */
-export const VERSION = 1
+export {
+  type ColumnArray,
+  ColumnDtype,
+  type Contents,
+  type Decoded,
+  FORMAT,
+  Header,
+  type Restorer,
+  type Saveable,
+  VERSION
+} from "./ReplayFormat.js"
+
 const MAGIC = Buffer.from("ADREPLAY", "ascii")
-
-/** Column element types. */
-export const ColumnDtype = Schema.Literals(["float32", "float64", "int32", "uint8"])
-export type ColumnDtype = typeof ColumnDtype.Type
-
-/** A typed array that can be a column. */
-export type ColumnArray = Float32Array | Float64Array | Int32Array | Uint8Array
-
-/** The JSON header of a replay file. */
-export const Header = Schema.Struct({
-  format: Schema.Literal(FORMAT),
-  version: Schema.Int,
-  kind: Schema.String,
-  capacity: Schema.Int,
-  size: Schema.Int,
-  pointer: Schema.Int,
-  shapes: Schema.Record(Schema.String, Schema.Array(Schema.Int)),
-  options: Schema.Record(Schema.String, Schema.Unknown),
-  counters: Schema.Record(Schema.String, Schema.Number),
-  rng: Schema.optional(RngState),
-  columns: Schema.Array(Schema.Struct({ name: Schema.String, dtype: ColumnDtype, length: Schema.Int })),
-  payloadBytes: Schema.Int,
-  sha256: Schema.String
-})
-export type Header = typeof Header.Type
-
-/** What a buffer hands to {@link encode}: the header fields it owns plus its columns. */
-export type Contents = Omit<Header, "format" | "version" | "columns" | "payloadBytes" | "sha256"> & {
-  readonly columns: ReadonlyArray<readonly [name: string, data: ColumnArray]>
-}
 
 const dtypeOf = (a: ColumnArray): ColumnDtype =>
   a instanceof Float32Array ? "float32" : a instanceof Float64Array ? "float64" : a instanceof Int32Array ? "int32" : "uint8"
@@ -101,20 +91,6 @@ export const encode = (c: Contents): Array<Uint8Array> => {
   const len = Buffer.alloc(4)
   len.writeUInt32LE(json.length, 0)
   return [MAGIC, len, json, ZEROS.subarray(0, pad8(12 + json.length)), ...payload]
-}
-
-/** A decoded file: its header and its columns (fresh, aligned copies). */
-export interface Decoded {
-  readonly path: string
-  readonly header: Header
-  /** The column `name` as a typed array of `dtype` with exactly `length` elements, else a corrupt-file error. */
-  column(name: string, dtype: "float32", length: number): Float32Array
-  column(name: string, dtype: "float64", length: number): Float64Array
-  column(name: string, dtype: "int32", length: number): Int32Array
-  column(name: string, dtype: "uint8", length: number): Uint8Array
-  column(name: string, dtype: ColumnDtype, length: number): ColumnArray
-  /** Throw a {@link CorruptReplayFileError} naming this file. */
-  corrupt(reason: string): never
 }
 
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
@@ -180,24 +156,42 @@ const parse = (path: string, bytes: Buffer, kind: string): Decoded => {
   return { path, header, column: column as Decoded["column"], corrupt }
 }
 
+const readBytes = (path: string): Buffer => {
+  try {
+    return fs.readFileSync(path)
+  } catch (e) {
+    throw new ReplayIoError({ path, reason: `read failed: ${reasonOf(e)}` })
+  }
+}
+
+const restoreFrom = <A>(path: string, bytes: Buffer, kind: string, restore: (decoded: Decoded) => A): A => {
+  try {
+    return restore(parse(path, bytes, kind))
+  } catch (e) {
+    throw e instanceof CorruptReplayFileError ? e : new CorruptReplayFileError({ path, reason: reasonOf(e) })
+  }
+}
+
 /**
  * Read and check a replay file of the given `kind`, then build the buffer with `restore` (which may call
- * `decoded.corrupt(reason)` for kind-specific inconsistencies).
+ * `decoded.corrupt(reason)` for kind-specific inconsistencies). Synchronous.
+ * @throws ReplayIoError when the file cannot be read, CorruptReplayFileError (naming the file and the problem).
  */
+export const readSync = <A>(path: string, kind: string, restore: (decoded: Decoded) => A): A =>
+  restoreFrom(path, readBytes(path), kind, restore)
+
+/** {@link readSync} as an Effect: fails with ReplayIoError or CorruptReplayFileError. */
 export const read = <A>(
   path: string,
   kind: string,
   restore: (decoded: Decoded) => A
 ): Effect.Effect<A, ReplayIoError | CorruptReplayFileError> =>
-  Effect.gen(function* () {
-    const bytes = yield* Effect.try({
-      try: () => fs.readFileSync(path),
-      catch: (e) => new ReplayIoError({ path, reason: `read failed: ${reasonOf(e)}` })
-    })
-    return yield* Effect.try({
-      try: () => restore(parse(path, bytes, kind)),
-      catch: (e) => (e instanceof CorruptReplayFileError ? e : new CorruptReplayFileError({ path, reason: reasonOf(e) }))
-    })
+  Effect.try({
+    try: () => readSync(path, kind, restore),
+    catch: (e) =>
+      e instanceof ReplayIoError || e instanceof CorruptReplayFileError
+        ? e
+        : new CorruptReplayFileError({ path, reason: reasonOf(e) })
   })
 
 /** The file operations {@link writeAtomic} uses (replace some to inject faults in tests); see core's `AtomicFile`. */
@@ -222,3 +216,42 @@ export const writeAtomic = (
 /** Encode `contents` and write it atomically to `path`. */
 export const write = (path: string, contents: Contents, io: Partial<Io> = {}): Effect.Effect<void, ReplayIoError> =>
   Effect.suspend(() => writeAtomic(path, encode(contents), io))
+
+/**
+ * Write `chunks` to `path` atomically, synchronously (see {@link writeAtomic}).
+ * @throws ReplayIoError naming the file; the previous content of `path` is untouched.
+ */
+export const writeAtomicSync = (path: string, chunks: ReadonlyArray<Uint8Array>, io: Partial<Io> = {}): void => {
+  try {
+    AtomicFile.writeSync(path, chunks, io)
+  } catch (e) {
+    throw new ReplayIoError({ path, reason: `write failed: ${(e as { reason?: string }).reason ?? reasonOf(e)}` })
+  }
+}
+
+/**
+ * Save any buffer of `@autodidact/memory/replay` atomically to `path` (temp file in the same directory, fsync,
+ * rename, fsync the directory): rows, ring pointer, counters, options and generator state; for prioritized replay
+ * also the priorities, `maxPriority` and the beta schedule; for `NStep` / `EpisodeBuffer` the pending steps.
+ * Plain and synchronous.
+ * @throws ReplayIoError naming the file when the write fails; the previous file is kept.
+ */
+export const saveSync = (buffer: Saveable, path: string, io: Partial<Io> = {}): void =>
+  writeAtomicSync(path, encode(buffer.contents()), io)
+
+/** {@link saveSync} as an Effect: fails with ReplayIoError naming the file; the previous file is kept. */
+export const save = (buffer: Saveable, path: string, io: Partial<Io> = {}): Effect.Effect<void, ReplayIoError> =>
+  Effect.suspend(() => write(path, buffer.contents(), io))
+
+/**
+ * Load a buffer saved by {@link saveSync} / {@link save}; `as` is the buffer class, which names the file kind it
+ * reads (`ReplayBuffer.ReplayBuffer`, `PrioritizedReplay.PrioritizedReplay`, `NStep.NStep`,
+ * `EpisodeBuffer.EpisodeBuffer`). Plain and synchronous.
+ * @throws ReplayIoError when the file cannot be read; CorruptReplayFileError (naming the file and the problem) when
+ *   it is truncated, edited (checksum), from a newer format version, of another kind, or inconsistent.
+ */
+export const loadSync = <A>(path: string, as: Restorer<A>): A => readSync(path, as.kind, (d) => as.restore(d))
+
+/** {@link loadSync} as an Effect: fails with ReplayIoError or CorruptReplayFileError. */
+export const load = <A>(path: string, as: Restorer<A>): Effect.Effect<A, ReplayIoError | CorruptReplayFileError> =>
+  read(path, as.kind, (d) => as.restore(d))

@@ -20,15 +20,17 @@
  * A directory that exists, is not empty and is not a PostgreSQL data directory (no `PG_VERSION`), or that PGlite
  * fails to start on, gives `StoreOpenError` instead of being overwritten.
  *
+ * **Optional peers**: `@effect/sql-pg` (both backends) and `@electric-sql/pglite`, `@electric-sql/pglite-pgvector`,
+ * `@electric-sql/pglite-socket` (the PGlite backend) are optional peer dependencies of `@autodidact/memory`, loaded
+ * when a backend is opened (not when this module is imported) through core's `OptionalPeer.load`; a missing one
+ * fails the open with `MissingPeerError` naming the package to install (see {@link peers}).
+ *
  * @since 0.1.0
  */
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { PgClient } from "@effect/sql-pg"
-import { PGlite } from "@electric-sql/pglite"
-import { vector } from "@electric-sql/pglite-pgvector"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { MissingPeerError, OptionalPeer } from "@autodidact/core"
 import { Effect, Redacted, Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import type { SqlClient } from "effect/sql"
@@ -49,6 +51,38 @@ export interface Backend {
 
 const message = (cause: unknown): string =>
   cause instanceof Error ? cause.message : typeof cause === "string" ? cause : String(cause)
+
+/** The entry point named in a `MissingPeerError` of the store's backends. */
+export const entryPoint = "@autodidact/memory/store"
+
+/**
+ * The optional peer dependencies of the store's backends, with the version ranges `@autodidact/memory` declares
+ * (`peerDependencies`). `pg` needs `sqlPg` only; `pglite` needs all four.
+ *
+ * @category peers
+ * @since 0.1.0
+ */
+export const peers = {
+  sqlPg: { name: "@effect/sql-pg", version: "^4.0.5" },
+  pglite: { name: "@electric-sql/pglite", version: "^0.5.14" },
+  pgvector: { name: "@electric-sql/pglite-pgvector", version: "^0.0.15" },
+  pgliteSocket: { name: "@electric-sql/pglite-socket", version: "^0.2.17" }
+} as const
+
+const loadPeer = <A>(
+  peer: { readonly name: string; readonly version: string },
+  location: string,
+  importer: () => Promise<A>
+): Effect.Effect<A, StoreOpenError | MissingPeerError> =>
+  Effect.tryPromise({
+    try: () => OptionalPeer.load(peer.name, entryPoint, importer, peer.version),
+    catch: (e) =>
+      e instanceof MissingPeerError
+        ? e
+        : new StoreOpenError({ location, reason: `loading ${peer.name}: ${message(e)}`, cause: e })
+  })
+
+const loadSqlPg = (location: string) => loadPeer(peers.sqlPg, location, () => import("@effect/sql-pg"))
 
 const pidAlive = (pid: number): boolean => {
   try {
@@ -144,17 +178,30 @@ const checkDirectory = (dir: string): Effect.Effect<void, StoreOpenError> =>
 
 /**
  * Open PGlite (with pgvector) on `dir`, or in memory when `dir` is undefined, serve it on a loopback port for the
- * scope, and return an `@effect/sql-pg` client connected to it.
+ * scope, and return an `@effect/sql-pg` client connected to it. Needs the optional peers `@effect/sql-pg`,
+ * `@electric-sql/pglite`, `@electric-sql/pglite-socket` and (unless `pgvector: false`) `@electric-sql/pglite-pgvector`;
+ * a missing one fails with `MissingPeerError` naming it.
  *
  * @category constructors
  * @since 0.1.0
  */
 export const pglite = (
   options: { readonly dir?: string | undefined; readonly pgvector?: boolean | undefined }
-): Effect.Effect<Backend, StoreOpenError, Scope.Scope> =>
+): Effect.Effect<Backend, StoreOpenError | MissingPeerError, Scope.Scope> =>
   Effect.gen(function*() {
     const dir = options.dir
     const location = dir ?? "memory://"
+    // the peers first: a missing package is reported before any file is touched
+    const { PgClient } = yield* loadSqlPg(location)
+    const { PGlite } = yield* loadPeer(peers.pglite, location, () => import("@electric-sql/pglite"))
+    const { PGLiteSocketServer } = yield* loadPeer(
+      peers.pgliteSocket,
+      location,
+      () => import("@electric-sql/pglite-socket")
+    )
+    const { vector } = options.pgvector === false
+      ? { vector: undefined }
+      : yield* loadPeer(peers.pgvector, location, () => import("@electric-sql/pglite-pgvector"))
     if (dir !== undefined) {
       yield* checkDirectory(dir)
       yield* lockDirectory(dir)
@@ -168,7 +215,7 @@ export const pglite = (
         try: () =>
           PGlite.create({
             ...(dir === undefined ? {} : { dataDir: dir }),
-            ...(options.pgvector === false ? {} : { extensions: { vector } })
+            ...(vector === undefined ? {} : { extensions: { vector } })
           }),
         catch: (e) => new StoreOpenError({ location, reason: `PGlite failed to start: ${message(e)}`, cause: e })
       }),
@@ -212,16 +259,18 @@ export const redactUrl = (url: string): string => {
 }
 
 /**
- * Connect to a PostgreSQL server (`postgres://user:pass@host:port/db`) with a pool for the scope.
+ * Connect to a PostgreSQL server (`postgres://user:pass@host:port/db`) with a pool for the scope. Needs the optional
+ * peer `@effect/sql-pg`; without it, fails with `MissingPeerError`.
  *
  * @category constructors
  * @since 0.1.0
  */
 export const pg = (
   options: { readonly url: string; readonly maxConnections?: number | undefined }
-): Effect.Effect<Backend, StoreOpenError, Scope.Scope> =>
+): Effect.Effect<Backend, StoreOpenError | MissingPeerError, Scope.Scope> =>
   Effect.gen(function*() {
     const location = redactUrl(options.url)
+    const { PgClient } = yield* loadSqlPg(location)
     const sql = yield* PgClient.make({
       url: Redacted.make(options.url),
       maxConnections: options.maxConnections ?? 4,

@@ -44,12 +44,13 @@
  * @since 0.1.0
  */
 import { createHash, randomUUID } from "node:crypto"
-import { Trajectory } from "@autodidact/core"
-import { Clock, Context, Effect, Layer, Option, type Scope } from "effect"
+import { InvalidOptionError, type MissingPeerError, Trajectory } from "@autodidact/core"
+import { Cause, Clock, Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
 import { planEviction, planMerges } from "./Consolidation.js"
 import { Embedder } from "../embedders/EmbedderService.js"
+import { layerFrom, layerHashed, type PlainEmbedder } from "../embedders/Embedder.js"
 import {
   bytesToEmbedding,
   embeddingToBytes,
@@ -243,7 +244,15 @@ export class ExperienceStore extends Context.Service<
      */
     readonly consolidate: (options?: ConsolidateOptions) => Effect.Effect<ConsolidationReport, StoreError>
   }
->()("@autodidact/memory/ExperienceStore") {}
+>()("@autodidact/memory/ExperienceStore") {
+  /**
+   * Open a store for plain (non-Effect) code: every method returns a Promise and rejects with the same tagged
+   * errors as the Effect service (see {@link OpenStore}); call `close()` when done. See {@link openStore}.
+   */
+  static open(options: OpenOptions): Promise<OpenStore> {
+    return openStore(options)
+  }
+}
 
 /**
  * Options common to every layer.
@@ -882,7 +891,7 @@ const withSummaryOnClose = (dir: string) => <E, R>(store: Effect.Effect<Experien
  */
 export const layerPglite = (
   options: StoreOptions & { readonly dir: string }
-): Layer.Layer<ExperienceStore, StoreOpenError | SchemaVersionError, Embedder> =>
+): Layer.Layer<ExperienceStore, StoreOpenError | SchemaVersionError | MissingPeerError, Embedder> =>
   Layer.effect(
     ExperienceStore,
     Effect.flatMap(SqlBackend.pglite({ dir: options.dir }), (b) => make(b, options)).pipe(withSummaryOnClose(options.dir))
@@ -897,7 +906,7 @@ export const layerPglite = (
  */
 export const layerMemory = (
   options: StoreOptions = {}
-): Layer.Layer<ExperienceStore, StoreOpenError | SchemaVersionError, Embedder> =>
+): Layer.Layer<ExperienceStore, StoreOpenError | SchemaVersionError | MissingPeerError, Embedder> =>
   Layer.effect(ExperienceStore, Effect.flatMap(SqlBackend.pglite({}), (b) => make(b, options)))
 
 /**
@@ -909,7 +918,7 @@ export const layerMemory = (
  */
 export const layerPg = (
   options: StoreOptions & { readonly url: string; readonly maxConnections?: number | undefined }
-): Layer.Layer<ExperienceStore, StoreOpenError | SchemaVersionError, Embedder> =>
+): Layer.Layer<ExperienceStore, StoreOpenError | SchemaVersionError | MissingPeerError, Embedder> =>
   Layer.effect(ExperienceStore, Effect.flatMap(SqlBackend.pg(options), (b) => make(b, options)))
 
 /**
@@ -922,7 +931,144 @@ export const layerPg = (
 export const open = (
   target: { readonly dir: string } | { readonly url: string } | { readonly memory: true },
   options: StoreOptions = {}
-): Effect.Effect<ExperienceStore["Service"], StoreOpenError | SchemaVersionError, Embedder | Scope.Scope> =>
+): Effect.Effect<ExperienceStore["Service"], StoreOpenError | SchemaVersionError | MissingPeerError, Embedder | Scope.Scope> =>
   "dir" in target
     ? Effect.flatMap(SqlBackend.pglite({ dir: target.dir }), (b) => make(b, options)).pipe(withSummaryOnClose(target.dir))
     : Effect.flatMap("url" in target ? SqlBackend.pg({ url: target.url }) : SqlBackend.pglite({}), (b) => make(b, options))
+
+/**
+ * Options of {@link openStore} (`ExperienceStore.open`): exactly one of `path` (a PGlite directory, created when
+ * absent), `url` (a PostgreSQL server) or `memory: true` (an in-memory PGlite, gone on `close`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface OpenOptions extends StoreOptions {
+  readonly path?: string | undefined
+  readonly url?: string | undefined
+  readonly memory?: boolean | undefined
+  /** Pool size against a server (default 4). */
+  readonly maxConnections?: number | undefined
+  /**
+   * The embedder: a {@link PlainEmbedder}, or an `Embedder` layer (`Embedder.layerHashed`, `Embedder.layerOpenAi`
+   * with its HTTP client provided, `OnnxEmbedder.layerOnnx` from `@autodidact/memory/onnx`; built in the store's
+   * scope and released by `close`). Default: the hashed embedder of dimension `dimension`.
+   */
+  readonly embedder?: PlainEmbedder | Layer.Layer<Embedder, unknown> | undefined
+  /** Dimension of the default hashed embedder (default 256); ignored when `embedder` is given. */
+  readonly dimension?: number | undefined
+}
+
+/**
+ * The experience store for plain (non-Effect) code: the methods of the {@link ExperienceStore} service, each returning
+ * a Promise that rejects with the same tagged error the Effect method fails with (`InvalidRecordError`,
+ * `InvalidQueryError`, `EmbedderError`, `StoreSqlError`; `instanceof` and `_tag` work). `get` resolves to
+ * `undefined` for an unknown id. `close()` releases the store (PGlite, the loopback listener, the directory lock, a
+ * server pool) and writes `memory-summary.json` for a directory store; calls after it reject with StoreOpenError.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface OpenStore {
+  readonly backend: "pglite" | "pg"
+  readonly location: string
+  readonly dimension: number
+  readonly vectorIndex: "hnsw" | "exact"
+  readonly schemaVersion: number
+  /** The Effect service behind it (to hand to Effect code: `Effect.provideService(ExperienceStore, store.service)`). */
+  readonly service: ExperienceStore["Service"]
+  put(record: NewRecord): Promise<PutResult>
+  putMany(records: ReadonlyArray<NewRecord>): Promise<ReadonlyArray<PutResult>>
+  get(id: string): Promise<ExperienceRecord | undefined>
+  query(query: Query): Promise<ReadonlyArray<ScoredRecord>>
+  exemplars(query: ExemplarQuery): Promise<ReadonlyArray<Exemplar>>
+  vote(id: string, direction: "up" | "down", n?: number): Promise<void>
+  remove(ids: ReadonlyArray<string>): Promise<number>
+  removeWhere(filters: Filters): Promise<number>
+  count(filters?: Filters): Promise<number>
+  consolidate(options?: ConsolidateOptions): Promise<ConsolidationReport>
+  /** Release the store; idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * Open an experience store for plain code (also `ExperienceStore.open`). The same store as {@link open} /
+ * {@link layerPglite} / {@link layerPg} / {@link layerMemory}, one implementation.
+ *
+ * @example
+ * ```ts
+ * import { ExperienceStore, Records } from "@autodidact/memory/store"
+ *
+ * const store = await ExperienceStore.open({ path: "./memory-db" })
+ * await store.put(Records.insight("Open the fridge before looking for food", { task: "find food" }))
+ * const hits = await store.query({ text: "where is the food?", k: 3 })
+ * await store.close()
+ * ```
+ * @returns rejects with InvalidOptionError (not exactly one of `path`, `url`, `memory`), MissingPeerError (a backend
+ *   package is not installed: `@effect/sql-pg`, `@electric-sql/pglite`, ...), StoreOpenError, SchemaVersionError,
+ *   or the embedder layer's error.
+ * @category constructors
+ * @since 0.1.0
+ */
+export const openStore = async (options: OpenOptions): Promise<OpenStore> => {
+  const given = [options?.path !== undefined, options?.url !== undefined, options?.memory === true]
+  if (given.filter(Boolean).length !== 1) {
+    throw new InvalidOptionError({
+      option: "ExperienceStore.open",
+      value: options,
+      reason: "give exactly one of path (a PGlite directory), url (a PostgreSQL server) or memory: true"
+    })
+  }
+  const target = options.path !== undefined
+    ? { dir: options.path }
+    : options.url !== undefined
+    ? { url: options.url }
+    : { memory: true as const }
+  const embedder: Layer.Layer<Embedder, unknown> = options.embedder === undefined
+    ? layerHashed({ dimension: options.dimension ?? 256 })
+    : layerFrom(options.embedder)
+  const scope = Scope.makeUnsafe()
+  const opened = "url" in target && options.maxConnections !== undefined
+    ? Effect.flatMap(SqlBackend.pg({ url: target.url, maxConnections: options.maxConnections }), (b) => make(b, options))
+    : open(target, options)
+  // the embedder is built in the store's own scope (not the call's): an ONNX session lives until `close()`
+  const exit = await Effect.runPromiseExit(
+    Layer.buildWithScope(embedder, scope).pipe(
+      Effect.flatMap((context) => Effect.provideContext(opened, context)),
+      Scope.provide(scope)
+    )
+  )
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    throw Cause.squash(exit.cause)
+  }
+  const service = exit.value
+  let closed = false
+  const run = <A>(e: Effect.Effect<A, StoreError>): Promise<A> =>
+    closed
+      ? Promise.reject(new StoreOpenError({ location: service.location, reason: "the store is closed" }))
+      : Effect.runPromise(e)
+  return {
+    backend: service.backend,
+    location: service.location,
+    dimension: service.dimension,
+    vectorIndex: service.vectorIndex,
+    schemaVersion: service.schemaVersion,
+    service,
+    put: (record) => run(service.put(record)),
+    putMany: (records) => run(service.putMany(records)),
+    get: (id) => run(Effect.map(service.get(id), Option.getOrUndefined)),
+    query: (query) => run(service.query(query)),
+    exemplars: (query) => run(service.exemplars(query)),
+    vote: (id, direction, n) => run(service.vote(id, direction, n)),
+    remove: (ids) => run(service.remove(ids)),
+    removeWhere: (filters) => run(service.removeWhere(filters)),
+    count: (filters) => run(service.count(filters)),
+    consolidate: (o) => run(service.consolidate(o)),
+    close: async () => {
+      if (closed) return
+      closed = true
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
+}
