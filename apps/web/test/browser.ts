@@ -29,7 +29,7 @@ export const entries: ReadonlyArray<Entry> = [
   { specifier: "@autodidact/kernels" },
   { specifier: "@autodidact/solvers", waitsFor: solversBranch },
   { specifier: "@autodidact/optim" },
-  { specifier: "@autodidact/memory/replay", waitsFor: "i20-memory (@autodidact/memory/replay entry)" }
+  { specifier: "@autodidact/memory/replay" }
 ]
 
 /** A check run in the page: `call` is evaluated with `m` (the module) and `input` (JSON) in scope. */
@@ -48,7 +48,7 @@ export const checks = {
   kuhn: { name: "Kuhn poker CFR+", module: src("kuhn.ts"), call: "m.kuhnCfr(input)", waitsFor: solversBranch },
   gae: { name: "GAE", module: src("gae.ts"), call: "m.gaeHandCase()" },
   ppo: { name: "PPO update + TF.js CPU", module: src("ppo.ts"), call: "m.ppoUpdate(input)" }
-} satisfies Record<string, Check>
+} satisfies Record<string, Check> as Record<"cartpoleVector" | "cartpoleReference" | "kuhn" | "gae" | "ppo", Check>
 
 /** Module source that runs `check` and leaves `{ value }` or `{ error }` in `globalThis.__result`. */
 export const checkEntry = (check: Check): string => `
