@@ -51,7 +51,9 @@ const current = () => {
   return true
 }
 
+// AUTODIDACT_CLI_MODE tells the command (e.g. `bench cli`) which of the two ran
 if (current()) {
+  process.env.AUTODIDACT_CLI_MODE = "compiled"
   await import(pathToFileURL(dist).href)
 } else {
   const { spawn } = await import("node:child_process")
@@ -60,7 +62,7 @@ if (current()) {
   const child = spawn(
     process.execPath,
     ["--conditions=@autodidact/source", "--import", pathToFileURL(tsx).href, at("../src/main.ts"), ...process.argv.slice(2)],
-    { stdio: "inherit" }
+    { stdio: "inherit", env: { ...process.env, AUTODIDACT_CLI_MODE: "sources" } }
   )
   for (const signal of ["SIGINT", "SIGTERM"]) {
     process.on(signal, () => {
