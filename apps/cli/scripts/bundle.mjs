@@ -18,6 +18,7 @@ const result = await esbuild.build({
   target: "node20.19",
   minify: true,
   sourcemap: "linked",
+  sourcesContent: false,
   legalComments: "eof",
   metafile: true,
   logLevel: "warning",
