@@ -1,11 +1,13 @@
 /**
- * The CLI's commands as values, for tests and for embedding (`Command.runWith(app, { version })(argv)`).
+ * The CLI's commands as values, for tests and for embedding: `Command.runWith(app, { version })(argv)` runs a
+ * command in the caller's runtime (each command's module is loaded when it runs).
  * @since 0.1.0
  */
-export { app, version } from "./App.js"
-export { benchCommand } from "./commands/Bench.js"
-export { evalCommand, evaluate } from "./commands/Eval.js"
-export { gamesCommand } from "./commands/Games.js"
-export { sokobanCommand, solveAndReport } from "./commands/Sokoban.js"
-export { startCommand } from "./commands/Start.js"
-export { train, trainCommand } from "./commands/Train.js"
+import { makeApp } from "./Commands.js"
+import { handle } from "./Exec.js"
+
+export { type CommandPath, type Configs, makeApp, type Run, version } from "./Commands.js"
+export { handle } from "./Exec.js"
+
+/** The `autodidact` command tree, running each command in the caller's Effect runtime. */
+export const app = makeApp(handle)

@@ -1,17 +1,24 @@
 /**
- * Entry point of the `autodidact` command (run by `bin/autodidact.js`).
+ * Entry point of the `autodidact` command (run by `bin/autodidact.js`; bundled with esbuild into
+ * `dist/autodidact.js` at build time).
+ *
+ * Start-up loads only the command definitions (`Commands.ts`) and `effect/cli`: `--help`, `--version` and parse
+ * errors never load a command's implementation. When a command runs, its module is imported from `Exec.ts`, which
+ * is compiled by `tsc` and never bundled: the command then runs in that module's Effect runtime (the `effect` the
+ * packages use), and only plain values (the parsed flags, the outcome) cross between the two.
  *
  * Failures are printed to stderr as one line, `error: <Tag>: <message>` (the tagged error names the offending value),
  * and the process exits with code 1; defects (bugs) print their cause in full. Parse errors and help are rendered by
- * `effect/cli` itself. Ctrl-C interrupts the running command, whose scopes close (vector envs, files). Log lines
- * (warnings such as a missing NumPy baseline) go to stderr, so that stdout holds only results (`--json`).
+ * `effect/cli` itself. Ctrl-C interrupts the running command, whose scopes close (vector envs, files). Log lines go to
+ * stderr, so that stdout holds only results (`--json`).
  * @since 0.1.0
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node-shared/NodeRuntime"
 import { Cause, Effect, Layer, Logger } from "effect"
 import { Command } from "effect/cli"
 import { isCliError } from "effect/cli/CliError"
-import { app, version } from "./App.js"
+import { makeApp, type Run, version } from "./Commands.js"
+import * as NodeServices from "./NodeServices.js"
 
 const report = (cause: Cause.Cause<unknown>) =>
   Effect.sync(() => {
@@ -24,10 +31,30 @@ const report = (cause: Cause.Cause<unknown>) =>
     if (!Cause.hasFails(cause) && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`)
   })
 
+/** Run a leaf command through `Exec.ts` (loaded now), waiting on interruption until its scopes have closed. */
+const run: Run = (command, config) =>
+  Effect.callback<void, unknown>((resume) => {
+    const controller = new AbortController()
+    const settled = import("./Exec.js")
+      .then((exec) => exec.runDetached(command, config, controller.signal))
+      .then(
+        (outcome) => {
+          if (outcome._tag === "Success" || outcome._tag === "Interrupted") resume(Effect.void)
+          else if (outcome._tag === "Failure") resume(Effect.fail(outcome.error))
+          else resume(Effect.die(outcome.defect))
+        },
+        (defect: unknown) => resume(Effect.die(defect))
+      )
+    return Effect.promise(() => {
+      controller.abort()
+      return settled
+    })
+  })
+
 /** Every log line to stderr, in Effect's simple format. */
 const StderrLogger = Logger.layer([Logger.withConsoleError(Logger.formatSimple)])
 
-Command.run(app, { version }).pipe(
+Command.run(makeApp(run), { version }).pipe(
   Effect.tapCause(report),
   Effect.provide(Layer.mergeAll(NodeServices.layer, StderrLogger)),
   NodeRuntime.runMain({ disableErrorReporting: true })

@@ -181,6 +181,21 @@ describe("autodidact CLI", () => {
     expect(reports[2]!).toBeLessThan(reports[0]!)
   })
 
+  it("games solve --target-nashconv stops at the first iteration at or below the target; --save writes a state", () => {
+    const file = path.join(tmp(), "kuhn.json")
+    const r = cli("games", "solve", "--game", "kuhn_poker", "--algo", "cfr+", "--iterations", "100000", "--target-nashconv", "0.005", "--save", file, "--json")
+    expect(r.code, r.stderr).toBe(0)
+    const summary = r.json().at(-1)!
+    expect(summary).toMatchObject({ kind: "summary", algo: "cfr+", reachedTarget: true })
+    expect(summary["nashConv"] as number).toBeLessThanOrEqual(0.005)
+    const n = summary["iteration"] as number
+    expect(n).toBeLessThan(100000)
+    // the iteration before did not reach it (an independent run of n − 1 iterations)
+    const before = cli("games", "solve", "--game", "kuhn_poker", "--algo", "cfr+", "--iterations", String(n - 1), "--json").json().at(-1)!
+    expect(before["nashConv"] as number).toBeGreaterThan(0.005)
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toMatchObject({ format: "autodidact.solver-state", iteration: n })
+  })
+
   it("games solve names an unknown game and lists the known ones", () => {
     const r = cli("games", "solve", "--game", "chess", "--json")
     expect(r.code).not.toBe(0)

@@ -1,8 +1,7 @@
 /**
  * What the browser tests bundle: the browser entry points of the packages (`export * from` each, the most a page
- * can pull in) and the page checks (`src/checks/*`, what a page running them pays). Entries and checks that need
- * another issue-20 branch merged first carry `waitsFor`; their tests are skipped with that reason until the lead
- * merges the branch and deletes the field.
+ * can pull in) and the page checks (`src/checks/*`, what a page running them pays). Every one of them must bundle with
+ * no Node built-in.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -16,18 +15,13 @@ export const outputDir = path.join(here, "..", "test-output")
 /** A browser entry point of a package. */
 export interface Entry {
   readonly specifier: string
-  readonly waitsFor?: string | undefined
 }
-
-const kernelsBranch = "i20-kernels (TF.js and ONNX Runtime behind @autodidact/kernels/tfjs and /ort)"
-const solversBranch = "i20-solvers (file saving behind @autodidact/solvers/node, HiGHS loaded lazily)"
-const optimWork = "optim's Checkpoint behind @autodidact/optim/node (node:crypto, node:fs) and kernels' browser-safe main entry"
 
 export const entries: ReadonlyArray<Entry> = [
   { specifier: "@autodidact/core" },
   { specifier: "@autodidact/envs" },
   { specifier: "@autodidact/kernels" },
-  { specifier: "@autodidact/solvers", waitsFor: solversBranch },
+  { specifier: "@autodidact/solvers" },
   { specifier: "@autodidact/optim" },
   { specifier: "@autodidact/memory/replay" }
 ]
@@ -37,7 +31,6 @@ export interface Check {
   readonly name: string
   readonly module: string
   readonly call: string
-  readonly waitsFor?: string | undefined
 }
 
 const src = (file: string) => path.join(here, "..", "src", "checks", file)
@@ -45,10 +38,10 @@ const src = (file: string) => path.join(here, "..", "src", "checks", file)
 export const checks = {
   cartpoleVector: { name: "CartPole-v1 SyncVectorEnv", module: src("cartpole.ts"), call: "m.vectorTrace(input)" },
   cartpoleReference: { name: "CartPole-v1 vs Gymnasium 1.4", module: src("cartpole.ts"), call: "m.replayReference(input)" },
-  kuhn: { name: "Kuhn poker CFR+", module: src("kuhn.ts"), call: "m.kuhnCfr(input)", waitsFor: solversBranch },
+  kuhn: { name: "Kuhn poker CFR+", module: src("kuhn.ts"), call: "m.kuhnCfr(input)" },
   gae: { name: "GAE", module: src("gae.ts"), call: "m.gaeHandCase()" },
   ppo: { name: "PPO update + TF.js CPU", module: src("ppo.ts"), call: "m.ppoUpdate(input)" }
-} satisfies Record<string, Check> as Record<"cartpoleVector" | "cartpoleReference" | "kuhn" | "gae" | "ppo", Check>
+} satisfies Record<string, Check>
 
 /** Module source that runs `check` and leaves `{ value }` or `{ error }` in `globalThis.__result`. */
 export const checkEntry = (check: Check): string => `

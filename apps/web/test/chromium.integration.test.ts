@@ -35,8 +35,6 @@ describe.runIf(!hasChromium && inCi)("chromium prerequisites", () => {
   })
 })
 
-const waits = (check: Check): string => (check.waitsFor === undefined ? "" : ` (waits for ${check.waitsFor})`)
-
 describe.runIf(hasChromium)("browser builds in Chromium", () => {
   let browser: Browser
   const sizes: Array<[string, Bundle | string]> = []
@@ -91,7 +89,7 @@ describe.runIf(hasChromium)("browser builds in Chromium", () => {
     expect(await inPage(checks.cartpoleReference, episode)).toEqual({ steps: episode.steps.length, firstMismatch: null })
   })
 
-  it.skipIf(checks.kuhn.waitsFor !== undefined)(`${checks.kuhn.name}: game value -1/18 and NashConv near 0${waits(checks.kuhn)}`, async () => {
+  it(`${checks.kuhn.name}: game value -1/18 and NashConv near 0`, async () => {
     const r = (await inPage(checks.kuhn, 1000)) as { value0: number; nashConv: number; infoStates: number }
     expect(r.infoStates).toBe(12) // Kuhn poker: 6 information states per player
     expect(Math.abs(r.value0 + 1 / 18)).toBeLessThan(1e-3)
@@ -99,7 +97,7 @@ describe.runIf(hasChromium)("browser builds in Chromium", () => {
     expect(r.nashConv).toBeLessThan(2e-3)
   })
 
-  it.skipIf(checks.gae.waitsFor !== undefined)(`${checks.gae.name}: the hand-computed case${waits(checks.gae)}`, async () => {
+  it(`${checks.gae.name}: the hand-computed case`, async () => {
     // γ = λ = 0.5 (γλ = 0.25); δ_t = r_t + γ·V(s_{t+1})·(1 − done_{t+1}) − V(s_t); A_t = δ_t + γλ·(1 − done_{t+1})·A_{t+1}
     // env 0: δ = [1 + 0.5·1 − 0, 0 + 0.5·0 − 1, 2 + 0.5·2 − 0] = [1.5, −1, 3]; A = [1.5 + 0.25·(−0.25), −1 + 0.25·3, 3]
     // env 1: step 2 starts an episode, so step 1 does not bootstrap: δ = [1 + 0.5 − 1, 1 − 1, 1 + 0.5·4 − 1] = [0.5, 0, 2]
@@ -107,7 +105,7 @@ describe.runIf(hasChromium)("browser builds in Chromium", () => {
     expect(await inPage(checks.gae, null)).toEqual(expected)
   })
 
-  it.skipIf(checks.ppo.waitsFor !== undefined)(`${checks.ppo.name}: loss finite, parameters changed, same as Node${waits(checks.ppo)}`, async () => {
+  it(`${checks.ppo.name}: loss finite, parameters changed, same as Node`, async () => {
     const { ppoUpdate } = await import("../src/checks/ppo.js")
     const r = (await inPage(checks.ppo, 7)) as Awaited<ReturnType<typeof ppoUpdate>>
     expect(r.updates).toHaveLength(1)
@@ -122,12 +120,7 @@ describe.runIf(hasChromium)("browser builds in Chromium", () => {
     expect(r.paramSample).toEqual(node.paramSample)
   })
 
-  it(`the PPO demo of docs/browser trains and plots returns${waits(checks.ppo)}`, async (ctx) => {
-    if (checks.ppo.waitsFor !== undefined) {
-      // building fails while optim's main entry reaches Node built-ins: check that it fails for that reason only
-      await expect(buildDocs(fs.mkdtempSync(path.join(os.tmpdir(), "web-docs-")))).rejects.toThrow(/Node built-in/)
-      ctx.skip()
-    }
+  it("the PPO demo of docs/browser trains and plots returns", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "web-docs-"))
     const built = await buildDocs(path.join(dir, "build"))
     sizes.push(["docs/browser demo.js (page + worker)", { code: "", bytes: built.pageBytes, gzipBytes: built.pageGzipBytes, largest: [] }])

@@ -2,6 +2,10 @@
  * `@autodidact/solvers`: game-theoretic optimizers: the CFR family (CFR, CFR+, LCFR, DCFR) and MCCFR (external and
  * outcome sampling) on compiled game trees, best response, NashConv and exploitability; normal-form meta-solvers
  * (LP Nash, replicator dynamics, CE/CCE and Maximum Gini (C)CE via HiGHS), PSRO and JPSRO.
+ *
+ * This main entry has no Node built-in in its import graph (it bundles for browsers). The HiGHS runtime (the
+ * optional peer `highs`) is reached through `@autodidact/solvers/lp` (`Highs.layer`), the solver state files through
+ * `@autodidact/solvers/node` (`SolverFiles`).
  * @since 0.1.0
  */
 export * as TabularPolicy from "./tree/TabularPolicy.js"

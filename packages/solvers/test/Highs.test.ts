@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Highs } from "../src/normalform/Highs.js"
-import * as H from "../src/normalform/Highs.js"
+import * as H from "../src/normalform/HighsRuntime.js"
 
 const solve = (p: H.Problem) => Effect.flatMap(Highs, (h) => h.solve(p))
 
@@ -51,4 +51,29 @@ describe("Highs", () => {
       const e2 = yield* Effect.flip(solve({ sense: "minimize", numVariables: 1, rows: [{ terms: [[3, 1]], sense: "<=", rhs: 1 }] }))
       expect(e2.reason).toContain("variable 3")
     }).pipe(Effect.provide(H.layer)))
+})
+
+describe("@autodidact/solvers/lp: the optional peer highs", () => {
+  it.effect("a missing highs fails with MissingPeerError naming the package to install", () =>
+    Effect.gen(function* () {
+      // Node's own message for a package that is not installed
+      const notInstalled = () =>
+        Promise.reject(Object.assign(new Error("Cannot find package 'highs' imported from /app/node_modules/@autodidact/solvers/dist/lp.js"), { code: "ERR_MODULE_NOT_FOUND" }))
+      const e = yield* Effect.flip(H.loadRuntimeWith(notInstalled))
+      expect(e._tag).toBe("MissingPeerError")
+      if (e._tag === "MissingPeerError") {
+        expect(e.peer).toBe("highs")
+        expect(e.entryPoint).toBe("@autodidact/solvers/lp")
+        expect(e.install).toBe("npm install highs@^1.15.3")
+      }
+    }))
+
+  it.effect("another load failure is an LpSolveError with status Load error; the real module loads", () =>
+    Effect.gen(function* () {
+      const broken = yield* Effect.flip(H.loadRuntimeWith(() => Promise.resolve({ default: () => Promise.reject(new Error("no WebAssembly")) })))
+      expect(broken._tag).toBe("LpSolveError")
+      if (broken._tag === "LpSolveError") expect(broken.status).toBe("Load error")
+      const runtime = yield* H.loadRuntimeWith(() => import("highs"))
+      expect(runtime.version.major).toBe(1)
+    }))
 })

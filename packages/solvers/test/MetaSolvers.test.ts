@@ -1,7 +1,7 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Highs from "../src/normalform/Highs.js"
+import * as Highs from "../src/normalform/HighsRuntime.js"
 import * as MetaSolvers from "../src/normalform/MetaSolvers.js"
 import * as PayoffTensor from "../src/normalform/PayoffTensor.js"
 import { worstViolation } from "./EquilibriumTestkit.js"

@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Equilibrium from "../src/normalform/Equilibrium.js"
 import * as Exploitability from "../src/evaluation/Exploitability.js"
-import * as Highs from "../src/normalform/Highs.js"
+import * as Highs from "../src/normalform/HighsRuntime.js"
 import * as PsroExtensive from "../src/psro/PsroExtensive.js"
 import * as TabularPolicy from "../src/tree/TabularPolicy.js"
 

@@ -4,7 +4,11 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { KuhnPoker, LeducPoker } from "@autodidact/envs"
+import { InvalidOptionError } from "@autodidact/core"
+import { CorruptedSolverStateError, UnknownAlgorithmError } from "../src/Errors.js"
+import * as Exploitability from "../src/evaluation/Exploitability.js"
 import * as Solver from "../src/regret/Solver.js"
+import * as SolverFiles from "../src/regret/SolverFiles.js"
 import { tinyGame } from "./TinyGame.js"
 
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-solver-"))
@@ -70,8 +74,8 @@ describe("Solver", () => {
         const straight = yield* Solver.solve(game, { algo, iterations: N, seed: 9 })
         const first = yield* Solver.solve(game, { algo, iterations: k, seed: 9 })
         const file = path.join(tmpDir(), "nested", "state.json")
-        yield* Solver.saveState(file, first.state)
-        const loaded = yield* Solver.loadState(file)
+        yield* SolverFiles.saveState(file, first.state)
+        const loaded = yield* SolverFiles.loadState(file)
         expect(loaded.iteration).toBe(k)
         const resumed = yield* Solver.solve(game, { algo, iterations: N - k, seed: 9, resume: loaded })
         expect(resumed.iteration).toBe(N)
@@ -99,16 +103,79 @@ describe("Solver", () => {
         ["short.json", JSON.stringify({ ...Solver.toJson(good), regrets: "AAAA" }), /regrets are not 24/]
       ]
       for (const [name, text, re] of cases) {
-        const e = yield* Effect.flip(Solver.loadState(write(name, text)))
+        const e = yield* Effect.flip(SolverFiles.loadState(write(name, text)))
         expect(e._tag).toBe("CorruptedSolverStateError")
         expect(e.message, name).toMatch(re)
       }
-      const missing = yield* Effect.flip(Solver.loadState(path.join(dir, "absent.json")))
+      const missing = yield* Effect.flip(SolverFiles.loadState(path.join(dir, "absent.json")))
       expect(missing.message).toMatch(/cannot read/)
       // a state for another game is refused on resume
       const other = yield* Effect.flip(Solver.solve(LeducPoker.make(), { algo: "cfr", iterations: 1, resume: good }))
       expect(other._tag).toBe("InvalidOptionError")
     }))
+
+  it("targetNashConv: stops at the first iteration whose NashConv is at or below the target (Kuhn, checked independently)", () => {
+    const target = 5e-3
+    const stopped = Solver.run(kuhn, { algo: "cfr+", iterations: 100_000, reportEvery: 100_000, targetNashConv: target })
+    const n = stopped.iteration
+    expect(stopped.reachedTarget).toBe(true)
+    expect(n).toBeGreaterThan(1)
+    expect(n).toBeLessThan(100_000)
+    expect(stopped.nashConv).toBeLessThanOrEqual(target)
+    expect(stopped.reports.at(-1)!.iteration).toBe(n)
+    // independently: plain runs of n and n − 1 iterations without a target, NashConv from Exploitability.evaluate
+    const at = Solver.run(kuhn, { algo: "cfr+", iterations: n })
+    expect(Exploitability.evaluate(kuhn, at.policy).nashConv).toBeLessThanOrEqual(target)
+    const before = Solver.run(kuhn, { algo: "cfr+", iterations: n - 1 })
+    expect(Exploitability.evaluate(kuhn, before.policy).nashConv).toBeGreaterThan(target)
+    // and no earlier iteration reached it either (a report after every iteration, no target)
+    const every = Solver.run(kuhn, { algo: "cfr+", iterations: n - 1, reportEvery: 1 })
+    expect(every.reports.every((r) => r.nashConv > target)).toBe(true)
+    expect(every.reachedTarget).toBe(false)
+  })
+
+  it.effect("targetNashConv: the Effect face stops at the same iteration as the plain one, bit for bit", () =>
+    Effect.gen(function*() {
+      const options = { algo: "cfr", iterations: 10_000, reportEvery: 37, targetNashConv: 2e-2 }
+      const plain = Solver.run(kuhn, options)
+      const effect = yield* Solver.solve(kuhn, options)
+      expect(effect.iteration).toBe(plain.iteration)
+      expect(effect.reports.map((r) => r.iteration)).toEqual(plain.reports.map((r) => r.iteration))
+      expect(Buffer.from(effect.state.regrets.buffer)).toEqual(Buffer.from(plain.state.regrets.buffer))
+      expect(effect.nashConv).toBe(plain.nashConv)
+    }))
+
+  it("run (plain face) throws the same tagged errors as solve", () => {
+    expect(() => Solver.run(kuhn, { algo: "cfr++", iterations: 10 })).toThrow(UnknownAlgorithmError)
+    try {
+      Solver.run(kuhn, { algo: "cfr", iterations: 10, targetNashConv: -1 })
+      expect.unreachable()
+    } catch (e) {
+      expect(e).toBeInstanceOf(InvalidOptionError)
+      expect((e as InvalidOptionError)._tag).toBe("InvalidOptionError")
+      expect((e as InvalidOptionError).message).toContain("targetNashConv = -1")
+    }
+  })
+
+  it("SolverFiles: the Promise face saves, loads and rejects with CorruptedSolverStateError", async () => {
+    const dir = tmpDir()
+    const first = Solver.run(kuhn, { algo: "cfr+", iterations: 20 })
+    await SolverFiles.save(path.join(dir, "s.json"), first.state)
+    const loaded = await SolverFiles.load(path.join(dir, "s.json"))
+    expect(Array.from(loaded.regrets)).toEqual(Array.from(first.state.regrets))
+    await expect(SolverFiles.load(path.join(dir, "absent.json"))).rejects.toBeInstanceOf(CorruptedSolverStateError)
+  })
+
+  it("toJson / fromJson round-trip exactly, -0 included (browser-safe base64)", () => {
+    const state = { ...Solver.run(kuhn, { algo: "cfr", iterations: 3 }).state }
+    const regrets = Float64Array.from(state.regrets)
+    regrets[0] = -0
+    regrets[1] = Number.MIN_VALUE
+    const back = Effect.runSync(Solver.fromJson(JSON.parse(JSON.stringify(Solver.toJson({ ...state, regrets })))))
+    expect(Object.is(back.regrets[0], -0)).toBe(true)
+    expect(Array.from(back.regrets)).toEqual(Array.from(regrets))
+    expect(Solver.toJson(state).regrets).toBe(Buffer.from(state.regrets.buffer).toString("base64"))
+  })
 
   it.live("can be interrupted while running (yields to the runtime between slices)", () =>
     Effect.gen(function*() {

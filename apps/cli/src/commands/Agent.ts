@@ -18,35 +18,13 @@ import { Rng } from "@autodidact/core"
 import { TextTasks } from "@autodidact/optim"
 import { ExperienceLibrary, LlmPolicy, LlmRollout, OpenAiCompat, TrainingFreeGrpo } from "@autodidact/llm"
 import { Effect, Layer } from "effect"
-import { Command, Flag } from "effect/cli"
 import * as path from "node:path"
-import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
 import { versions } from "../Versions.js"
+import type { Configs } from "../Commands.js"
 
-const optionalString = (name: string, description: string) => Flag.String(name).pipe(Flag.optional, Flag.withDescription(description))
 const some = <A>(o: { readonly _tag: "Some"; readonly value: A } | { readonly _tag: "None" }): A | undefined => (o._tag === "Some" ? o.value : undefined)
-
-const endpointFlags = {
-  baseUrl: optionalString("base-url", "OpenAI-compatible API root, e.g. http://127.0.0.1:8080/v1 (default: $AUTODIDACT_LLM_BASE_URL)"),
-  model: optionalString("model", "Model name (default: $AUTODIDACT_LLM_MODEL)"),
-  apiKey: optionalString("api-key", "Bearer token (default: $AUTODIDACT_LLM_API_KEY, then $OPENAI_API_KEY; not needed on loopback)"),
-  temperature: Flag.Finite("temperature").pipe(Flag.optional, Flag.withDescription("Sampling temperature of the policy (default: the server's)")),
-  toolCalling: Flag.Boolean("tool-calling").pipe(Flag.withDefault(false), Flag.withDescription("Ask for the action through an `act` tool call instead of an `Action:` line")),
-  fallback: Flag.Literals("fallback", ["first", "random", "invalid", "fail"] as const).pipe(
-    Flag.withDefault("first" as const),
-    Flag.withDescription("After an answer that names no admissible action (and one re-ask)")
-  )
-}
-
-const envFlags = {
-  env: Flag.String("env").pipe(Flag.withDefault("TextHousehold-v0"), Flag.withDescription(`Text environment: ${TextTasks.envIds.join(", ")}`)),
-  difficulty: optionalString("difficulty", "TextHousehold-v0: easy or default"),
-  split: optionalString("split", "TextHousehold-v0: evaluation split (unseen (default), seen, train)"),
-  maxSteps: Flag.Int("max-steps").pipe(Flag.optional, Flag.withDescription("Step limit per episode (default: the env's setup)")),
-  concurrency: Flag.Int("concurrency").pipe(Flag.withDefault(4), Flag.withDescription("Episodes played at once (requests in flight)"))
-}
 
 interface EndpointConfig {
   readonly baseUrl: { readonly _tag: "Some"; readonly value: string } | { readonly _tag: "None" }
@@ -82,16 +60,8 @@ const positive = (option: string, value: number) =>
     : Effect.fail(new RunDirectory.RunDirectoryError({ path: option, reason: `--${option} must be a positive integer, got ${value}` }))
 
 /** `autodidact agent eval` */
-const evalCommand = Command.make(
-  "eval",
-  {
-    ...endpointFlags,
-    ...envFlags,
-    episodes: Flag.Int("episodes").pipe(Flag.withDefault(20), Flag.withDescription("Evaluation tasks to play (task k uses the env's evaluation seed k)")),
-    library: optionalString("library", "An experience library (library.json written by `agent train`) to put in the prompt"),
-    json: jsonFlag
-  },
-  (c) =>
+/** `autodidact agent eval` */
+export const handleAgentEval = (c: Configs["agent eval"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       yield* positive("episodes", c.episodes)
       yield* positive("concurrency", c.concurrency)
@@ -111,25 +81,10 @@ const evalCommand = Command.make(
       }).pipe(Effect.provide(modelLayer(c)))
       Output.printSummary(c.json, `LLM agent on ${setup.envId} (${setup.evalName})`, { env: setup.envId, ...result.row })
     })
-).pipe(Command.withDescription("Evaluate an LLM agent (any OpenAI-compatible endpoint) on a text environment"))
 
 /** `autodidact agent train` */
-const trainCommand = Command.make(
-  "train",
-  {
-    ...endpointFlags,
-    ...envFlags,
-    method: Flag.Literals("method", ["training-free-grpo"] as const).pipe(Flag.withDefault("training-free-grpo" as const), Flag.withDescription("Training-free optimizer")),
-    epochs: Flag.Int("epochs").pipe(Flag.withDefault(3), Flag.withDescription("Epochs (passes over the training tasks)")),
-    groupSize: Flag.Int("group-size").pipe(Flag.withDefault(5), Flag.withDescription("Rollouts per task (the group)")),
-    tasks: Flag.Int("tasks").pipe(Flag.withDefault(10), Flag.withDescription("Training tasks (drawn from the env's training split)")),
-    evalEpisodes: Flag.Int("eval-episodes").pipe(Flag.withDefault(0), Flag.withDescription("Evaluation tasks after each epoch (0: none)")),
-    seed: Flag.Int("seed").pipe(Flag.withDefault(1), Flag.withDescription("Seed of task draws and sampling")),
-    run: optionalString("run", "Run directory (default runs/agent-<env>-<seed>)"),
-    overwrite: Flag.Boolean("overwrite").pipe(Flag.withDefault(false), Flag.withDescription("Replace an existing run directory")),
-    json: jsonFlag
-  },
-  (c) =>
+/** `autodidact agent train` */
+export const handleAgentTrain = (c: Configs["agent train"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       for (const [name, v] of [["epochs", c.epochs], ["group-size", c.groupSize], ["tasks", c.tasks], ["concurrency", c.concurrency]] as const) {
         yield* positive(name, v)
@@ -190,11 +145,3 @@ const trainCommand = Command.make(
         library: libraryFile
       })
     })
-).pipe(Command.withDescription("Improve an LLM agent without weight updates (Training-Free GRPO); writes a run directory with the experience library"))
-
-/** `autodidact agent` (annotated: the inferred type would name optim internals, which declaration emit cannot). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export const agentCommand: Command.Command<"agent", {}, {}, unknown, never> = Command.make("agent").pipe(
-  Command.withDescription("LLM agents on text environments through an OpenAI-compatible endpoint"),
-  Command.withSubcommands([evalCommand, trainCommand])
-)

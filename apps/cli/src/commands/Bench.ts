@@ -12,9 +12,8 @@ import { SokobanGenerator, Throughput } from "@autodidact/envs"
 import "@autodidact/envs/node" // worker-thread vector envs for --async (Registry.makeVec "async")
 import { Benchmark } from "@autodidact/kernels/bench"
 import { Effect } from "effect"
-import { Command, Flag } from "effect/cli"
-import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
+import type { Configs } from "../Commands.js"
 
 const ENVS = ["CartPole-v1", "FrozenLake-v1", "Sokoban-v0"] as const
 
@@ -28,16 +27,8 @@ const benchKwargs = (envId: string): Record<string, unknown> =>
     ? { levels: Array.from({ length: 16 }, (_, i) => SokobanGenerator.generate(Rng.make(i), { id: String(i) })) }
     : {}
 
-const envsCommand = Command.make(
-  "envs",
-  {
-    steps: Flag.Int("steps").pipe(Flag.withDefault(1_000_000), Flag.withDescription("Environment steps timed per row")),
-    env: Flag.String("env").pipe(Flag.optional, Flag.withDescription("Only this env id")),
-    async: Flag.Boolean("async").pipe(Flag.withDefault(false), Flag.withDescription("Also time the worker-thread vector env")),
-    seed: Flag.Int("seed").pipe(Flag.withDefault(0)),
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact bench envs` */
+export const handleBenchEnvs = (config: Configs["bench envs"]): Effect.Effect<void, unknown> =>
     Effect.sync(() => {
       const ids = config.env._tag === "Some" ? [config.env.value] : [...ENVS]
       const rows: Array<Record<string, string | number>> = []
@@ -66,18 +57,9 @@ const envsCommand = Command.make(
       }
       if (!config.json) Output.printTable(false, "Environment throughput (env steps per second)", rows)
     })
-).pipe(Command.withDescription("Measure environment steps per second (raw, via make, vectorized x64)"))
 
-const kernelsCommand = Command.make(
-  "kernels",
-  {
-    quick: Flag.Boolean("quick").pipe(Flag.withDefault(false), Flag.withDescription("Small sizes (seconds instead of minutes)")),
-    backends: Flag.String("backends").pipe(Flag.optional, Flag.withDescription("Comma-separated: typed-array,wasm-simd,wasm,cpu,tensorflow,onnxruntime (default: all available)")),
-    kernels: Flag.String("kernels").pipe(Flag.optional, Flag.withDescription("Comma-separated kernel name prefixes, e.g. gae,topk")),
-    noNumpy: Flag.Boolean("no-numpy").pipe(Flag.withDefault(false), Flag.withDescription("Skip the NumPy baseline")),
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact bench kernels` */
+export const handleBenchKernels = (config: Configs["bench kernels"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const list = (o: typeof config.backends) => (o._tag === "Some" ? o.value.split(",").map((x) => x.trim()).filter((x) => x.length > 0) : undefined)
       const backends = list(config.backends) as Benchmark.BenchOptions["backends"]
@@ -95,10 +77,5 @@ const kernelsCommand = Command.make(
         process.stdout.write(Benchmark.formatDefaults(rows) + "\n")
       }
     })
-).pipe(Command.withDescription("Time each numeric kernel on each engine against NumPy (ratio = ours / NumPy), marking the default engine"))
 
 /** `autodidact bench ...` */
-export const benchCommand = Command.make("bench").pipe(
-  Command.withDescription("Benchmarks"),
-  Command.withSubcommands([envsCommand, kernelsCommand])
-)

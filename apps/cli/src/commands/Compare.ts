@@ -8,13 +8,12 @@
  */
 import { AtomicFile } from "@autodidact/core/node"
 import { Effect } from "effect"
-import { Command, Flag } from "effect/cli"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
 import { textAlgos, trainText } from "./TextTrain.js"
 import { TrainConfigError } from "./Train.js"
+import type { Configs } from "../Commands.js"
 
 interface Curve {
   readonly steps: ReadonlyArray<number>
@@ -100,19 +99,8 @@ const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").rep
 
 const list = (s: string) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
 
-export const compareCommand = Command.make(
-  "compare",
-  {
-    envs: Flag.String("envs").pipe(Flag.withDefault("TextHousehold-v0,Sokoban-6x6-1box-v0"), Flag.withDescription("Comma-separated text env ids")),
-    algos: Flag.String("algos").pipe(Flag.withDefault("grpo,gigpo,rloo"), Flag.withDescription(`Comma-separated: ${textAlgos.join(", ")}`)),
-    seeds: Flag.Int("seeds").pipe(Flag.withDefault(3), Flag.withDescription("Seeds 1..N per (env, algo)")),
-    steps: Flag.Int("steps").pipe(Flag.withDefault(100_000), Flag.withDescription("Environment steps per run")),
-    groupSize: Flag.Int("group-size").pipe(Flag.withDefault(8)),
-    difficulty: Flag.Literals("difficulty", ["default", "easy"]).pipe(Flag.withDefault("default" as const)),
-    out: Flag.String("out").pipe(Flag.withDescription("Directory for the runs, compare.md and the SVG plots")),
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact compare` */
+export const handleCompare = (config: Configs["compare"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const algos = list(config.algos)
       for (const a of algos) {
@@ -150,4 +138,3 @@ export const compareCommand = Command.make(
       yield* AtomicFile.write(path.join(config.out, "compare.md"), md.join("\n") + "\n")
       if (!config.json) Output.printTable(false, `Comparison (written to ${path.join(config.out, "compare.md")})`, rows)
     })
-).pipe(Command.withDescription("Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"))

@@ -7,14 +7,13 @@ import { Registry } from "@autodidact/envs"
 import { Evaluate } from "@autodidact/optim"
 import { Checkpoint } from "@autodidact/optim/node"
 import { Effect } from "effect"
-import { Command, Flag } from "effect/cli"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
 import { evaluateText, isTextEnvId } from "./TextTrain.js"
 import { checkpointPath, TrainConfigError } from "./Train.js"
+import type { Configs } from "../Commands.js"
 
 /** What an evaluation reports. */
 export interface EvalSummary {
@@ -66,17 +65,8 @@ export const evaluate = (runDir: string, options: { readonly episodes: number; r
   }).pipe(Effect.scoped)
 
 /** `autodidact eval` */
-export const evalCommand = Command.make(
-  "eval",
-  {
-    run: Flag.String("run").pipe(Flag.withDescription("Run directory written by `autodidact train`")),
-    episodes: Flag.Int("episodes").pipe(Flag.withDefault(100), Flag.withDescription("Episodes to play")),
-    seed: Flag.Int("seed").pipe(Flag.withDefault(10_000), Flag.withDescription("Seed of the first evaluation episode (episode k uses seed + k)")),
-    split: Flag.String("split").pipe(Flag.optional, Flag.withDescription("TextHousehold-v0: evaluation split (unseen (default), seen, train)")),
-    sample: Flag.Boolean("sample").pipe(Flag.withDefault(false), Flag.withDescription("Sample actions from the policy instead of taking the argmax")),
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact eval` */
+export const handleEval = (config: Configs["eval"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const runConfig = yield* RunDirectory.readConfig(config.run)
       if (typeof runConfig["env"] === "string" && isTextEnvId(runConfig["env"])) {
@@ -95,4 +85,3 @@ export const evalCommand = Command.make(
       const summary = yield* evaluate(config.run, { episodes: config.episodes, seed: config.seed, greedy: !config.sample })
       Output.printSummary(config.json, "Evaluation", { ...summary })
     })
-).pipe(Command.withDescription("Evaluate a trained run's policy: mean/std return over N episodes"))

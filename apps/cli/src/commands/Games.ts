@@ -1,15 +1,17 @@
 /**
- * `autodidact games solve --game leduc_poker --algo cfr+ --iterations 1000 [--report-every N] [--save FILE]
- * [--resume FILE] [--json]`: run an equilibrium solver of `@autodidact/solvers` on a game of `@autodidact/envs`,
- * printing NashConv at every report and, at the end, the average policy's game value for each player.
+ * `autodidact games solve --game leduc_poker --algo cfr+ --iterations 1000 [--report-every N] [--target-nashconv X]
+ * [--save FILE] [--resume FILE] [--json]`: run an equilibrium solver of `@autodidact/solvers` on a game of
+ * `@autodidact/envs`, printing NashConv at every report and, at the end, the average policy's game value for each
+ * player. With `--target-nashconv X` the run stops at the first iteration whose NashConv is at or below X (the
+ * summary's `reachedTarget` says whether it did within `--iterations`).
  * @since 0.1.0
  */
 import { GameRegistry } from "@autodidact/envs"
 import { Exploitability, Solver } from "@autodidact/solvers"
+import { SolverFiles } from "@autodidact/solvers/node"
 import { Effect } from "effect"
-import { Command, Flag } from "effect/cli"
-import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
+import type { Configs } from "../Commands.js"
 
 /** What `games solve` reports at the end. */
 export interface GamesSolveSummary {
@@ -21,24 +23,15 @@ export interface GamesSolveSummary {
   readonly exploitability: number
   readonly gameValue: ReadonlyArray<number>
   readonly elapsedSeconds: number
+  /** With `--target-nashconv`: whether NashConv reached it (false when the iterations ran out first). */
+  readonly reachedTarget?: boolean
 }
 
-const solveCommand = Command.make(
-  "solve",
-  {
-    game: Flag.String("game").pipe(Flag.withDescription("Game name as OpenSpiel spells it, e.g. kuhn_poker, leduc_poker, kuhn_poker(players=3)")),
-    algo: Flag.Literals("algo", Solver.algorithms).pipe(Flag.withDefault("cfr+" as const), Flag.withDescription("Solver")),
-    iterations: Flag.Int("iterations").pipe(Flag.withDefault(1000), Flag.withDescription("Iterations to run")),
-    reportEvery: Flag.Int("report-every").pipe(Flag.optional, Flag.withDescription("Report NashConv every N iterations (default: iterations / 10)")),
-    seed: Flag.Int("seed").pipe(Flag.withDefault(0), Flag.withDescription("Seed of the sampling (MCCFR) solvers")),
-    save: Flag.String("save").pipe(Flag.optional, Flag.withDescription("Write the solver state here at the end (atomic)")),
-    resume: Flag.String("resume").pipe(Flag.optional, Flag.withDescription("Continue from a saved solver state")),
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact games solve` */
+export const handleGamesSolve = (config: Configs["games solve"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const game = yield* Effect.try({ try: () => GameRegistry.loadGame(config.game), catch: (e) => e as GameRegistry.UnknownGameError })
-      const resume = config.resume._tag === "Some" ? yield* Solver.loadState(config.resume.value) : undefined
+      const resume = config.resume._tag === "Some" ? yield* SolverFiles.loadState(config.resume.value) : undefined
       const rows: Array<Record<string, number>> = []
       const result = yield* Solver.solve(
         game,
@@ -47,6 +40,7 @@ const solveCommand = Command.make(
           iterations: config.iterations,
           seed: config.seed,
           ...(config.reportEvery._tag === "Some" ? { reportEvery: config.reportEvery.value } : {}),
+          ...(config.targetNashConv._tag === "Some" ? { targetNashConv: config.targetNashConv.value } : {}),
           ...(resume === undefined ? {} : { resume })
         },
         {
@@ -59,7 +53,7 @@ const solveCommand = Command.make(
         }
       )
       const gameValue = yield* Exploitability.expectedReturns(game, result.policy)
-      if (config.save._tag === "Some") yield* Solver.saveState(config.save.value, result.state)
+      if (config.save._tag === "Some") yield* SolverFiles.saveState(config.save.value, result.state)
       const summary: GamesSolveSummary = {
         kind: "summary",
         game: config.game,
@@ -68,7 +62,8 @@ const solveCommand = Command.make(
         nashConv: result.nashConv,
         exploitability: result.exploitability,
         gameValue: gameValue.map((v) => Number(v.toPrecision(12))),
-        elapsedSeconds: Number(result.elapsedSeconds.toFixed(3))
+        elapsedSeconds: Number(result.elapsedSeconds.toFixed(3)),
+        ...(config.targetNashConv._tag === "Some" ? { reachedTarget: result.reachedTarget } : {})
       }
       if (config.json) process.stdout.write(JSON.stringify(summary) + "\n")
       else {
@@ -76,10 +71,5 @@ const solveCommand = Command.make(
         Output.printSummary(false, "Result", { ...summary, gameValue: summary.gameValue.join(", ") })
       }
     })
-).pipe(Command.withDescription("Solve a game with CFR, CFR+, LCFR, DCFR or MCCFR; prints NashConv per report and the game value"))
 
 /** `autodidact games ...` */
-export const gamesCommand = Command.make("games").pipe(
-  Command.withDescription("Games and equilibrium solvers"),
-  Command.withSubcommands([solveCommand])
-)

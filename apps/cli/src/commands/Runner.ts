@@ -7,7 +7,7 @@
  */
 import { Runner } from "@autodidact/cluster"
 import { Effect, Schema } from "effect"
-import { Command, Flag } from "effect/cli"
+import type { Configs } from "../Commands.js"
 
 /** A runner option that cannot be used as given. */
 export class RunnerConfigError extends Schema.TaggedError<RunnerConfigError>()("RunnerConfigError", {
@@ -36,14 +36,8 @@ export const checkClusterUrl = (option: string, url: string): Effect.Effect<stri
   })
 
 /** `autodidact runner` */
-export const runnerCommand = Command.make(
-  "runner",
-  {
-    cluster: Flag.String("cluster").pipe(Flag.withDescription("PostgreSQL URL of the cluster (postgres://user@host:port/database)")),
-    port: Flag.Int("port").pipe(Flag.withDefault(34431), Flag.withDescription("Port to listen on for other cluster members")),
-    host: Flag.String("host").pipe(Flag.withDefault("127.0.0.1"), Flag.withDescription("Address other members reach this runner at"))
-  },
-  (config) =>
+/** `autodidact runner` */
+export const handleRunner = (config: Configs["runner"]): Effect.Effect<void, unknown> =>
     Effect.gen(function*() {
       const url = yield* checkClusterUrl("cluster", config.cluster)
       if (!Number.isInteger(config.port) || config.port < 1 || config.port > 65535) {
@@ -51,4 +45,3 @@ export const runnerCommand = Command.make(
       }
       return yield* Runner.run({ url, port: config.port, host: config.host })
     })
-).pipe(Command.withDescription("Start a rollout runner for `train --cluster` (distributed rollouts on PostgreSQL)"))

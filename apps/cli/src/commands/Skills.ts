@@ -22,10 +22,9 @@ import { TextHousehold } from "@autodidact/envs"
 import { Embedder } from "@autodidact/memory"
 import { Discovery, Sandbox, Skill, SkillLibrary, type SkillOptions } from "@autodidact/skills"
 import { Data, Effect, Layer, Option, Schema } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
 import * as fs from "node:fs"
-import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
+import type { Configs } from "../Commands.js"
 
 /** A spec file (or its source file, or a JSON flag value) that cannot be read or does not decode. */
 export class SkillInputError extends Data.TaggedError("SkillInputError")<{
@@ -50,11 +49,6 @@ export class SkillCheckError extends Data.TaggedError("SkillCheckError")<{
 
 /** What `skills discover` can fail with besides input errors (an expert replay that ends early). */
 export type DiscoverError = SkillLibrary.AdmissionError | SkillLibrary.SkillStorageError | SkillLibrary.SkillNotFoundError | SkillOptions.EpisodeEndedError
-
-const libraryFlag = Flag.String("library").pipe(
-  Flag.withDefault("skills"),
-  Flag.withDescription("Skill library directory (<name>.js + <name>.json per skill; created on first write)")
-)
 
 /** Sandbox pool + hashed embedder, closed when the command ends. */
 const services = Layer.mergeAll(Sandbox.layer(), Embedder.layerHashed())
@@ -95,20 +89,14 @@ const listRow = (r: Skill.SkillRecord) => {
   }
 }
 
-const listCommand = Command.make("list", { library: libraryFlag, json: jsonFlag }, (config) =>
+/** `autodidact skills list` */
+export const handleSkillsList = (config: Configs["skills list"]): Effect.Effect<void, unknown> =>
   withLibrary(config.library, (lib) =>
     Effect.sync(() => Output.printTable(config.json, `Skills in ${config.library}`, lib.names().map((n) => listRow(lib.get(n)!))))
-  )).pipe(Command.withDescription("List the skills of a library with their active version and usage statistics"))
+  )
 
-const showCommand = Command.make(
-  "show",
-  {
-    name: Argument.String("name").pipe(Argument.withDescription("Skill name")),
-    version: Flag.Int("version").pipe(Flag.optional, Flag.withDescription("Show this version (default: the active one)")),
-    library: libraryFlag,
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact skills show` */
+export const handleSkillsShow = (config: Configs["skills show"]): Effect.Effect<void, unknown> =>
     withLibrary(config.library, (lib) =>
       Effect.gen(function*() {
         const record = lib.get(config.name)
@@ -141,17 +129,9 @@ const showCommand = Command.make(
         process.stdout.write(`${spec.source.endsWith("\n") ? spec.source : spec.source + "\n"}`)
       })
     )
-).pipe(Command.withDescription("Show a skill's metadata and source"))
 
-const admitCommand = Command.make(
-  "admit",
-  {
-    spec: Flag.String("spec").pipe(Flag.withDescription("Skill spec JSON: name, description, parameters, result, tests, provenance, [source, entry, tags]")),
-    source: Flag.String("source").pipe(Flag.optional, Flag.withDescription("JavaScript file defining `function main(args)` (replaces the spec's `source`)")),
-    library: libraryFlag,
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact skills admit` */
+export const handleSkillsAdmit = (config: Configs["skills admit"]): Effect.Effect<void, unknown> =>
     Effect.gen(function*() {
       const spec = yield* readSpec(config.spec, config.source)
       yield* withLibrary(config.library, (lib) =>
@@ -167,9 +147,9 @@ const admitCommand = Command.make(
         })
       )
     })
-).pipe(Command.withDescription("Admit a skill (or a new version) after it compiles and passes its own tests in the sandbox"))
 
-const checkCommand = Command.make("check", { library: libraryFlag, json: jsonFlag }, (config) =>
+/** `autodidact skills check` */
+export const handleSkillsCheck = (config: Configs["skills check"]): Effect.Effect<void, unknown> =>
   withLibrary(config.library, (lib) =>
     Effect.gen(function*() {
       const rows: Array<{ name: string; active: number; ok: boolean; stage: string; reason: string }> = []
@@ -186,18 +166,10 @@ const checkCommand = Command.make("check", { library: libraryFlag, json: jsonFla
       const failed = rows.filter((r) => !r.ok).map((r) => r.name)
       if (failed.length > 0) return yield* new SkillCheckError({ failed, total: rows.length })
     })
-  )).pipe(Command.withDescription("Re-run every skill's admission checks (compile and its own tests); fails if any skill no longer passes"))
+  )
 
-const retrieveCommand = Command.make(
-  "retrieve",
-  {
-    query: Argument.String("query").pipe(Argument.withDescription("What the skill should do, in words")),
-    k: Flag.Int("k").pipe(Flag.withDefault(5), Flag.withDescription("Number of skills to return")),
-    tag: Flag.String("tag").pipe(Flag.atLeast(0), Flag.withDescription("Only skills with this tag (repeatable: all required)")),
-    library: libraryFlag,
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact skills retrieve` */
+export const handleSkillsRetrieve = (config: Configs["skills retrieve"]): Effect.Effect<void, unknown> =>
     withLibrary(config.library, (lib) =>
       Effect.gen(function*() {
         const hits = yield* lib.retrieve(config.query, { k: config.k, ...(config.tag.length > 0 ? { tags: config.tag } : {}) })
@@ -208,21 +180,9 @@ const retrieveCommand = Command.make(
         )
       })
     )
-).pipe(Command.withDescription("Retrieve the skills whose descriptions are nearest to a query"))
 
-const callCommand = Command.make(
-  "call",
-  {
-    name: Argument.String("name").pipe(Argument.withDescription("Skill name")),
-    args: Flag.String("args").pipe(Flag.withDefault("{}"), Flag.withDescription("The skill's argument, as JSON")),
-    host: Flag.String("host").pipe(
-      Flag.withDefault("{}"),
-      Flag.withDescription("Scripted host functions, as JSON: {\"act\": [reply1, reply2], \"observe\": [...]}; calls past the script fail")
-    ),
-    library: libraryFlag,
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact skills call` */
+export const handleSkillsCall = (config: Configs["skills call"]): Effect.Effect<void, unknown> =>
     Effect.gen(function*() {
       const args = yield* parseJson("--args", config.args)
       const script = yield* parseJson("--host", config.host).pipe(
@@ -238,17 +198,9 @@ const callCommand = Command.make(
         })
       )
     })
-).pipe(Command.withDescription("Run a skill's active version in the sandbox with scripted host replies"))
 
-const rollbackCommand = Command.make(
-  "rollback",
-  {
-    name: Argument.String("name").pipe(Argument.withDescription("Skill name")),
-    version: Flag.Int("version").pipe(Flag.withDescription("Version to make active")),
-    library: libraryFlag,
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact skills rollback` */
+export const handleSkillsRollback = (config: Configs["skills rollback"]): Effect.Effect<void, unknown> =>
     withLibrary(config.library, (lib) =>
       Effect.gen(function*() {
         const before = lib.get(config.name)?.active
@@ -256,12 +208,9 @@ const rollbackCommand = Command.make(
         Output.printSummary(config.json, "Rolled back", { name: config.name, from: before, active: config.version })
       })
     )
-).pipe(Command.withDescription("Make an earlier (or later) admitted version of a skill the active one"))
 
-const removeCommand = Command.make(
-  "remove",
-  { name: Argument.String("name").pipe(Argument.withDescription("Skill name")), library: libraryFlag, json: jsonFlag },
-  (config) =>
+/** `autodidact skills remove` */
+export const handleSkillsRemove = (config: Configs["skills remove"]): Effect.Effect<void, unknown> =>
     withLibrary(config.library, (lib) =>
       Effect.gen(function*() {
         if (lib.get(config.name) === undefined) return yield* new SkillLibrary.SkillNotFoundError({ name: config.name })
@@ -269,21 +218,9 @@ const removeCommand = Command.make(
         Output.printSummary(config.json, "Removed", { name: config.name, library: config.library })
       })
     )
-).pipe(Command.withDescription("Remove a skill and all its versions"))
 
-const discoverCommand = Command.make(
-  "discover",
-  {
-    difficulty: Flag.Literals("difficulty", ["easy", "default"]).pipe(Flag.withDefault("easy" as const), Flag.withDescription("TextHousehold-v0 difficulty")),
-    train: Flag.Int("train").pipe(Flag.withDefault(100), Flag.withDescription("Expert episodes (train split) to mine")),
-    heldOut: Flag.Int("held-out").pipe(Flag.withDefault(30), Flag.withDescription("Expert episodes (seen split) to verify on")),
-    top: Flag.Int("top").pipe(Flag.withDefault(8), Flag.withDescription("Most frequent patterns to try")),
-    maxN: Flag.Int("max-n").pipe(Flag.withDefault(4), Flag.withDescription("Longest n-gram")),
-    threshold: Flag.Finite("threshold").pipe(Flag.withDefault(0.8), Flag.withDescription("Held-out success rate a macro needs")),
-    library: libraryFlag,
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact skills discover` */
+export const handleSkillsDiscover = (config: Configs["skills discover"]): Effect.Effect<void, unknown> =>
     Effect.gen(function*() {
       for (const [flag, value, min] of [["--train", config.train, 1], ["--held-out", config.heldOut, 1], ["--top", config.top, 1], ["--max-n", config.maxN, 2]] as const) {
         if (!(Number.isInteger(value) && value >= min)) return yield* new SkillInputError({ input: flag, reason: `expected an integer ≥ ${min}, got ${value}` })
@@ -313,10 +250,5 @@ const discoverCommand = Command.make(
         })
       )
     })
-).pipe(Command.withDescription("Mine TextHousehold-v0 expert episodes for macro skills, verify them on held-out episodes, admit the ones that pass"))
 
 /** `autodidact skills ...` */
-export const skillsCommand = Command.make("skills").pipe(
-  Command.withDescription("Skill library: list, show, admit, check, retrieve, call, rollback, remove, discover"),
-  Command.withSubcommands([listCommand, showCommand, admitCommand, checkCommand, retrieveCommand, callCommand, rollbackCommand, removeCommand, discoverCommand])
-)

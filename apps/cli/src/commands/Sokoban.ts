@@ -7,10 +7,9 @@ import { Rng } from "@autodidact/core"
 import { SokobanGenerator, SokobanSolver } from "@autodidact/envs"
 import { SokobanLevel } from "@autodidact/envs/node"
 import { Effect } from "effect"
-import { Command, Flag } from "effect/cli"
 import * as fs from "node:fs"
-import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
+import type { Configs } from "../Commands.js"
 
 /** Summary row of a solve run (what `--json` prints). */
 export interface SolveSummaryRow {
@@ -70,23 +69,11 @@ export const loadOrGenerate = (
 
 const round = (x: number, digits: number) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x)
 
-const solveCommand = Command.make(
-  "solve",
-  {
-    levels: Flag.String("levels").pipe(Flag.withDescription("Boxoban-format level file (`; N` then 10 rows per level)")),
-    limit: Flag.Int("limit").pipe(Flag.withDefault(1000), Flag.withDescription("Solve at most the first N levels")),
-    maxNodes: Flag.Int("max-nodes").pipe(Flag.withDefault(1_000_000), Flag.withDescription("Node budget per level")),
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact sokoban solve` */
+export const handleSokobanSolve = (config: Configs["sokoban solve"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const levels = yield* SokobanLevel.loadLevelFile(config.levels)
       yield* solveAndReport(config.levels, levels.slice(0, Math.max(0, config.limit)), config)
     })
-).pipe(Command.withDescription("Solve Boxoban-format Sokoban levels with the A* solver"))
 
 /** `autodidact sokoban ...` */
-export const sokobanCommand = Command.make("sokoban").pipe(
-  Command.withDescription("Sokoban tools: solve level files"),
-  Command.withSubcommands([solveCommand])
-)

@@ -6,24 +6,14 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { Command, Flag } from "effect/cli"
-import * as path from "node:path"
-import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
-import { sharedData, workspaceRoot } from "../Paths.js"
 import { evaluate } from "./Eval.js"
 import { loadOrGenerate, solveAndReport } from "./Sokoban.js"
 import { train } from "./Train.js"
+import type { Configs } from "../Commands.js"
 
-export const startCommand = Command.make(
-  "start",
-  {
-    seed: Flag.Int("seed").pipe(Flag.withDefault(1), Flag.withDescription("Training seed")),
-    out: Flag.String("out").pipe(Flag.withDefault(path.join(workspaceRoot, "runs", "start")), Flag.withDescription("Run directory (replaced)")),
-    levels: Flag.String("levels").pipe(Flag.withDefault(sharedData("boxoban", "unfiltered", "valid", "000.txt")), Flag.withDescription("Boxoban level file")),
-    json: jsonFlag
-  },
-  (config) =>
+/** `autodidact start` */
+export const handleStart = (config: Configs["start"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const summary = yield* train({
         env: "CartPole-v1",
@@ -51,4 +41,3 @@ export const startCommand = Command.make(
         title: `2. Sokoban: the first ${levels.length} levels solved by A* (push-optimal)`
       })
     })
-).pipe(Command.withDescription("The main job: PPO on CartPole-v1 until solved, evaluation, then 100 Sokoban levels solved"))

@@ -12,13 +12,12 @@ import { Registry } from "@autodidact/envs"
 import { ActorCritic } from "@autodidact/optim"
 import { Checkpoint, Ppo } from "@autodidact/optim/node"
 import { Effect, Schema } from "effect"
-import { Command, Flag } from "effect/cli"
 import * as path from "node:path"
-import { jsonFlag } from "../Flags.js"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
 import { versions } from "../Versions.js"
 import { isTextEnvId, textAlgos, trainText, trainTextCluster } from "./TextTrain.js"
+import type { Configs } from "../Commands.js"
 
 /** A training request that cannot be carried out as given (unknown algorithm, no solve threshold, ...). */
 export class TrainConfigError extends Schema.TaggedError<TrainConfigError>()("TrainConfigError", {
@@ -328,36 +327,8 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
   })
 
 /** `autodidact train` */
-export const trainCommand = Command.make(
-  "train",
-  {
-    env: Flag.String("env").pipe(Flag.withDefault("CartPole-v1"), Flag.withDescription("Registered environment id")),
-    algo: Flag.Literals("algo", ["ppo", ...textAlgos]).pipe(Flag.optional, Flag.withDescription("Algorithm: ppo (default for CartPole and other Box envs) or, for text envs, gigpo (default), grpo, dr-grpo, rloo, reinforce++")),
-    seed: Flag.Int("seed").pipe(Flag.withDefault(1), Flag.withDescription("Seed of everything (envs, init, sampling)")),
-    totalSteps: Flag.Int("total-steps").pipe(Flag.withDefault(500_000), Flag.withDescription("Environment steps budget")),
-    out: Flag.String("out").pipe(Flag.withDescription("Run directory to write (config.json, metrics.jsonl, checkpoints/)")),
-    untilSolved: Flag.Boolean("until-solved").pipe(Flag.withDefault(false), Flag.withDescription("Stop once the mean return of the last 100 episodes reaches the env's threshold")),
-    numEnvs: Flag.Int("num-envs").pipe(Flag.withDefault(4), Flag.withDescription("Parallel environments")),
-    resume: Flag.Boolean("resume").pipe(Flag.withDefault(false), Flag.withDescription("Continue the run in --out from its checkpoint")),
-    overwrite: Flag.Boolean("overwrite").pipe(Flag.withDefault(false), Flag.withDescription("Replace an existing run in --out")),
-    saveTrajectories: Flag.Int("save-trajectories").pipe(
-      Flag.withDefault(0),
-      Flag.withDescription("After training, play N greedy episodes and write them to <out>/trajectories/eval.jsonl (for the dashboard's episode viewer)")
-    ),
-    groupSize: Flag.Int("group-size").pipe(Flag.withDefault(8), Flag.withDescription("Text envs: trajectories per task (GRPO/GiGPO group size)")),
-    skills: Flag.String("skills").pipe(
-      Flag.optional,
-      Flag.withDescription("TextHousehold-v0: a skill library directory whose discovered macros become options (`autodidact skills discover`); steps then count decisions")
-    ),
-    maxSkillActions: Flag.Int("max-skill-actions").pipe(Flag.withDefault(2), Flag.withDescription("With --skills: skill commands offered per state")),
-    difficulty: Flag.Literals("difficulty", ["default", "easy"]).pipe(Flag.withDefault("default" as const), Flag.withDescription("TextHousehold-v0: room size and distractors")),
-    cluster: Flag.String("cluster").pipe(
-      Flag.optional,
-      Flag.withDescription("PostgreSQL URL of a rollout cluster (postgres://user@host:port/db): collect episodes on the runners registered there (start them with `autodidact runner`)")
-    ),
-    json: jsonFlag
-  },
-  ({ cluster, skills: skillsFlag, ...config }) =>
+/** `autodidact train` */
+export const handleTrain = ({ cluster, skills: skillsFlag, ...config }: Configs["train"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const skills = skillsFlag._tag === "Some" ? skillsFlag.value : undefined
       // the one check of --skills' scope (trainText trusts it)
@@ -392,4 +363,3 @@ export const trainCommand = Command.make(
       const summary = yield* train({ ...config, algo: config.algo._tag === "Some" ? config.algo.value : "ppo" })
       Output.printSummary(config.json, "Training summary", { ...summary })
     })
-).pipe(Command.withDescription("Train an agent (PPO) and write a run directory"))

@@ -5,13 +5,17 @@
  * 2018 (the HiGHS simplex solver); the `highs` npm package (1.15) wraps HiGHS in WebAssembly.
  *
  * **When to use**: the meta-solvers in `MetaSolvers` use it for zero-sum Nash (LP), (coarse) correlated equilibria
- * (LP) and Maximum Gini (C)CE (QP). Build a {@link Problem} and call `solve`; provide {@link layer}.
+ * (LP) and Maximum Gini (C)CE (QP). Build a {@link Problem} and call `solve`; provide the layer of
+ * `@autodidact/solvers/lp` (`Highs.layer` there), which loads the optional peer `highs`.
  *
  * **Details**
  * - Problems are written as CPLEX-LP text ({@link toLpText}) with every number in JavaScript's shortest
  *   round-trip form (`String(x)`), so HiGHS parses back exactly the doubles it was given. Variables are named
  *   `x0..x{n-1}`, rows `r0..`; quadratic objectives are written `[ ... ] / 2` (objective = c'x + ½ x'Qx).
- * - The WebAssembly module is loaded once per process (a cached promise) when the layer is built. Each solve uses
+ * - This module (in the main entry) holds the service, the problem types and the LP writer only: it never loads
+ *   `highs`, whose module reaches Node built-ins. `@autodidact/solvers/lp` loads the WebAssembly module once per
+ *   process (a cached promise) when its layer is built; without `highs` installed that fails with
+ *   `MissingPeerError` (`npm install highs`). Each solve uses
  *   HiGHS's one-shot API, which creates a fresh native solver and frees it before returning, so no persistent
  *   model is left for the garbage collector.
  * - Only an `Optimal` status yields a {@link Solution}; infeasible, unbounded, time/iteration limits and solver
@@ -22,7 +26,7 @@
  *
  * @example
  * ```ts
- * import { Highs } from "@autodidact/solvers"
+ * import { Highs } from "@autodidact/solvers/lp" // the same namespace, plus `layer`
  * import { Effect } from "effect"
  * const program = Effect.gen(function* () {
  *   const highs = yield* Highs.Highs
@@ -37,9 +41,8 @@
  * @see https://www.npmjs.com/package/highs
  * @since 0.1.0
  */
-import highsModule from "highs"
 import type { Highs as HighsRuntime, LegacyHighsOptions } from "highs"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 
 /**
  * A linear or quadratic program could not be solved to optimality: HiGHS reported `status` (e.g. `Infeasible`,
@@ -195,7 +198,11 @@ export const toLpText = (p: Problem): string => {
   return out.join("\n")
 }
 
-const solveWith = (runtime: HighsRuntime) => (problem: Problem, options?: Options): Effect.Effect<Solution, LpSolveError> =>
+/**
+ * The {@link HighsShape} `solve` over a loaded HiGHS runtime (what `@autodidact/solvers/lp`'s layer provides).
+ * Validates the problem, solves it with HiGHS's one-shot API and reads back an optimal solution.
+ */
+export const solveWith = (runtime: HighsRuntime) => (problem: Problem, options?: Options): Effect.Effect<Solution, LpSolveError> =>
   Effect.suspend(() => {
     const err = checkProblem(problem)
     if (err !== undefined) return Effect.fail(err)
@@ -229,30 +236,3 @@ const solveWith = (runtime: HighsRuntime) => (problem: Problem, options?: Option
     }
     return Effect.succeed({ status: "Optimal" as const, objective: result.ObjectiveValue, primal, rowActivity, rowDual })
   })
-
-// `highs` types its default export as a CommonJS module; the ESM build Node loads exports the loader function itself.
-const highsLoader = (typeof highsModule === "function" ? highsModule : (highsModule as unknown as { default: unknown }).default) as () => Promise<HighsRuntime>
-
-let runtimePromise: Promise<HighsRuntime> | undefined
-
-/** Load the HiGHS WebAssembly runtime once per process (later calls share the same instance). */
-export const loadRuntime: Effect.Effect<HighsRuntime, LpSolveError> = Effect.tryPromise({
-  try: () => {
-    const promise = runtimePromise ?? highsLoader().catch((e: unknown) => {
-      runtimePromise = undefined
-      throw e
-    })
-    runtimePromise = promise
-    return promise
-  },
-  catch: (e) => new LpSolveError({ status: "Load error", problem: "HiGHS WebAssembly module", reason: e instanceof Error ? e.message : String(e) })
-})
-
-/** Build the service from a loaded runtime. */
-export const make: Effect.Effect<HighsShape, LpSolveError> = Effect.map(loadRuntime, (runtime) => ({
-  solve: solveWith(runtime),
-  version: `${runtime.version.major}.${runtime.version.minor}.${runtime.version.patch}`
-}))
-
-/** The {@link Highs} service, backed by the process-wide WebAssembly runtime. */
-export const layer: Layer.Layer<Highs, LpSolveError> = Layer.effect(Highs, make)

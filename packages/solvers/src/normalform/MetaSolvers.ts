@@ -18,7 +18,7 @@
  *   unique, which makes it a well-defined meta-solver where the CE polytope has many points.
  *
  * **Details**
- * - The LP/QP solvers need the {@link Highs} service (`Effect.provide(Highs.layer)`).
+ * - The LP/QP solvers need the {@link Highs} service (`Effect.provide(Highs.layer)`, `Highs` of `@autodidact/solvers/lp`).
  * - Every LP/QP solution is cleaned (entries below 0 by rounding set to 0, renormalized) and then *verified*
  *   independently: the Nash gap of a zero-sum solution, the (C)CE gap of a correlated one, must be at most
  *   `epsilon + tolerance` (default tolerance `1e-7 × max(1, max |payoff|)`); otherwise the solve fails with
@@ -27,7 +27,8 @@
  *
  * @example
  * ```ts
- * import { Highs, MetaSolvers, PayoffTensor } from "@autodidact/solvers"
+ * import { MetaSolvers, PayoffTensor } from "@autodidact/solvers"
+ * import { Highs } from "@autodidact/solvers/lp"
  * import { Effect } from "effect"
  * const chicken = PayoffTensor.fromMatrices([[0, 7], [2, 6]], [[0, 2], [7, 6]])
  * const mgce = await Effect.runPromise(MetaSolvers.mgce(chicken).pipe(Effect.provide(Highs.layer)))

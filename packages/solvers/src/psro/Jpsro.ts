@@ -21,7 +21,8 @@
  * @example
  * ```ts
  * import { Rng } from "@autodidact/core"
- * import { Highs, Jpsro, PayoffTensor } from "@autodidact/solvers"
+ * import { Jpsro, PayoffTensor } from "@autodidact/solvers"
+ * import { Highs } from "@autodidact/solvers/lp"
  * import { Effect } from "effect"
  * const game = PayoffTensor.random([3, 3, 3], Rng.make(0))
  * const result = await Effect.runPromise(Jpsro.run(game, { kind: "cce" }).pipe(Effect.provide(Highs.layer)))
@@ -138,11 +139,12 @@ export const deviationValues = (tensor: PayoffTensor, dist: ArrayLike<number>, p
  * **Errors**: `InvalidPayoffTensorError` for a tensor with wrong lengths or non-finite payoffs, or initial populations
  * that are empty, out of range, duplicated or not one per player; `InvalidOptionError` for an unknown `metaSolver`,
  * `iterations` that is not a positive integer or a negative `tolerance`; `LpSolveError` when HiGHS fails or a
- * meta-solution does not verify. Requires the {@link Highs} service (`Highs.layer`).
+ * meta-solution does not verify. Requires the {@link Highs} service (`Highs.layer` of `@autodidact/solvers/lp`).
  *
  * @example
  * ```ts
- * import { Highs, Jpsro, PayoffTensor } from "@autodidact/solvers"
+ * import { Jpsro, PayoffTensor } from "@autodidact/solvers"
+ * import { Highs } from "@autodidact/solvers/lp"
  * import { Effect } from "effect"
  * // Chicken: from (Dare, Dare) JPSRO adds Chicken for both players, then the MGCE of the full game.
  * const chicken = PayoffTensor.fromMatrices([[0, 7], [2, 6]], [[0, 2], [7, 6]])

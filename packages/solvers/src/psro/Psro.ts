@@ -23,7 +23,8 @@
  *
  * @example
  * ```ts
- * import { Highs, PayoffTensor, Psro } from "@autodidact/solvers"
+ * import { PayoffTensor, Psro } from "@autodidact/solvers"
+ * import { Highs } from "@autodidact/solvers/lp"
  * import { Effect } from "effect"
  * const rps = PayoffTensor.zeroSum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
  * const result = await Effect.runPromise(
@@ -150,11 +151,12 @@ export const initialPopulations = (
  * that are empty, out of range, duplicated or not one per player; `InvalidOptionError` for an unknown `metaSolver`,
  * `iterations` that is not a positive integer or a negative `tolerance`; `LpSolveError` when HiGHS fails (the
  * `"nash"` meta-solver, which also fails with `InvalidPayoffTensorError` on a game that is not two-player).
- * Requires the {@link Highs} service (`Highs.layer`).
+ * Requires the {@link Highs} service (`Highs.layer` of `@autodidact/solvers/lp`).
  *
  * @example
  * ```ts
- * import { Highs, PayoffTensor, Psro } from "@autodidact/solvers"
+ * import { PayoffTensor, Psro } from "@autodidact/solvers"
+ * import { Highs } from "@autodidact/solvers/lp"
  * import { Effect } from "effect"
  * const rps = PayoffTensor.zeroSum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
  * const result = await Effect.runPromise(Psro.run(rps, { metaSolver: "nash" }).pipe(Effect.provide(Highs.layer)))

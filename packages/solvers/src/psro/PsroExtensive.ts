@@ -40,7 +40,8 @@
  *
  * @example
  * ```ts
- * import { Highs, PsroExtensive } from "@autodidact/solvers"
+ * import { PsroExtensive } from "@autodidact/solvers"
+ * import { Highs } from "@autodidact/solvers/lp"
  * import { KuhnPoker } from "@autodidact/envs"
  * import { Effect } from "effect"
  * const result = await Effect.runPromise(
@@ -280,12 +281,13 @@ export const mixture = (
  * negative `tolerance`, initial populations that are not one non-empty list per player, or a policy whose rows are
  * not distributions; `PolicyMissingInfoStateError` for an initial policy that lacks one of the game's information
  * states; `InvalidPayoffTensorError` from the `"nash"` meta-solver on a game that is not two-player; `LpSolveError`
- * when HiGHS fails. Requires the {@link Highs} service (`Highs.layer`).
+ * when HiGHS fails. Requires the {@link Highs} service (`Highs.layer` of `@autodidact/solvers/lp`).
  *
  * @example
  * ```ts
  * import { KuhnPoker } from "@autodidact/envs"
- * import { Highs, PsroExtensive } from "@autodidact/solvers"
+ * import { PsroExtensive } from "@autodidact/solvers"
+ * import { Highs } from "@autodidact/solvers/lp"
  * import { Effect } from "effect"
  * const result = await Effect.runPromise(PsroExtensive.run(KuhnPoker.make(), { metaSolver: "nash" }).pipe(Effect.provide(Highs.layer)))
  * result.history.map((r) => r.nashConv) // 0.91667, 0.83333, 0.33333, 0.27211, 0.16667, 0.10345, 0

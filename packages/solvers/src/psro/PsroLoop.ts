@@ -38,7 +38,8 @@
  *
  * @example
  * ```ts
- * import { Equilibrium, Highs, MetaSolvers, PayoffTensor, Psro, PsroLoop } from "@autodidact/solvers"
+ * import { Equilibrium, MetaSolvers, PayoffTensor, Psro, PsroLoop } from "@autodidact/solvers"
+ * import { Highs } from "@autodidact/solvers/lp"
  * import { Effect } from "effect"
  * // PSRO on rock-paper-scissors, written out: pure strategies as populations, exact best responses as oracle.
  * const rps = PayoffTensor.zeroSum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])

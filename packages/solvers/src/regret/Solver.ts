@@ -2,8 +2,10 @@
  * Run any solver of this package as an interruptible Effect program that reports NashConv as it goes, and save or
  * resume its state.
  *
- * **When to use**: from the CLI or any long-running job: `solve` returns the average policy and the reports,
- * `stream` emits the reports as a `Stream`; {@link saveState} / {@link loadState} checkpoint a run.
+ * **When to use**: {@link run} solves synchronously with plain callbacks (no Effect needed); from the CLI or any
+ * long-running job, `solve` returns the average policy and the reports as an interruptible Effect and `stream` emits
+ * the reports as a `Stream`. `SolverFiles.save` / `SolverFiles.load` (`@autodidact/solvers/node`) checkpoint a run;
+ * {@link toJson} / {@link fromJson} are the browser-safe document codec they use.
  *
  * **Details**
  * - Algorithms: `cfr`, `cfr+`, `lcfr`, `dcfr` (`Cfr`), `es-mccfr`, `os-mccfr` (`Mccfr`).
@@ -14,15 +16,21 @@
  *   interrupt takes effect within a slice. Slicing never changes the numbers.
  * - A {@link SolverState} holds the iteration, regrets, cumulative policy and (MCCFR) generator state; resuming from
  *   it continues bit for bit: `N` iterations equal `k` iterations, save, load, `N − k` more.
- * - State files are JSON (`format: "autodidact.solver-state"`, `version: 1`) with the arrays as base64 of
- *   little-endian float64 (exact, `-0` included), written atomically (temp file, fsync, rename, fsync directory)
- *   and validated on load with `Schema`; a file for another game or tree shape is rejected.
+ * - `targetNashConv`: NashConv of the average policy is then evaluated after EVERY iteration (one best-response
+ *   pass per player, ~0.5 ms on Leduc), and the run stops at the first iteration whose NashConv is at or below the
+ *   target, with a final report at that iteration.
+ * - State documents are JSON (`format: "autodidact.solver-state"`, `version: 1`) with the arrays as base64 of
+ *   little-endian float64 (exact, `-0` included), validated with `Schema`; a state for another game or tree shape is
+ *   rejected by `resume`.
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
  * import { Solver } from "@autodidact/solvers"
  * import { loadGame } from "@autodidact/envs"
+ * const plain = Solver.run(loadGame("kuhn_poker"), { algo: "cfr+", iterations: 10_000, targetNashConv: 1e-3 })
+ * plain.nashConv // <= 1e-3, plain.iteration: the first iteration that reached it
+ *
+ * import { Effect } from "effect"
  * const result = await Effect.runPromise(
  *   Solver.solve(loadGame("kuhn_poker"), { algo: "cfr+", iterations: 200, reportEvery: 50 }, {
  *     onReport: (p) => Effect.log(`${p.iteration}: NashConv ${p.nashConv}`)
@@ -34,11 +42,9 @@
  * @since 0.1.0
  */
 import { InvalidOptionError, Rng, RngState } from "@autodidact/core"
-import { AtomicFile } from "@autodidact/core/node"
 import { Effect, Schema, Stream } from "effect"
-import * as fs from "node:fs"
 import * as Cfr from "./Cfr.js"
-import { CorruptedSolverStateError, SolverStateWriteError, UnknownAlgorithmError } from "../Errors.js"
+import { CorruptedSolverStateError, UnknownAlgorithmError } from "../Errors.js"
 import * as Exploitability from "../evaluation/Exploitability.js"
 import type { Game } from "../internal/GameLike.js"
 import { compile, type GameTree } from "../tree/GameTree.js"
@@ -72,7 +78,10 @@ export interface Options {
   readonly explorationEpsilon?: number | undefined
   /** Continue from this state (same game and algorithm). */
   readonly resume?: SolverState | undefined
-  /** Stop early once NashConv at a report is at most this (default: never). */
+  /**
+   * Stop at the first iteration whose average policy's NashConv (utility units) is at or below this, a
+   * non-negative number (default: never). Setting it evaluates NashConv after every iteration.
+   */
   readonly targetNashConv?: number | undefined
 }
 
@@ -108,6 +117,8 @@ export interface Result {
   readonly policy: TabularPolicy.TabularPolicy
   readonly reports: ReadonlyArray<Progress>
   readonly state: SolverState
+  /** Whether the run stopped because NashConv reached `targetNashConv` (always false without a target). */
+  readonly reachedTarget: boolean
 }
 
 /** A prepared run: compiled tree and solver, advanced by {@link advance}. */
@@ -116,6 +127,7 @@ export interface Session {
   readonly tree: GameTree
   readonly iterations: number
   readonly reportEvery: number
+  /** `options.targetNashConv`, or -1 for none. */
   readonly targetNashConv: number
   readonly startIteration: number
   readonly startTime: number
@@ -233,31 +245,66 @@ export const make = (game: Game, options: Options): Effect.Effect<Session, Unkno
 const SLICE_MS = 20
 
 /**
- * Run `session` up to its next report point (every `reportEvery` iterations, and the last one), yielding to the
- * runtime every ~20 ms of work (interruptible there), and return that point's {@link Progress}: the iteration, the
- * average policy's NashConv and exploitability (utility units, `Exploitability.reportOnTree`) and the seconds since
- * the session started; `undefined` once all iterations ran (stopping at `targetNashConv` is the caller's test, as in
- * {@link solve} and {@link stream}). Never fails.
+ * Step `session` until iteration `until`, `budgetMs` of wall time, or (with a target) the first iteration whose
+ * NashConv is at or below `targetNashConv`; returns true in the last case.
+ */
+const stepUntil = (session: Session, until: number, budgetMs: number): boolean => {
+  const start = performance.now()
+  const checkTarget = session.targetNashConv >= 0
+  while (session.iteration() < until && performance.now() - start < budgetMs) {
+    session.step()
+    if (
+      checkTarget &&
+      Exploitability.nashConvOnTree(session.tree, session.averageProbabilities(session.average), session.workspace) <= session.targetNashConv
+    ) return true
+  }
+  return false
+}
+
+/** The next report point of `session` (every `reportEvery` iterations, and the last one), or undefined when done. */
+const nextReportPoint = (session: Session): number | undefined => {
+  const end = session.startIteration + session.iterations
+  const now = session.iteration()
+  if (now >= end) return undefined
+  return Math.min(end, session.startIteration + (Math.floor((now - session.startIteration) / session.reportEvery) + 1) * session.reportEvery)
+}
+
+const progressOf = (session: Session): Progress => {
+  const r = Exploitability.reportOnTree(session.tree, session.averageProbabilities(session.average), session.workspace)
+  return {
+    iteration: session.iteration(),
+    nashConv: r.nashConv,
+    exploitability: r.exploitability,
+    elapsedSeconds: (performance.now() - session.startTime) / 1000
+  }
+}
+
+/**
+ * Run `session` up to its next report point (every `reportEvery` iterations, and the last one), or up to the first
+ * iteration whose NashConv is at or below `targetNashConv` (when set), yielding to the runtime every ~20 ms of work
+ * (interruptible there), and return that point's {@link Progress}: the iteration, the average policy's NashConv and
+ * exploitability (utility units, `Exploitability.reportOnTree`) and the seconds since the session started;
+ * `undefined` once all iterations ran (stopping at `targetNashConv` is the caller's test, `nashConv <=
+ * targetNashConv`, as in {@link solve} and {@link stream}). Never fails.
  */
 export const advance = (session: Session): Effect.Effect<Progress | undefined> =>
   Effect.gen(function*() {
-    const end = session.startIteration + session.iterations
-    const now = session.iteration()
-    if (now >= end) return undefined
-    const target = Math.min(end, session.startIteration + (Math.floor((now - session.startIteration) / session.reportEvery) + 1) * session.reportEvery)
-    while (session.iteration() < target) {
-      const sliceStart = performance.now()
-      while (session.iteration() < target && performance.now() - sliceStart < SLICE_MS) session.step()
+    const until = nextReportPoint(session)
+    if (until === undefined) return undefined
+    while (session.iteration() < until) {
+      if (stepUntil(session, until, SLICE_MS)) break
       yield* Effect.yieldNow
     }
-    const r = Exploitability.reportOnTree(session.tree, session.averageProbabilities(session.average), session.workspace)
-    return {
-      iteration: session.iteration(),
-      nashConv: r.nashConv,
-      exploitability: r.exploitability,
-      elapsedSeconds: (performance.now() - session.startTime) / 1000
-    }
+    return progressOf(session)
   })
+
+/** {@link advance} without yielding: synchronous, for {@link run}. */
+export const advanceSync = (session: Session): Progress | undefined => {
+  const until = nextReportPoint(session)
+  if (until === undefined) return undefined
+  stepUntil(session, until, Infinity)
+  return progressOf(session)
+}
 
 const done = (session: Session, p: Progress) => p.nashConv <= session.targetNashConv
 
@@ -313,18 +360,50 @@ export const solve = (
       }
       if (done(session, p)) break
     }
-    const last = reports[reports.length - 1]!
-    return {
-      algo: session.algo,
-      iteration: session.iteration(),
-      nashConv: last.nashConv,
-      exploitability: last.exploitability,
-      elapsedSeconds: last.elapsedSeconds,
-      policy: session.averagePolicy(),
-      reports,
-      state: session.state()
-    }
+    return resultOf(session, reports)
   })
+
+const resultOf = (session: Session, reports: ReadonlyArray<Progress>): Result => {
+  const last = reports[reports.length - 1]!
+  return {
+    algo: session.algo,
+    iteration: session.iteration(),
+    nashConv: last.nashConv,
+    exploitability: last.exploitability,
+    elapsedSeconds: last.elapsedSeconds,
+    policy: session.averagePolicy(),
+    reports,
+    state: session.state(),
+    reachedTarget: done(session, last)
+  }
+}
+
+/**
+ * The plain, synchronous face of {@link solve}: the same run (same numbers, bit for bit), without Effect.
+ * `onReport` is a plain callback called with every report. Blocks the thread until the run ends (use {@link solve}
+ * or {@link stream} to interleave or interrupt).
+ *
+ * **Errors**: throws the errors {@link make} fails with (`UnknownAlgorithmError`, `InvalidOptionError`: the same
+ * tagged classes, so `instanceof` and `_tag` work), and `InvalidGameError` for a malformed game.
+ *
+ * @example
+ * ```ts
+ * const result = Solver.run(loadGame("leduc_poker"), { algo: "cfr+", iterations: 5000, targetNashConv: 1e-3 })
+ * result.iteration // the first iteration with NashConv <= 1e-3 (about 700)
+ * ```
+ */
+export const run = (game: Game, options: Options, hooks: { readonly onReport?: ((progress: Progress) => void) | undefined } = {}): Result => {
+  const session = Effect.runSync(make(game, options))
+  const reports: Array<Progress> = []
+  while (true) {
+    const p = advanceSync(session)
+    if (p === undefined) break
+    reports.push(p)
+    hooks.onReport?.(p)
+    if (done(session, p)) break
+  }
+  return resultOf(session, reports)
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Persistence
@@ -351,17 +430,27 @@ export const SolverStateJson = Schema.Struct({
 /** The decoded JSON form of a state file. */
 export type SolverStateJson = typeof SolverStateJson.Type
 
+// Base64 through `btoa`/`atob` (globals in browsers and Node >= 16), so the codec needs no Node `Buffer`.
 const encodeF64 = (a: Float64Array): string => {
   const view = new DataView(new ArrayBuffer(a.length * 8))
   for (let i = 0; i < a.length; i++) view.setFloat64(i * 8, a[i]!, true)
-  return Buffer.from(view.buffer).toString("base64")
+  const bytes = new Uint8Array(view.buffer)
+  let binary = ""
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  return btoa(binary)
 }
 
 const decodeF64 = (s: string, n: number): Float64Array | undefined => {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) return undefined
-  const bytes = Buffer.from(s, "base64")
-  if (bytes.length !== n * 8) return undefined
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let binary: string
+  try {
+    binary = atob(s)
+  } catch {
+    return undefined
+  }
+  if (binary.length !== n * 8) return undefined
+  const view = new DataView(new ArrayBuffer(binary.length))
+  for (let i = 0; i < binary.length; i++) view.setUint8(i, binary.charCodeAt(i))
   const out = new Float64Array(n)
   for (let i = 0; i < n; i++) out[i] = view.getFloat64(i * 8, true)
   return out
@@ -405,33 +494,4 @@ export const fromJson = (json: unknown, path = "<json>"): Effect.Effect<SolverSt
       cumulativePolicy,
       rng: doc.rng
     }
-  })
-
-/**
- * Write `state` to `path` as JSON (`format: "autodidact.solver-state"`, `version: 1`, arrays as base64 of
- * little-endian float64, exact), atomically: temp file in the same directory, fsync, rename, fsync the directory.
- * Fails with `SolverStateWriteError` (path and reason) when any step fails; the old file, if any, is then intact.
- */
-export const saveState = (path: string, state: SolverState): Effect.Effect<void, SolverStateWriteError> =>
-  Effect.suspend(() => AtomicFile.write(path, JSON.stringify(toJson(state)))).pipe(
-    Effect.mapError((e) => new SolverStateWriteError({ path, reason: e.reason }))
-  )
-
-/**
- * Read and validate (Effect `Schema`) a state file written by {@link saveState}. Fails with
- * `CorruptedSolverStateError` (path and reason) when the file cannot be read, is not JSON, has another format or
- * version, or has arrays of the wrong length or encoding. Whether it fits a game is checked by {@link make}'s
- * `resume`.
- */
-export const loadState = (path: string): Effect.Effect<SolverState, CorruptedSolverStateError> =>
-  Effect.gen(function*() {
-    const text = yield* Effect.try({
-      try: () => fs.readFileSync(path, "utf8"),
-      catch: (e) => new CorruptedSolverStateError({ path, reason: `cannot read: ${e instanceof Error ? e.message : String(e)}` })
-    })
-    const json = yield* Effect.try({
-      try: () => JSON.parse(text) as unknown,
-      catch: (e) => new CorruptedSolverStateError({ path, reason: `not JSON: ${e instanceof Error ? e.message : String(e)}` })
-    })
-    return yield* fromJson(json, path)
   })

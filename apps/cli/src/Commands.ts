@@ -1,0 +1,393 @@
+/**
+ * The `autodidact` command tree as definitions only: names, flags (each with its default and unit), descriptions.
+ * No command's implementation is imported here: each leaf's handler is supplied by {@link makeApp}'s `run`, which
+ * loads the command's module (`Exec.ts`, `commands/*.ts`) only when that command runs. This module imports
+ * `effect/cli` and nothing of the Autodidact packages, so that `--help` stays fast; the few value lists the flags
+ * need (algorithm names, env ids) are written here and checked against the packages by a test.
+ * @since 0.1.0
+ */
+import type { Effect } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import * as path from "node:path"
+import { jsonFlag, optional, required, withDefault } from "./Flags.js"
+import { sharedData, workspaceRoot } from "./Paths.js"
+
+/** The CLI's version (what `--version` prints). */
+export const version = "0.1.0"
+
+/** `Solver.algorithms` of `@autodidact/solvers` (checked by a test). */
+export const solverAlgorithms = ["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"] as const
+/** The text-env algorithms of `train` / `compare` (`TextTrain.textAlgos`, checked by a test). */
+export const textAlgos = ["gigpo", "grpo", "dr-grpo", "rloo", "reinforce++"] as const
+/** `TextTasks.envIds` of `@autodidact/optim` (checked by a test). */
+export const textEnvIds = ["TextHousehold-v0", "Sokoban-6x6-1box-v0", "TextFrozenLake-v1"] as const
+
+const optionalString = (name: string, text: string, absent: string) => Flag.String(name).pipe(optional(text, absent))
+
+const endpointFlags = {
+  baseUrl: optionalString("base-url", "OpenAI-compatible API root, e.g. http://127.0.0.1:8080/v1", "$AUTODIDACT_LLM_BASE_URL"),
+  model: optionalString("model", "Model name", "$AUTODIDACT_LLM_MODEL"),
+  apiKey: optionalString("api-key", "Bearer token (not needed on loopback)", "$AUTODIDACT_LLM_API_KEY, then $OPENAI_API_KEY"),
+  temperature: Flag.Finite("temperature").pipe(optional("Sampling temperature of the policy", "the server's")),
+  toolCalling: Flag.Boolean("tool-calling").pipe(withDefault(false, "Ask for the action through an `act` tool call instead of an `Action:` line")),
+  fallback: Flag.Literals("fallback", ["first", "random", "invalid", "fail"] as const).pipe(
+    withDefault("first", "After an answer that names no admissible action (and one re-ask)")
+  )
+}
+
+const envFlags = {
+  env: Flag.String("env").pipe(withDefault("TextHousehold-v0", `Text environment: ${textEnvIds.join(", ")}`)),
+  difficulty: optionalString("difficulty", "TextHousehold-v0: easy or default", "default"),
+  split: optionalString("split", "TextHousehold-v0: evaluation split (unseen, seen, train)", "unseen"),
+  maxSteps: Flag.Int("max-steps").pipe(optional("Step limit per episode", "the env's setup", "steps")),
+  concurrency: Flag.Int("concurrency").pipe(withDefault(4, "Episodes played at once (requests in flight)", "episodes"))
+}
+
+const agentEvalFlags = {
+  ...endpointFlags,
+  ...envFlags,
+  episodes: Flag.Int("episodes").pipe(withDefault(20, "Evaluation tasks to play (task k uses the env's evaluation seed k)", "episodes")),
+  library: optionalString("library", "An experience library (library.json written by `agent train`) to put in the prompt", "none"),
+  json: jsonFlag
+}
+
+const agentTrainFlags = {
+  ...endpointFlags,
+  ...envFlags,
+  method: Flag.Literals("method", ["training-free-grpo"] as const).pipe(withDefault("training-free-grpo", "Training-free optimizer")),
+  epochs: Flag.Int("epochs").pipe(withDefault(3, "Passes over the training tasks", "epochs")),
+  groupSize: Flag.Int("group-size").pipe(withDefault(5, "Rollouts per task (the group)", "rollouts")),
+  tasks: Flag.Int("tasks").pipe(withDefault(10, "Training tasks (drawn from the env's training split)", "tasks")),
+  evalEpisodes: Flag.Int("eval-episodes").pipe(withDefault(0, "Evaluation tasks after each epoch (0: none)", "episodes")),
+  seed: Flag.Int("seed").pipe(withDefault(1, "Seed of task draws and sampling")),
+  run: optionalString("run", "Run directory", "runs/agent-<env>-<seed>"),
+  overwrite: Flag.Boolean("overwrite").pipe(withDefault(false, "Replace an existing run directory")),
+  json: jsonFlag
+}
+
+const benchEnvsFlags = {
+  steps: Flag.Int("steps").pipe(withDefault(1_000_000, "Environment steps timed per row", "steps")),
+  env: Flag.String("env").pipe(optional("Only this env id", "every registered env")),
+  async: Flag.Boolean("async").pipe(withDefault(false, "Also time the worker-thread vector env")),
+  seed: Flag.Int("seed").pipe(withDefault(0, "Seed of the environments")),
+  json: jsonFlag
+}
+
+const benchKernelsFlags = {
+  quick: Flag.Boolean("quick").pipe(withDefault(false, "Small sizes (seconds instead of minutes)")),
+  backends: Flag.String("backends").pipe(optional("Comma-separated: typed-array,wasm-simd,wasm,cpu,tensorflow,onnxruntime", "all available")),
+  kernels: Flag.String("kernels").pipe(optional("Comma-separated kernel name prefixes, e.g. gae,topk", "all kernels")),
+  noNumpy: Flag.Boolean("no-numpy").pipe(withDefault(false, "Skip the NumPy baseline")),
+  json: jsonFlag
+}
+
+const benchCliFlags = {
+  runs: Flag.Int("runs").pipe(withDefault(5, "Runs of each command (the median is reported)", "runs")),
+  json: jsonFlag
+}
+
+const compareFlags = {
+  envs: Flag.String("envs").pipe(withDefault("TextHousehold-v0,Sokoban-6x6-1box-v0", "Comma-separated text env ids")),
+  algos: Flag.String("algos").pipe(withDefault("grpo,gigpo,rloo", `Comma-separated: ${textAlgos.join(", ")}`)),
+  seeds: Flag.Int("seeds").pipe(withDefault(3, "Seeds 1..N per (env, algo)", "seeds")),
+  steps: Flag.Int("steps").pipe(withDefault(100_000, "Environment steps per run", "steps")),
+  groupSize: Flag.Int("group-size").pipe(withDefault(8, "Trajectories per task (GRPO/GiGPO group size)", "trajectories")),
+  difficulty: Flag.Literals("difficulty", ["default", "easy"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors")),
+  out: Flag.String("out").pipe(required("Directory for the runs, compare.md and the SVG plots")),
+  json: jsonFlag
+}
+
+const hostFlag = (text: string) => Flag.String("host").pipe(withDefault("127.0.0.1", text))
+
+const dashboardFlags = {
+  runs: Flag.String("runs").pipe(withDefault("runs", "Runs directory to show (each run: config.json + metrics.jsonl)")),
+  port: Flag.Int("port").pipe(withDefault(6060, "Port to listen on (0: any free port)")),
+  host: hostFlag("Address to bind (no authentication: keep it local)")
+}
+
+const evalFlags = {
+  run: Flag.String("run").pipe(required("Run directory written by `autodidact train`")),
+  episodes: Flag.Int("episodes").pipe(withDefault(100, "Episodes to play", "episodes")),
+  seed: Flag.Int("seed").pipe(withDefault(10_000, "Seed of the first evaluation episode (episode k uses seed + k)")),
+  split: Flag.String("split").pipe(optional("TextHousehold-v0: evaluation split (unseen, seen, train)", "unseen")),
+  sample: Flag.Boolean("sample").pipe(withDefault(false, "Sample actions from the policy instead of taking the argmax")),
+  json: jsonFlag
+}
+
+const exportFlags = {
+  from: Flag.String("from").pipe(required("A gateway recording directory, a run directory with trajectories/, or a JSONL file")),
+  format: Flag.Literals("format", ["chat", "verl"] as const).pipe(required("chat: {messages, tools} rows; verl: one row per step with reward and advantage")),
+  out: Flag.String("out").pipe(required("JSONL file to write (atomically)")),
+  per: Flag.Literals("per", ["episode", "turn"] as const).pipe(withDefault("episode", "chat: one row per episode (its last turn's full context) or per model call")),
+  advantage: Flag.Literals("advantage", ["recorded", "grpo"] as const).pipe(
+    withDefault("recorded", "verl: recorded step advantages, or episode-level GRPO advantages within each group")
+  ),
+  json: jsonFlag
+}
+
+const gamesSolveFlags = {
+  game: Flag.String("game").pipe(required("Game name as OpenSpiel spells it, e.g. kuhn_poker, leduc_poker, kuhn_poker(players=3)")),
+  algo: Flag.Literals("algo", solverAlgorithms).pipe(withDefault("cfr+", "Solver")),
+  iterations: Flag.Int("iterations").pipe(withDefault(1000, "Most iterations to run", "iterations")),
+  reportEvery: Flag.Int("report-every").pipe(optional("Report NashConv every N iterations", "iterations / 10", "iterations")),
+  targetNashConv: Flag.Finite("target-nashconv").pipe(
+    optional("Stop at the first iteration whose NashConv (checked after every iteration) is at or below this", "none (run all --iterations)", "utility units")
+  ),
+  seed: Flag.Int("seed").pipe(withDefault(0, "Seed of the sampling (MCCFR) solvers")),
+  save: Flag.String("save").pipe(optional("Write the solver state here at the end (atomic)", "not saved")),
+  resume: Flag.String("resume").pipe(optional("Continue from a saved solver state", "a fresh start")),
+  json: jsonFlag
+}
+
+const gatewayFlags = {
+  upstream: Flag.String("upstream").pipe(required("Upstream OpenAI-compatible API root, e.g. http://127.0.0.1:8080/v1")),
+  port: Flag.Int("port").pipe(withDefault(4000, "Port to listen on (0: any free port)")),
+  store: Flag.String("store").pipe(
+    withDefault(
+      "gateway-data",
+      "Where to record: a directory (JSONL per session), pglite:DIR (experience store on PGlite) or postgres://... (experience store on PostgreSQL)"
+    )
+  ),
+  host: hostFlag("Address to bind (no authentication: keep it on loopback unless you mean it)"),
+  upstreamApiKey: Flag.String("upstream-api-key").pipe(optional("Replace the client's API key toward the upstream", "the client's key")),
+  maxBodyBytes: Flag.Int("max-body-bytes").pipe(withDefault(8 * 1024 * 1024, "Largest accepted request body (413 above)", "bytes"))
+}
+
+const reportFlags = {
+  runs: Flag.String("runs").pipe(withDefault("runs", "Runs directory to report on")),
+  out: Flag.String("out").pipe(withDefault("report.html", "File to write")),
+  format: Flag.Literals("format", ["html", "png"] as const).pipe(withDefault("html", "html (self-contained) or png (needs Chromium)")),
+  smoothing: Flag.Finite("smoothing").pipe(withDefault(0.6, "EMA weight of the curves, in [0, 1)")),
+  json: jsonFlag
+}
+
+const runnerFlags = {
+  cluster: Flag.String("cluster").pipe(required("PostgreSQL URL of the cluster (postgres://user@host:port/database)")),
+  port: Flag.Int("port").pipe(withDefault(34431, "Port to listen on for other cluster members")),
+  host: hostFlag("Address other members reach this runner at")
+}
+
+const serveEnvFlags = {
+  env: Flag.String("env").pipe(required("Registered text environment id, e.g. TextHousehold-v0, TextFrozenLake-v1, Sokoban-6x6-1box-v0")),
+  port: Flag.Int("port").pipe(withDefault(36001, "Port to listen on (0: any free port)")),
+  host: hostFlag("Address to bind (no authentication: keep it on loopback unless you mean it)"),
+  idleTtl: Flag.Finite("idle-ttl").pipe(withDefault(600, "Time without a request after which a session is closed", "seconds")),
+  maxSessions: Flag.Int("max-sessions").pipe(withDefault(1024, "Most sessions alive at once", "sessions"))
+}
+
+const libraryFlag = Flag.String("library").pipe(
+  withDefault("skills", "Skill library directory (<name>.js + <name>.json per skill; created on first write)")
+)
+const skillName = Argument.String("name").pipe(Argument.withDescription("Skill name"))
+
+const skillsListFlags = { library: libraryFlag, json: jsonFlag }
+const skillsShowFlags = {
+  name: skillName,
+  version: Flag.Int("version").pipe(optional("Show this version", "the active one")),
+  library: libraryFlag,
+  json: jsonFlag
+}
+const skillsAdmitFlags = {
+  spec: Flag.String("spec").pipe(required("Skill spec JSON: name, description, parameters, result, tests, provenance, [source, entry, tags]")),
+  source: Flag.String("source").pipe(optional("JavaScript file defining `function main(args)` (replaces the spec's `source`)", "the spec's source")),
+  library: libraryFlag,
+  json: jsonFlag
+}
+const skillsCheckFlags = { library: libraryFlag, json: jsonFlag }
+const skillsRetrieveFlags = {
+  query: Argument.String("query").pipe(Argument.withDescription("What the skill should do, in words")),
+  k: Flag.Int("k").pipe(withDefault(5, "Number of skills to return", "skills")),
+  tag: Flag.String("tag").pipe(Flag.atLeast(0), Flag.withDescription("Only skills with this tag (repeatable: all required) (default: none)")),
+  library: libraryFlag,
+  json: jsonFlag
+}
+const skillsCallFlags = {
+  name: skillName,
+  args: Flag.String("args").pipe(withDefault("{}", "The skill's argument, as JSON")),
+  host: Flag.String("host").pipe(
+    withDefault("{}", "Scripted host functions, as JSON: {\"act\": [reply1, reply2], \"observe\": [...]}; calls past the script fail")
+  ),
+  library: libraryFlag,
+  json: jsonFlag
+}
+const skillsRollbackFlags = {
+  name: skillName,
+  version: Flag.Int("version").pipe(required("Version to make active")),
+  library: libraryFlag,
+  json: jsonFlag
+}
+const skillsRemoveFlags = { name: skillName, library: libraryFlag, json: jsonFlag }
+const skillsDiscoverFlags = {
+  difficulty: Flag.Literals("difficulty", ["easy", "default"] as const).pipe(withDefault("easy", "TextHousehold-v0 difficulty")),
+  train: Flag.Int("train").pipe(withDefault(100, "Expert episodes (train split) to mine", "episodes")),
+  heldOut: Flag.Int("held-out").pipe(withDefault(30, "Expert episodes (seen split) to verify on", "episodes")),
+  top: Flag.Int("top").pipe(withDefault(8, "Most frequent patterns to try", "patterns")),
+  maxN: Flag.Int("max-n").pipe(withDefault(4, "Longest n-gram", "actions")),
+  threshold: Flag.Finite("threshold").pipe(withDefault(0.8, "Held-out success rate a macro needs, in [0, 1]")),
+  library: libraryFlag,
+  json: jsonFlag
+}
+
+const sokobanSolveFlags = {
+  levels: Flag.String("levels").pipe(required("Boxoban-format level file (`; N` then 10 rows per level)")),
+  limit: Flag.Int("limit").pipe(withDefault(1000, "Solve at most the first N levels", "levels")),
+  maxNodes: Flag.Int("max-nodes").pipe(withDefault(1_000_000, "Node budget per level", "search nodes")),
+  json: jsonFlag
+}
+
+const startFlags = {
+  seed: Flag.Int("seed").pipe(withDefault(1, "Training seed")),
+  out: Flag.String("out").pipe(withDefault(path.join(workspaceRoot, "runs", "start"), "Run directory (replaced)")),
+  levels: Flag.String("levels").pipe(withDefault(sharedData("boxoban", "unfiltered", "valid", "000.txt"), "Boxoban level file")),
+  json: jsonFlag
+}
+
+const trainFlags = {
+  env: Flag.String("env").pipe(withDefault("CartPole-v1", "Registered environment id")),
+  algo: Flag.Literals("algo", ["ppo", ...textAlgos] as const).pipe(
+    optional("Algorithm: ppo, or for text envs gigpo, grpo, dr-grpo, rloo, reinforce++", "ppo for CartPole and other Box envs, gigpo for text envs")
+  ),
+  seed: Flag.Int("seed").pipe(withDefault(1, "Seed of everything (envs, init, sampling)")),
+  totalSteps: Flag.Int("total-steps").pipe(withDefault(500_000, "Environment steps budget", "steps")),
+  out: Flag.String("out").pipe(required("Run directory to write (config.json, metrics.jsonl, checkpoints/)")),
+  untilSolved: Flag.Boolean("until-solved").pipe(withDefault(false, "Stop once the mean return of the last 100 episodes reaches the env's threshold")),
+  numEnvs: Flag.Int("num-envs").pipe(withDefault(4, "Parallel environments", "envs")),
+  resume: Flag.Boolean("resume").pipe(withDefault(false, "Continue the run in --out from its checkpoint")),
+  overwrite: Flag.Boolean("overwrite").pipe(withDefault(false, "Replace an existing run in --out")),
+  saveTrajectories: Flag.Int("save-trajectories").pipe(
+    withDefault(0, "After training, play N greedy episodes and write them to <out>/trajectories/eval.jsonl (for the dashboard's episode viewer)", "episodes")
+  ),
+  groupSize: Flag.Int("group-size").pipe(withDefault(8, "Text envs: trajectories per task (GRPO/GiGPO group size)", "trajectories")),
+  skills: Flag.String("skills").pipe(
+    optional(
+      "TextHousehold-v0: a skill library directory whose discovered macros become options (`autodidact skills discover`); steps then count decisions",
+      "no skills"
+    )
+  ),
+  maxSkillActions: Flag.Int("max-skill-actions").pipe(withDefault(2, "With --skills: skill commands offered per state", "commands")),
+  difficulty: Flag.Literals("difficulty", ["default", "easy"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors")),
+  cluster: Flag.String("cluster").pipe(
+    optional(
+      "PostgreSQL URL of a rollout cluster (postgres://user@host:port/db): collect episodes on the runners registered there (start them with `autodidact runner`)",
+      "local rollouts"
+    )
+  ),
+  json: jsonFlag
+}
+
+type Infer<F extends Command.Command.Config> = Command.Command.Config.Infer<F>
+
+/** The parsed flags of every leaf command, by command path. */
+export interface Configs {
+  readonly "agent eval": Infer<typeof agentEvalFlags>
+  readonly "agent train": Infer<typeof agentTrainFlags>
+  readonly "bench envs": Infer<typeof benchEnvsFlags>
+  readonly "bench kernels": Infer<typeof benchKernelsFlags>
+  readonly "bench cli": Infer<typeof benchCliFlags>
+  readonly compare: Infer<typeof compareFlags>
+  readonly dashboard: Infer<typeof dashboardFlags>
+  readonly eval: Infer<typeof evalFlags>
+  readonly export: Infer<typeof exportFlags>
+  readonly "games solve": Infer<typeof gamesSolveFlags>
+  readonly gateway: Infer<typeof gatewayFlags>
+  readonly report: Infer<typeof reportFlags>
+  readonly runner: Infer<typeof runnerFlags>
+  readonly "serve-env": Infer<typeof serveEnvFlags>
+  readonly "skills list": Infer<typeof skillsListFlags>
+  readonly "skills show": Infer<typeof skillsShowFlags>
+  readonly "skills admit": Infer<typeof skillsAdmitFlags>
+  readonly "skills check": Infer<typeof skillsCheckFlags>
+  readonly "skills retrieve": Infer<typeof skillsRetrieveFlags>
+  readonly "skills call": Infer<typeof skillsCallFlags>
+  readonly "skills rollback": Infer<typeof skillsRollbackFlags>
+  readonly "skills remove": Infer<typeof skillsRemoveFlags>
+  readonly "skills discover": Infer<typeof skillsDiscoverFlags>
+  readonly "sokoban solve": Infer<typeof sokobanSolveFlags>
+  readonly start: Infer<typeof startFlags>
+  readonly train: Infer<typeof trainFlags>
+}
+
+/** A leaf command's path, e.g. `"games solve"`. */
+export type CommandPath = keyof Configs
+
+/** Runs the leaf command `command` with its parsed flags (supplied by the caller of {@link makeApp}). */
+export type Run = <K extends CommandPath>(command: K, config: Configs[K]) => Effect.Effect<void, unknown>
+
+/** The root command with every subcommand; `run` executes the leaves. */
+export const makeApp = (run: Run) => {
+  const leaf = <K extends CommandPath, const F extends Command.Command.Config>(command: K, name: string, flags: F, description: string) =>
+    Command.make(name, flags, (config) => run(command, config as unknown as Configs[K])).pipe(Command.withDescription(description))
+  const group = <const S extends ReadonlyArray<Command.Command.SubcommandEntry>>(name: string, description: string, subcommands: S) =>
+    Command.make(name).pipe(Command.withDescription(description), Command.withSubcommands(subcommands))
+  return Command.make("autodidact").pipe(
+    Command.withDescription("Autodidact: agents that learn from experience"),
+    Command.withSubcommands([
+      leaf("start", "start", startFlags, "The main job: PPO on CartPole-v1 until solved, evaluation, then 100 Sokoban levels solved"),
+      leaf("train", "train", trainFlags, "Train an agent (PPO) and write a run directory"),
+      leaf("eval", "eval", evalFlags, "Evaluate a trained run's policy: mean/std return over N episodes"),
+      group("sokoban", "Sokoban tools: solve level files", [
+        leaf("sokoban solve", "solve", sokobanSolveFlags, "Solve Boxoban-format Sokoban levels with the A* solver")
+      ]),
+      group("games", "Games and equilibrium solvers", [
+        leaf(
+          "games solve",
+          "solve",
+          gamesSolveFlags,
+          "Solve a game with CFR, CFR+, LCFR, DCFR or MCCFR; prints NashConv per report and the game value"
+        )
+      ]),
+      group("bench", "Benchmarks", [
+        leaf("bench envs", "envs", benchEnvsFlags, "Measure environment steps per second (raw, via make, vectorized x64)"),
+        leaf(
+          "bench kernels",
+          "kernels",
+          benchKernelsFlags,
+          "Time each numeric kernel on each engine against NumPy (ratio = ours / NumPy), marking the default engine"
+        ),
+        leaf(
+          "bench cli",
+          "cli",
+          benchCliFlags,
+          "Time the CLI's start-up (`--help`) and a Leduc CFR+ solve to NashConv 1e-3 against bare `node -e 0` (median of N runs)"
+        )
+      ]),
+      leaf("compare", "compare", compareFlags, "Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"),
+      leaf("dashboard", "dashboard", dashboardFlags, "Serve a local web dashboard over a runs directory (live updates)"),
+      leaf("report", "report", reportFlags, "Write a self-contained HTML (or PNG) report of a runs directory"),
+      leaf("runner", "runner", runnerFlags, "Start a rollout runner for `train --cluster` (distributed rollouts on PostgreSQL)"),
+      leaf("gateway", "gateway", gatewayFlags, "Serve an OpenAI-compatible gateway that records every exchange as training data"),
+      leaf("serve-env", "serve-env", serveEnvFlags, "Serve a text environment over HTTP with the AgentGym environment-server protocol"),
+      leaf("export", "export", exportFlags, "Export recorded or environment trajectories for Python trainers (TRL/OpenAI chat JSONL, verl)"),
+      group("agent", "LLM agents on text environments through an OpenAI-compatible endpoint", [
+        leaf("agent eval", "eval", agentEvalFlags, "Evaluate an LLM agent (any OpenAI-compatible endpoint) on a text environment"),
+        leaf(
+          "agent train",
+          "train",
+          agentTrainFlags,
+          "Improve an LLM agent without weight updates (Training-Free GRPO); writes a run directory with the experience library"
+        )
+      ]),
+      group("skills", "Skill library: list, show, admit, check, retrieve, call, rollback, remove, discover", [
+        leaf("skills list", "list", skillsListFlags, "List the skills of a library with their active version and usage statistics"),
+        leaf("skills show", "show", skillsShowFlags, "Show a skill's metadata and source"),
+        leaf("skills admit", "admit", skillsAdmitFlags, "Admit a skill (or a new version) after it compiles and passes its own tests in the sandbox"),
+        leaf(
+          "skills check",
+          "check",
+          skillsCheckFlags,
+          "Re-run every skill's admission checks (compile and its own tests); fails if any skill no longer passes"
+        ),
+        leaf("skills retrieve", "retrieve", skillsRetrieveFlags, "Retrieve the skills whose descriptions are nearest to a query"),
+        leaf("skills call", "call", skillsCallFlags, "Run a skill's active version in the sandbox with scripted host replies"),
+        leaf("skills rollback", "rollback", skillsRollbackFlags, "Make an earlier (or later) admitted version of a skill the active one"),
+        leaf("skills remove", "remove", skillsRemoveFlags, "Remove a skill and all its versions"),
+        leaf(
+          "skills discover",
+          "discover",
+          skillsDiscoverFlags,
+          "Mine TextHousehold-v0 expert episodes for macro skills, verify them on held-out episodes, admit the ones that pass"
+        )
+      ])
+    ])
+  )
+}

@@ -1,0 +1,92 @@
+/**
+ * The command definitions without running any command: the value lists written in `Commands.ts` match the packages,
+ * every flag's help names its default (or says it is required) and its unit, the front end imports no package, and
+ * parsed flags reach the `run` given to `makeApp` unchanged.
+ */
+import * as NodeServices from "../src/NodeServices.js"
+import { Solver } from "@autodidact/solvers"
+import { TextTasks } from "@autodidact/optim"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { Command } from "effect/cli"
+import { TestConsole } from "effect/testing"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { type CommandPath, type Configs, makeApp, solverAlgorithms, textAlgos, textEnvIds, version } from "../src/Commands.js"
+import { textAlgos as trainTextAlgos } from "../src/commands/TextTrain.js"
+
+const leaves: ReadonlyArray<CommandPath> = [
+  "agent eval", "agent train", "bench envs", "bench kernels", "bench cli", "compare", "dashboard", "eval", "export",
+  "games solve", "gateway", "report", "runner", "serve-env", "skills list", "skills show", "skills admit", "skills check",
+  "skills retrieve", "skills call", "skills rollback", "skills remove", "skills discover", "sokoban solve", "start", "train"
+]
+
+/** Run the tree on `argv` with `run`, returning what it printed on stdout. */
+const runArgv = (argv: ReadonlyArray<string>, run: Parameters<typeof makeApp>[0]) =>
+  Effect.gen(function* () {
+    yield* Command.runWith(makeApp(run), { version })(argv).pipe(Effect.provide(NodeServices.layer))
+    const lines = yield* TestConsole.logLines
+    return lines.map(String).join("\n")
+  }).pipe(Effect.provide(TestConsole.layer))
+
+const never = () => Effect.die("a command ran")
+
+describe("command definitions", () => {
+  it("the value lists written in Commands.ts are the packages' own", () => {
+    expect([...solverAlgorithms]).toEqual([...Solver.algorithms])
+    expect([...textEnvIds]).toEqual([...TextTasks.envIds])
+    expect([...textAlgos]).toEqual([...trainTextAlgos])
+  })
+
+  it.effect("--help of every command shows each flag's default (or that it is required)", () =>
+    Effect.gen(function* () {
+      for (const leaf of leaves) {
+        const help = yield* runArgv([...leaf.split(" "), "--help"], never)
+        const flags = help.split("GLOBAL FLAGS")[0]!.split("FLAGS\n")[1] ?? ""
+        const lines = flags.split("\n").filter((l) => /^\s+--/.test(l))
+        expect(lines.length, leaf).toBeGreaterThan(0)
+        for (const line of lines) expect(line, `${leaf}: ${line}`).toMatch(/\((default: [^)]*|required[^)]*)\)/)
+      }
+      const solve = yield* runArgv(["games", "solve", "--help"], never)
+      expect(solve).toMatch(/--iterations integer .*\(default: 1000 iterations\)/)
+      expect(solve).toMatch(/--target-nashconv number .*unit: utility units/)
+      const serve = yield* runArgv(["serve-env", "--help"], never)
+      expect(serve).toMatch(/--idle-ttl number .*\(default: 600 seconds\)/)
+    }))
+
+  it.effect("parsed flags reach run unchanged (games solve --target-nashconv)", () =>
+    Effect.gen(function* () {
+      const seen: Array<[CommandPath, unknown]> = []
+      yield* runArgv(["games", "solve", "--game", "kuhn_poker", "--target-nashconv", "0.01"], (command, config) =>
+        Effect.sync(() => void seen.push([command, config])))
+      expect(seen).toHaveLength(1)
+      const [command, config] = seen[0]! as [CommandPath, Configs["games solve"]]
+      expect(command).toBe("games solve")
+      expect(config.game).toBe("kuhn_poker")
+      expect(config.algo).toBe("cfr+")
+      expect(config.iterations).toBe(1000)
+      expect(config.targetNashConv).toMatchObject({ _tag: "Some", value: 0.01 })
+      expect(config.reportEvery).toMatchObject({ _tag: "None" })
+    }))
+
+  it("the front end (main.ts and what it imports statically) reaches no Autodidact package", () => {
+    const src = fileURLToPath(new URL("../src/", import.meta.url))
+    const seen = new Set<string>()
+    const bare = new Set<string>()
+    const visit = (file: string) => {
+      if (seen.has(file)) return
+      seen.add(file)
+      for (const m of fs.readFileSync(file, "utf8").matchAll(/^(?:import|export)\s+(?!type\b)[^"';]*?from\s+"([^"]+)"/gm)) {
+        const spec = m[1]!
+        if (spec.startsWith(".")) visit(path.resolve(path.dirname(file), spec.replace(/\.js$/, ".ts")))
+        else bare.add(spec)
+      }
+    }
+    visit(path.join(src, "main.ts"))
+    expect([...seen].map((f) => path.relative(src, f)).sort()).toEqual(["Commands.ts", "Flags.ts", "Paths.ts", "main.ts"])
+    expect([...bare].filter((s) => s.startsWith("@autodidact/"))).toEqual([])
+    // Exec.ts is loaded with a dynamic import when a command runs
+    expect(fs.readFileSync(path.join(src, "main.ts"), "utf8")).toContain(`import("./Exec.js")`)
+  })
+})
