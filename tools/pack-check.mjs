@@ -85,22 +85,44 @@ const writeProject = (dir) => {
 const npmInstall = (dir, specs) =>
   run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=warn", ...specs], { cwd: dir, env: userEnv })
 
+// The libraries, without the CLI: the CLI is a program whose dependencies include some of the libraries' optional
+// peers (PGlite for `gateway --store pglite:DIR`), which would hide a missing-peer error here.
+const libraries = publishable.filter((m) => m.pkg.bin === undefined)
 const project = path.join(tmp, "consumer")
 writeProject(project)
-const installLog = npmInstall(project, [...packed.values()].map((t) => t.file))
-const engineWarnings = installLog.split("\n").filter((l) => /EBADENGINE/.test(l))
-if (engineWarnings.length > 0) {
-  log(`npm warns EBADENGINE on ${process.version}:\n${engineWarnings.join("\n")}`)
-  process.exit(1)
+const noEngineWarnings = (installLog) => {
+  const engineWarnings = installLog.split("\n").filter((l) => /EBADENGINE/.test(l))
+  if (engineWarnings.length > 0) {
+    log(`npm warns EBADENGINE on ${process.version}:\n${engineWarnings.join("\n")}`)
+    process.exit(1)
+  }
 }
-log(`installed all tarballs into ${project} with default npm settings`)
+noEngineWarnings(npmInstall(project, libraries.map((m) => packed.get(m.pkg.name).file)))
+log(`installed the ${libraries.length} library tarballs into ${project} with default npm settings`)
 
 const consumerSrc = path.join(root, "tools", "pack-consumer")
 for (const f of fs.readdirSync(consumerSrc)) fs.copyFileSync(path.join(consumerSrc, f), path.join(project, f))
 run(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", project], { cwd: project })
 log("consumer.ts type-checks against the packed .d.ts files")
-const transpiled = run(process.execPath, [path.join(project, "consumer.js")], { cwd: project, env: userEnv })
-process.stdout.write(transpiled)
+process.stdout.write(run(process.execPath, [path.join(project, "consumer.js")], { cwd: project, env: userEnv }))
+
+// The CLI as a user installs it: its tarball (with the libraries' tarballs, which are not on the registry yet) into
+// an empty project; `autodidact --help` and a small solve run from the installed bin, compiled JavaScript only.
+for (const m of publishable.filter((p) => p.pkg.bin !== undefined)) {
+  const dir = path.join(tmp, `program-${m.pkg.name.replace(/\W/g, "_")}`)
+  writeProject(dir)
+  noEngineWarnings(npmInstall(dir, [...packed.values()].map((t) => t.file)))
+  for (const [bin] of Object.entries(m.pkg.bin)) {
+    const exe = path.join(dir, "node_modules", ".bin", bin)
+    run(exe, ["--help"], { cwd: dir, env: userEnv })
+    const solved = run(exe, ["games", "solve", "--game", "kuhn_poker", "--algo", "cfr+", "--iterations", "50", "--json"], { cwd: dir, env: userEnv })
+    if (!/nashConv/i.test(solved)) {
+      log(`${bin} games solve printed no NashConv:\n${solved}`)
+      process.exit(1)
+    }
+    log(`  ${m.pkg.name}: \`${bin} --help\` and \`${bin} games solve\` run from the installed package`)
+  }
+}
 
 // ---- installed sizes ----
 const du = (dir) => run("du", ["-sk", path.join(dir, "node_modules")]).split("\t")[0] / 1024
