@@ -82,8 +82,8 @@ const writeProject = (dir) => {
   fs.mkdirSync(dir, { recursive: true })
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2))
 }
-const npmInstall = (dir, specs) =>
-  run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=warn", ...specs], { cwd: dir, env: userEnv })
+const npmInstall = (dir, specs, env = userEnv) =>
+  run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=warn", ...specs], { cwd: dir, env })
 
 // The libraries, without the CLI: the CLI is a program whose dependencies include some of the libraries' optional
 // peers (PGlite for `gateway --store pglite:DIR`), which would hide a missing-peer error here.
@@ -151,7 +151,8 @@ if (args.has("--sizes")) {
       const version = m.pkg.devDependencies?.[peer] ?? m.pkg.peerDependencies[peer]
       const withPeer = path.join(tmp, `${path.basename(dir)}+${peer.replace(/\W/g, "_")}`)
       fs.cpSync(dir, withPeer, { recursive: true, verbatimSymlinks: true })
-      npmInstall(withPeer, [`${peer}@${version}`])
+      // onnxruntime-node's install script downloads GPU binaries, which fails offline: skip it as its docs say
+      npmInstall(withPeer, [`${peer}@${version}`], { ...userEnv, ONNXRUNTIME_NODE_INSTALL: "skip" })
       extras.push(`+${peer}: ${du(withPeer).toFixed(1)} MB`)
       fs.rmSync(withPeer, { recursive: true, force: true })
     }
