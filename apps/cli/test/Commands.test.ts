@@ -25,10 +25,10 @@ const leaves: ReadonlyArray<CommandPath> = [
 /** Run the tree on `argv` with `run`, returning what it printed on stdout. */
 const runArgv = (argv: ReadonlyArray<string>, run: Parameters<typeof makeApp>[0]) =>
   Effect.gen(function* () {
-    yield* Command.runWith(makeApp(run), { version })(argv).pipe(Effect.provide(NodeServices.layer))
+    yield* Command.runWith(makeApp(run), { version })(argv)
     const lines = yield* TestConsole.logLines
     return lines.map(String).join("\n")
-  }).pipe(Effect.provide(TestConsole.layer))
+  }).pipe(Effect.provide(TestConsole.layer), Effect.provide(NodeServices.layer)) // the test console innermost: it wins
 
 const never = () => Effect.die("a command ran")
 
@@ -84,7 +84,7 @@ describe("command definitions", () => {
       }
     }
     visit(path.join(src, "main.ts"))
-    expect([...seen].map((f) => path.relative(src, f)).sort()).toEqual(["Commands.ts", "Flags.ts", "Paths.ts", "main.ts"])
+    expect([...seen].map((f) => path.relative(src, f)).sort()).toEqual(["Commands.ts", "Flags.ts", "NodeServices.ts", "Paths.ts", "main.ts"])
     expect([...bare].filter((s) => s.startsWith("@autodidact/"))).toEqual([])
     // Exec.ts is loaded with a dynamic import when a command runs
     expect(fs.readFileSync(path.join(src, "main.ts"), "utf8")).toContain(`import("./Exec.js")`)
