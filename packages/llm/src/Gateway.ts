@@ -25,6 +25,10 @@
  *   a timeout (to the upstream's headers, default 300 s) `504`, each with `{ error: { message, type, code } }`. A
  *   stream that breaks after it started ends with one SSE event `data: {"error": {...}}` (the `openai` package
  *   raises it as an `APIError`).
+ * - Rate limits: every relayed answer keeps the upstream's `Retry-After`, `retry-after-ms`, `x-ratelimit-*` and
+ *   `ratelimit-*` headers ({@link isRateLimitHeader}). With `retry` ({@link RetryOptions}; off by default) the gateway
+ *   retries upstream `429`/`503` answers itself, waiting at least what the upstream asks and at most `maxWait`
+ *   ({@link retryDelay}); the exchange is recorded once, with `upstreamAttempts`.
  * - Auth: the client's `Authorization` header is forwarded unless `upstreamApiKey` is set, which replaces it.
  * - Binding: `127.0.0.1` unless `host` says otherwise (there is no authentication of its own: keep it local).
  *
@@ -43,11 +47,11 @@
  * @see Luo et al., "Agent Lightning: Train ANY AI Agents with Reinforcement Learning", arXiv:2508.03680
  * @since 0.1.0
  */
-import { Cause, Duration, Effect, Option, type Scope, Stream } from "effect"
-import { HttpClient, HttpClientRequest, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Cause, Duration, Effect, Option, Result, type Scope, Stream } from "effect"
+import { Headers, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash, randomUUID } from "node:crypto"
 import * as HttpListen from "./internal/HttpListen.js"
-import type { ServerStartError } from "./LlmErrors.js"
+import { LlmConfigError, type ServerStartError } from "./LlmErrors.js"
 import { type Exchange, Recorder, type Reward } from "./Recorder.js"
 import * as Sse from "./internal/Sse.js"
 
@@ -67,6 +71,30 @@ export interface Options {
   readonly timeout?: Duration.Input | undefined
   /** Called with a recording failure (default: log a warning); the client still gets its answer. */
   readonly onRecordError?: ((error: unknown) => Effect.Effect<void>) | undefined
+  /**
+   * Retry of upstream `429` / `503` answers by the gateway itself, before anything is relayed (default: none; the
+   * rate-limit headers are passed through, so the client's own retry policy can honour them).
+   */
+  readonly retry?: RetryOptions | undefined
+}
+
+/**
+ * The gateway's own retry of upstream `429 Too Many Requests` / `503 Service Unavailable` answers (see
+ * {@link retryDelay}).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface RetryOptions {
+  /** Retries after the first attempt (integer ≥ 0, default 0: off). */
+  readonly maxRetries?: number | undefined
+  /**
+   * The longest wait before one retry (default 30 s). An upstream that asks for longer (`Retry-After`,
+   * `retry-after-ms`) is not retried: its answer is relayed with its headers, so the client waits itself.
+   */
+  readonly maxWait?: Duration.Input | undefined
+  /** Wait before retry `n` (0-based) when the upstream says nothing: `base · 2^n`, capped by `maxWait` (default 500 ms). */
+  readonly base?: Duration.Input | undefined
 }
 
 /**
@@ -92,6 +120,68 @@ export const headers = {
   episode: "x-autodidact-episode",
   exchangeId: "x-autodidact-exchange-id"
 } as const
+
+/**
+ * Upstream answer headers relayed to the client on every relayed answer (errors included): `retry-after`,
+ * OpenAI's `retry-after-ms`, and every `x-ratelimit-*` / `ratelimit-*` header (IETF draft "RateLimit header
+ * fields"), so the client's SDK can back off as it would against the upstream itself.
+ *
+ * @category constants
+ * @since 0.2.0
+ */
+export const isRateLimitHeader = (name: string): boolean => {
+  const n = name.toLowerCase()
+  return n === "retry-after" || n === "retry-after-ms" || n.startsWith("x-ratelimit-") || n.startsWith("ratelimit")
+}
+
+const rateLimitHeaders = (h: { readonly [key: string]: string | undefined }): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const k in h) if (isRateLimitHeader(k) && h[k] !== undefined) out[k.toLowerCase()] = h[k]
+  return out
+}
+
+/**
+ * How long the upstream asks to wait before a retry, from its answer headers: the larger of `retry-after-ms`
+ * (milliseconds, a non-negative decimal) and `Retry-After` (whole seconds or an HTTP date, RFC 9110 §10.2.3; a
+ * date in the past is 0), in milliseconds; `undefined` when neither is present and valid.
+ *
+ * @category retry
+ * @since 0.2.0
+ */
+export const retryAfterMillis = (h: { readonly [key: string]: string | undefined }, now: number = Date.now()): number | undefined => {
+  let ms: number | undefined
+  const raw = h["retry-after-ms"]?.trim()
+  if (raw !== undefined && /^\d+(\.\d+)?$/.test(raw)) ms = Number(raw)
+  const ra = h["retry-after"]
+  if (ra !== undefined) {
+    const parsed = Headers.parseRetryAfter(ra)
+    if (Result.isSuccess(parsed)) {
+      const d = Duration.toMillis(Headers.retryAfterDelay(parsed.success, now))
+      if (Number.isFinite(d)) ms = Math.max(ms ?? 0, d)
+      else ms = Number.POSITIVE_INFINITY
+    }
+  }
+  return ms
+}
+
+/**
+ * The gateway's wait before retry `attempt` (0-based) of an upstream `429`/`503`, in milliseconds, or `undefined`
+ * for "do not retry": at least what the upstream asks ({@link retryAfterMillis}), else `base · 2^attempt` capped by
+ * `maxWait`; an upstream asking for more than `maxWait` is not retried.
+ *
+ * @category retry
+ * @since 0.2.0
+ */
+export const retryDelay = (
+  h: { readonly [key: string]: string | undefined },
+  attempt: number,
+  policy: { readonly maxWaitMs: number; readonly baseMs: number },
+  now: number = Date.now()
+): number | undefined => {
+  const asked = retryAfterMillis(h, now)
+  if (asked !== undefined) return asked > policy.maxWaitMs ? undefined : asked
+  return Math.min(policy.baseMs * 2 ** attempt, policy.maxWaitMs)
+}
 
 const SAMPLING_KEYS = [
   "temperature", "top_p", "max_tokens", "max_completion_tokens", "seed", "stop", "n", "logprobs", "top_logprobs",
@@ -252,20 +342,31 @@ const requestOf = (body: Obj): Exchange["request"] => {
 
 /**
  * Start the gateway as a scoped resource (closed with its scope). Needs a `Recorder` and an `HttpClient` (use
- * `FetchHttpClient.layer` or `NodeHttpClient.layerNodeHttp`; never the undici client on Node 20).
+ * `FetchHttpClient.layer` or `NodeHttpClient.layerNodeHttp`; never the undici client on Node 20). Fails with
+ * `LlmConfigError` for bad `retry` options (negative or fractional `maxRetries`, a negative or infinite duration) and
+ * `ServerStartError` when the address cannot be bound.
  *
  * @category servers
  * @since 0.1.0
  */
 export const start = (
   options: Options
-): Effect.Effect<HttpListen.Listening, ServerStartError, Scope.Scope | Recorder | HttpClient.HttpClient> =>
+): Effect.Effect<HttpListen.Listening, ServerStartError | LlmConfigError, Scope.Scope | Recorder | HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const recorder = yield* Recorder
     const client = yield* HttpClient.HttpClient
     const upstream = options.upstream.replace(/\/+$/, "")
     const maxBody = options.maxBodyBytes ?? 8 * 1024 * 1024
     const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(300))
+    const maxRetries = options.retry?.maxRetries ?? 0
+    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) return yield* new LlmConfigError({ option: "retry.maxRetries", value: maxRetries, reason: "must be an integer >= 0" })
+    const retryPolicy = {
+      maxWaitMs: Duration.toMillis(Duration.fromInputUnsafe(options.retry?.maxWait ?? Duration.seconds(30))),
+      baseMs: Duration.toMillis(Duration.fromInputUnsafe(options.retry?.base ?? Duration.millis(500)))
+    }
+    for (const [k, v] of [["retry.maxWait", retryPolicy.maxWaitMs], ["retry.base", retryPolicy.baseMs]] as const) {
+      if (!(v >= 0 && Number.isFinite(v))) return yield* new LlmConfigError({ option: k, value: v, reason: "must be a finite duration >= 0" })
+    }
     const onRecordError = options.onRecordError ?? ((e: unknown) => Effect.logWarning(`gateway: could not record: ${String((e as Error)?.message ?? e)}`))
     const exchangeIndex = new Map<string, { session: string; episode: string | undefined }>()
 
@@ -320,8 +421,19 @@ export const start = (
           record({ ...base, latencyMs: elapsed(), stream, request, status: 499, error: { kind: "client-closed", message: "the client closed the connection before the answer" } })
         )
         const gone = HttpListen.clientGone(req)
+        let attempts = 0
+        const attempt: Effect.Effect<Result.Result<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError | Cause.TimeoutError>> = Effect.gen(function*() {
+          const r = yield* client.execute(upstreamRequest).pipe(Effect.timeout(timeout), Effect.result)
+          attempts++
+          if (r._tag === "Failure" || (r.success.status !== 429 && r.success.status !== 503) || attempts > maxRetries) return r
+          const wait = retryDelay(r.success.headers, attempts - 1, retryPolicy)
+          if (wait === undefined) return r
+          yield* Effect.ignore(r.success.text) // let the connection be reused
+          yield* Effect.sleep(Duration.millis(wait))
+          return yield* attempt
+        })
         const openedOrGone = yield* Effect.raceFirst(
-          client.execute(upstreamRequest).pipe(Effect.timeout(timeout), Effect.result, Effect.map(Option.some)),
+          attempt.pipe(Effect.map(Option.some)),
           Effect.as(gone, Option.none())
         ).pipe(Effect.onInterrupt(() => closedEarly))
         if (Option.isNone(openedOrGone)) {
@@ -338,6 +450,7 @@ export const start = (
           return addHeaders(HttpListen.openAiError(status, message, "upstream_error"), tag)
         }
         const res = opened.success
+        const retried = attempts > 1 ? { upstreamAttempts: attempts } : {}
         const contentType = res.headers["content-type"] ?? "application/json"
         if (!stream || res.status < 200 || res.status >= 300 || !contentType.includes("text/event-stream")) {
           const textOrGone = yield* Effect.raceFirst(Effect.map(Effect.result(res.text), Option.some), Effect.as(gone, Option.none())).pipe(
@@ -366,6 +479,7 @@ export const start = (
             ...base,
             latencyMs: elapsed(),
             firstByteMs,
+            ...retried,
             stream,
             request,
             status: res.status,
@@ -375,7 +489,7 @@ export const start = (
               ? json === undefined ? { error: { kind: "malformed-response" as const, message: `upstream body is not JSON: ${text.success.slice(0, 300)}` } } : {}
               : { error: { kind: "upstream-status" as const, status: res.status, message: text.success.slice(0, 1000) } })
           })
-          return HttpServerResponse.text(text.success, { status: res.status, contentType: contentType.split(";")[0]!, headers: tag })
+          return HttpServerResponse.text(text.success, { status: res.status, contentType: contentType.split(";")[0]!, headers: { ...rateLimitHeaders(res.headers), ...tag } })
         }
         // streaming: relay chunk by chunk, parse alongside, record at the end whatever happens
         const acc = new Accumulator()
@@ -419,6 +533,7 @@ export const start = (
                 ...base,
                 latencyMs: elapsed(),
                 firstByteMs,
+                ...retried,
                 stream: true,
                 request,
                 status: res.status,
@@ -432,13 +547,13 @@ export const start = (
         return HttpServerResponse.stream(relayed, {
           status: res.status,
           contentType: "text/event-stream",
-          headers: { ...tag, "cache-control": "no-cache", "x-accel-buffering": "no" }
+          headers: { ...rateLimitHeaders(res.headers), ...tag, "cache-control": "no-cache", "x-accel-buffering": "no" }
         })
       })
 
     const models = (req: HttpServerRequest.HttpServerRequest) =>
       client.execute(HttpClientRequest.get(`${upstream}/models`).pipe(HttpClientRequest.setHeaders(forwardHeaders(req)))).pipe(
-        Effect.flatMap((res) => Effect.map(res.text, (text) => HttpServerResponse.text(text, { status: res.status, contentType: "application/json" }))),
+        Effect.flatMap((res) => Effect.map(res.text, (text) => HttpServerResponse.text(text, { status: res.status, contentType: "application/json", headers: rateLimitHeaders(res.headers) }))),
         Effect.timeout(timeout),
         Effect.catch((e) => Effect.succeed(HttpListen.openAiError(502, `upstream unreachable: ${e.message}`, "upstream_error")))
       )

@@ -68,6 +68,8 @@ export const Exchange = Schema.Struct({
   latencyMs: Schema.Number,
   /** Milliseconds to the upstream's response headers. */
   firstByteMs: Schema.optional(Schema.Number),
+  /** Upstream attempts when the gateway retried a `429`/`503` (`Gateway.RetryOptions`); absent for one attempt. */
+  upstreamAttempts: Schema.optional(Schema.Number),
   stream: Schema.Boolean,
   request: Schema.Struct({
     model: Schema.optional(Schema.String),

@@ -290,7 +290,90 @@ describe("Gateway failure paths", () => {
       expect(kinds).toEqual([["slow", "upstream-timeout", 504], ["dead", "upstream-unreachable", 502]])
       // the port is taken
       const clash = yield* Effect.flip(Gateway.start({ upstream: up2.url, port: g.port }))
-      expect(clash._tag).toBe("ServerStartError")
-      expect(clash.port).toBe(g.port)
+      expect([clash._tag, clash._tag === "ServerStartError" && clash.port]).toEqual(["ServerStartError", g.port])
+    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(Recorder.layerMemory, FetchHttpClient.layer))), 30_000)
+})
+
+describe("Gateway rate limits: relayed headers and its own retry (issue 21)", () => {
+  const post = (url: string, text: string, extra: Record<string, unknown> = {}) =>
+    fetch(`${url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-autodidact-session": "limits" },
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: text }], ...extra })
+    })
+
+  it("relayed 429 and 503 answers keep Retry-After, retry-after-ms and x-ratelimit-* (streaming requests too)", async () => {
+    for (const [text, stream] of [["429 once, retry-after 7", false], ["503 once, retry-after 9", false], ["429 once, retry-after 11", true]] as const) {
+      const res = await post(gw.url, text, { stream })
+      const status = Number(text.slice(0, 3))
+      const seconds = text.split(" ").at(-1)!
+      expect(res.status).toBe(status)
+      expect(res.headers.get("retry-after")).toBe(seconds)
+      expect(res.headers.get("retry-after-ms")).toBe(String(Number(seconds) * 1000))
+      expect(res.headers.get("x-ratelimit-remaining-requests")).toBe("0")
+      expect(res.headers.get("x-ratelimit-reset-requests")).toBe("1s")
+      expect(res.headers.get("x-ratelimit-remaining-tokens")).toBe("1000")
+      expect(((await res.json()) as any).error.type).toBe("rate_limit_exceeded")
+    }
+    // the official client sees them too (its own retry policy reads them)
+    const e = await client().chat.completions.create({ model: "m", messages: [{ role: "user", content: "429 once, retry-after 13" }] }).catch((err: any) => err)
+    expect(e).toBeInstanceOf(OpenAI.RateLimitError)
+    expect(e.headers.get("retry-after")).toBe("13")
+  })
+
+  it("retryAfterMillis / retryDelay: seconds, HTTP dates, retry-after-ms, the cap", () => {
+    const now = Date.parse("2026-11-26T12:00:00Z")
+    expect(Gateway.retryAfterMillis({ "retry-after": "3" }, now)).toBe(3000)
+    expect(Gateway.retryAfterMillis({ "retry-after": "Thu, 26 Nov 2026 12:00:05 GMT" }, now)).toBe(5000)
+    expect(Gateway.retryAfterMillis({ "retry-after": "Thu, 26 Nov 2026 11:00:00 GMT" }, now)).toBe(0) // in the past
+    expect(Gateway.retryAfterMillis({ "retry-after-ms": "1500.5" }, now)).toBe(1500.5)
+    expect(Gateway.retryAfterMillis({ "retry-after": "1", "retry-after-ms": "2500" }, now)).toBe(2500) // the larger
+    expect(Gateway.retryAfterMillis({ "retry-after": "soon", "retry-after-ms": "-4" }, now)).toBeUndefined()
+    expect(Gateway.retryAfterMillis({}, now)).toBeUndefined()
+    const policy = { maxWaitMs: 10_000, baseMs: 500 }
+    expect(Gateway.retryDelay({ "retry-after": "4" }, 0, policy, now)).toBe(4000)
+    expect(Gateway.retryDelay({ "retry-after": "11" }, 0, policy, now)).toBeUndefined() // longer than the cap: not retried
+    expect([0, 1, 2, 5].map((n) => Gateway.retryDelay({}, n, policy, now))).toEqual([500, 1000, 2000, 10_000])
+  })
+
+  it.live("with retry on, the gateway waits at least Retry-After (seconds and HTTP date) before retrying, and records one exchange", () =>
+    Effect.gen(function*() {
+      const up2 = yield* Effect.promise(() => startUpstream())
+      yield* Effect.addFinalizer(() => Effect.promise(() => up2.close()))
+      const g = yield* Gateway.start({ upstream: up2.url, retry: { maxRetries: 2, maxWait: "5 seconds", base: "20 millis" } })
+      const recorder = yield* Recorder.Recorder
+      const arrivals = (text: string) => up2.requests.flatMap((r, i) => (r.messages.at(-1).content === text ? [up2.times[i]!] : []))
+
+      const seconds = "429 once, retry-after 1"
+      const r1 = yield* Effect.promise(() => post(g.url, seconds))
+      expect(r1.status).toBe(200)
+      const [a0, a1] = arrivals(seconds)
+      expect(a1! - a0!).toBeGreaterThanOrEqual(995) // at least the second asked for (5 ms of clock slack)
+
+      const dateMs = Math.ceil((Date.now() + 1500) / 1000) * 1000
+      const dated = `503 once, retry-after ${new Date(dateMs).toUTCString()}`
+      const r2 = yield* Effect.promise(() => post(g.url, dated, { stream: true }))
+      expect(r2.status).toBe(200)
+      expect(yield* Effect.promise(() => r2.text())).toContain("[DONE]")
+      expect(arrivals(dated)[1]!).toBeGreaterThanOrEqual(dateMs - 5) // not before the date asked for
+
+      const silent = "429 once, retry-after none" // no header: exponential back-off from `base`
+      expect((yield* Effect.promise(() => post(g.url, silent))).status).toBe(200)
+      expect(arrivals(silent).length).toBe(2)
+
+      const tooLong = "429 once, retry-after 120" // over maxWait: relayed at once for the client to wait
+      const r3 = yield* Effect.promise(() => post(g.url, tooLong))
+      expect([r3.status, r3.headers.get("retry-after")]).toEqual([429, "120"])
+      expect(arrivals(tooLong).length).toBe(1)
+
+      const xs = (yield* recorder.read()).filter((r): r is Recorder.Exchange => r.type === "exchange")
+      const byText = (t: string) => xs.filter((x) => (x.request.messages[0] as { content: string }).content === t).map((x) => [x.status, x.upstreamAttempts])
+      expect(byText(seconds)).toEqual([[200, 2]])
+      expect(byText(dated)).toEqual([[200, 2]])
+      expect(byText(silent)).toEqual([[200, 2]])
+      expect(byText(tooLong)).toEqual([[429, undefined]])
+
+      const bad = yield* Effect.flip(Gateway.start({ upstream: up2.url, retry: { maxRetries: -1 } }))
+      expect([bad._tag, bad._tag === "LlmConfigError" && bad.option]).toEqual(["LlmConfigError", "retry.maxRetries"])
     }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(Recorder.layerMemory, FetchHttpClient.layer))), 30_000)
 })

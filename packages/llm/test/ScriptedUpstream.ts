@@ -9,6 +9,11 @@
  * - `"fail midstream"`: (streaming) the content chunks, then the socket is destroyed;
  * - `"slow stream"`: (streaming) the first chunk, then nothing for 3 s, then the rest;
  * - `"boom"`: 500 with an OpenAI-style error body;
+ * - `"<429|503> once, retry-after <value>"`: the first request with this text answers that status with
+ *   `retry-after: <value>`, OpenAI's `x-ratelimit-*` headers (`x-ratelimit-remaining-requests: 0`, ...) and, when the
+ *   value is whole seconds, `retry-after-ms`; the next ones succeed (`"... retry-after none"`: no retry headers);
+ * - `"echo my key"`: 401 whose error message quotes the request's `authorization` and `api-key` headers (as a
+ *   careless upstream would);
  * - anything else: the answer `echo: <text>`.
  * Usage: prompt_tokens = number of messages * 10, completion_tokens = number of words of the answer. With
  * `logprobs: true` each word gets logprob -0.5 * (index + 1) and vLLM-style `token_ids` (100 + index).
@@ -20,6 +25,8 @@ export interface Upstream {
   readonly url: string
   readonly requests: Array<any>
   readonly headers: Array<http.IncomingHttpHeaders>
+  /** `Date.now()` at the arrival of each chat-completions request (same order as `requests`). */
+  readonly times: Array<number>
   close(): Promise<void>
 }
 
@@ -28,6 +35,7 @@ const words = (s: string) => s.split(/\s+/).filter((w) => w !== "")
 export const startUpstream = (): Promise<Upstream> => {
   const requests: Array<any> = []
   const headers: Array<http.IncomingHttpHeaders> = []
+  const times: Array<number> = []
   const seen = new Map<string, number>()
   const sockets = new Set<import("node:net").Socket>()
   const server = http.createServer((req, res) => {
@@ -46,14 +54,35 @@ export const startUpstream = (): Promise<Upstream> => {
       const body = JSON.parse(raw)
       requests.push(body)
       headers.push(req.headers)
+      times.push(Date.now())
       const messages: Array<any> = body.messages
       const lastUser = [...messages].reverse().find((m) => m.role === "user")
       const text: string = typeof lastUser?.content === "string" ? lastUser.content : ""
       const n = (seen.get(text) ?? 0) + 1
       seen.set(text, n)
-      if (text.startsWith("429 once") && n === 1) {
+      if (text.startsWith("429 once") && !text.startsWith("429 once, retry-after") && n === 1) {
         res.writeHead(429, { "content-type": "application/json" })
         res.end(JSON.stringify({ error: { message: "slow down", type: "rate_limit" } }))
+        return
+      }
+      const limited = /^(429|503) once, retry-after (.+)$/.exec(text)
+      if (limited !== null && n === 1) {
+        const value = limited[2]!
+        const retry: Record<string, string> = value === "none" ? {} : { "retry-after": value, ...(/^\d+$/.test(value) ? { "retry-after-ms": String(Number(value) * 1000) } : {}) }
+        res.writeHead(Number(limited[1]), {
+          "content-type": "application/json",
+          ...retry,
+          "x-ratelimit-limit-requests": "60",
+          "x-ratelimit-remaining-requests": "0",
+          "x-ratelimit-reset-requests": "1s",
+          "x-ratelimit-remaining-tokens": "1000"
+        })
+        res.end(JSON.stringify({ error: { message: "rate limited", type: "rate_limit_exceeded" } }))
+        return
+      }
+      if (text === "echo my key") {
+        res.writeHead(401, { "content-type": "application/json" })
+        res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${req.headers.authorization ?? ""} ${req.headers["api-key"] ?? ""}`, type: "invalid_request_error" } }))
         return
       }
       if (text === "hang") return
@@ -155,6 +184,7 @@ export const startUpstream = (): Promise<Upstream> => {
         url: `http://127.0.0.1:${port}/v1`,
         requests,
         headers,
+        times,
         close: () =>
           new Promise<void>((r) => {
             for (const s of sockets) s.destroy()
