@@ -9,7 +9,8 @@
  * - Routes: `POST /v1/chat/completions` (non-streaming, and `stream: true` relayed chunk by chunk as the upstream
  *   sends it), `GET /v1/models` (proxied), `POST /v1/rewards` ({@link RewardRequest}), `GET /health`.
  * - Grouping: the session is the `x-autodidact-session` header; without it, one session per API key
- *   (`key-<first 12 hex of sha256(Authorization)>`), and `default` when there is no key either. The optional
+ *   (`key-<first 12 hex of sha256(Authorization)>`, or of `Bearer <api-key>` for an `api-key` / `x-api-key` header),
+ *   and `default` when there is no key either. The optional
  *   `x-autodidact-episode` header splits a session into episodes. Every answer carries `x-autodidact-exchange-id`
  *   and `x-autodidact-session` headers, so a client can attach a reward to one exchange.
  * - Recording: every exchange goes to the `Recorder` ({@link Recorder.Exchange}): request messages, tools, tool
@@ -29,7 +30,14 @@
  *   `ratelimit-*` headers ({@link isRateLimitHeader}). With `retry` ({@link RetryOptions}; off by default) the gateway
  *   retries upstream `429`/`503` answers itself, waiting at least what the upstream asks and at most `maxWait`
  *   ({@link retryDelay}); the exchange is recorded once, with `upstreamAttempts`.
- * - Auth: the client's `Authorization` header is forwarded unless `upstreamApiKey` is set, which replaces it.
+ * - Auth: the client's `Authorization`, `api-key` and `x-api-key` headers are forwarded unless `upstreamApiKey` is
+ *   set, which replaces them (as `Authorization: Bearer <key>`).
+ * - Secrets: request headers are never recorded, and every recorded row, recording error (logged) and reward has
+ *   the request's keys ({@link secretsOf}: the `Authorization` value and its credentials, `api-key`, `x-api-key`)
+ *   and `upstreamApiKey` replaced by `[redacted]` ({@link redact}) wherever they appear, e.g. an upstream error
+ *   message that quotes the key, or a key pasted into a prompt. Relayed non-streaming bodies have `upstreamApiKey`
+ *   redacted (the client's own key is the client's to see). Keys shorter than {@link minSecretLength} are not
+ *   treated as secrets.
  * - Binding: `127.0.0.1` unless `host` says otherwise (there is no authentication of its own: keep it local).
  *
  * @example
@@ -51,7 +59,7 @@ import { Cause, Duration, Effect, Option, Result, type Scope, Stream } from "eff
 import { Headers, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash, randomUUID } from "node:crypto"
 import * as HttpListen from "./internal/HttpListen.js"
-import { LlmConfigError, type ServerStartError } from "./LlmErrors.js"
+import { LlmConfigError, RecordError, type ServerStartError } from "./LlmErrors.js"
 import { type Exchange, Recorder, type Reward } from "./Recorder.js"
 import * as Sse from "./internal/Sse.js"
 
@@ -203,7 +211,84 @@ export const sessionOf = (requestHeaders: { readonly [key: string]: string | und
   if (explicit !== undefined && explicit !== "") return explicit
   const auth = requestHeaders["authorization"]
   if (auth !== undefined && auth !== "") return `key-${createHash("sha256").update(auth).digest("hex").slice(0, 12)}`
+  for (const h of ["api-key", "x-api-key"]) {
+    const key = requestHeaders[h]
+    if (key !== undefined && key !== "") return `key-${createHash("sha256").update(`Bearer ${key}`).digest("hex").slice(0, 12)}`
+  }
   return "default"
+}
+
+/** Request headers that carry an API key: forwarded upstream (unless `upstreamApiKey` is set), never recorded. */
+const KEY_HEADERS = ["api-key", "x-api-key"] as const
+
+/** Shortest value treated as a secret by {@link redact} (shorter ones would blank out ordinary text). */
+export const minSecretLength = 8
+
+/**
+ * The secrets a request carries: the `Authorization` value and its credentials (the part after the scheme), and
+ * the `api-key` / `x-api-key` values; each at least {@link minSecretLength} characters.
+ *
+ * @category recording
+ * @since 0.2.0
+ */
+export const secretsOf = (requestHeaders: { readonly [key: string]: string | undefined }, extra: ReadonlyArray<string | undefined> = []): Array<string> => {
+  const out = new Set<string>()
+  const add = (v: string | undefined) => {
+    const t = v?.trim()
+    if (t !== undefined && t.length >= minSecretLength) out.add(t)
+  }
+  const auth = requestHeaders["authorization"]
+  add(auth)
+  add(auth?.trim().replace(/^\S+\s+/, ""))
+  for (const h of KEY_HEADERS) add(requestHeaders[h])
+  extra.forEach(add)
+  // longest first, so a secret that contains another is replaced whole
+  return [...out].sort((a, b) => b.length - a.length)
+}
+
+/** What {@link redact} writes in place of a secret. @category recording @since 0.2.0 */
+export const REDACTED = "[redacted]"
+
+/**
+ * A copy of a JSON-like value with every occurrence of each secret in its strings (object keys included) replaced by
+ * {@link REDACTED}; the value itself when nothing matched. The gateway applies it to every row it records and every
+ * recording error it logs, with the request's {@link secretsOf} and `upstreamApiKey`.
+ *
+ * @category recording
+ * @since 0.2.0
+ */
+export const redact = <A>(value: A, secrets: ReadonlyArray<string>): A => {
+  if (secrets.length === 0) return value
+  const str = (s: string): string => {
+    let out = s
+    for (const k of secrets) if (out.includes(k)) out = out.split(k).join(REDACTED)
+    return out
+  }
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return str(v)
+    if (Array.isArray(v)) {
+      let changed = false
+      const out = v.map((x) => {
+        const y = walk(x)
+        if (y !== x) changed = true
+        return y
+      })
+      return changed ? out : v
+    }
+    if (typeof v === "object" && v !== null) {
+      let changed = false
+      const out: Record<string, unknown> = {}
+      for (const [k, x] of Object.entries(v)) {
+        const k2 = str(k)
+        const y = walk(x)
+        if (y !== x || k2 !== k) changed = true
+        out[k2] = y
+      }
+      return changed ? out : v
+    }
+    return v
+  }
+  return walk(value) as A
 }
 
 /**
@@ -370,15 +455,17 @@ export const start = (
     const onRecordError = options.onRecordError ?? ((e: unknown) => Effect.logWarning(`gateway: could not record: ${String((e as Error)?.message ?? e)}`))
     const exchangeIndex = new Map<string, { session: string; episode: string | undefined }>()
 
-    const record = (x: Exchange) => {
+    const gatewaySecrets = secretsOf({}, [options.upstreamApiKey])
+    const record = (x: Exchange, secrets: ReadonlyArray<string>) => {
       exchangeIndex.set(x.id, { session: x.session, episode: x.episode })
-      return recorder.exchange(x).pipe(Effect.catch(onRecordError))
+      return recorder.exchange(redact(x, secrets)).pipe(Effect.catch((e) => onRecordError(redactError(e, secrets))))
     }
 
     const forwardHeaders = (req: HttpServerRequest.HttpServerRequest): Record<string, string> => {
       const h: Record<string, string> = { "content-type": "application/json" }
       const auth = options.upstreamApiKey !== undefined ? `Bearer ${options.upstreamApiKey}` : req.headers["authorization"]
       if (auth !== undefined) h["authorization"] = auth
+      if (options.upstreamApiKey === undefined) for (const k of KEY_HEADERS) if (req.headers[k] !== undefined) h[k] = req.headers[k]
       return h
     }
 
@@ -388,6 +475,8 @@ export const start = (
         const startedAt = Date.now()
         const id = `xch_${randomUUID()}`
         const session = sessionOf(req.headers)
+        const secrets = secretsOf(req.headers, gatewaySecrets)
+        const rec = (x: Exchange) => record(x, secrets)
         const ep = req.headers[headers.episode]?.trim()
         const episode = ep === undefined || ep === "" ? undefined : ep
         const tag = { [headers.exchangeId]: id, [headers.session]: session }
@@ -396,7 +485,7 @@ export const start = (
 
         const body = yield* HttpListen.readBody(req, maxBody)
         if (body._tag === "TooLarge") {
-          yield* record({ ...base, latencyMs: elapsed(), stream: false, request: { messages: [], sampling: {} }, status: 413, error: { kind: "bad-request", message: `request body of ${body.bytes} bytes is over the limit of ${maxBody}` } })
+          yield* rec({ ...base, latencyMs: elapsed(), stream: false, request: { messages: [], sampling: {} }, status: 413, error: { kind: "bad-request", message: `request body of ${body.bytes} bytes is over the limit of ${maxBody}` } })
           return addHeaders(HttpListen.openAiError(413, `request body of at least ${body.bytes} bytes is over the gateway's limit of ${maxBody} bytes`, "invalid_request_error", "request_too_large"), tag)
         }
         if (body._tag === "Broken") return addHeaders(HttpListen.openAiError(400, `could not read the request body: ${body.reason}`, "invalid_request_error"), tag)
@@ -407,7 +496,7 @@ export const start = (
           parsed = undefined
         }
         if (!isObj(parsed) || !Array.isArray(parsed["messages"])) {
-          yield* record({ ...base, latencyMs: elapsed(), stream: false, request: { messages: [], sampling: {} }, status: 400, error: { kind: "bad-request", message: "the body is not a JSON object with a messages array" } })
+          yield* rec({ ...base, latencyMs: elapsed(), stream: false, request: { messages: [], sampling: {} }, status: 400, error: { kind: "bad-request", message: "the body is not a JSON object with a messages array" } })
           return addHeaders(HttpListen.openAiError(400, "the request body must be a JSON object with a messages array", "invalid_request_error"), tag)
         }
         const stream = parsed["stream"] === true
@@ -418,7 +507,7 @@ export const start = (
         )
         // a client that goes away before the answer (non-streaming, or before the upstream's headers) is recorded too
         const closedEarly = Effect.suspend(() =>
-          record({ ...base, latencyMs: elapsed(), stream, request, status: 499, error: { kind: "client-closed", message: "the client closed the connection before the answer" } })
+          rec({ ...base, latencyMs: elapsed(), stream, request, status: 499, error: { kind: "client-closed", message: "the client closed the connection before the answer" } })
         )
         const gone = HttpListen.clientGone(req)
         let attempts = 0
@@ -446,7 +535,7 @@ export const start = (
           const timedOut = opened.failure._tag === "TimeoutError"
           const message = timedOut ? `upstream gave no response within ${Duration.format(timeout)}` : `upstream unreachable: ${opened.failure.message}`
           const status = timedOut ? 504 : 502
-          yield* record({ ...base, latencyMs: elapsed(), stream, request, status, error: { kind: timedOut ? "upstream-timeout" : "upstream-unreachable", message } })
+          yield* rec({ ...base, latencyMs: elapsed(), stream, request, status, error: { kind: timedOut ? "upstream-timeout" : "upstream-unreachable", message } })
           return addHeaders(HttpListen.openAiError(status, message, "upstream_error"), tag)
         }
         const res = opened.success
@@ -463,7 +552,7 @@ export const start = (
           const text = textOrGone.value
           if (text._tag === "Failure") {
             const message = `upstream body broke: ${text.failure.message}`
-            yield* record({ ...base, latencyMs: elapsed(), firstByteMs, stream, request, status: 502, error: { kind: "stream-broken", message } })
+            yield* rec({ ...base, latencyMs: elapsed(), firstByteMs, stream, request, status: 502, error: { kind: "stream-broken", message } })
             return addHeaders(HttpListen.openAiError(502, message, "upstream_error"), tag)
           }
           const acc = new Accumulator()
@@ -475,7 +564,7 @@ export const start = (
           }
           const ok = res.status >= 200 && res.status < 300
           if (ok && json !== undefined) acc.completion(json)
-          yield* record({
+          yield* rec({
             ...base,
             latencyMs: elapsed(),
             firstByteMs,
@@ -489,7 +578,7 @@ export const start = (
               ? json === undefined ? { error: { kind: "malformed-response" as const, message: `upstream body is not JSON: ${text.success.slice(0, 300)}` } } : {}
               : { error: { kind: "upstream-status" as const, status: res.status, message: text.success.slice(0, 1000) } })
           })
-          return HttpServerResponse.text(text.success, { status: res.status, contentType: contentType.split(";")[0]!, headers: { ...rateLimitHeaders(res.headers), ...tag } })
+          return HttpServerResponse.text(redact(text.success, gatewaySecrets), { status: res.status, contentType: contentType.split(";")[0]!, headers: { ...rateLimitHeaders(res.headers), ...tag } })
         }
         // streaming: relay chunk by chunk, parse alongside, record at the end whatever happens
         const acc = new Accumulator()
@@ -529,7 +618,7 @@ export const start = (
                 : acc.upstreamError !== undefined
                 ? { kind: "stream-broken", message: `upstream sent an error event: ${acc.upstreamError}` }
                 : undefined)
-              return record({
+              return rec({
                 ...base,
                 latencyMs: elapsed(),
                 firstByteMs,
@@ -593,8 +682,8 @@ export const start = (
           ...(checked.info === undefined ? {} : { info: checked.info }),
           at: Date.now()
         }
-        const saved = yield* Effect.result(recorder.reward(row))
-        if (saved._tag === "Failure") return HttpListen.openAiError(500, saved.failure.message, "server_error")
+        const saved = yield* Effect.result(recorder.reward(redact(row, secretsOf(req.headers, gatewaySecrets))))
+        if (saved._tag === "Failure") return HttpListen.openAiError(500, redact(saved.failure.message, secretsOf(req.headers, gatewaySecrets)), "server_error")
         return HttpListen.json({ id: row.id, session, ...(episode === undefined ? {} : { episode }) })
       })
 
@@ -611,6 +700,18 @@ export const start = (
 
     return yield* HttpListen.listen(app, { host: options.host, port: options.port })
   })
+
+/** A recording error with the secrets taken out of its message (what gets logged). */
+const redactError = (e: unknown, secrets: ReadonlyArray<string>): unknown => {
+  if (secrets.length === 0) return e
+  if (e instanceof RecordError) {
+    const [location, reason] = [redact(e.location, secrets), redact(e.reason, secrets)]
+    return location === e.location && reason === e.reason ? e : new RecordError({ location, reason })
+  }
+  const message = String((e as Error)?.message ?? e)
+  const clean = redact(message, secrets)
+  return clean === message ? e : new Error(clean)
+}
 
 const addHeaders = (res: HttpServerResponse.HttpServerResponse, h: Record<string, string>) => HttpServerResponse.setHeaders(res, h)
 

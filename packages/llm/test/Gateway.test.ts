@@ -1,7 +1,7 @@
-import { Gateway, Recorder } from "@autodidact/llm"
+import { Gateway, Recorder, RecordError } from "@autodidact/llm"
 import { Embedder, Store } from "@autodidact/memory/store"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { afterAll, beforeAll, describe, expect, it, layer, vi } from "@effect/vitest"
+import { Context, Effect, Exit, Layer, Logger, Scope } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as fs from "node:fs"
 import * as net from "node:net"
@@ -15,6 +15,8 @@ let scope: Scope.Closeable
 let gw: { url: string; host: string; port: number }
 let dir: string
 
+const filesUnder = (d: string): Array<string> =>
+  fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(d, e.name)) : [path.join(d, e.name)]))
 const rows = () => Effect.runPromise(Recorder.readJsonlDir(dir))
 const exchanges = async () => (await rows()).filter((r): r is Recorder.Exchange => r.type === "exchange")
 const client = (apiKey = "sk-test", headers: Record<string, string> = {}) =>
@@ -212,8 +214,11 @@ describe("Gateway with the official openai client", () => {
   })
 })
 
-describe("Gateway recording into the experience store", () => {
-  it.live("an exchange and a reward land in the store and read back as rows", () =>
+// one in-memory PGlite store shared by the tests that record into it (slow to create)
+const StoreLive = Store.layerMemory({ vectorIndex: "exact" }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 64 })))
+
+layer(StoreLive, { timeout: 60_000, excludeTestServices: true })("Gateway recording into the experience store", (it) => {
+  it.effect("an exchange and a reward land in the store and read back as rows", () =>
     Effect.gen(function*() {
       const up2 = yield* Effect.promise(() => startUpstream())
       yield* Effect.addFinalizer(() => Effect.promise(() => up2.close()))
@@ -224,7 +229,7 @@ describe("Gateway recording into the experience store", () => {
       const r = yield* Effect.promise(() => fetch(`${g.url}/v1/rewards`, { method: "POST", body: JSON.stringify({ exchange_id: id, reward: 1, success: true }) }))
       expect(r.status).toBe(200)
       const recorder = yield* Recorder.Recorder
-      const read = yield* recorder.read()
+      const read = (yield* recorder.read()).filter((x) => x.session === "stored")
       expect(read.map((x) => x.type)).toEqual(["exchange", "reward"])
       const x = read[0] as Recorder.Exchange
       expect(x.id).toBe(id)
@@ -232,14 +237,98 @@ describe("Gateway recording into the experience store", () => {
       const store = yield* Store.ExperienceStore
       const hits = yield* store.query({ text: "remember me", filters: { tags: ["gateway:exchange", "session:stored"] }, k: 5 })
       expect(hits.map((h) => h.record.kind)).toEqual(["trajectory"])
-      expect(yield* store.count({ tags: ["gateway:reward"] })).toBe(1)
+      expect(yield* store.count({ tags: ["gateway:reward", "session:stored"] })).toBe(1)
     }).pipe(
       Effect.scoped,
-      Effect.provide(Layer.mergeAll(
-        Recorder.layerStore.pipe(Layer.provideMerge(Store.layerMemory().pipe(Layer.provide(Embedder.layerHashed({ dimension: 64 }))))),
-        FetchHttpClient.layer
-      ))
-    ), 60_000)
+      Effect.provide(Layer.mergeAll(Recorder.layerStore, FetchHttpClient.layer))
+    ))
+
+  it.effect("issue 21: a key sent as Authorization bearer and as api-key is in no JSONL row, store record, reward or log line", () =>
+    Effect.gen(function*() {
+      const up2 = yield* Effect.promise(() => startUpstream())
+      yield* Effect.addFinalizer(() => Effect.promise(() => up2.close()))
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-secrets-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const jsonl = Context.get(yield* Layer.build(Recorder.layerJsonl(dir)), Recorder.Recorder)
+      const stored = Context.get(yield* Layer.build(Recorder.layerStore), Recorder.Recorder)
+      const SECRET = "sk-test-SECRET-123"
+      const GW_SECRET = "sk-gw-UPSTREAM-456789"
+      const both = Recorder.both(jsonl, stored)
+      // a recorder whose failures quote the whole row (as a careless backend would): the gateway logs them
+      const quoting = Recorder.Recorder.of({
+        ...both,
+        exchange: (x) => Effect.andThen(both.exchange(x), Effect.fail(new RecordError({ location: "quoting", reason: JSON.stringify(x) })))
+      })
+      const logs: Array<string> = []
+      const logger = Logger.make(({ message }) => logs.push(String(Array.isArray(message) ? message.join(" ") : message)))
+      const consoleLines: Array<string> = []
+      const spies = (["log", "info", "warn", "error", "debug"] as const).map((m) =>
+        vi.spyOn(console, m).mockImplementation((...args: Array<unknown>) => void consoleLines.push(args.map(String).join(" ")))
+      )
+      yield* Effect.addFinalizer(() => Effect.sync(() => spies.forEach((s) => s.mockRestore())))
+
+      const started = yield* Effect.all([
+        Gateway.start({ upstream: up2.url }),
+        Gateway.start({ upstream: up2.url, upstreamApiKey: GW_SECRET })
+      ]).pipe(Effect.provideService(Recorder.Recorder, quoting), Effect.provide(Logger.layer([logger])))
+      const [g, gKeyed] = started
+      const oa = new OpenAI({ baseURL: `${g.url}/v1`, apiKey: SECRET, maxRetries: 0, defaultHeaders: { "x-autodidact-session": "leaky" } })
+      yield* Effect.promise(async () => {
+        // 1. an upstream that quotes the bearer key in its error
+        const e = await oa.chat.completions.create({ model: "m", messages: [{ role: "user", content: "echo my key" }] }).catch((err: unknown) => err)
+        expect(e).toBeInstanceOf(OpenAI.AuthenticationError)
+        // 2. the same with an Azure-style api-key header (forwarded upstream)
+        const viaApiKey = await fetch(`${g.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "api-key": SECRET, "x-autodidact-session": "leaky" },
+          body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "echo my key" }] })
+        })
+        expect(viaApiKey.status).toBe(401)
+        // 3. a key pasted into a prompt, streamed back by the model
+        const stream = await oa.chat.completions.create({ model: "m", stream: true, messages: [{ role: "user", content: `my key is ${SECRET} ok` }] })
+        let answer = ""
+        for await (const c of stream) answer += c.choices[0]?.delta?.content ?? ""
+        expect(answer).toBe(`echo: my key is ${SECRET} ok`) // the client's own key, relayed to the client
+        // 4. a reward whose free-form info quotes the key
+        const r = await fetch(`${g.url}/v1/rewards`, { method: "POST", headers: { authorization: `Bearer ${SECRET}` }, body: JSON.stringify({ session: "leaky", reward: 1, info: { note: `used ${SECRET}` } }) })
+        expect(r.status).toBe(200)
+        // 5. the gateway's own upstream key, quoted by the upstream, reaches neither the client nor the records
+        const keyed = await fetch(`${gKeyed.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${SECRET}`, "x-autodidact-session": "leaky" },
+          body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "echo my key" }] })
+        })
+        expect(keyed.status).toBe(401)
+        expect(await keyed.text()).not.toContain(GW_SECRET)
+      })
+      yield* Effect.sleep("50 millis") // the stream's row is written as the stream ends
+      // the keys did travel upstream
+      expect(up2.headers.map((h) => h.authorization)).toContain(`Bearer ${SECRET}`)
+      expect(up2.headers.map((h) => h["api-key"])).toContain(SECRET)
+      expect(up2.headers.map((h) => h.authorization)).toContain(`Bearer ${GW_SECRET}`)
+
+      const files = filesUnder(dir)
+      const store = yield* Store.ExperienceStore
+      const records = yield* store.query({ filters: { tags: ["gateway", "session:leaky"] }, k: 1000, touch: false })
+      const rows = (yield* jsonl.read()).filter((x) => x.session === "leaky")
+      // what was scanned: 4 exchanges and 1 reward, in both places; one logged failure per exchange
+      expect(rows.map((x) => x.type).sort()).toEqual(["exchange", "exchange", "exchange", "exchange", "reward"])
+      expect(records.length).toBe(5)
+      expect(logs.filter((l) => l.includes("could not record")).length).toBe(4)
+      const texts = [
+        ...files.map((f) => fs.readFileSync(f, "utf8")),
+        ...records.map((h) => JSON.stringify(h.record)),
+        ...logs,
+        ...consoleLines
+      ]
+      for (const secret of [SECRET, GW_SECRET]) expect(texts.filter((t) => t.includes(secret))).toEqual([])
+      // the rows keep everything else
+      const echoed = rows.filter((x): x is Recorder.Exchange => x.type === "exchange" && x.status === 401)
+      expect(echoed.map((x) => x.error!.message).every((m) => m.includes("Incorrect API key provided") && m.includes(Gateway.REDACTED))).toBe(true)
+      const pasted = rows.find((x): x is Recorder.Exchange => x.type === "exchange" && x.stream)!
+      expect(pasted.response!.content).toBe(`echo: my key is ${Gateway.REDACTED} ok`)
+      expect(pasted.request.messages).toEqual([{ role: "user", content: `my key is ${Gateway.REDACTED} ok` }])
+    }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer)))
 })
 
 describe("Gateway failure paths", () => {
@@ -376,4 +465,18 @@ describe("Gateway rate limits: relayed headers and its own retry (issue 21)", ()
       const bad = yield* Effect.flip(Gateway.start({ upstream: up2.url, retry: { maxRetries: -1 } }))
       expect([bad._tag, bad._tag === "LlmConfigError" && bad.option]).toEqual(["LlmConfigError", "retry.maxRetries"])
     }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(Recorder.layerMemory, FetchHttpClient.layer))), 30_000)
+})
+
+describe("Gateway never records or logs API keys (issue 21)", () => {
+  it("redact / secretsOf: every occurrence, keys included; short values are not secrets", () => {
+    expect(Gateway.secretsOf({ authorization: "Bearer sk-abcdefgh", "api-key": "azure-key-1", "x-api-key": "short" })).toEqual([
+      "Bearer sk-abcdefgh",
+      "sk-abcdefgh",
+      "azure-key-1"
+    ])
+    const v = { a: "x sk-abcdefgh y sk-abcdefgh", list: [1, "sk-abcdefgh"], ["k sk-abcdefgh"]: null, same: "nothing" }
+    expect(Gateway.redact(v, ["sk-abcdefgh"])).toEqual({ a: "x [redacted] y [redacted]", list: [1, "[redacted]"], ["k [redacted]"]: null, same: "nothing" })
+    const clean = { a: "nothing here" }
+    expect(Gateway.redact(clean, ["sk-abcdefgh"])).toBe(clean)
+  })
 })
