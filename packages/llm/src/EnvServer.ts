@@ -5,8 +5,11 @@
  *
  * **Protocol** (routes and JSON field names follow AgentGym's `agentenv-*` servers, e.g.
  * `agentenv-alfworld/agentenv_alfworld/server.py` and `env_wrapper.py`, and `agentenv-webshop/.../server.py` in
- * github.com/WooooDyy/AgentGym): integer environment ids from a counter; the id is read from `id` or `env_idx`.
- * - `GET /` → `"This is environment <EnvId>."`; `GET /list_envs` → `[ids]`.
+ * github.com/WooooDyy/AgentGym), except that environment ids are unguessable strings (a random UUID from Web Crypto,
+ * not AgentGym's counter: a client cannot reach another's session by guessing); the id is read from `id` or
+ * `env_idx`, and a client sends back the value `/create` gave it.
+ * - `GET /` → `"This is environment <EnvId>."`; `GET /list_envs` → `[ids]` only with `listSessions: true` (it would
+ *   hand every client the others' ids), else `403`.
  * - `POST /create` → `{ id }`: a fresh environment (`Registry.make(envId, kwargs)`).
  * - `POST /reset` `{ id, data_idx?, seed? }` → `{ id, observation, available_actions, task, info }`. The seed is
  *   `seed`, else `data_idx` (AgentGym's task index; also `idx` / `game`), else 0, so one `data_idx` always gives the
@@ -17,8 +20,14 @@
  * - `GET /observation?id=` → the current observation (a string); `GET /available_actions?id=` → `[string]`;
  *   `GET /detail?id=` → `{ id, env, task, seed, steps, reward, done }`.
  * - `POST /close` `{ id }` → `{ closed: true }`.
- * - Errors: `{ error: message }` with status 400 (bad body), 404 (unknown or reaped id), 409 (reset needed or
- *   finished), 503 (too many sessions).
+ * - Errors: `{ error: message }` with status 400 (not JSON, not a JSON object, a field of the wrong type or an id
+ *   that is not a UUID), 401 (`token` set and the request has no `Authorization: Bearer <token>` or a wrong one;
+ *   nothing is done), 403 (`/list_envs` without `listSessions`), 404 (unknown or reaped id), 409 (reset needed or
+ *   finished), 413 (a body over `maxBodyBytes`, default 1 MiB), 503 (too many sessions). A bad request never affects
+ *   the other sessions.
+ *
+ * **Access**: bind to `127.0.0.1` (the default) or set `token` (a shared bearer token every request must carry,
+ * compared in constant time); session ids are capabilities: whoever has one can drive that session.
  *
  * **Sessions**: each id owns its environment; requests are handled one at a time on the event loop, so sessions never
  * share state. A session idle (no request) for longer than `idleTtl` (default 10 minutes) is closed by a reaper
@@ -33,7 +42,7 @@
  *   console.log(`AgentGym server on ${s.url}`)
  *   yield* Effect.never
  * })))
- * // python: requests.post(f"{url}/create").json()["id"]; requests.post(f"{url}/reset", json={"id": 0, "data_idx": 3})
+ * // python: i = requests.post(f"{url}/create").json()["id"]; requests.post(f"{url}/reset", json={"id": i, "data_idx": 3})
  * ```
  * @see Xi et al., "AgentGym: Evolving Large Language Model-based Agents across Diverse Environments", arXiv:2406.04151
  * @since 0.1.0
@@ -59,6 +68,12 @@ export interface Options {
   readonly idleTtl?: Duration.Input | undefined
   /** Most sessions alive at once (default 1024). */
   readonly maxSessions?: number | undefined
+  /** A bearer token every request must carry (`Authorization: Bearer <token>`); default none. Non-empty. */
+  readonly token?: string | undefined
+  /** Largest accepted request body in bytes (default 1 MiB); larger ones get `413`. */
+  readonly maxBodyBytes?: number | undefined
+  /** Answer `GET /list_envs` with every live session id (default false: `403`, since ids are capabilities). */
+  readonly listSessions?: boolean | undefined
 }
 
 interface Session {
@@ -74,11 +89,25 @@ interface Session {
 
 /** A running server: where it listens, and its live session ids (for tests and monitoring). @category models @since 0.1.0 */
 export interface Running extends HttpListen.Listening {
-  readonly sessions: () => ReadonlyArray<number>
+  readonly sessions: () => ReadonlyArray<string>
 }
 
 type Obj = { readonly [key: string]: unknown }
 const isObj = (u: unknown): u is Obj => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const show = (v: unknown): string => {
+  const s = typeof v === "string" ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v))
+  return s.length > 100 ? `${s.slice(0, 100)}...` : s
+}
+
+/** String equality in time independent of where the strings differ (the token check). */
+const sameText = (a: string, b: string): boolean => {
+  let diff = a.length ^ b.length
+  for (let i = 0; i < b.length; i++) diff |= (a.charCodeAt(i % Math.max(a.length, 1)) || 0) ^ b.charCodeAt(i)
+  return diff === 0
+}
 
 class HttpFail {
   constructor(readonly status: number, readonly message: string) {}
@@ -122,9 +151,14 @@ export const start = (options: Options): Effect.Effect<Running, LlmConfigError |
     const maxSessions = options.maxSessions ?? 1024
     if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) return yield* new LlmConfigError({ option: "maxSessions", value: maxSessions, reason: "must be a positive integer" })
 
-    const sessions = new Map<number, Session>()
-    let nextId = 0
-    const closeSession = (id: number) => {
+    const maxBody = options.maxBodyBytes ?? 1024 * 1024
+    if (!Number.isSafeInteger(maxBody) || maxBody < 1) return yield* new LlmConfigError({ option: "maxBodyBytes", value: maxBody, reason: "must be a positive integer" })
+    const token = options.token
+    if (token !== undefined && (typeof token !== "string" || token.trim() === "")) return yield* new LlmConfigError({ option: "token", value: "(hidden)", reason: "must be a non-empty string" })
+    const expected = token === undefined ? undefined : `Bearer ${token}`
+
+    const sessions = new Map<string, Session>()
+    const closeSession = (id: string) => {
       const s = sessions.get(id)
       if (s === undefined) return false
       sessions.delete(id)
@@ -144,10 +178,9 @@ export const start = (options: Options): Effect.Effect<Running, LlmConfigError |
     yield* Effect.forkScoped(Effect.repeat(reap, Schedule.spaced(Duration.millis(Math.min(ttlMs / 2, 30_000)))))
 
     const get = (id: unknown): Session | HttpFail => {
-      const n = typeof id === "string" && /^\d+$/.test(id) ? Number(id) : id
-      if (typeof n !== "number" || !Number.isSafeInteger(n)) return new HttpFail(400, `the environment id must be an integer, got ${JSON.stringify(id)}`)
-      const s = sessions.get(n)
-      if (s === undefined) return new HttpFail(404, `the id ${n} is not valid (never created, closed, or reaped after ${Duration.format(ttl)} idle)`)
+      if (typeof id !== "string" || !UUID.test(id)) return new HttpFail(400, `the environment id must be the id /create returned (a UUID string), got ${show(id)}`)
+      const s = sessions.get(id.toLowerCase())
+      if (s === undefined) return new HttpFail(404, `the id ${id} is not valid (never created, closed, or reaped after ${Duration.format(ttl)} idle)`)
       s.lastUsed = Date.now()
       return s
     }
@@ -156,7 +189,9 @@ export const start = (options: Options): Effect.Effect<Running, LlmConfigError |
     const handle = (method: string, route: string, query: URLSearchParams, body: unknown): unknown => {
       const b: Obj = isObj(body) ? body : {}
       if (method === "GET" && route === "/") return `This is environment ${envId}.`
-      if (method === "GET" && route === "/list_envs") return [...sessions.keys()]
+      if (method === "GET" && route === "/list_envs") {
+        return options.listSessions === true ? [...sessions.keys()] : new HttpFail(403, "listing sessions is off (session ids are capabilities): start the server with listSessions: true")
+      }
       if (method === "POST" && route === "/create") {
         if (sessions.size >= maxSessions) return new HttpFail(503, `too many sessions (${maxSessions}): close some first`)
         const env = make()
@@ -165,7 +200,7 @@ export const start = (options: Options): Effect.Effect<Running, LlmConfigError |
           env.close()
           return new HttpFail(500, `${envId} is not a text environment`)
         }
-        const id = nextId++
+        const id = globalThis.crypto.randomUUID()
         sessions.set(id, { env, text, lastUsed: Date.now(), observation: undefined, seed: undefined, steps: 0, reward: 0, done: false })
         return { id }
       }
@@ -203,32 +238,36 @@ export const start = (options: Options): Effect.Effect<Running, LlmConfigError |
       if (method === "GET" && (route === "/observation" || route === "/available_actions" || route === "/detail")) {
         const s = get(query.get("id") ?? query.get("env_idx"))
         if (s instanceof HttpFail) return s
-        if (route === "/detail") return { id: Number(query.get("id") ?? query.get("env_idx")), env: envId, task: s.observation === undefined ? null : s.text.task, seed: s.seed ?? null, steps: s.steps, reward: s.reward, done: s.done }
+        if (route === "/detail") return { id: query.get("id") ?? query.get("env_idx"), env: envId, task: s.observation === undefined ? null : s.text.task, seed: s.seed ?? null, steps: s.steps, reward: s.reward, done: s.done }
         if (s.observation === undefined) return new HttpFail(409, "reset the environment first")
         return route === "/observation" ? s.observation : s.done ? [] : [...s.text.admissibleActions()]
       }
       if (method === "POST" && route === "/close") {
         const s = get(idOf(b))
         if (s instanceof HttpFail) return s
-        return { closed: closeSession(Number(idOf(b))) }
+        return { closed: closeSession(String(idOf(b)).toLowerCase()) }
       }
       return new HttpFail(404, `no route ${method} ${route}`)
     }
 
     const app = Effect.gen(function*() {
       const req = yield* HttpServerRequest.HttpServerRequest
+      if (expected !== undefined && !sameText(req.headers["authorization"] ?? "", expected)) {
+        return HttpListen.json({ error: req.headers["authorization"] === undefined ? "this server needs Authorization: Bearer <token>" : "wrong token" }, 401, { "www-authenticate": "Bearer" })
+      }
       const url = new URL(req.url, "http://env")
       let body: unknown = undefined
       if (req.method === "POST") {
-        const read = yield* HttpListen.readBody(req, 1024 * 1024)
-        if (read._tag === "TooLarge") return HttpListen.json({ error: "request body over 1 MiB" }, 413)
+        const read = yield* HttpListen.readBody(req, maxBody)
+        if (read._tag === "TooLarge") return HttpListen.json({ error: `request body of at least ${read.bytes} bytes is over the limit of ${maxBody} bytes` }, 413, { connection: "close" })
         if (read._tag === "Broken") return HttpListen.json({ error: read.reason }, 400)
         if (read.text.trim() !== "") {
           try {
             body = JSON.parse(read.text)
           } catch {
-            return HttpListen.json({ error: "the body is not JSON" }, 400)
+            return HttpListen.json({ error: `the body is not JSON: ${show(read.text)}` }, 400)
           }
+          if (!isObj(body)) return HttpListen.json({ error: `the body must be a JSON object, got ${show(body)}` }, 400)
         }
       }
       let out: unknown
