@@ -84,6 +84,12 @@ export interface Options {
    * rate-limit headers are passed through, so the client's own retry policy can honour them).
    */
   readonly retry?: RetryOptions | undefined
+  /**
+   * How many recent exchange ids the gateway keeps in memory to resolve a reward given by `exchange_id` alone
+   * (default 100 000, about 20 MB at most; the oldest are forgotten first, after which such a reward needs its
+   * `session` too). Keeps a long-running gateway's memory bounded.
+   */
+  readonly maxIndexedExchanges?: number | undefined
 }
 
 /**
@@ -428,7 +434,7 @@ const requestOf = (body: Obj): Exchange["request"] => {
 /**
  * Start the gateway as a scoped resource (closed with its scope). Needs a `Recorder` and an `HttpClient` (use
  * `FetchHttpClient.layer` or `NodeHttpClient.layerNodeHttp`; never the undici client on Node 20). Fails with
- * `LlmConfigError` for bad `retry` options (negative or fractional `maxRetries`, a negative or infinite duration) and
+ * `LlmConfigError` for bad `retry` options or `maxIndexedExchanges` (negative or fractional `maxRetries`, a negative or infinite duration) and
  * `ServerStartError` when the address cannot be bound.
  *
  * @category servers
@@ -453,11 +459,17 @@ export const start = (
       if (!(v >= 0 && Number.isFinite(v))) return yield* new LlmConfigError({ option: k, value: v, reason: "must be a finite duration >= 0" })
     }
     const onRecordError = options.onRecordError ?? ((e: unknown) => Effect.logWarning(`gateway: could not record: ${String((e as Error)?.message ?? e)}`))
+    const maxIndexed = options.maxIndexedExchanges ?? 100_000
+    if (!Number.isSafeInteger(maxIndexed) || maxIndexed < 0) return yield* new LlmConfigError({ option: "maxIndexedExchanges", value: maxIndexed, reason: "must be an integer >= 0" })
+    // insertion-ordered: the first key is the oldest
     const exchangeIndex = new Map<string, { session: string; episode: string | undefined }>()
 
     const gatewaySecrets = secretsOf({}, [options.upstreamApiKey])
     const record = (x: Exchange, secrets: ReadonlyArray<string>) => {
-      exchangeIndex.set(x.id, { session: x.session, episode: x.episode })
+      if (maxIndexed > 0) {
+        exchangeIndex.set(x.id, { session: x.session, episode: x.episode })
+        if (exchangeIndex.size > maxIndexed) exchangeIndex.delete(exchangeIndex.keys().next().value!)
+      }
       return recorder.exchange(redact(x, secrets)).pipe(Effect.catch((e) => onRecordError(redactError(e, secrets))))
     }
 
@@ -665,7 +677,7 @@ export const start = (
         if (session === undefined) {
           return HttpListen.openAiError(
             checked.exchange_id === undefined ? 400 : 404,
-            checked.exchange_id === undefined ? "give a session (or an exchange_id)" : `unknown exchange_id ${JSON.stringify(checked.exchange_id)} (not recorded by this gateway process): give its session too`,
+            checked.exchange_id === undefined ? "give a session (or an exchange_id)" : `unknown exchange_id ${JSON.stringify(checked.exchange_id)} (not recorded by this gateway process, or older than its last ${maxIndexed} exchanges): give its session too`,
             "invalid_request_error"
           )
         }
