@@ -9,9 +9,12 @@
  * - Rows ({@link Row}): `{ type: "exchange", ... }` ({@link Exchange}) and `{ type: "reward", ... }`
  *   ({@link Reward}), schema-described ({@link RowSchema}) so other tools can read them.
  * - JSONL layout: `<dir>/sessions/<session>.jsonl`, one file per session (the session id made file-safe: characters
- *   outside `[A-Za-z0-9._-]` become `_`, plus an 8-hex hash of the id when anything was replaced). Each row is one
- *   `write(2)` on a file opened with `O_APPEND` and then `fsync`ed, under a lock, so rows are never interleaved and
- *   a crash loses at most the row being written (a reader skips a torn last line).
+ *   outside `[A-Za-z0-9._-]` become `_`, plus an 8-hex hash of the id when anything was replaced). Rows are written
+ *   by group commit, off the event loop (asynchronous file I/O): the rows that arrive while a batch is being written
+ *   form the next batch; each file's rows of a batch are one `write(2)` on the file opened with `O_APPEND`, then one
+ *   `fsync`, and each row's `exchange` / `reward` effect completes only after its `fsync`. So rows are never
+ *   interleaved, a crash loses at most the rows not yet acknowledged (a reader skips a torn last line), and a gateway
+ *   serving many streams neither blocks on nor queues behind one `fsync` per row.
  * - Store layout: an exchange is a record of kind `"trajectory"` with `env: "gateway"`, `task: <session>`, tags
  *   `["gateway", "gateway:exchange", "session:<id>", "episode:<id>"]`, `text` the last user message (for retrieval),
  *   `payload` the exchange; a reward is a record of kind `"tip"` with tags `["gateway", "gateway:reward", ...]`
@@ -23,7 +26,7 @@
  */
 import type { MissingPeerError } from "@autodidact/core"
 import { Embedder, ExperienceStore, Records, Store, type StoreErrors } from "@autodidact/memory/store"
-import { Context, Effect, Layer, Schema, Semaphore } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -159,15 +162,55 @@ export const sessionFileName = (session: string): string => {
   return changed ? `${safe}-${createHash("sha256").update(session).digest("hex").slice(0, 8)}.jsonl` : `${safe}.jsonl`
 }
 
-const appendLine = (file: string, line: string): void => {
-  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o644)
+/** Append `text` to `file` (created when absent) in one `O_APPEND` write, then `fsync`; asynchronous. */
+const appendText = async (file: string, text: string): Promise<void> => {
+  const handle = await fs.promises.open(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o644)
   try {
-    const buf = Buffer.from(line, "utf8")
+    const buf = Buffer.from(text, "utf8")
     let off = 0
-    while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off)
-    fs.fsyncSync(fd)
+    while (off < buf.length) off += (await handle.write(buf, off, buf.length - off)).bytesWritten
+    await handle.sync()
   } finally {
-    fs.closeSync(fd)
+    await handle.close()
+  }
+}
+
+/**
+ * A group-commit appender: `append(file, line)` resolves once the line is on disk. Lines queued while a batch is
+ * being written go into the next batch, one write and one fsync per file per batch (see the module docs).
+ */
+const groupCommit = () => {
+  type Pending = { readonly file: string; readonly line: string; readonly done: (error: unknown) => void }
+  let queue: Array<Pending> = []
+  let running = false
+  const drain = async () => {
+    while (queue.length > 0) {
+      const batch = queue
+      queue = []
+      const byFile = new Map<string, Array<Pending>>()
+      for (const p of batch) {
+        const list = byFile.get(p.file)
+        if (list === undefined) byFile.set(p.file, [p])
+        else list.push(p)
+      }
+      await Promise.all([...byFile].map(async ([file, rows]) => {
+        let error: unknown = undefined
+        try {
+          await appendText(file, rows.map((r) => r.line).join(""))
+        } catch (e) {
+          error = e ?? new Error("write failed")
+        }
+        for (const r of rows) r.done(error)
+      }))
+    }
+    running = false
+  }
+  return (file: string, line: string, done: (error: unknown) => void): void => {
+    queue.push({ file, line, done })
+    if (!running) {
+      running = true
+      void drain()
+    }
   }
 }
 
@@ -212,12 +255,20 @@ export const layerJsonl = (dir: string): Layer.Layer<Recorder, RecordError> =>
       try: () => fs.mkdirSync(sessions, { recursive: true }),
       catch: (e) => new RecordError({ location: sessions, reason: String((e as Error).message ?? e) })
     })
-    const lock = yield* Semaphore.make(1)
+    const append = groupCommit()
     const write = (row: Row) =>
-      lock.withPermits(1)(Effect.try({
-        try: () => appendLine(path.join(sessions, sessionFileName(row.session)), JSON.stringify(row) + "\n"),
-        catch: (e) => new RecordError({ location: sessions, reason: String((e as Error).message ?? e) })
-      }))
+      Effect.callback<void, RecordError>((resume) => {
+        let line: string
+        try {
+          line = JSON.stringify(row) + "\n"
+        } catch (e) {
+          resume(Effect.fail(new RecordError({ location: sessions, reason: `row ${row.id} cannot be serialized: ${String((e as Error).message ?? e)}` })))
+          return
+        }
+        append(path.join(sessions, sessionFileName(row.session)), line, (error) => {
+          resume(error === undefined ? Effect.void : Effect.fail(new RecordError({ location: sessions, reason: String((error as Error).message ?? error) })))
+        })
+      })
     return Recorder.of({
       location: dir,
       exchange: write,
