@@ -5,7 +5,9 @@
  * through the gateway (recording in memory, then to JSONL files with an fsync per row). Prints, for the completed
  * streams, time to headers and to the last byte at p50 / p90 / p99, direct and through the gateway, the latency the
  * gateway adds (gateway − direct at the same quantile), throughput, and checks that every exchange was recorded
- * exactly once with its final status; heap (`heapUsed`, after a full GC when run with `--expose-gc`) before and after.
+ * exactly once with its final status; the process's CPU time per request (the gateway's share is the difference to
+ * the direct run: a figure that CPU contention from other processes does not inflate, unlike the latencies); heap
+ * (`heapUsed`, after a full GC when run with `--expose-gc`) before and after.
  *
  *   npx tsx --expose-gc --conditions=@autodidact/source packages/llm/bench/gateway-load.ts [--requests 2000] [--clients 200] [--chunk-delay 2] [--seed 21] [--no-faults]
  *
@@ -37,14 +39,16 @@ const heapMb = () => {
 }
 
 /** `REQUESTS` calls, `CLIENTS` at a time (each client sends its next request when the last one ends). */
-const run = async (baseUrl: string): Promise<{ results: Array<ClientResult>; seconds: number }> => {
+const run = async (baseUrl: string): Promise<{ results: Array<ClientResult>; seconds: number; cpuMsPerRequest: number }> => {
   const results: Array<ClientResult> = []
   let next = 0
   const t0 = performance.now()
+  const cpu0 = process.cpuUsage()
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
     while (next < REQUESTS) results.push(await streamOnce(baseUrl, next++))
   }))
-  return { results, seconds: (performance.now() - t0) / 1000 }
+  const cpu = process.cpuUsage(cpu0)
+  return { results, seconds: (performance.now() - t0) / 1000, cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / REQUESTS }
 }
 
 const startGateway = async (upstream: string, layer: Layer.Layer<Recorder.Recorder, unknown>) => {
@@ -66,7 +70,7 @@ await run(upstream.url)
 const direct = await run(upstream.url)
 const dirOk = completed(direct.results)
 const q = (rs: Array<ClientResult>, key: "headersMs" | "totalMs", p: number) => quantile(rs.map((r) => r[key]), p)
-rows.push(`| direct | - | ${fmt(q(dirOk, "headersMs", 0.5))} / ${fmt(q(dirOk, "headersMs", 0.99))} | ${fmt(q(dirOk, "totalMs", 0.5))} / ${fmt(q(dirOk, "totalMs", 0.9))} / ${fmt(q(dirOk, "totalMs", 0.99))} | - | ${fmt(REQUESTS / direct.seconds)} | - | - |`)
+rows.push(`| direct | - | ${fmt(q(dirOk, "headersMs", 0.5))} / ${fmt(q(dirOk, "headersMs", 0.99))} | ${fmt(q(dirOk, "totalMs", 0.5))} / ${fmt(q(dirOk, "totalMs", 0.9))} / ${fmt(q(dirOk, "totalMs", 0.99))} | - | ${fmt(REQUESTS / direct.seconds)} | ${direct.cpuMsPerRequest.toFixed(2)} (clients + upstream) | - | - |`)
 
 for (const kind of ["memory", "jsonl"] as const) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-load-"))
@@ -90,7 +94,7 @@ for (const kind of ["memory", "jsonl"] as const) {
   const added = (p: number) => fmt(q(ok, "totalMs", p) - q(dirOk, "totalMs", p))
   rows.push(
     `| gateway (${kind}) | ${once}, ${wrong} wrong status | ${fmt(q(ok, "headersMs", 0.5))} / ${fmt(q(ok, "headersMs", 0.99))} | ${fmt(q(ok, "totalMs", 0.5))} / ${fmt(q(ok, "totalMs", 0.9))} / ${fmt(q(ok, "totalMs", 0.99))} | ` +
-      `${added(0.5)} / ${added(0.99)} | ${fmt(REQUESTS / via.seconds)} | ${fmt(heapBefore)} → ${fmt(heapAfter)} | ${kind === "memory" ? `${2 * REQUESTS} rows kept in memory` : "rows on disk"} |`
+      `${added(0.5)} / ${added(0.99)} | ${fmt(REQUESTS / via.seconds)} | ${via.cpuMsPerRequest.toFixed(2)} (+${(via.cpuMsPerRequest - direct.cpuMsPerRequest).toFixed(2)} gateway) | ${fmt(heapBefore)} → ${fmt(heapAfter)} | ${kind === "memory" ? `${2 * REQUESTS} rows kept in memory` : "rows on disk"} |`
   )
   await gw.close()
   fs.rmSync(dir, { recursive: true, force: true })
@@ -100,6 +104,6 @@ await upstream.close()
 const kinds = fates.reduce<Record<string, number>>((m, f) => ({ ...m, [f.kind === "status" ? String(f.status) : f.kind]: (m[f.kind === "status" ? String(f.status) : f.kind] ?? 0) + 1 }), {})
 console.log(`\n${REQUESTS} streaming requests, ${CLIENTS} concurrent clients, chunks ${CHUNK_DELAY} ms apart, seed ${SEED}; fates ${JSON.stringify(kinds)}`)
 console.log(`node ${process.version}, ${os.cpus().length} cpus, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}${gc === undefined ? ", heap without --expose-gc" : ", heap after gc"}\n`)
-console.log("| path | recorded exactly once | headers ms p50 / p99 | last byte ms p50 / p90 / p99 | added ms p50 / p99 | req/s | heapUsed MB before → after | note |")
-console.log("|---|---|---|---|---|---|---|---|")
+console.log("| path | recorded exactly once | headers ms p50 / p99 | last byte ms p50 / p90 / p99 | added ms p50 / p99 | req/s | CPU ms / request | heapUsed MB before → after | note |")
+console.log("|---|---|---|---|---|---|---|---|---|")
 for (const r of rows) console.log(r)
