@@ -252,7 +252,12 @@ const trainFlags = {
   out: Flag.String("out").pipe(required("Run directory to write (config.json, metrics.jsonl, checkpoints/)")),
   untilSolved: Flag.Boolean("until-solved").pipe(withDefault(false, "Stop once the mean return of the last 100 episodes reaches the env's threshold")),
   numEnvs: Flag.Int("num-envs").pipe(withDefault(4, "Parallel environments", "envs")),
-  resume: Flag.Boolean("resume").pipe(withDefault(false, "Continue the run in --out from its checkpoint")),
+  resume: Flag.Boolean("resume").pipe(
+    withDefault(false, "Continue the run in --out from its checkpoint (metrics rows after the checkpoint are dropped; --seed, --env, --num-envs must match the run's)")
+  ),
+  resumeOverride: Flag.Boolean("resume-override").pipe(
+    withDefault(false, "With --resume: continue even though --seed, --env or --num-envs differ from the run's (recorded in config.json)")
+  ),
   overwrite: Flag.Boolean("overwrite").pipe(withDefault(false, "Replace an existing run in --out")),
   saveTrajectories: Flag.Int("save-trajectories").pipe(
     withDefault(0, "After training, play N greedy episodes and write them to <out>/trajectories/eval.jsonl (for the dashboard's episode viewer)", "episodes")

@@ -40,6 +40,8 @@ export interface TrainRequest {
   readonly untilSolved: boolean
   readonly numEnvs: number
   readonly resume: boolean
+  /** With `resume`: continue even if the seed, env or another result-changing key differs (recorded in config.json). */
+  readonly resumeOverride?: boolean
   readonly overwrite: boolean
   readonly json: boolean
   /** Greedy evaluation episodes to write to `<out>/trajectories/eval.jsonl` after training (default 0: none). */
@@ -220,7 +222,12 @@ export const train = (request: TrainRequest) =>
       return yield* new TrainConfigError({ option: "save-trajectories", value: saveTrajectories, reason: "must be a non-negative integer" })
     }
     const ckpt = checkpointPath(request.out)
-    const resumeState = request.resume ? yield* Checkpoint.load(ckpt) : undefined
+    const loaded = request.resume ? yield* Checkpoint.load(ckpt) : undefined
+    // with --resume-override the run continues with the requested seed and number of envs (the checks below refuse
+    // a changed seed or env count without it); everything else comes from the checkpoint
+    const resumeState: Ppo.TrainState | undefined = loaded === undefined
+      ? undefined
+      : { ...loaded, options: { ...loaded.options, seed: request.seed, numEnvs: request.numEnvs } }
     const options: Ppo.TrainOptions = {
       seed: request.seed,
       numEnvs: request.numEnvs,
@@ -235,12 +242,21 @@ export const train = (request: TrainRequest) =>
         ...runConfig(request, threshold),
         numEnvs: request.numEnvs,
         autoresetMode: "SameStep",
+        // the budget (and its learning-rate schedule) is the one thing a resume may change: --total-steps extends a run
         ppo: { ...Ppo.defaults, ...(resumeState?.options ?? {}), seed: request.seed, numEnvs: request.numEnvs, totalTimesteps: request.totalSteps },
         versions: versions(),
         startedAt: new Date().toISOString()
       },
-      { resume: request.resume, overwrite: request.overwrite }
+      {
+        overwrite: request.overwrite,
+        resume: resumeState === undefined
+          ? undefined
+          : { step: resumeState.globalStep, override: request.resumeOverride ?? false, mayDiffer: ["totalSteps", "untilSolved", "solveThreshold", "ppo", "command"] }
+      }
     )
+    if (resumeState !== undefined) {
+      Output.note(request.json, `Resuming ${run.dir} at step ${resumeState.globalStep} (update ${resumeState.iteration})${run.dropped > 0 ? `: dropped ${run.dropped} metrics row${run.dropped === 1 ? "" : "s"} written after that checkpoint` : ""}`)
+    }
     const env = yield* Effect.acquireRelease(
       Effect.try({ try: () => Registry.makeVec(request.env, request.numEnvs, { autoresetMode: "SameStep" }), catch: (e) => e }),
       (e) => Effect.sync(() => e.close())
@@ -303,7 +319,7 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
         versions: versions(),
         startedAt: new Date().toISOString()
       },
-      { resume: false, overwrite: request.overwrite }
+      { overwrite: request.overwrite }
     )
     Output.note(request.json, `Training PPO on ${request.env} with rollouts from the cluster at ${redactUrl(request.cluster)} (seed ${request.seed}, ${episodesPerUpdate} episodes per update) -> ${run.dir}`)
     const progress = episodeProgress(run, request)
@@ -351,7 +367,11 @@ export const handleTrain = ({ cluster, skills: skillsFlag, ...config }: Configs[
         Output.printSummary(config.json, "Training summary", { ...summary })
         return
       }
+      if (config.resumeOverride && !config.resume) {
+        return yield* new TrainConfigError({ option: "resume-override", value: true, reason: "only applies with --resume" })
+      }
       if (isTextEnvId(config.env)) {
+        if (config.resume) return yield* new TrainConfigError({ option: "resume", value: true, reason: `resuming is not supported for the text environments yet (${config.env}); start a new run or pass --overwrite` })
         const algo = config.algo._tag === "Some" ? config.algo.value : "gigpo"
         if (algo === "ppo") {
           return yield* new TrainConfigError({ option: "algo", value: algo, reason: `${config.env} is a text environment; use one of ${textAlgos.join(", ")}` })
