@@ -32,6 +32,15 @@ const runArgv = (argv: ReadonlyArray<string>, run: Parameters<typeof makeApp>[0]
 
 const never = () => Effect.die("a command ran")
 
+/** Run the tree on `argv`: the error lines it printed, and whether a command ran (it must not, on a bad flag). */
+const runArgvErrors = (argv: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    let ran = false
+    yield* Effect.exit(Command.runWith(makeApp(() => Effect.sync(() => void (ran = true))), { version })(argv))
+    const errors = (yield* TestConsole.errorLines).map(String).join("\n")
+    return { errors, ran }
+  }).pipe(Effect.provide(TestConsole.layer), Effect.provide(NodeServices.layer))
+
 describe("command definitions", () => {
   it("the value lists written in Commands.ts are the packages' own", () => {
     expect([...solverAlgorithms]).toEqual([...Solver.algorithms])
@@ -49,10 +58,44 @@ describe("command definitions", () => {
         for (const line of lines) expect(line, `${leaf}: ${line}`).toMatch(/\((default: [^)]*|required[^)]*)\)/)
       }
       const solve = yield* runArgv(["games", "solve", "--help"], never)
-      expect(solve).toMatch(/--iterations integer .*\(default: 1000 iterations\)/)
+      expect(solve).toMatch(/--iterations integer .*\(default: 1000 iterations; range: ≥ 1\)/)
       expect(solve).toMatch(/--target-nashconv number .*unit: utility units/)
       const serve = yield* runArgv(["serve-env", "--help"], never)
-      expect(serve).toMatch(/--idle-ttl number .*\(default: 600 seconds\)/)
+      expect(serve).toMatch(/--idle-ttl number .*\(default: 600 seconds; range: > 0\)/)
+    }))
+
+  it.effect("every numeric flag of every command states its range, and a value outside it is refused naming flag and value", () =>
+    Effect.gen(function* () {
+      let checked = 0
+      for (const leaf of leaves) {
+        const help = yield* runArgv([...leaf.split(" "), "--help"], never)
+        const flags = help.split("GLOBAL FLAGS")[0]!.split("FLAGS\n")[1] ?? ""
+        for (const line of flags.split("\n")) {
+          const m = /^\s+--([a-z-]+) (integer|number) /.exec(line)
+          if (m === null) continue
+          const [, name, type] = m as unknown as [string, string, string]
+          const range = /range: ([^;)]*)\)/.exec(line)?.[1]
+          expect(range, `${leaf} --${name} has no range in its help: ${line}`).toBeDefined()
+          // a value just outside the stated range
+          const n = (s: string) => Number(s.replaceAll("_", ""))
+          const r = range!
+          const bad = /^(\S+) to (\S+)$/.test(r) ? n(r.split(" to ")[1]!) + 1
+            : /^≥ (\S+)$/.test(r) ? n(r.slice(2)) - 1
+            : /^> (\S+)$/.test(r) ? n(r.slice(2))
+            : /^≥ (\S+) and < (\S+)$/.test(r) ? n(r.split("< ")[1]!)
+            : Number.NaN
+          expect(Number.isFinite(bad), `${leaf} --${name}: unrecognized range ${r}`).toBe(true)
+          const value = type === "integer" ? String(Math.trunc(bad)) : String(bad)
+          const { errors, ran } = yield* runArgvErrors([...leaf.split(" "), `--${name}`, value])
+          expect(ran, `${leaf} --${name} ${value} ran the command`).toBe(false)
+          expect(errors, `${leaf} --${name} ${value}`).toContain(`Invalid value for flag --${name}: "${value}". Expected: an ${type === "integer" ? "integer" : "number"} ${r}`.replace("an number", "a number"))
+          checked++
+        }
+      }
+      expect(checked).toBeGreaterThanOrEqual(40)
+      // the issue's cases
+      expect((yield* runArgvErrors(["sokoban", "solve", "--levels", "x.txt", "--max-nodes", "-5"])).errors).toContain(`Invalid value for flag --max-nodes: "-5". Expected: an integer ≥ 1`)
+      expect((yield* runArgvErrors(["sokoban", "solve", "--levels", "x.txt", "--limit", "-5"])).errors).toContain(`Invalid value for flag --limit: "-5". Expected: an integer ≥ 1`)
     }))
 
   it.effect("parsed flags reach run unchanged (games solve --target-nashconv)", () =>

@@ -131,7 +131,10 @@ describe("autodidact skills", () => {
     const exhausted = cli(dir, "call", "walk-to", "--args", JSON.stringify({ target: "x" }), "--host", JSON.stringify({ act: [] }), "--library", "lib")
     expect(exhausted.code).toBe(1)
     expect(exhausted.stderr).toContain("no more replies")
-    expect(cli(dir, "discover", "--threshold", "1.5", "--library", "lib").stderr).toContain("SkillInputError: --threshold")
+    // out of its range: refused while parsing, naming flag and value (the shared numeric-flag check)
+    expect(cli(dir, "discover", "--threshold", "1.5", "--library", "lib").stderr).toContain(`Invalid value for flag --threshold: "1.5". Expected: a number 0 to 1`)
+    fs.writeFileSync(path.join(dir, "empty.json"), "\n")
+    expect(cli(dir, "admit", "--spec", "empty.json", "--library", "lib").stderr).toContain("SkillInputError: empty.json: is empty")
   })
 
   it("train --skills: the discovered macros become options of TextHousehold-v0; eval reuses them and refuses a changed library", () => {

@@ -10,6 +10,7 @@ import { GameRegistry } from "@autodidact/envs"
 import { Exploitability, Solver } from "@autodidact/solvers"
 import { SolverFiles } from "@autodidact/solvers/node"
 import { Effect } from "effect"
+import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import type { Configs } from "../Commands.js"
 
@@ -31,6 +32,7 @@ export interface GamesSolveSummary {
 export const handleGamesSolve = (config: Configs["games solve"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const game = yield* Effect.try({ try: () => GameRegistry.loadGame(config.game), catch: (e) => e as GameRegistry.UnknownGameError })
+      if (config.resume._tag === "Some") yield* Inputs.requireNonEmptyFile("resume", config.resume.value)
       const resume = config.resume._tag === "Some" ? yield* SolverFiles.loadState(config.resume.value) : undefined
       const rows: Array<Record<string, number>> = []
       const result = yield* Solver.solve(
