@@ -278,6 +278,9 @@ const trainFlags = {
       "local rollouts"
     )
   ),
+  timeout: F.finite("timeout", { above: 0 }).pipe(
+    optional("With --cluster: fail (exit 1) when no runner has sent an episode after this long", "wait for runners without limit", "seconds")
+  ),
   json: jsonFlag
 }
 

@@ -14,6 +14,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
+import * as RunnerWait from "../RunnerWait.js"
 import * as SkillEnv from "../SkillEnv.js"
 import { versions } from "../Versions.js"
 
@@ -205,7 +206,9 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
  * optimizer with group rollouts from the cluster's runners), then a final 100-task evaluation here. Writes the same
  * run directory as {@link trainText} (episode rows also carry `groupId`, `policyVersion` and `runner`).
  */
-export const trainTextCluster = (request: TextTrainRequest & { readonly cluster: string; readonly clusterLocation: string }): Effect.Effect<TextTrainSummary, Error> =>
+export const trainTextCluster = (
+  request: TextTrainRequest & { readonly cluster: string; readonly clusterLocation: string; readonly timeout?: number | undefined }
+): Effect.Effect<TextTrainSummary, Error> =>
   Effect.gen(function* () {
     const setup = yield* Effect.try({ try: () => TextTasks.setupFor(request.env, { difficulty: request.difficulty }), catch: (e) => e as Error })
     const household = request.env === "TextHousehold-v0"
@@ -233,22 +236,23 @@ export const trainTextCluster = (request: TextTrainRequest & { readonly cluster:
     Output.note(request.json, `Training ${request.algo.toUpperCase()} (DRRN policy, groups of ${request.groupSize}) on ${request.env} with group rollouts from the cluster at ${request.clusterLocation} -> ${run.dir}`)
     const bar = Output.progress(request.json, request.totalSteps, "{bar} {percentage}% | {value}/{total} steps | success (batch) {success}")
     let lastSuccess = "-"
-    const result = yield* TextTrainer.train(options, {
-      onEpisode: (row) => {
-        run.append(row)
-        bar.update(Math.min(row.globalStep, request.totalSteps), { success: lastSuccess })
-      },
-      onUpdate: (row) => {
-        run.append(row)
-        lastSuccess = row.successRate.toFixed(2)
-      }
-    }).pipe(
-      Effect.provide(RolloutService.layerCluster({
-        url: request.cluster,
-        onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
-      })),
-      Effect.ensuring(Effect.sync(() => bar.stop()))
-    )
+    const result = yield* RunnerWait.awaitingRunners(request.clusterLocation, { timeoutSeconds: request.timeout }, (arrived) =>
+      TextTrainer.train(options, {
+        onEpisode: (row) => {
+          arrived()
+          run.append(row)
+          bar.update(Math.min(row.globalStep, request.totalSteps), { success: lastSuccess })
+        },
+        onUpdate: (row) => {
+          run.append(row)
+          lastSuccess = row.successRate.toFixed(2)
+        }
+      }).pipe(
+        Effect.provide(RolloutService.layerCluster({
+          url: request.cluster,
+          onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
+        }))
+      )).pipe(Effect.ensuring(Effect.sync(() => bar.stop())))
     const final = MultiTurnTrainer.evaluate([setup.makeEnv()], MultiTurnTrainer.drrnTextPolicy(result.policy), setup.evalTask, 100, Rng.make([request.seed, 0x5eed]), { maxSteps: setup.maxSteps })
     run.append({ kind: "evaluation", globalStep: result.globalStep, wallSeconds: result.wallSeconds, ...final })
     const file = policyPath(request.out)

@@ -15,6 +15,7 @@ import { Effect, Schema } from "effect"
 import * as path from "node:path"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
+import * as RunnerWait from "../RunnerWait.js"
 import { versions } from "../Versions.js"
 import { isTextEnvId, textAlgos, trainText, trainTextCluster } from "./TextTrain.js"
 import type { Configs } from "../Commands.js"
@@ -48,6 +49,8 @@ export interface TrainRequest {
   readonly saveTrajectories?: number
   /** `postgres://...`: collect rollouts on the cluster runners registered there (`autodidact runner`). */
   readonly cluster?: string | undefined
+  /** With `cluster`: fail with `RunnerWaitTimeoutError` when no runner has sent an episode after this many seconds. */
+  readonly timeout?: number | undefined
 }
 
 /** What a finished training run reports (the summary table, or the `--json` line). */
@@ -323,17 +326,17 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
     )
     Output.note(request.json, `Training PPO on ${request.env} with rollouts from the cluster at ${redactUrl(request.cluster)} (seed ${request.seed}, ${episodesPerUpdate} episodes per update) -> ${run.dir}`)
     const progress = episodeProgress(run, request)
-    const result = yield* Trainer.train(options, {
-      onEpisode: progress.onEpisode,
-      onUpdate: (row) => run.append(row),
-      onRunner: (row) => run.append(row)
-    }).pipe(
-      Effect.provide(RolloutService.layerCluster({
-        url: request.cluster,
-        onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
-      })),
-      Effect.ensuring(Effect.sync(progress.stop))
-    )
+    const result = yield* RunnerWait.awaitingRunners(redactUrl(request.cluster), { timeoutSeconds: request.timeout }, (arrived) =>
+      Trainer.train(options, {
+        onEpisode: (row) => (arrived(), progress.onEpisode(row)),
+        onUpdate: (row) => run.append(row),
+        onRunner: (row) => run.append(row)
+      }).pipe(
+        Effect.provide(RolloutService.layerCluster({
+          url: request.cluster,
+          onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
+        }))
+      )).pipe(Effect.ensuring(Effect.sync(progress.stop)))
     const policyFile = clusterPolicyPath(run.dir)
     yield* Effect.try({
       try: () => AtomicFile.writeSync(policyFile, Policy.encode(Policy.ofActorCritic(result.agent))),
@@ -344,9 +347,13 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
 
 /** `autodidact train` */
 /** `autodidact train` */
-export const handleTrain = ({ cluster, skills: skillsFlag, ...config }: Configs["train"]): Effect.Effect<void, unknown> =>
+export const handleTrain = ({ cluster, skills: skillsFlag, timeout: timeoutFlag, ...config }: Configs["train"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const skills = skillsFlag._tag === "Some" ? skillsFlag.value : undefined
+      const timeout = timeoutFlag._tag === "Some" ? timeoutFlag.value : undefined
+      if (timeout !== undefined && cluster._tag === "None") {
+        return yield* new TrainConfigError({ option: "timeout", value: timeout, reason: "only applies with --cluster (how long to wait for runners)" })
+      }
       // the one check of --skills' scope (trainText trusts it)
       if (skills !== undefined && (cluster._tag === "Some" || config.env !== "TextHousehold-v0")) {
         return yield* new TrainConfigError({ option: "skills", value: skills, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `skills as options are for TextHousehold-v0, not ${config.env}` })
@@ -359,11 +366,11 @@ export const handleTrain = ({ cluster, skills: skillsFlag, ...config }: Configs[
           }
           const u = yield* Effect.try({ try: () => new URL(cluster.value), catch: () => new TrainConfigError({ option: "cluster", value: cluster.value, reason: "is not a URL (expected postgres://user@host:port/database)" }) })
           if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") return yield* new TrainConfigError({ option: "cluster", value: cluster.value, reason: "must be a postgres:// URL" })
-          const summary = yield* trainTextCluster({ ...config, algo, cluster: cluster.value, clusterLocation: redactUrl(cluster.value) })
+          const summary = yield* trainTextCluster({ ...config, algo, cluster: cluster.value, clusterLocation: redactUrl(cluster.value), timeout })
           Output.printSummary(config.json, "Training summary", { ...summary })
           return
         }
-        const summary = yield* trainCluster({ ...config, algo: config.algo._tag === "Some" ? config.algo.value : "ppo", cluster: cluster.value })
+        const summary = yield* trainCluster({ ...config, algo: config.algo._tag === "Some" ? config.algo.value : "ppo", cluster: cluster.value, timeout })
         Output.printSummary(config.json, "Training summary", { ...summary })
         return
       }
