@@ -137,6 +137,9 @@ const gamesSolveFlags = {
   seed: F.seed().pipe(withDefault(0, "Seed of the sampling (MCCFR) solvers")),
   save: Flag.String("save").pipe(optional("Write the solver state here at the end (atomic)", "not saved")),
   resume: Flag.String("resume").pipe(optional("Continue from a saved solver state", "a fresh start")),
+  out: Flag.String("out").pipe(
+    optional("Run directory to write: config.json and metrics.jsonl with a NashConv/exploitability row per report (shown by `autodidact dashboard`)", "none")
+  ),
   json: jsonFlag
 }
 

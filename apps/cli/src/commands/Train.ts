@@ -366,6 +366,9 @@ export const handleTrain = ({ cluster, skills: skillsFlag, timeout: timeoutFlag,
           }
           const u = yield* Effect.try({ try: () => new URL(cluster.value), catch: () => new TrainConfigError({ option: "cluster", value: cluster.value, reason: "is not a URL (expected postgres://user@host:port/database)" }) })
           if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") return yield* new TrainConfigError({ option: "cluster", value: cluster.value, reason: "must be a postgres:// URL" })
+          if (config.saveTrajectories > 0) {
+            return yield* new TrainConfigError({ option: "save-trajectories", value: config.saveTrajectories, reason: "not supported with --cluster on text environments yet" })
+          }
           const summary = yield* trainTextCluster({ ...config, algo, cluster: cluster.value, clusterLocation: redactUrl(cluster.value), timeout })
           Output.printSummary(config.json, "Training summary", { ...summary })
           return
