@@ -241,7 +241,7 @@ const sokobanSolveFlags = {
 
 const startFlags = {
   seed: F.seed().pipe(withDefault(1, "Training seed")),
-  out: Flag.String("out").pipe(withDefault(path.join(workspaceRoot, "runs", "start"), "Run directory (replaced)")),
+  out: Flag.String("out").pipe(withDefault(path.join(workspaceRoot, "runs", "start"), "Run directory (a previous run there is moved to <out>.prev-<timestamp>)")),
   levels: Flag.String("levels").pipe(withDefault(sharedData("boxoban", "unfiltered", "valid", "000.txt"), "Boxoban level file")),
   json: jsonFlag
 }
@@ -335,7 +335,12 @@ export const makeApp = (run: Run) => {
     Command.withDescription("Autodidact: agents that learn from experience"),
     Command.withSubcommands([
       leaf("start", "start", startFlags, "The main job: PPO on CartPole-v1 until solved, evaluation, then 100 Sokoban levels solved"),
-      leaf("train", "train", trainFlags, "Train an agent (PPO) and write a run directory"),
+      leaf(
+        "train",
+        "train",
+        trainFlags,
+        `Train an agent and write a run directory: PPO on Box/Discrete envs (CartPole-v1, ...), or on the text envs (${textEnvIds.join(", ")}) ${textAlgos.join(", ")} with a DRRN policy`
+      ),
       leaf("eval", "eval", evalFlags, "Evaluate a trained run's policy: mean/std return over N episodes"),
       group("sokoban", "Sokoban tools: solve level files", [
         leaf("sokoban solve", "solve", sokobanSolveFlags, "Solve Boxoban-format Sokoban levels with the A* solver")

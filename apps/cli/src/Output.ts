@@ -52,6 +52,8 @@ const formatCell = (v: unknown): string => {
 /** A progress bar that does nothing when disabled (JSON mode, not a TTY). */
 export interface Progress {
   readonly update: (value: number, payload?: Record<string, string | number>) => void
+  /** End the bar at 100% of `value` (the total becomes `value`): a run that stopped early, its goal reached. */
+  readonly complete: (value: number, payload?: Record<string, string | number>) => void
   readonly stop: () => void
 }
 
@@ -74,7 +76,7 @@ export const initialPayload = (format: string): Record<string, string> => {
  * seconds; with `json` it prints nothing.
  */
 export const progress = (json: boolean, total: number, format: string, stream: NodeJS.WriteStream = process.stderr): Progress => {
-  if (json) return { update: () => {}, stop: () => {} }
+  if (json) return { update: () => {}, complete: () => {}, stop: () => {} }
   if (!stream.isTTY) {
     let last = 0
     const started = Date.now()
@@ -86,6 +88,9 @@ export const progress = (json: boolean, total: number, format: string, stream: N
         const extra = payload ? Object.entries(payload).map(([k, x]) => `${k} ${x}`).join(", ") : ""
         stream.write(`  ${v}/${total} (${((100 * v) / total).toFixed(0)}%) after ${((now - started) / 1000).toFixed(0)} s${extra ? `, ${extra}` : ""}\n`)
       },
+      complete: (v) => {
+        stream.write(`  ${v}/${v} (100%) after ${((Date.now() - started) / 1000).toFixed(0)} s\n`)
+      },
       stop: () => {}
     }
   }
@@ -94,7 +99,14 @@ export const progress = (json: boolean, total: number, format: string, stream: N
     cliProgress.Presets.shades_classic
   )
   bar.start(total, 0, initialPayload(format))
-  return { update: (v, payload) => bar.update(v, payload), stop: () => bar.stop() }
+  return {
+    update: (v, payload) => bar.update(v, payload),
+    complete: (v, payload) => {
+      bar.setTotal(v)
+      bar.update(v, payload)
+    },
+    stop: () => bar.stop()
+  }
 }
 
 /** Print a line of prose to stderr (never to stdout, which belongs to results). */

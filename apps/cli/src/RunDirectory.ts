@@ -65,12 +65,33 @@ export interface ResumeOptions {
   readonly override?: boolean
 }
 
+/**
+ * `row` with every top-level string that names a path inside `dir` (absolute, or relative to the working directory)
+ * rewritten relative to `dir` (`"."` for `dir` itself, `"checkpoints/latest.json"`), so that `metrics.jsonl` holds no
+ * path of the machine it ran on and stays valid when the run directory is moved or shared. Other values are kept.
+ */
+export const relativeRow = <R extends object>(dir: string, row: R): R => {
+  const root = path.resolve(dir)
+  let out: Record<string, unknown> | undefined
+  for (const [k, v] of Object.entries(row)) {
+    if (typeof v !== "string" || v.length === 0 || !(path.isAbsolute(v) || v.startsWith(dir))) continue
+    const rel = path.relative(root, path.resolve(v))
+    if (rel.startsWith("..") || path.isAbsolute(rel)) continue
+    out ??= { ...row }
+    out[k] = rel === "" ? "." : rel.split(path.sep).join("/")
+  }
+  return (out ?? row) as R
+}
+
 /** An open run directory. */
 export interface RunDirectory {
   readonly dir: string
   readonly checkpointsDir: string
   readonly metricsFile: string
-  /** Append one row to metrics.jsonl (synchronous, so rows are never reordered or lost on exit). */
+  /**
+   * Append one row to metrics.jsonl (synchronous, so rows are never reordered or lost on exit); paths inside the run
+   * directory are stored relative to it ({@link relativeRow}).
+   */
   readonly append: (row: object) => void
 }
 
@@ -200,7 +221,7 @@ const prepare = (
         checkpointsDir,
         metricsFile,
         append: (row: object) => {
-          fs.writeSync(fd, JSON.stringify(row) + "\n")
+          fs.writeSync(fd, JSON.stringify(relativeRow(dir, row)) + "\n")
         }
       }
     },

@@ -32,6 +32,16 @@ describe("Output.progress", () => {
     expect(tty.text()).not.toContain("{")
   })
 
+  it("complete ends the bar at 100% of the step where a run stopped early", async () => {
+    const tty = fakeTty()
+    const bar = Output.progress(false, 500_000, "{bar} {percentage}% | {value}/{total} steps | mean return (last 100) {meanReturn}", tty.stream)
+    bar.update(260_000, { meanReturn: "470.2" })
+    bar.complete(261_120, { meanReturn: "475.3" })
+    bar.stop()
+    await new Promise((r) => setImmediate(r))
+    expect(tty.text()).toContain("100% | 261120/261120 steps | mean return (last 100) 475.3")
+  })
+
   it("initialPayload names only the payload tokens", () => {
     expect(Output.initialPayload("{bar} {percentage}% | {value}/{total} | success {success} | {eta_formatted}")).toEqual({ success: "-" })
   })

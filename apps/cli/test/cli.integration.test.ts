@@ -244,7 +244,7 @@ describe("autodidact CLI", () => {
     expect(summary!["successRate"] as number).toBeGreaterThan(0.5)
     // eval appends its report to the run's metrics as an evaluation row
     const after = fs.readFileSync(path.join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
-    expect(after.at(-1)).toEqual({ kind: "evaluation", ...report })
+    expect(after.at(-1)).toEqual({ kind: "evaluation", ...report, run: "." }) // paths inside the run: relative to it
     // PPO is refused on a text env, naming the algorithm
     const bad = cli("train", "--env", "TextHousehold-v0", "--algo", "ppo", "--out", path.join(tmp(), "y"), "--json")
     expect(bad.code).not.toBe(0)

@@ -367,6 +367,6 @@ export const evaluateText = (
       randomPolicySuccessRate: random.successRate,
       ...(skills === undefined ? {} : { skills: skills.config.library })
     }
-    yield* Effect.sync(() => fs.appendFileSync(path.join(runDir, "metrics.jsonl"), JSON.stringify({ kind: "evaluation", ...summary }) + "\n"))
+    yield* Effect.sync(() => fs.appendFileSync(path.join(runDir, "metrics.jsonl"), JSON.stringify(RunDirectory.relativeRow(runDir, { kind: "evaluation", ...summary })) + "\n"))
     return summary
   }))

@@ -51,6 +51,10 @@ export interface TrainRequest {
   readonly cluster?: string | undefined
   /** With `cluster`: fail with `RunnerWaitTimeoutError` when no runner has sent an episode after this many seconds. */
   readonly timeout?: number | undefined
+  /** The command recorded in config.json (default `"train"`; `autodidact start` records `"start"`). */
+  readonly command?: string | undefined
+  /** The mean return (last 100 episodes) that counts as solved, instead of the env's threshold (not a flag: for tests). */
+  readonly solveThreshold?: number | undefined
 }
 
 /** What a finished training run reports (the summary table, or the `--json` line). */
@@ -172,7 +176,7 @@ const finishRun = (
 const checkBudget = (request: TrainRequest): Effect.Effect<number | undefined, TrainConfigError | Registry.UnknownEnvError> =>
   Effect.gen(function* () {
     const spec = yield* Effect.try({ try: () => Registry.spec(request.env), catch: (e) => e as Registry.UnknownEnvError })
-    const threshold = spec.rewardThreshold
+    const threshold = request.solveThreshold ?? spec.rewardThreshold
     if (request.untilSolved && threshold === undefined) {
       return yield* new TrainConfigError({ option: "env", value: request.env, reason: "has no reward threshold, so --until-solved cannot tell when it is solved" })
     }
@@ -184,7 +188,7 @@ const checkBudget = (request: TrainRequest): Effect.Effect<number | undefined, T
 
 /** The `config.json` fields both CartPole-style trainers record (each adds its own trainer's options). */
 const runConfig = (request: TrainRequest, threshold: number | undefined) => ({
-  command: "train",
+  command: request.command ?? "train",
   env: request.env,
   algo: request.algo,
   seed: request.seed,
@@ -209,9 +213,21 @@ const episodeProgress = (run: RunDirectory.RunDirectory, request: TrainRequest) 
       if (recent.length > 100) recentSum -= recent.shift()!
       bar.update(Math.min(row.globalStep, request.totalSteps), { meanReturn: (recentSum / recent.length).toFixed(1) })
     },
+    /** A run that stopped because it was solved: the bar completes at that step, and a line says why it stopped. */
+    finish: (result: { readonly stopReason: string; readonly globalStep: number; readonly meanRecentReturn: number }, threshold: number | undefined) => {
+      if (result.stopReason === "solved") {
+        bar.complete(result.globalStep, { meanReturn: result.meanRecentReturn.toFixed(1) })
+        bar.stop()
+        Output.note(request.json, solvedLine(result.globalStep, result.meanRecentReturn, threshold))
+      }
+    },
     stop: () => bar.stop()
   }
 }
+
+/** The line a run solved before its budget prints. */
+export const solvedLine = (step: number, meanReturn: number, threshold: number | undefined): string =>
+  `solved at step ${step} (mean return ${meanReturn.toFixed(1)} ≥ threshold ${threshold ?? "?"}); stopping early`
 
 /** Train per `request`, writing the run directory; prints a progress bar and returns the summary. */
 export const train = (request: TrainRequest) =>
@@ -270,6 +286,7 @@ export const train = (request: TrainRequest) =>
       onEpisode: progress.onEpisode,
       onUpdate: (row) => run.append(row)
     }).pipe(Effect.ensuring(Effect.sync(progress.stop)))
+    progress.finish(result, threshold)
     return yield* finishRun(run, request, result, ckpt, saveTrajectories)
   }).pipe(Effect.scoped)
 
@@ -337,6 +354,7 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
           onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
         }))
       )).pipe(Effect.ensuring(Effect.sync(progress.stop)))
+    progress.finish(result, threshold)
     const policyFile = clusterPolicyPath(run.dir)
     yield* Effect.try({
       try: () => AtomicFile.writeSync(policyFile, Policy.encode(Policy.ofActorCritic(result.agent))),
