@@ -267,6 +267,7 @@ const trainFlags = {
     withDefault(0, "After training, play N greedy episodes and write them to <out>/trajectories/eval.jsonl (for the dashboard's episode viewer)", "episodes")
   ),
   groupSize: F.int("group-size", { min: 2 }).pipe(withDefault(8, "Text envs: trajectories per task (GRPO/GiGPO group size)", "trajectories")),
+  evalEpisodes: F.positiveInt("eval-episodes").pipe(withDefault(100, "Text envs: tasks of each evaluation (every 10 updates and at the end)", "episodes")),
   skills: Flag.String("skills").pipe(
     optional(
       "TextHousehold-v0: a skill library directory whose discovered macros become options (`autodidact skills discover`); steps then count decisions",

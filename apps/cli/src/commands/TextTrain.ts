@@ -132,7 +132,7 @@ export interface TextTrainRequest {
   readonly maxSkillActions?: number | undefined
   /** Greedy evaluation episodes to write to `<out>/trajectories/eval.jsonl` after training (default 0: none). */
   readonly saveTrajectories?: number | undefined
-  /** Evaluation tasks of each periodic and the final evaluation (default 100; not a flag: small values are for tests). */
+  /** Evaluation tasks of each periodic and the final evaluation (`--eval-episodes`, default 100). */
   readonly evalEpisodes?: number | undefined
 }
 
@@ -317,7 +317,7 @@ export const trainTextCluster = (
           onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
         }))
       )).pipe(Effect.ensuring(Effect.sync(() => bar.stop())))
-    const final = MultiTurnTrainer.evaluate([setup.makeEnv()], MultiTurnTrainer.drrnTextPolicy(result.policy), setup.evalTask, 100, Rng.make([request.seed, 0x5eed]), { maxSteps: setup.maxSteps })
+    const final = MultiTurnTrainer.evaluate([setup.makeEnv()], MultiTurnTrainer.drrnTextPolicy(result.policy), setup.evalTask, request.evalEpisodes ?? 100, Rng.make([request.seed, 0x5eed]), { maxSteps: setup.maxSteps })
     run.append({ kind: "evaluation", globalStep: result.globalStep, wallSeconds: result.wallSeconds, ...final })
     const file = policyPath(request.out)
     yield* savePolicy(file, result.policy)
