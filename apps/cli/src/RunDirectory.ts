@@ -77,8 +77,9 @@ export const relativeRow = <R extends object>(dir: string, row: R): R => {
     if (typeof v !== "string" || v.length === 0 || !(path.isAbsolute(v) || v.startsWith(dir))) continue
     const rel = path.relative(root, path.resolve(v))
     if (rel.startsWith("..") || path.isAbsolute(rel)) continue
-    out ??= { ...row }
-    out[k] = rel === "" ? "." : rel.split(path.sep).join("/")
+    const copy: Record<string, unknown> = out ?? { ...(row as Record<string, unknown>) }
+    copy[k] = rel === "" ? "." : rel.split(path.sep).join("/")
+    out = copy
   }
   return (out ?? row) as R
 }

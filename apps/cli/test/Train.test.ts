@@ -43,7 +43,7 @@ describe("train --resume", () => {
 
       const wrongSeed = yield* Effect.flip(train(request(out, { seed: 5, totalSteps: 2048, resume: true })))
       expect(wrongSeed).toMatchObject({ _tag: "ResumeConfigError", keys: ["seed"] })
-      expect(wrongSeed.message).toContain("differs in seed (4 in config.json, 5 now)")
+      expect((wrongSeed as Error).message).toContain("differs in seed (4 in config.json, 5 now)")
 
       const summary = yield* train(request(out, { totalSteps: 2048, resume: true }))
       expect(summary).toMatchObject({ globalStep: 2048, stopReason: "budget" })

@@ -133,15 +133,15 @@ export const startPrivatePg = (): { readonly url: string; readonly stop: () => v
   // the script takes the first free port from 54329: a server started at the same moment elsewhere can take it
   // between the check and the bind, so try again (up to 3 times)
   const startOnce = () => execFileSync("bash", [script, "start"], { env, stdio: ["ignore", "pipe", "pipe"] }).toString().trim().split("\n")
-  let out: Array<string> = []
-  for (let attempt = 1; ; attempt++) {
-    try {
-      out = startOnce()
-      break
-    } catch (e) {
-      if (attempt >= 3) throw e
+  const out = ((): Array<string> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return startOnce()
+      } catch (e) {
+        if (attempt >= 3) throw e
+      }
     }
-  }
+  })()
   return {
     url: out[out.length - 1]!.replace(/^AUTODIDACT_PG_URL=/, ""),
     stop: () => {
