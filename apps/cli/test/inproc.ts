@@ -7,6 +7,7 @@ import { Cause, Effect, Exit, Layer, Logger } from "effect"
 import { Command } from "effect/cli"
 import { isCliError } from "effect/cli/CliError"
 import { TestConsole } from "effect/testing"
+import { format } from "node:util"
 import { vi } from "vitest"
 import { app, version } from "../src/index.js"
 import * as NodeServices from "../src/NodeServices.js"
@@ -37,6 +38,11 @@ const runNow = async (argv: ReadonlyArray<string>, cwd?: string): Promise<Ran> =
   let stderr = ""
   const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true))
   const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true))
+  // vitest routes `console` to its reporter: commands that print with console.log are captured here too
+  const log = vi.spyOn(console, "log").mockImplementation((...a: Array<unknown>) => void (stdout += `${format(...a)}\n`))
+  const info = vi.spyOn(console, "info").mockImplementation((...a: Array<unknown>) => void (stdout += `${format(...a)}\n`))
+  const error = vi.spyOn(console, "error").mockImplementation((...a: Array<unknown>) => void (stderr += `${format(...a)}\n`))
+  const warn = vi.spyOn(console, "warn").mockImplementation((...a: Array<unknown>) => void (stderr += `${format(...a)}\n`))
   const previous = process.cwd()
   let code = 0
   try {
@@ -61,8 +67,7 @@ const runNow = async (argv: ReadonlyArray<string>, cwd?: string): Promise<Ran> =
     }
   } finally {
     process.chdir(previous)
-    out.mockRestore()
-    err.mockRestore()
+    for (const spy of [out, err, log, info, error, warn]) spy.mockRestore()
   }
   const lines = stdout.split("\n").filter((l) => l.trim().length > 0)
   return { code, stdout, stderr, json: () => lines.map((l) => JSON.parse(l) as Record<string, any>) }
