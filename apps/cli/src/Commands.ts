@@ -93,6 +93,7 @@ const compareFlags = {
   seeds: F.positiveInt("seeds").pipe(withDefault(3, "Seeds 1..N per (env, algo)", "seeds")),
   steps: F.positiveInt("steps").pipe(withDefault(100_000, "Environment steps per run", "steps")),
   groupSize: F.int("group-size", { min: 2 }).pipe(withDefault(8, "Trajectories per task (GRPO/GiGPO group size)", "trajectories")),
+  evalEpisodes: F.positiveInt("eval-episodes").pipe(withDefault(100, "Tasks of each evaluation (every 10 updates and at the end of each run)", "episodes")),
   difficulty: Flag.Literals("difficulty", ["default", "easy"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors")),
   out: Flag.String("out").pipe(required("Directory for the runs, compare.md and the SVG plots")),
   json: jsonFlag

@@ -256,7 +256,7 @@ describe("autodidact CLI", () => {
 
   it("compare writes a Markdown table over seeds and an SVG success curve per env", async () => {
     const out = path.join(tmp(), "cmp")
-    const r = (await cli("compare", "--envs", "Sokoban-6x6-1box-v0", "--algos", "grpo,gigpo", "--seeds", "2", "--steps", "300", "--out", out, "--json"))
+    const r = (await cli("compare", "--envs", "Sokoban-6x6-1box-v0", "--algos", "grpo,gigpo", "--seeds", "2", "--steps", "300", "--eval-episodes", "10", "--out", out, "--json"))
     expect(r.code, r.stderr).toBe(0)
     const rows = r.json()
     expect(rows.map((row) => row["algo"])).toEqual(["grpo", "gigpo"])
