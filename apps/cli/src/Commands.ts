@@ -9,6 +9,7 @@
 import type { Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as path from "node:path"
+import * as F from "./Flags.js"
 import { jsonFlag, optional, required, withDefault } from "./Flags.js"
 import { sharedData, workspaceRoot } from "./Paths.js"
 
@@ -28,7 +29,7 @@ const endpointFlags = {
   baseUrl: optionalString("base-url", "OpenAI-compatible API root, e.g. http://127.0.0.1:8080/v1", "$AUTODIDACT_LLM_BASE_URL"),
   model: optionalString("model", "Model name", "$AUTODIDACT_LLM_MODEL"),
   apiKey: optionalString("api-key", "Bearer token (not needed on loopback)", "$AUTODIDACT_LLM_API_KEY, then $OPENAI_API_KEY"),
-  temperature: Flag.Finite("temperature").pipe(optional("Sampling temperature of the policy", "the server's")),
+  temperature: F.finite("temperature", { min: 0 }).pipe(optional("Sampling temperature of the policy", "the server's")),
   toolCalling: Flag.Boolean("tool-calling").pipe(withDefault(false, "Ask for the action through an `act` tool call instead of an `Action:` line")),
   fallback: Flag.Literals("fallback", ["first", "random", "invalid", "fail"] as const).pipe(
     withDefault("first", "After an answer that names no admissible action (and one re-ask)")
@@ -39,14 +40,14 @@ const envFlags = {
   env: Flag.String("env").pipe(withDefault("TextHousehold-v0", `Text environment: ${textEnvIds.join(", ")}`)),
   difficulty: optionalString("difficulty", "TextHousehold-v0: easy or default", "default"),
   split: optionalString("split", "TextHousehold-v0: evaluation split (unseen, seen, train)", "unseen"),
-  maxSteps: Flag.Int("max-steps").pipe(optional("Step limit per episode", "the env's setup", "steps")),
-  concurrency: Flag.Int("concurrency").pipe(withDefault(4, "Episodes played at once (requests in flight)", "episodes"))
+  maxSteps: F.positiveInt("max-steps").pipe(optional("Step limit per episode", "the env's setup", "steps")),
+  concurrency: F.positiveInt("concurrency").pipe(withDefault(4, "Episodes played at once (requests in flight)", "episodes"))
 }
 
 const agentEvalFlags = {
   ...endpointFlags,
   ...envFlags,
-  episodes: Flag.Int("episodes").pipe(withDefault(20, "Evaluation tasks to play (task k uses the env's evaluation seed k)", "episodes")),
+  episodes: F.positiveInt("episodes").pipe(withDefault(20, "Evaluation tasks to play (task k uses the env's evaluation seed k)", "episodes")),
   library: optionalString("library", "An experience library (library.json written by `agent train`) to put in the prompt", "none"),
   json: jsonFlag
 }
@@ -55,21 +56,21 @@ const agentTrainFlags = {
   ...endpointFlags,
   ...envFlags,
   method: Flag.Literals("method", ["training-free-grpo"] as const).pipe(withDefault("training-free-grpo", "Training-free optimizer")),
-  epochs: Flag.Int("epochs").pipe(withDefault(3, "Passes over the training tasks", "epochs")),
-  groupSize: Flag.Int("group-size").pipe(withDefault(5, "Rollouts per task (the group)", "rollouts")),
-  tasks: Flag.Int("tasks").pipe(withDefault(10, "Training tasks (drawn from the env's training split)", "tasks")),
-  evalEpisodes: Flag.Int("eval-episodes").pipe(withDefault(0, "Evaluation tasks after each epoch (0: none)", "episodes")),
-  seed: Flag.Int("seed").pipe(withDefault(1, "Seed of task draws and sampling")),
+  epochs: F.positiveInt("epochs").pipe(withDefault(3, "Passes over the training tasks", "epochs")),
+  groupSize: F.int("group-size", { min: 2 }).pipe(withDefault(5, "Rollouts per task (the group)", "rollouts")),
+  tasks: F.positiveInt("tasks").pipe(withDefault(10, "Training tasks (drawn from the env's training split)", "tasks")),
+  evalEpisodes: F.nonNegativeInt("eval-episodes").pipe(withDefault(0, "Evaluation tasks after each epoch (0: none)", "episodes")),
+  seed: F.seed().pipe(withDefault(1, "Seed of task draws and sampling")),
   run: optionalString("run", "Run directory", "runs/agent-<env>-<seed>"),
   overwrite: Flag.Boolean("overwrite").pipe(withDefault(false, "Replace an existing run directory")),
   json: jsonFlag
 }
 
 const benchEnvsFlags = {
-  steps: Flag.Int("steps").pipe(withDefault(1_000_000, "Environment steps timed per row", "steps")),
+  steps: F.positiveInt("steps").pipe(withDefault(1_000_000, "Environment steps timed per row", "steps")),
   env: Flag.String("env").pipe(optional("Only this env id", "every registered env")),
   async: Flag.Boolean("async").pipe(withDefault(false, "Also time the worker-thread vector env")),
-  seed: Flag.Int("seed").pipe(withDefault(0, "Seed of the environments")),
+  seed: F.seed().pipe(withDefault(0, "Seed of the environments")),
   json: jsonFlag
 }
 
@@ -82,16 +83,17 @@ const benchKernelsFlags = {
 }
 
 const benchCliFlags = {
-  runs: Flag.Int("runs").pipe(withDefault(5, "Runs of each command (the median is reported)", "runs")),
+  runs: F.positiveInt("runs").pipe(withDefault(5, "Runs of each command (the median is reported)", "runs")),
   json: jsonFlag
 }
 
 const compareFlags = {
   envs: Flag.String("envs").pipe(withDefault("TextHousehold-v0,Sokoban-6x6-1box-v0", "Comma-separated text env ids")),
   algos: Flag.String("algos").pipe(withDefault("grpo,gigpo,rloo", `Comma-separated: ${textAlgos.join(", ")}`)),
-  seeds: Flag.Int("seeds").pipe(withDefault(3, "Seeds 1..N per (env, algo)", "seeds")),
-  steps: Flag.Int("steps").pipe(withDefault(100_000, "Environment steps per run", "steps")),
-  groupSize: Flag.Int("group-size").pipe(withDefault(8, "Trajectories per task (GRPO/GiGPO group size)", "trajectories")),
+  seeds: F.positiveInt("seeds").pipe(withDefault(3, "Seeds 1..N per (env, algo)", "seeds")),
+  steps: F.positiveInt("steps").pipe(withDefault(100_000, "Environment steps per run", "steps")),
+  groupSize: F.int("group-size", { min: 2 }).pipe(withDefault(8, "Trajectories per task (GRPO/GiGPO group size)", "trajectories")),
+  evalEpisodes: F.positiveInt("eval-episodes").pipe(withDefault(100, "Tasks of each evaluation (every 10 updates and at the end of each run)", "episodes")),
   difficulty: Flag.Literals("difficulty", ["default", "easy"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors")),
   out: Flag.String("out").pipe(required("Directory for the runs, compare.md and the SVG plots")),
   json: jsonFlag
@@ -101,14 +103,14 @@ const hostFlag = (text: string) => Flag.String("host").pipe(withDefault("127.0.0
 
 const dashboardFlags = {
   runs: Flag.String("runs").pipe(withDefault("runs", "Runs directory to show (each run: config.json + metrics.jsonl)")),
-  port: Flag.Int("port").pipe(withDefault(6060, "Port to listen on (0: any free port)")),
+  port: F.port().pipe(withDefault(6060, "Port to listen on (0: any free port)")),
   host: hostFlag("Address to bind (no authentication: keep it local)")
 }
 
 const evalFlags = {
   run: Flag.String("run").pipe(required("Run directory written by `autodidact train`")),
-  episodes: Flag.Int("episodes").pipe(withDefault(100, "Episodes to play", "episodes")),
-  seed: Flag.Int("seed").pipe(withDefault(10_000, "Seed of the first evaluation episode (episode k uses seed + k)")),
+  episodes: F.positiveInt("episodes").pipe(withDefault(100, "Episodes to play", "episodes")),
+  seed: F.seed().pipe(withDefault(10_000, "Seed of the first evaluation episode (episode k uses seed + k)")),
   split: Flag.String("split").pipe(optional("TextHousehold-v0: evaluation split (unseen, seen, train)", "unseen")),
   sample: Flag.Boolean("sample").pipe(withDefault(false, "Sample actions from the policy instead of taking the argmax")),
   json: jsonFlag
@@ -128,20 +130,23 @@ const exportFlags = {
 const gamesSolveFlags = {
   game: Flag.String("game").pipe(required("Game name as OpenSpiel spells it, e.g. kuhn_poker, leduc_poker, kuhn_poker(players=3)")),
   algo: Flag.Literals("algo", solverAlgorithms).pipe(withDefault("cfr+", "Solver")),
-  iterations: Flag.Int("iterations").pipe(withDefault(1000, "Most iterations to run", "iterations")),
-  reportEvery: Flag.Int("report-every").pipe(optional("Report NashConv every N iterations", "iterations / 10", "iterations")),
-  targetNashConv: Flag.Finite("target-nashconv").pipe(
+  iterations: F.positiveInt("iterations").pipe(withDefault(1000, "Most iterations to run", "iterations")),
+  reportEvery: F.positiveInt("report-every").pipe(optional("Report NashConv every N iterations", "iterations / 10", "iterations")),
+  targetNashConv: F.finite("target-nashconv", { min: 0 }).pipe(
     optional("Stop at the first iteration whose NashConv (checked after every iteration) is at or below this", "none (run all --iterations)", "utility units")
   ),
-  seed: Flag.Int("seed").pipe(withDefault(0, "Seed of the sampling (MCCFR) solvers")),
+  seed: F.seed().pipe(withDefault(0, "Seed of the sampling (MCCFR) solvers")),
   save: Flag.String("save").pipe(optional("Write the solver state here at the end (atomic)", "not saved")),
   resume: Flag.String("resume").pipe(optional("Continue from a saved solver state", "a fresh start")),
+  out: Flag.String("out").pipe(
+    optional("Run directory to write: config.json and metrics.jsonl with a NashConv/exploitability row per report (shown by `autodidact dashboard`)", "none")
+  ),
   json: jsonFlag
 }
 
 const gatewayFlags = {
   upstream: Flag.String("upstream").pipe(required("Upstream OpenAI-compatible API root, e.g. http://127.0.0.1:8080/v1")),
-  port: Flag.Int("port").pipe(withDefault(4000, "Port to listen on (0: any free port)")),
+  port: F.port().pipe(withDefault(4000, "Port to listen on (0: any free port)")),
   store: Flag.String("store").pipe(
     withDefault(
       "gateway-data",
@@ -150,29 +155,29 @@ const gatewayFlags = {
   ),
   host: hostFlag("Address to bind (no authentication: keep it on loopback unless you mean it)"),
   upstreamApiKey: Flag.String("upstream-api-key").pipe(optional("Replace the client's API key toward the upstream", "the client's key")),
-  maxBodyBytes: Flag.Int("max-body-bytes").pipe(withDefault(8 * 1024 * 1024, "Largest accepted request body (413 above)", "bytes"))
+  maxBodyBytes: F.positiveInt("max-body-bytes").pipe(withDefault(8 * 1024 * 1024, "Largest accepted request body (413 above)", "bytes"))
 }
 
 const reportFlags = {
   runs: Flag.String("runs").pipe(withDefault("runs", "Runs directory to report on")),
   out: Flag.String("out").pipe(withDefault("report.html", "File to write")),
   format: Flag.Literals("format", ["html", "png"] as const).pipe(withDefault("html", "html (self-contained) or png (needs Chromium)")),
-  smoothing: Flag.Finite("smoothing").pipe(withDefault(0.6, "EMA weight of the curves, in [0, 1)")),
+  smoothing: F.finite("smoothing", { min: 0, below: 1 }).pipe(withDefault(0.6, "EMA weight of the curves")),
   json: jsonFlag
 }
 
 const runnerFlags = {
   cluster: Flag.String("cluster").pipe(required("PostgreSQL URL of the cluster (postgres://user@host:port/database)")),
-  port: Flag.Int("port").pipe(withDefault(34431, "Port to listen on for other cluster members")),
+  port: F.port().pipe(withDefault(34431, "Port to listen on for other cluster members")),
   host: hostFlag("Address other members reach this runner at")
 }
 
 const serveEnvFlags = {
   env: Flag.String("env").pipe(required("Registered text environment id, e.g. TextHousehold-v0, TextFrozenLake-v1, Sokoban-6x6-1box-v0")),
-  port: Flag.Int("port").pipe(withDefault(36001, "Port to listen on (0: any free port)")),
+  port: F.port().pipe(withDefault(36001, "Port to listen on (0: any free port)")),
   host: hostFlag("Address to bind (no authentication: keep it on loopback unless you mean it)"),
-  idleTtl: Flag.Finite("idle-ttl").pipe(withDefault(600, "Time without a request after which a session is closed", "seconds")),
-  maxSessions: Flag.Int("max-sessions").pipe(withDefault(1024, "Most sessions alive at once", "sessions"))
+  idleTtl: F.finite("idle-ttl", { above: 0 }).pipe(withDefault(600, "Time without a request after which a session is closed", "seconds")),
+  maxSessions: F.positiveInt("max-sessions").pipe(withDefault(1024, "Most sessions alive at once", "sessions"))
 }
 
 const libraryFlag = Flag.String("library").pipe(
@@ -183,7 +188,7 @@ const skillName = Argument.String("name").pipe(Argument.withDescription("Skill n
 const skillsListFlags = { library: libraryFlag, json: jsonFlag }
 const skillsShowFlags = {
   name: skillName,
-  version: Flag.Int("version").pipe(optional("Show this version", "the active one")),
+  version: F.positiveInt("version").pipe(optional("Show this version", "the active one")),
   library: libraryFlag,
   json: jsonFlag
 }
@@ -196,7 +201,7 @@ const skillsAdmitFlags = {
 const skillsCheckFlags = { library: libraryFlag, json: jsonFlag }
 const skillsRetrieveFlags = {
   query: Argument.String("query").pipe(Argument.withDescription("What the skill should do, in words")),
-  k: Flag.Int("k").pipe(withDefault(5, "Number of skills to return", "skills")),
+  k: F.positiveInt("k").pipe(withDefault(5, "Number of skills to return", "skills")),
   tag: Flag.String("tag").pipe(Flag.atLeast(0), Flag.withDescription("Only skills with this tag (repeatable: all required) (default: none)")),
   library: libraryFlag,
   json: jsonFlag
@@ -212,32 +217,32 @@ const skillsCallFlags = {
 }
 const skillsRollbackFlags = {
   name: skillName,
-  version: Flag.Int("version").pipe(required("Version to make active")),
+  version: F.positiveInt("version").pipe(required("Version to make active")),
   library: libraryFlag,
   json: jsonFlag
 }
 const skillsRemoveFlags = { name: skillName, library: libraryFlag, json: jsonFlag }
 const skillsDiscoverFlags = {
   difficulty: Flag.Literals("difficulty", ["easy", "default"] as const).pipe(withDefault("easy", "TextHousehold-v0 difficulty")),
-  train: Flag.Int("train").pipe(withDefault(100, "Expert episodes (train split) to mine", "episodes")),
-  heldOut: Flag.Int("held-out").pipe(withDefault(30, "Expert episodes (seen split) to verify on", "episodes")),
-  top: Flag.Int("top").pipe(withDefault(8, "Most frequent patterns to try", "patterns")),
-  maxN: Flag.Int("max-n").pipe(withDefault(4, "Longest n-gram", "actions")),
-  threshold: Flag.Finite("threshold").pipe(withDefault(0.8, "Held-out success rate a macro needs, in [0, 1]")),
+  train: F.positiveInt("train").pipe(withDefault(100, "Expert episodes (train split) to mine", "episodes")),
+  heldOut: F.positiveInt("held-out").pipe(withDefault(30, "Expert episodes (seen split) to verify on", "episodes")),
+  top: F.positiveInt("top").pipe(withDefault(8, "Most frequent patterns to try", "patterns")),
+  maxN: F.int("max-n", { min: 2 }).pipe(withDefault(4, "Longest n-gram", "actions")),
+  threshold: F.finite("threshold", { min: 0, max: 1 }).pipe(withDefault(0.8, "Held-out success rate a macro needs")),
   library: libraryFlag,
   json: jsonFlag
 }
 
 const sokobanSolveFlags = {
   levels: Flag.String("levels").pipe(required("Boxoban-format level file (`; N` then 10 rows per level)")),
-  limit: Flag.Int("limit").pipe(withDefault(1000, "Solve at most the first N levels", "levels")),
-  maxNodes: Flag.Int("max-nodes").pipe(withDefault(1_000_000, "Node budget per level", "search nodes")),
+  limit: F.positiveInt("limit").pipe(withDefault(1000, "Solve at most the first N levels", "levels")),
+  maxNodes: F.positiveInt("max-nodes").pipe(withDefault(1_000_000, "Node budget per level", "search nodes")),
   json: jsonFlag
 }
 
 const startFlags = {
-  seed: Flag.Int("seed").pipe(withDefault(1, "Training seed")),
-  out: Flag.String("out").pipe(withDefault(path.join(workspaceRoot, "runs", "start"), "Run directory (replaced)")),
+  seed: F.seed().pipe(withDefault(1, "Training seed")),
+  out: Flag.String("out").pipe(withDefault(path.join(workspaceRoot, "runs", "start"), "Run directory (a previous run there is moved to <out>.prev-<timestamp>)")),
   levels: Flag.String("levels").pipe(withDefault(sharedData("boxoban", "unfiltered", "valid", "000.txt"), "Boxoban level file")),
   json: jsonFlag
 }
@@ -247,30 +252,39 @@ const trainFlags = {
   algo: Flag.Literals("algo", ["ppo", ...textAlgos] as const).pipe(
     optional("Algorithm: ppo, or for text envs gigpo, grpo, dr-grpo, rloo, reinforce++", "ppo for CartPole and other Box envs, gigpo for text envs")
   ),
-  seed: Flag.Int("seed").pipe(withDefault(1, "Seed of everything (envs, init, sampling)")),
-  totalSteps: Flag.Int("total-steps").pipe(withDefault(500_000, "Environment steps budget", "steps")),
+  seed: F.seed().pipe(withDefault(1, "Seed of everything (envs, init, sampling)")),
+  totalSteps: F.positiveInt("total-steps").pipe(withDefault(500_000, "Environment steps budget", "steps")),
   out: Flag.String("out").pipe(required("Run directory to write (config.json, metrics.jsonl, checkpoints/)")),
   untilSolved: Flag.Boolean("until-solved").pipe(withDefault(false, "Stop once the mean return of the last 100 episodes reaches the env's threshold")),
-  numEnvs: Flag.Int("num-envs").pipe(withDefault(4, "Parallel environments", "envs")),
-  resume: Flag.Boolean("resume").pipe(withDefault(false, "Continue the run in --out from its checkpoint")),
+  numEnvs: F.int("num-envs", { min: 1, max: 4096 }).pipe(withDefault(4, "Parallel environments", "envs")),
+  resume: Flag.Boolean("resume").pipe(
+    withDefault(false, "Continue the run in --out from its checkpoint (metrics rows after the checkpoint are dropped; --seed, --env, --num-envs must match the run's)")
+  ),
+  resumeOverride: Flag.Boolean("resume-override").pipe(
+    withDefault(false, "With --resume: continue even though --seed, --env or --num-envs differ from the run's (recorded in config.json)")
+  ),
   overwrite: Flag.Boolean("overwrite").pipe(withDefault(false, "Replace an existing run in --out")),
-  saveTrajectories: Flag.Int("save-trajectories").pipe(
+  saveTrajectories: F.nonNegativeInt("save-trajectories").pipe(
     withDefault(0, "After training, play N greedy episodes and write them to <out>/trajectories/eval.jsonl (for the dashboard's episode viewer)", "episodes")
   ),
-  groupSize: Flag.Int("group-size").pipe(withDefault(8, "Text envs: trajectories per task (GRPO/GiGPO group size)", "trajectories")),
+  groupSize: F.int("group-size", { min: 2 }).pipe(withDefault(8, "Text envs: trajectories per task (GRPO/GiGPO group size)", "trajectories")),
+  evalEpisodes: F.positiveInt("eval-episodes").pipe(withDefault(100, "Text envs: tasks of each evaluation (every 10 updates and at the end)", "episodes")),
   skills: Flag.String("skills").pipe(
     optional(
       "TextHousehold-v0: a skill library directory whose discovered macros become options (`autodidact skills discover`); steps then count decisions",
       "no skills"
     )
   ),
-  maxSkillActions: Flag.Int("max-skill-actions").pipe(withDefault(2, "With --skills: skill commands offered per state", "commands")),
+  maxSkillActions: F.positiveInt("max-skill-actions").pipe(withDefault(2, "With --skills: skill commands offered per state", "commands")),
   difficulty: Flag.Literals("difficulty", ["default", "easy"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors")),
   cluster: Flag.String("cluster").pipe(
     optional(
       "PostgreSQL URL of a rollout cluster (postgres://user@host:port/db): collect episodes on the runners registered there (start them with `autodidact runner`)",
       "local rollouts"
     )
+  ),
+  timeout: F.finite("timeout", { above: 0 }).pipe(
+    optional("With --cluster: fail (exit 1) when no runner has sent an episode after this long", "wait for runners without limit", "seconds")
   ),
   json: jsonFlag
 }
@@ -323,7 +337,12 @@ export const makeApp = (run: Run) => {
     Command.withDescription("Autodidact: agents that learn from experience"),
     Command.withSubcommands([
       leaf("start", "start", startFlags, "The main job: PPO on CartPole-v1 until solved, evaluation, then 100 Sokoban levels solved"),
-      leaf("train", "train", trainFlags, "Train an agent (PPO) and write a run directory"),
+      leaf(
+        "train",
+        "train",
+        trainFlags,
+        `Train an agent and write a run directory: PPO on Box/Discrete envs (CartPole-v1, ...), or on the text envs (${textEnvIds.join(", ")}) ${textAlgos.join(", ")} with a DRRN policy`
+      ),
       leaf("eval", "eval", evalFlags, "Evaluate a trained run's policy: mean/std return over N episodes"),
       group("sokoban", "Sokoban tools: solve level files", [
         leaf("sokoban solve", "solve", sokobanSolveFlags, "Solve Boxoban-format Sokoban levels with the A* solver")

@@ -52,16 +52,32 @@ const formatCell = (v: unknown): string => {
 /** A progress bar that does nothing when disabled (JSON mode, not a TTY). */
 export interface Progress {
   readonly update: (value: number, payload?: Record<string, string | number>) => void
+  /** End the bar at 100% of `value` (the total becomes `value`): a run that stopped early, its goal reached. */
+  readonly complete: (value: number, payload?: Record<string, string | number>) => void
   readonly stop: () => void
 }
 
+// the tokens cli-progress fills in itself; every other `{name}` of a format is a payload field
+const builtinTokens = new Set(["bar", "percentage", "value", "total", "eta", "eta_formatted", "duration", "duration_formatted"])
+
 /**
- * Start a progress bar of `total` units on stderr. On a TTY it is a live bar; elsewhere (CI logs, pipes) it prints
- * one plain line at most every 5 seconds; with `json` it prints nothing.
+ * The payload a bar starts with: `"-"` for every payload token of `format` (e.g. `{meanReturn}`), so that the first
+ * frames, drawn before any update, never show a literal `{meanReturn}`.
  */
-export const progress = (json: boolean, total: number, format: string): Progress => {
-  if (json) return { update: () => {}, stop: () => {} }
-  if (!process.stderr.isTTY) {
+export const initialPayload = (format: string): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const m of format.matchAll(/\{(\w+)\}/g)) if (!builtinTokens.has(m[1]!)) out[m[1]!] = "-"
+  return out
+}
+
+/**
+ * Start a progress bar of `total` units on `stream` (default stderr). On a TTY it is a live bar (its payload tokens
+ * start as `-`, see {@link initialPayload}); elsewhere (CI logs, pipes) it prints one plain line at most every 5
+ * seconds; with `json` it prints nothing.
+ */
+export const progress = (json: boolean, total: number, format: string, stream: NodeJS.WriteStream = process.stderr): Progress => {
+  if (json) return { update: () => {}, complete: () => {}, stop: () => {} }
+  if (!stream.isTTY) {
     let last = 0
     const started = Date.now()
     return {
@@ -70,17 +86,27 @@ export const progress = (json: boolean, total: number, format: string): Progress
         if (now - last < 5000) return
         last = now
         const extra = payload ? Object.entries(payload).map(([k, x]) => `${k} ${x}`).join(", ") : ""
-        process.stderr.write(`  ${v}/${total} (${((100 * v) / total).toFixed(0)}%) after ${((now - started) / 1000).toFixed(0)} s${extra ? `, ${extra}` : ""}\n`)
+        stream.write(`  ${v}/${total} (${((100 * v) / total).toFixed(0)}%) after ${((now - started) / 1000).toFixed(0)} s${extra ? `, ${extra}` : ""}\n`)
+      },
+      complete: (v) => {
+        stream.write(`  ${v}/${v} (100%) after ${((Date.now() - started) / 1000).toFixed(0)} s\n`)
       },
       stop: () => {}
     }
   }
   const bar = new cliProgress.SingleBar(
-    { format, stream: process.stderr, hideCursor: true, clearOnComplete: false, etaBuffer: 50 },
+    { format, stream, hideCursor: true, clearOnComplete: false, etaBuffer: 50 },
     cliProgress.Presets.shades_classic
   )
-  bar.start(total, 0)
-  return { update: (v, payload) => bar.update(v, payload), stop: () => bar.stop() }
+  bar.start(total, 0, initialPayload(format))
+  return {
+    update: (v, payload) => bar.update(v, payload),
+    complete: (v, payload) => {
+      bar.setTotal(v)
+      bar.update(v, payload)
+    },
+    stop: () => bar.stop()
+  }
 }
 
 /** Print a line of prose to stderr (never to stdout, which belongs to results). */

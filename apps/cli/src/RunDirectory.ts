@@ -10,8 +10,16 @@
  *
  * `config.json` is written atomically (`Checkpoint.writeAtomic`: temp file, fsync, rename); `metrics.jsonl` is
  * appended line by line with synchronous writes, so a crash loses at most the line being written.
+ *
+ * **Resuming** (`open(dir, config, { resume: { step } })`): the rows a run wrote after its last checkpoint (at
+ * `step`) are dropped before anything is appended, so that the resumed run's rows follow on without duplicates and
+ * `globalStep` never goes back; the file is rewritten atomically (temp file + rename). The new config is compared
+ * with the one in `config.json`: a key that changes the results (the seed, the env, ...) must be the same, or the
+ * open fails with {@link ResumeConfigError} naming the keys, unless the caller passes `override` (the CLI's
+ * `--resume-override`), which is recorded in `config.json` under `resumes` (with the differing keys).
  * @since 0.1.0
  */
+import { AtomicFile } from "@autodidact/core/node"
 import { Checkpoint } from "@autodidact/optim/node"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
@@ -27,12 +35,64 @@ export class RunDirectoryError extends Schema.TaggedError<RunDirectoryError>()("
   }
 }
 
+/** One key whose value differs between a run's `config.json` and a resume request. */
+export const ConfigDifference = Schema.Struct({ key: Schema.String, was: Schema.Unknown, now: Schema.Unknown })
+export type ConfigDifference = typeof ConfigDifference.Type
+
+/**
+ * `--resume` with a configuration that would change the run's results (another seed, env, algorithm, number of
+ * envs, ...): `keys` names each differing key, `differences` gives both values. Pass `--resume-override` to resume
+ * anyway (the override is recorded in `config.json`).
+ */
+export class ResumeConfigError extends Schema.TaggedError<ResumeConfigError>()("ResumeConfigError", {
+  path: Schema.String,
+  keys: Schema.Array(Schema.String),
+  differences: Schema.Array(ConfigDifference)
+}) {
+  override get message() {
+    const list = this.differences.map((d) => `${d.key} (${JSON.stringify(d.was)} in config.json, ${JSON.stringify(d.now)} now)`).join(", ")
+    return `cannot resume ${this.path}: the configuration differs in ${list}; rerun with the run's values, or pass --resume-override to resume anyway (recorded in config.json)`
+  }
+}
+
+/** How {@link open} resumes a run. */
+export interface ResumeOptions {
+  /** `globalStep` of the checkpoint being resumed: rows with a larger `globalStep` are dropped from metrics.jsonl. */
+  readonly step: number
+  /** Top-level config keys that may change on resume (e.g. `totalSteps`: the budget); `startedAt`, `versions`, `resumes` always may. */
+  readonly mayDiffer?: ReadonlyArray<string>
+  /** Resume even when keys differ (recorded in config.json under `resumes`). */
+  readonly override?: boolean
+}
+
+/**
+ * `row` with every top-level string that names a path inside `dir` (absolute, or relative to the working directory)
+ * rewritten relative to `dir` (`"."` for `dir` itself, `"checkpoints/latest.json"`), so that `metrics.jsonl` holds no
+ * path of the machine it ran on and stays valid when the run directory is moved or shared. Other values are kept.
+ */
+export const relativeRow = <R extends object>(dir: string, row: R): R => {
+  const root = path.resolve(dir)
+  let out: Record<string, unknown> | undefined
+  for (const [k, v] of Object.entries(row)) {
+    if (typeof v !== "string" || v.length === 0 || !(path.isAbsolute(v) || v.startsWith(dir))) continue
+    const rel = path.relative(root, path.resolve(v))
+    if (rel.startsWith("..") || path.isAbsolute(rel)) continue
+    const copy: Record<string, unknown> = out ?? { ...(row as Record<string, unknown>) }
+    copy[k] = rel === "" ? "." : rel.split(path.sep).join("/")
+    out = copy
+  }
+  return (out ?? row) as R
+}
+
 /** An open run directory. */
 export interface RunDirectory {
   readonly dir: string
   readonly checkpointsDir: string
   readonly metricsFile: string
-  /** Append one row to metrics.jsonl (synchronous, so rows are never reordered or lost on exit). */
+  /**
+   * Append one row to metrics.jsonl (synchronous, so rows are never reordered or lost on exit); paths inside the run
+   * directory are stored relative to it ({@link relativeRow}).
+   */
   readonly append: (row: object) => void
 }
 
@@ -55,24 +115,93 @@ export const summaryHead = (run: RunDirectory, request: { readonly env: string; 
 export const clusterRunId = (out: string, seed: number): string =>
   `${path.basename(path.resolve(out)).replace(/[^A-Za-z0-9_.-]/g, "_")}-${seed}-${Date.now()}`
 
+const alwaysMayDiffer = ["startedAt", "versions", "resumes"]
+
+/** The top-level keys of `now` whose values differ from `was` (JSON equality), except `mayDiffer`. */
+export const configDifferences = (
+  was: Record<string, unknown>,
+  now: Record<string, unknown>,
+  mayDiffer: ReadonlyArray<string> = []
+): Array<ConfigDifference> => {
+  const skip = new Set([...alwaysMayDiffer, ...mayDiffer])
+  const keys = [...new Set([...Object.keys(was), ...Object.keys(now)])].filter((k) => !skip.has(k))
+  return keys.filter((k) => JSON.stringify(was[k]) !== JSON.stringify(now[k])).map((key) => ({ key, was: was[key] ?? null, now: now[key] ?? null }))
+}
+
+/**
+ * Drop the rows of `metrics.jsonl` written after `step` (a numeric `globalStep` above it) and a torn last line
+ * (no newline: a crash mid-write), rewriting the file atomically. Rows without a `globalStep` are kept. Returns how
+ * many rows were kept and dropped (nothing is rewritten when none is dropped).
+ */
+export const truncateMetrics = (file: string, step: number): { readonly kept: number; readonly dropped: number } => {
+  if (!fs.existsSync(file)) return { kept: 0, dropped: 0 }
+  const text = fs.readFileSync(file, "utf8")
+  const lines = text.split("\n")
+  const torn = lines.pop() ?? "" // "" when the file ends in a newline
+  const kept: Array<string> = []
+  let dropped = torn.trim().length > 0 ? 1 : 0
+  for (const line of lines) {
+    if (line.trim().length === 0) continue
+    let row: unknown
+    try {
+      row = JSON.parse(line)
+    } catch {
+      kept.push(line) // not ours to judge: the dashboard counts malformed lines
+      continue
+    }
+    const g = typeof row === "object" && row !== null ? (row as Record<string, unknown>)["globalStep"] : undefined
+    if (typeof g === "number" && g > step) dropped++
+    else kept.push(line)
+  }
+  if (dropped > 0) AtomicFile.writeSync(file, kept.map((l) => l + "\n").join(""))
+  return { kept: kept.length, dropped }
+}
+
 /**
  * Create (or reopen, with `resume`) a run directory and write `config.json`.
- * Fails with {@link RunDirectoryError} when the directory holds a previous run and `resume`/`overwrite` is not set.
+ * Fails with {@link RunDirectoryError} when the directory holds a previous run and `resume`/`overwrite` is not set,
+ * and with {@link ResumeConfigError} when resuming with a config that differs in a key outside `resume.mayDiffer`
+ * (unless `resume.override`). On resume, metrics.jsonl is first cut back to `resume.step` ({@link truncateMetrics})
+ * and config.json keeps the run's history: `resumes` gains `{ step, startedAt, droppedRows, resumeOverride?, differences? }`.
  */
 export const open = (
   dir: string,
-  config: object,
-  options: { readonly resume?: boolean; readonly overwrite?: boolean } = {}
-): Effect.Effect<RunDirectory, RunDirectoryError | Checkpoint.CheckpointError> =>
+  config: Record<string, unknown>,
+  options: { readonly resume?: ResumeOptions | undefined; readonly overwrite?: boolean } = {}
+): Effect.Effect<RunDirectory & { readonly dropped: number }, RunDirectoryError | ResumeConfigError | Checkpoint.CheckpointError> =>
   Effect.gen(function* () {
-    const prepared = yield* prepare(dir, options)
-    yield* Checkpoint.writeAtomic(path.join(dir, "config.json"), new TextEncoder().encode(JSON.stringify(config, null, 2) + "\n"))
-    return prepared
+    const resume = options.resume
+    let written: Record<string, unknown> = config
+    let dropped = 0
+    if (resume !== undefined) {
+      const was = yield* readConfig(dir)
+      const differences = configDifferences(was, config, resume.mayDiffer)
+      if (differences.length > 0 && resume.override !== true) {
+        return yield* new ResumeConfigError({ path: dir, keys: differences.map((d) => d.key), differences })
+      }
+      const metricsFile = path.join(dir, "metrics.jsonl")
+      dropped = yield* Effect.try({
+        try: () => truncateMetrics(metricsFile, resume.step).dropped,
+        catch: (e) => new RunDirectoryError({ path: metricsFile, reason: `cannot cut metrics.jsonl back to step ${resume.step}: ${String(e)}` })
+      })
+      const history = Array.isArray(was["resumes"]) ? (was["resumes"] as Array<unknown>) : []
+      const entry = {
+        step: resume.step,
+        startedAt: config["startedAt"] ?? new Date().toISOString(),
+        droppedRows: dropped,
+        ...(resume.override === true ? { resumeOverride: true } : {}),
+        ...(differences.length > 0 ? { differences } : {})
+      }
+      written = { ...config, startedAt: was["startedAt"] ?? config["startedAt"], resumes: [...history, entry] }
+    }
+    const prepared = yield* prepare(dir, { resume: resume !== undefined, overwrite: options.overwrite ?? false })
+    yield* Checkpoint.writeAtomic(path.join(dir, "config.json"), new TextEncoder().encode(JSON.stringify(written, null, 2) + "\n"))
+    return { ...prepared, dropped }
   })
 
 const prepare = (
   dir: string,
-  options: { readonly resume?: boolean; readonly overwrite?: boolean }
+  options: { readonly resume: boolean; readonly overwrite: boolean }
 ): Effect.Effect<RunDirectory, RunDirectoryError> =>
   Effect.try({
     try: () => {
@@ -93,7 +222,7 @@ const prepare = (
         checkpointsDir,
         metricsFile,
         append: (row: object) => {
-          fs.writeSync(fd, JSON.stringify(row) + "\n")
+          fs.writeSync(fd, JSON.stringify(relativeRow(dir, row)) + "\n")
         }
       }
     },

@@ -25,12 +25,24 @@ const leaves: ReadonlyArray<CommandPath> = [
 /** Run the tree on `argv` with `run`, returning what it printed on stdout. */
 const runArgv = (argv: ReadonlyArray<string>, run: Parameters<typeof makeApp>[0]) =>
   Effect.gen(function* () {
+    // the test console may be shared by the runs of one test: keep only what this run printed
+    const before = (yield* TestConsole.logLines).length
     yield* Command.runWith(makeApp(run), { version })(argv)
-    const lines = yield* TestConsole.logLines
+    const lines = (yield* TestConsole.logLines).slice(before)
     return lines.map(String).join("\n")
   }).pipe(Effect.provide(TestConsole.layer), Effect.provide(NodeServices.layer)) // the test console innermost: it wins
 
 const never = () => Effect.die("a command ran")
+
+/** Run the tree on `argv`: the error lines it printed, and whether a command ran (it must not, on a bad flag). */
+const runArgvErrors = (argv: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    let ran = false
+    const before = (yield* TestConsole.errorLines).length
+    yield* Effect.exit(Command.runWith(makeApp(() => Effect.sync(() => void (ran = true))), { version })(argv))
+    const errors = (yield* TestConsole.errorLines).slice(before).map(String).join("\n")
+    return { errors, ran }
+  }).pipe(Effect.provide(TestConsole.layer), Effect.provide(NodeServices.layer))
 
 describe("command definitions", () => {
   it("the value lists written in Commands.ts are the packages' own", () => {
@@ -49,10 +61,64 @@ describe("command definitions", () => {
         for (const line of lines) expect(line, `${leaf}: ${line}`).toMatch(/\((default: [^)]*|required[^)]*)\)/)
       }
       const solve = yield* runArgv(["games", "solve", "--help"], never)
-      expect(solve).toMatch(/--iterations integer .*\(default: 1000 iterations\)/)
+      expect(solve).toMatch(/--iterations integer .*\(default: 1000 iterations; range: ≥ 1\)/)
       expect(solve).toMatch(/--target-nashconv number .*unit: utility units/)
+      // train's description names every algorithm --algo offers, not only PPO
+      const trainHelp = (yield* runArgv(["train", "--help"], never)).split("USAGE")[0]!
+      for (const algo of ["PPO", ...textAlgos]) expect(trainHelp).toContain(algo)
       const serve = yield* runArgv(["serve-env", "--help"], never)
-      expect(serve).toMatch(/--idle-ttl number .*\(default: 600 seconds\)/)
+      expect(serve).toMatch(/--idle-ttl number .*\(default: 600 seconds; range: > 0\)/)
+    }))
+
+  it.effect("every numeric flag of every command states its range, and a value outside it is refused naming flag and value", () =>
+    Effect.gen(function* () {
+      let checked = 0
+      const seen: Array<string> = []
+      for (const leaf of leaves) {
+        const help = yield* runArgv([...leaf.split(" "), "--help"], never)
+        const flags = help.split("GLOBAL FLAGS")[0]!.split("FLAGS\n")[1] ?? ""
+        // the command's required flags and positional arguments, filled in (a missing one hides the other errors)
+        const requiredArgs = (except: string): Array<string> => {
+          const out: Array<string> = []
+          for (const line of flags.split("\n")) {
+            const r = /^\s+--([a-z-]+) (\w+) .*\(required/.exec(line)
+            if (r === null || r[1] === except) continue
+            const choice = /\(choices: ([^,)]+)/.exec(line)?.[1]
+            out.push(`--${r[1]}`, choice ?? (r[2] === "integer" ? "1" : "x"))
+          }
+          const usage = /USAGE\n\s+(.*)/.exec(help)?.[1] ?? ""
+          for (const _ of usage.matchAll(/<[a-z-]+>/g)) out.push("x")
+          return out
+        }
+        for (const line of flags.split("\n")) {
+          const m = /^\s+--([a-z-]+) (integer|number) /.exec(line)
+          if (m === null) continue
+          const [, name, type] = m as unknown as [string, string, string]
+          const range = /range: ([^;)]*)\)/.exec(line)?.[1]
+          expect(range, `${leaf} --${name} has no range in its help: ${line}`).toBeDefined()
+          // a value just outside the stated range
+          const n = (s: string) => Number(s.replaceAll("_", ""))
+          const r = range!
+          const bad = /^(\S+) to (\S+)$/.test(r) ? n(r.split(" to ")[1]!) + 1
+            : /^≥ (\S+)$/.test(r) ? n(r.slice(2)) - 1
+            : /^> (\S+)$/.test(r) ? n(r.slice(2))
+            : /^≥ (\S+) and < (\S+)$/.test(r) ? n(r.split("< ")[1]!)
+            : Number.NaN
+          expect(Number.isFinite(bad), `${leaf} --${name}: unrecognized range ${r}`).toBe(true)
+          const value = type === "integer" ? String(Math.trunc(bad)) : String(bad)
+          const { errors, ran } = yield* runArgvErrors([...leaf.split(" "), ...requiredArgs(name), `--${name}`, value])
+          expect(ran, `${leaf} --${name} ${value} ran the command`).toBe(false)
+          expect(errors, `${leaf} --${name} ${value}`).toContain(`Invalid value for flag --${name}: "${value}". Expected: an ${type === "integer" ? "integer" : "number"} ${r}`.replace("an number", "a number"))
+          checked++
+          seen.push(`${leaf} --${name}`)
+        }
+      }
+      expect(checked).toBeGreaterThanOrEqual(50)
+      expect(seen).toContain("sokoban solve --max-nodes")
+      expect(seen).toContain("train --total-steps")
+      // the issue's cases
+      expect((yield* runArgvErrors(["sokoban", "solve", "--levels", "x.txt", "--max-nodes", "-5"])).errors).toContain(`Invalid value for flag --max-nodes: "-5". Expected: an integer ≥ 1`)
+      expect((yield* runArgvErrors(["sokoban", "solve", "--levels", "x.txt", "--limit", "-5"])).errors).toContain(`Invalid value for flag --limit: "-5". Expected: an integer ≥ 1`)
     }))
 
   it.effect("parsed flags reach run unchanged (games solve --target-nashconv)", () =>

@@ -1,5 +1,5 @@
 /**
- * End-to-end tests of `autodidact agent eval|train`: the real bin in a child process talks over real HTTP to a
+ * End-to-end tests of `autodidact agent eval|train`: the command, run in process (test/inproc.ts), talks over real HTTP to a
  * scripted OpenAI-compatible server started here (plain `node:http`, independent of the code under test).
  *
  * The scripted model: as a policy it answers `Action: ...`: an inadmissible `dance` on one request in seven, else the
@@ -8,15 +8,13 @@
  * to compare attempts it answers one lesson; asked to update the library it answers a JSON ADD of that lesson.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { cli as inProcess } from "./inproc.js"
 
-const bin = fileURLToPath(new URL("../bin/autodidact.js", import.meta.url))
 const LESSON = "Check the admissible actions before acting."
 
 /**
@@ -89,15 +87,19 @@ const startScripted = (): Promise<Scripted> => {
   )
 }
 
-const cli = (args: Array<string>, env: Record<string, string> = {}) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (c) => (stdout += c))
-    child.stderr.on("data", (c) => (stderr += c))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
+/** `autodidact ARGS` in this process (test/inproc.ts) with `env` set for its duration. */
+const cli = async (args: Array<string>, env: Record<string, string> = {}) => {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
+  Object.assign(process.env, env)
+  try {
+    return await inProcess(args)
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  }
+}
 
 const jsonLines = (s: string) => s.split("\n").filter((l) => l.trim().startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>)
 

@@ -89,6 +89,20 @@ describe.skipIf(missing !== undefined)("autodidact runner + train --cluster", ()
     }
   }, 60_000)
 
+  it("train --cluster with no runner says it waits (and how to start one) and fails after --timeout", async () => {
+    const pg = startPrivatePg()
+    try {
+      const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-cli-cluster-")), "run")
+      const r = await run(["train", "--env", "CartPole-v1", "--cluster", pg.url, "--total-steps", "512", "--timeout", "3", "--out", out, "--json"], 50_000)
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain(`waiting for runners: start one with \`autodidact runner --cluster ${pg.url}\``)
+      expect(r.stderr).toMatch(/^error: RunnerWaitTimeoutError: no runner sent an episode within --timeout 3 s/m)
+      expect(r.stdout).toBe("") // no summary: nothing was trained
+    } finally {
+      pg.stop()
+    }
+  }, 60_000)
+
   it("a malformed --cluster URL is refused with a typed error", async () => {
     const r = await run(["runner", "--cluster", "mysql://x@127.0.0.1/db", "--port", "34999"])
     expect(r.code).toBe(1)

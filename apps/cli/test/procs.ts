@@ -130,7 +130,18 @@ export const startPrivatePg = (): { readonly url: string; readonly stop: () => v
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-cli-pg-"))
   const env: NodeJS.ProcessEnv = { ...process.env, AUTODIDACT_PG_STATE: path.join(dir, "pg.state") }
   delete env["AUTODIDACT_PG_PORT"]
-  const out = execFileSync("bash", [script, "start"], { env, stdio: ["ignore", "pipe", "pipe"] }).toString().trim().split("\n")
+  // the script takes the first free port from 54329: a server started at the same moment elsewhere can take it
+  // between the check and the bind, so try again (up to 3 times)
+  const startOnce = () => execFileSync("bash", [script, "start"], { env, stdio: ["ignore", "pipe", "pipe"] }).toString().trim().split("\n")
+  const out = ((): Array<string> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return startOnce()
+      } catch (e) {
+        if (attempt >= 3) throw e
+      }
+    }
+  })()
   return {
     url: out[out.length - 1]!.replace(/^AUTODIDACT_PG_URL=/, ""),
     stop: () => {

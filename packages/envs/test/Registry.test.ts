@@ -84,7 +84,11 @@ describe("Registry", () => {
     expect(attempt("CartPole").suggestions).toEqual(["CartPole-v1"])
     expect(attempt("Cartpole-v1").suggestions).toContain("CartPole-v1")
     expect(attempt("FrozenLak-v1").suggestions[0]).toBe("FrozenLake-v1")
-    expect(attempt("Zzzzzzzzzzzz-v0").suggestions).toEqual([])
+    const far = attempt("Zzzzzzzzzzzz-v0")
+    expect(far.suggestions).toEqual([])
+    // the full id as typed (version included), and the registered ids to choose from
+    expect(far.message).toMatch(/^Environment Zzzzzzzzzzzz-v0 doesn't exist; registered: .*CartPole-v1/)
+    expect(attempt("Nonexistent-v3").message).toContain("Environment Nonexistent-v3 doesn't exist")
     expect(() => Registry.spec("Nope-v1")).toThrow(Registry.UnknownEnvError)
     expect(Registry.parseId("ns/Name-v3")).toEqual({ namespace: "ns", name: "Name", version: 3 })
   })

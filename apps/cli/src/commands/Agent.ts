@@ -19,6 +19,7 @@ import { TextTasks } from "@autodidact/optim"
 import { ExperienceLibrary, LlmPolicy, LlmRollout, OpenAiCompat, TrainingFreeGrpo } from "@autodidact/llm"
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
+import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
 import { versions } from "../Versions.js"
@@ -67,6 +68,8 @@ export const handleAgentEval = (c: Configs["agent eval"]): Effect.Effect<void, u
       yield* positive("concurrency", c.concurrency)
       const setup = yield* setupOf(c)
       const libraryFile = some(c.library)
+      // an experience library is read, never created here: a missing or empty file is a mistake, not an empty library
+      if (libraryFile !== undefined) yield* Inputs.requireNonEmptyFile("library", libraryFile)
       const experiences = libraryFile === undefined
         ? ""
         : ExperienceLibrary.render(yield* ExperienceLibrary.ExperienceLibrary.use((l) => l.current).pipe(Effect.provide(ExperienceLibrary.layerFile(libraryFile))))

@@ -121,7 +121,7 @@ export const handleCompare = (config: Configs["compare"]): Effect.Effect<void, u
           const finals: Array<number> = []
           for (let seed = 1; seed <= config.seeds; seed++) {
             const out = path.join(config.out, env, `${algo}-s${seed}`)
-            const summary = yield* trainText({ env, algo, seed, totalSteps: config.steps, out, groupSize: config.groupSize, difficulty: config.difficulty, overwrite: true, json: config.json })
+            const summary = yield* trainText({ env, algo, seed, totalSteps: config.steps, out, groupSize: config.groupSize, difficulty: config.difficulty, overwrite: true, json: config.json, evalEpisodes: config.evalEpisodes })
             finals.push(summary.successRate)
             curves.push(readCurve(out))
           }

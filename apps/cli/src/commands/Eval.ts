@@ -59,7 +59,7 @@ export const evaluate = (runDir: string, options: { readonly episodes: number; r
       solveThreshold: Registry.spec(envId).rewardThreshold ?? null
     }
     yield* Effect.sync(() =>
-      fs.appendFileSync(path.join(runDir, "metrics.jsonl"), JSON.stringify({ kind: "evaluation", globalStep: state.globalStep, ...summary }) + "\n")
+      fs.appendFileSync(path.join(runDir, "metrics.jsonl"), JSON.stringify(RunDirectory.relativeRow(runDir, { kind: "evaluation", globalStep: state.globalStep, ...summary })) + "\n")
     )
     return summary
   }).pipe(Effect.scoped)

@@ -62,15 +62,19 @@ const decodeSpec = Schema.decodeUnknownEffect(Skill.SkillSpec)
 const readText = (path: string) =>
   Effect.try({ try: () => fs.readFileSync(path, "utf8"), catch: (e) => new SkillInputError({ input: path, reason: e instanceof Error ? e.message : String(e) }) })
 
+/** A file's text; an empty (or white-space-only) file is a {@link SkillInputError}, not an empty spec or source. */
+const readNonEmpty = (path: string) =>
+  Effect.flatMap(readText(path), (text) => (text.trim().length === 0 ? Effect.fail(new SkillInputError({ input: path, reason: "is empty" })) : Effect.succeed(text)))
+
 const parseJson = (input: string, text: string) =>
   Effect.try({ try: () => JSON.parse(text) as unknown, catch: (e) => new SkillInputError({ input, reason: `not JSON: ${e instanceof Error ? e.message : String(e)}` }) })
 
 /** Read a spec JSON file; `sourceFile`, when given, supplies (or replaces) its `source`. */
 export const readSpec = (specFile: string, sourceFile: Option.Option<string>) =>
   Effect.gen(function*() {
-    const raw = yield* parseJson(specFile, yield* readText(specFile))
+    const raw = yield* parseJson(specFile, yield* readNonEmpty(specFile))
     if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return yield* new SkillInputError({ input: specFile, reason: "expected a JSON object (a skill spec)" })
-    const withSource = Option.isSome(sourceFile) ? { ...raw, source: yield* readText(sourceFile.value) } : raw
+    const withSource = Option.isSome(sourceFile) ? { ...raw, source: yield* readNonEmpty(sourceFile.value) } : raw
     return yield* decodeSpec(withSource).pipe(Effect.mapError((e) => new SkillInputError({ input: specFile, reason: `not a skill spec: ${e.message}` })))
   })
 

@@ -8,6 +8,7 @@ import { SokobanGenerator, SokobanSolver } from "@autodidact/envs"
 import { SokobanLevel } from "@autodidact/envs/node"
 import { Effect } from "effect"
 import * as fs from "node:fs"
+import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import type { Configs } from "../Commands.js"
 
@@ -54,10 +55,14 @@ export const loadOrGenerate = (
   limit: number,
   seed: number,
   json: boolean
-): Effect.Effect<{ source: string; levels: Array<SokobanLevel.Level> }, SokobanLevel.LevelFileError | SokobanLevel.LevelParseError | SokobanGenerator.GenerationError> =>
+): Effect.Effect<
+  { source: string; levels: ReadonlyArray<SokobanLevel.Level> },
+  SokobanLevel.LevelFileError | SokobanLevel.LevelParseError | SokobanGenerator.GenerationError | Inputs.InputFileError
+> =>
   Effect.gen(function* () {
     if (fs.existsSync(file)) {
-      const levels = yield* SokobanLevel.loadLevelFile(file)
+      yield* Inputs.requireNonEmptyFile("levels", file)
+      const levels = yield* Inputs.requireSome("levels", file, yield* SokobanLevel.loadLevelFile(file), "levels (expected `; N` then 10 rows per level)")
       return { source: file, levels: levels.slice(0, limit) }
     }
     Output.note(json, `${file} not found: generating ${limit} levels (10x10, 4 boxes, seed ${seed}) instead`)
@@ -72,8 +77,9 @@ const round = (x: number, digits: number) => (Number.isFinite(x) ? Number(x.toFi
 /** `autodidact sokoban solve` */
 export const handleSokobanSolve = (config: Configs["sokoban solve"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
-      const levels = yield* SokobanLevel.loadLevelFile(config.levels)
-      yield* solveAndReport(config.levels, levels.slice(0, Math.max(0, config.limit)), config)
+      yield* Inputs.requireNonEmptyFile("levels", config.levels)
+      const levels = yield* Inputs.requireSome("levels", config.levels, yield* SokobanLevel.loadLevelFile(config.levels), "levels (expected `; N` then 10 rows per level)")
+      yield* solveAndReport(config.levels, levels.slice(0, config.limit), config)
     })
 
 /** `autodidact sokoban ...` */

@@ -14,6 +14,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
+import * as RunnerWait from "../RunnerWait.js"
 import * as SkillEnv from "../SkillEnv.js"
 import { versions } from "../Versions.js"
 
@@ -65,6 +66,55 @@ const loadPolicy = (file: string): Effect.Effect<DrrnPolicy.Drrn, PolicyFileErro
     catch: (e) => new PolicyFileError({ path: file, reason: e instanceof Error ? e.message : String(e) })
   })
 
+/**
+ * One evaluation episode of a text environment, a line of `trajectories/eval.jsonl` (`train --save-trajectories N`
+ * on a text env): the env id, the task seed, each step's observation text, the action text taken on it, the reward
+ * and the end flags, and the episode's return (the sum of the rewards). Defined here for now; the dashboard's
+ * viewer reads the same shape.
+ */
+export const TextEpisode = Schema.Struct({
+  env: Schema.String,
+  seed: Schema.Number,
+  steps: Schema.Array(Schema.Struct({
+    observation: Schema.String,
+    action: Schema.String,
+    reward: Schema.Number,
+    terminated: Schema.Boolean,
+    truncated: Schema.Boolean
+  })),
+  return: Schema.Number
+})
+export type TextEpisode = typeof TextEpisode.Type
+
+/** The evaluation trajectories file of a run directory (the same file PPO runs write). */
+export const textTrajectoriesPath = (runDir: string): string => path.join(runDir, "trajectories", "eval.jsonl")
+
+/**
+ * Play `episodes` evaluation tasks (task k: the env's evaluation task k) with the policy, greedily, one env, and
+ * return them as {@link TextEpisode}s.
+ */
+export const playTextEpisodes = (
+  envId: string,
+  makeEnv: () => GroupRollout.TextEnv,
+  setup: TextTasks.Setup,
+  policy: DrrnPolicy.Drrn,
+  episodes: number,
+  seed: number
+): Array<TextEpisode> => {
+  const env = makeEnv()
+  const textPolicy = MultiTurnTrainer.drrnTextPolicy(policy)
+  const rng = Rng.make([seed, 0x7a3])
+  const out: Array<TextEpisode> = []
+  for (let k = 0; k < episodes; k++) {
+    const group = GroupRollout.collectGroup([env], textPolicy, setup.evalTask(k), rng, { groupSize: 1, maxSteps: setup.maxSteps, greedy: true })
+    const tr = group.trajectories[0]
+    if (tr === undefined) throw group.failures[0]?.error ?? new Error(`evaluation task ${k} failed`)
+    const steps = tr.steps.map((st) => ({ observation: st.observation, action: st.action, reward: st.reward, terminated: st.terminated, truncated: st.truncated }))
+    out.push({ env: envId, seed: tr.seed, steps, return: steps.reduce((a, st) => a + st.reward, 0) })
+  }
+  return out
+}
+
 /** What `train` asks of a text run. */
 export interface TextTrainRequest {
   readonly env: string
@@ -80,6 +130,10 @@ export interface TextTrainRequest {
   readonly skills?: string | undefined
   /** Skill commands offered per state with `skills` (default 2). */
   readonly maxSkillActions?: number | undefined
+  /** Greedy evaluation episodes to write to `<out>/trajectories/eval.jsonl` after training (default 0: none). */
+  readonly saveTrajectories?: number | undefined
+  /** Evaluation tasks of each periodic and the final evaluation (`--eval-episodes`, default 100). */
+  readonly evalEpisodes?: number | undefined
 }
 
 /** What a text training run reports. */
@@ -99,6 +153,8 @@ export interface TextTrainSummary {
   /** With `--skills`: the share of decisions that called a skill, and the primitive env steps taken. */
   readonly skillShare?: number
   readonly primitiveSteps?: number
+  /** `<out>/trajectories/eval.jsonl`, when `--save-trajectories` was given. */
+  readonly trajectories?: string
 }
 
 /** With skills: how many decisions called a skill, and the primitive env steps they took (training and evaluations). */
@@ -159,7 +215,7 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       groupSize: request.groupSize,
       maxSteps: setup.maxSteps,
       evalEvery: 10,
-      evalEpisodes: 100,
+      evalEpisodes: request.evalEpisodes ?? 100,
       policy: { grid: setup.grid },
       tasks: { train: setup.trainTask, eval: setup.evalTask },
       ...(household ? { learningRate: 5e-3, epochs: 4 } : {})
@@ -192,9 +248,18 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
     }).pipe(Effect.ensuring(Effect.sync(() => bar.stop())))
     const file = policyPath(request.out)
     yield* savePolicy(file, result.policy)
+    const saveTrajectories = request.saveTrajectories ?? 0
+    const trajectories = textTrajectoriesPath(request.out)
+    if (saveTrajectories > 0) {
+      const makeEnv = () => (skills === undefined ? setup.makeEnv() : skills.wrap(setup.makeEnv()))
+      const episodes = yield* Effect.try({ try: () => playTextEpisodes(request.env, makeEnv, setup, result.policy, saveTrajectories, request.seed), catch: (e) => e as Error })
+      yield* AtomicFile.write(trajectories, episodes.map((e) => JSON.stringify(e) + "\n").join(""))
+      Output.note(request.json, `Wrote ${saveTrajectories} evaluation episode${saveTrajectories === 1 ? "" : "s"} (mean return ${(episodes.reduce((a, e) => a + e.return, 0) / episodes.length).toFixed(2)}) -> ${trajectories}`)
+    }
     const summary: TextTrainSummary = {
       ...textSummary(run, request, setup, result, result.final, file),
-      ...(skills === undefined ? {} : skillUsage(skills))
+      ...(skills === undefined ? {} : skillUsage(skills)),
+      ...(saveTrajectories > 0 ? { trajectories } : {})
     }
     run.append({ kind: "summary", ...summary })
     return summary
@@ -205,7 +270,9 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
  * optimizer with group rollouts from the cluster's runners), then a final 100-task evaluation here. Writes the same
  * run directory as {@link trainText} (episode rows also carry `groupId`, `policyVersion` and `runner`).
  */
-export const trainTextCluster = (request: TextTrainRequest & { readonly cluster: string; readonly clusterLocation: string }): Effect.Effect<TextTrainSummary, Error> =>
+export const trainTextCluster = (
+  request: TextTrainRequest & { readonly cluster: string; readonly clusterLocation: string; readonly timeout?: number | undefined }
+): Effect.Effect<TextTrainSummary, Error> =>
   Effect.gen(function* () {
     const setup = yield* Effect.try({ try: () => TextTasks.setupFor(request.env, { difficulty: request.difficulty }), catch: (e) => e as Error })
     const household = request.env === "TextHousehold-v0"
@@ -233,23 +300,24 @@ export const trainTextCluster = (request: TextTrainRequest & { readonly cluster:
     Output.note(request.json, `Training ${request.algo.toUpperCase()} (DRRN policy, groups of ${request.groupSize}) on ${request.env} with group rollouts from the cluster at ${request.clusterLocation} -> ${run.dir}`)
     const bar = Output.progress(request.json, request.totalSteps, "{bar} {percentage}% | {value}/{total} steps | success (batch) {success}")
     let lastSuccess = "-"
-    const result = yield* TextTrainer.train(options, {
-      onEpisode: (row) => {
-        run.append(row)
-        bar.update(Math.min(row.globalStep, request.totalSteps), { success: lastSuccess })
-      },
-      onUpdate: (row) => {
-        run.append(row)
-        lastSuccess = row.successRate.toFixed(2)
-      }
-    }).pipe(
-      Effect.provide(RolloutService.layerCluster({
-        url: request.cluster,
-        onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
-      })),
-      Effect.ensuring(Effect.sync(() => bar.stop()))
-    )
-    const final = MultiTurnTrainer.evaluate([setup.makeEnv()], MultiTurnTrainer.drrnTextPolicy(result.policy), setup.evalTask, 100, Rng.make([request.seed, 0x5eed]), { maxSteps: setup.maxSteps })
+    const result = yield* RunnerWait.awaitingRunners(request.clusterLocation, { timeoutSeconds: request.timeout }, (arrived) =>
+      TextTrainer.train(options, {
+        onEpisode: (row) => {
+          arrived()
+          run.append(row)
+          bar.update(Math.min(row.globalStep, request.totalSteps), { success: lastSuccess })
+        },
+        onUpdate: (row) => {
+          run.append(row)
+          lastSuccess = row.successRate.toFixed(2)
+        }
+      }).pipe(
+        Effect.provide(RolloutService.layerCluster({
+          url: request.cluster,
+          onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
+        }))
+      )).pipe(Effect.ensuring(Effect.sync(() => bar.stop())))
+    const final = MultiTurnTrainer.evaluate([setup.makeEnv()], MultiTurnTrainer.drrnTextPolicy(result.policy), setup.evalTask, request.evalEpisodes ?? 100, Rng.make([request.seed, 0x5eed]), { maxSteps: setup.maxSteps })
     run.append({ kind: "evaluation", globalStep: result.globalStep, wallSeconds: result.wallSeconds, ...final })
     const file = policyPath(request.out)
     yield* savePolicy(file, result.policy)
@@ -299,6 +367,6 @@ export const evaluateText = (
       randomPolicySuccessRate: random.successRate,
       ...(skills === undefined ? {} : { skills: skills.config.library })
     }
-    yield* Effect.sync(() => fs.appendFileSync(path.join(runDir, "metrics.jsonl"), JSON.stringify({ kind: "evaluation", ...summary }) + "\n"))
+    yield* Effect.sync(() => fs.appendFileSync(path.join(runDir, "metrics.jsonl"), JSON.stringify(RunDirectory.relativeRow(runDir, { kind: "evaluation", ...summary })) + "\n"))
     return summary
   }))

@@ -15,6 +15,7 @@ import { Effect, Schema } from "effect"
 import * as path from "node:path"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
+import * as RunnerWait from "../RunnerWait.js"
 import { versions } from "../Versions.js"
 import { isTextEnvId, textAlgos, trainText, trainTextCluster } from "./TextTrain.js"
 import type { Configs } from "../Commands.js"
@@ -40,12 +41,20 @@ export interface TrainRequest {
   readonly untilSolved: boolean
   readonly numEnvs: number
   readonly resume: boolean
+  /** With `resume`: continue even if the seed, env or another result-changing key differs (recorded in config.json). */
+  readonly resumeOverride?: boolean
   readonly overwrite: boolean
   readonly json: boolean
   /** Greedy evaluation episodes to write to `<out>/trajectories/eval.jsonl` after training (default 0: none). */
   readonly saveTrajectories?: number
   /** `postgres://...`: collect rollouts on the cluster runners registered there (`autodidact runner`). */
   readonly cluster?: string | undefined
+  /** With `cluster`: fail with `RunnerWaitTimeoutError` when no runner has sent an episode after this many seconds. */
+  readonly timeout?: number | undefined
+  /** The command recorded in config.json (default `"train"`; `autodidact start` records `"start"`). */
+  readonly command?: string | undefined
+  /** The mean return (last 100 episodes) that counts as solved, instead of the env's threshold (not a flag: for tests). */
+  readonly solveThreshold?: number | undefined
 }
 
 /** What a finished training run reports (the summary table, or the `--json` line). */
@@ -167,7 +176,7 @@ const finishRun = (
 const checkBudget = (request: TrainRequest): Effect.Effect<number | undefined, TrainConfigError | Registry.UnknownEnvError> =>
   Effect.gen(function* () {
     const spec = yield* Effect.try({ try: () => Registry.spec(request.env), catch: (e) => e as Registry.UnknownEnvError })
-    const threshold = spec.rewardThreshold
+    const threshold = request.solveThreshold ?? spec.rewardThreshold
     if (request.untilSolved && threshold === undefined) {
       return yield* new TrainConfigError({ option: "env", value: request.env, reason: "has no reward threshold, so --until-solved cannot tell when it is solved" })
     }
@@ -179,7 +188,7 @@ const checkBudget = (request: TrainRequest): Effect.Effect<number | undefined, T
 
 /** The `config.json` fields both CartPole-style trainers record (each adds its own trainer's options). */
 const runConfig = (request: TrainRequest, threshold: number | undefined) => ({
-  command: "train",
+  command: request.command ?? "train",
   env: request.env,
   algo: request.algo,
   seed: request.seed,
@@ -204,9 +213,21 @@ const episodeProgress = (run: RunDirectory.RunDirectory, request: TrainRequest) 
       if (recent.length > 100) recentSum -= recent.shift()!
       bar.update(Math.min(row.globalStep, request.totalSteps), { meanReturn: (recentSum / recent.length).toFixed(1) })
     },
+    /** A run that stopped because it was solved: the bar completes at that step, and a line says why it stopped. */
+    finish: (result: { readonly stopReason: string; readonly globalStep: number; readonly meanRecentReturn: number }, threshold: number | undefined) => {
+      if (result.stopReason === "solved") {
+        bar.complete(result.globalStep, { meanReturn: result.meanRecentReturn.toFixed(1) })
+        bar.stop()
+        Output.note(request.json, solvedLine(result.globalStep, result.meanRecentReturn, threshold))
+      }
+    },
     stop: () => bar.stop()
   }
 }
+
+/** The line a run solved before its budget prints. */
+export const solvedLine = (step: number, meanReturn: number, threshold: number | undefined): string =>
+  `solved at step ${step} (mean return ${meanReturn.toFixed(1)} ≥ threshold ${threshold ?? "?"}); stopping early`
 
 /** Train per `request`, writing the run directory; prints a progress bar and returns the summary. */
 export const train = (request: TrainRequest) =>
@@ -220,7 +241,12 @@ export const train = (request: TrainRequest) =>
       return yield* new TrainConfigError({ option: "save-trajectories", value: saveTrajectories, reason: "must be a non-negative integer" })
     }
     const ckpt = checkpointPath(request.out)
-    const resumeState = request.resume ? yield* Checkpoint.load(ckpt) : undefined
+    const loaded = request.resume ? yield* Checkpoint.load(ckpt) : undefined
+    // with --resume-override the run continues with the requested seed and number of envs (the checks below refuse
+    // a changed seed or env count without it); everything else comes from the checkpoint
+    const resumeState: Ppo.TrainState | undefined = loaded === undefined
+      ? undefined
+      : { ...loaded, options: { ...loaded.options, seed: request.seed, numEnvs: request.numEnvs } }
     const options: Ppo.TrainOptions = {
       seed: request.seed,
       numEnvs: request.numEnvs,
@@ -235,12 +261,21 @@ export const train = (request: TrainRequest) =>
         ...runConfig(request, threshold),
         numEnvs: request.numEnvs,
         autoresetMode: "SameStep",
+        // the budget (and its learning-rate schedule) is the one thing a resume may change: --total-steps extends a run
         ppo: { ...Ppo.defaults, ...(resumeState?.options ?? {}), seed: request.seed, numEnvs: request.numEnvs, totalTimesteps: request.totalSteps },
         versions: versions(),
         startedAt: new Date().toISOString()
       },
-      { resume: request.resume, overwrite: request.overwrite }
+      {
+        overwrite: request.overwrite,
+        resume: resumeState === undefined
+          ? undefined
+          : { step: resumeState.globalStep, override: request.resumeOverride ?? false, mayDiffer: ["totalSteps", "untilSolved", "solveThreshold", "ppo", "command"] }
+      }
     )
+    if (resumeState !== undefined) {
+      Output.note(request.json, `Resuming ${run.dir} at step ${resumeState.globalStep} (update ${resumeState.iteration})${run.dropped > 0 ? `: dropped ${run.dropped} metrics row${run.dropped === 1 ? "" : "s"} written after that checkpoint` : ""}`)
+    }
     const env = yield* Effect.acquireRelease(
       Effect.try({ try: () => Registry.makeVec(request.env, request.numEnvs, { autoresetMode: "SameStep" }), catch: (e) => e }),
       (e) => Effect.sync(() => e.close())
@@ -251,6 +286,7 @@ export const train = (request: TrainRequest) =>
       onEpisode: progress.onEpisode,
       onUpdate: (row) => run.append(row)
     }).pipe(Effect.ensuring(Effect.sync(progress.stop)))
+    progress.finish(result, threshold)
     return yield* finishRun(run, request, result, ckpt, saveTrajectories)
   }).pipe(Effect.scoped)
 
@@ -303,21 +339,22 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
         versions: versions(),
         startedAt: new Date().toISOString()
       },
-      { resume: false, overwrite: request.overwrite }
+      { overwrite: request.overwrite }
     )
     Output.note(request.json, `Training PPO on ${request.env} with rollouts from the cluster at ${redactUrl(request.cluster)} (seed ${request.seed}, ${episodesPerUpdate} episodes per update) -> ${run.dir}`)
     const progress = episodeProgress(run, request)
-    const result = yield* Trainer.train(options, {
-      onEpisode: progress.onEpisode,
-      onUpdate: (row) => run.append(row),
-      onRunner: (row) => run.append(row)
-    }).pipe(
-      Effect.provide(RolloutService.layerCluster({
-        url: request.cluster,
-        onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
-      })),
-      Effect.ensuring(Effect.sync(progress.stop))
-    )
+    const result = yield* RunnerWait.awaitingRunners(redactUrl(request.cluster), { timeoutSeconds: request.timeout }, (arrived) =>
+      Trainer.train(options, {
+        onEpisode: (row) => (arrived(), progress.onEpisode(row)),
+        onUpdate: (row) => run.append(row),
+        onRunner: (row) => run.append(row)
+      }).pipe(
+        Effect.provide(RolloutService.layerCluster({
+          url: request.cluster,
+          onAvailability: (a) => Output.note(request.json, a._tag === "Down" ? `cluster storage unavailable (${a.reason}); waiting` : `cluster storage available again after ${a.downSeconds.toFixed(1)} s; resuming`)
+        }))
+      )).pipe(Effect.ensuring(Effect.sync(progress.stop)))
+    progress.finish(result, threshold)
     const policyFile = clusterPolicyPath(run.dir)
     yield* Effect.try({
       try: () => AtomicFile.writeSync(policyFile, Policy.encode(Policy.ofActorCritic(result.agent))),
@@ -328,9 +365,13 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
 
 /** `autodidact train` */
 /** `autodidact train` */
-export const handleTrain = ({ cluster, skills: skillsFlag, ...config }: Configs["train"]): Effect.Effect<void, unknown> =>
+export const handleTrain = ({ cluster, skills: skillsFlag, timeout: timeoutFlag, ...config }: Configs["train"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const skills = skillsFlag._tag === "Some" ? skillsFlag.value : undefined
+      const timeout = timeoutFlag._tag === "Some" ? timeoutFlag.value : undefined
+      if (timeout !== undefined && cluster._tag === "None") {
+        return yield* new TrainConfigError({ option: "timeout", value: timeout, reason: "only applies with --cluster (how long to wait for runners)" })
+      }
       // the one check of --skills' scope (trainText trusts it)
       if (skills !== undefined && (cluster._tag === "Some" || config.env !== "TextHousehold-v0")) {
         return yield* new TrainConfigError({ option: "skills", value: skills, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `skills as options are for TextHousehold-v0, not ${config.env}` })
@@ -343,15 +384,22 @@ export const handleTrain = ({ cluster, skills: skillsFlag, ...config }: Configs[
           }
           const u = yield* Effect.try({ try: () => new URL(cluster.value), catch: () => new TrainConfigError({ option: "cluster", value: cluster.value, reason: "is not a URL (expected postgres://user@host:port/database)" }) })
           if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") return yield* new TrainConfigError({ option: "cluster", value: cluster.value, reason: "must be a postgres:// URL" })
-          const summary = yield* trainTextCluster({ ...config, algo, cluster: cluster.value, clusterLocation: redactUrl(cluster.value) })
+          if (config.saveTrajectories > 0) {
+            return yield* new TrainConfigError({ option: "save-trajectories", value: config.saveTrajectories, reason: "not supported with --cluster on text environments yet" })
+          }
+          const summary = yield* trainTextCluster({ ...config, algo, cluster: cluster.value, clusterLocation: redactUrl(cluster.value), timeout })
           Output.printSummary(config.json, "Training summary", { ...summary })
           return
         }
-        const summary = yield* trainCluster({ ...config, algo: config.algo._tag === "Some" ? config.algo.value : "ppo", cluster: cluster.value })
+        const summary = yield* trainCluster({ ...config, algo: config.algo._tag === "Some" ? config.algo.value : "ppo", cluster: cluster.value, timeout })
         Output.printSummary(config.json, "Training summary", { ...summary })
         return
       }
+      if (config.resumeOverride && !config.resume) {
+        return yield* new TrainConfigError({ option: "resume-override", value: true, reason: "only applies with --resume" })
+      }
       if (isTextEnvId(config.env)) {
+        if (config.resume) return yield* new TrainConfigError({ option: "resume", value: true, reason: `resuming is not supported for the text environments yet (${config.env}); start a new run or pass --overwrite` })
         const algo = config.algo._tag === "Some" ? config.algo.value : "gigpo"
         if (algo === "ppo") {
           return yield* new TrainConfigError({ option: "algo", value: algo, reason: `${config.env} is a text environment; use one of ${textAlgos.join(", ")}` })

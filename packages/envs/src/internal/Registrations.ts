@@ -128,7 +128,8 @@ export const lookup = (id: string): Registration => {
     .sort((a, b) => a.d - b.d)
     .slice(0, 3)
     .map(({ k }) => k)
-  throw new UnknownEnvError({ id, reason: `Environment ${parsed.name} doesn't exist`, suggestions: scored })
+  // the id as the user typed it (version included), and every registered id when no name is close
+  throw new UnknownEnvError({ id, reason: `Environment ${id} doesn't exist${scored.length > 0 ? "" : `; registered: ${ids().join(", ")}`}`, suggestions: scored })
 }
 
 /**

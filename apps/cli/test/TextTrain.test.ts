@@ -1,0 +1,45 @@
+/**
+ * `train --save-trajectories N` on a text environment (in process, a tiny budget): `trajectories/eval.jsonl` holds N
+ * episodes of the trained policy as `{env, seed, steps: [{observation, action, reward, terminated, truncated}],
+ * return}` (before, the flag was silently ignored for text envs).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { TextEpisode, trainText } from "../src/commands/TextTrain.js"
+
+describe("trainText --save-trajectories", () => {
+  it.effect("writes N TextHousehold-v0 evaluation episodes in the TextEpisode shape", () =>
+    Effect.gen(function* () {
+      const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-text-")), "run")
+      const summary = yield* trainText({
+        env: "TextHousehold-v0", algo: "grpo", seed: 3, totalSteps: 60, out, groupSize: 2, difficulty: "easy", overwrite: false, json: true, saveTrajectories: 3, evalEpisodes: 2
+      })
+      const file = path.join(out, "trajectories", "eval.jsonl")
+      expect(summary.trajectories).toBe(file)
+      const lines = fs.readFileSync(file, "utf8").split("\n").filter((l) => l.length > 0)
+      expect(lines).toHaveLength(3)
+      const decode = Schema.decodeUnknownSync(Schema.toCodecJson(TextEpisode))
+      const seeds = new Set<number>()
+      for (const line of lines) {
+        const raw = JSON.parse(line)
+        expect(Object.keys(raw).sort()).toEqual(["env", "return", "seed", "steps"])
+        const ep = decode(raw)
+        expect(ep.env).toBe("TextHousehold-v0")
+        seeds.add(ep.seed)
+        expect(ep.steps.length).toBeGreaterThan(0)
+        for (const st of ep.steps) {
+          expect(Object.keys(st).sort()).toEqual(["action", "observation", "reward", "terminated", "truncated"])
+          expect(st.observation.length).toBeGreaterThan(0)
+          expect(st.action.length).toBeGreaterThan(0)
+        }
+        const last = ep.steps.at(-1)!
+        expect(last.terminated || last.truncated).toBe(true)
+        for (const st of ep.steps.slice(0, -1)) expect(st.terminated || st.truncated).toBe(false)
+        expect(ep.return).toBeCloseTo(ep.steps.reduce((a, st) => a + st.reward, 0), 12)
+      }
+      expect(seeds.size).toBe(3) // three different evaluation tasks
+    }), 60_000)
+})
