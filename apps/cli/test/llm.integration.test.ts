@@ -219,9 +219,11 @@ describe("autodidact serve-env", () => {
       }
       expect(await (await fetch(`${url}/`)).json()).toBe("This is environment TextFrozenLake-v1.")
 
-      const a = (await post("/create", {})).body.id as number
-      const b = (await post("/create", {})).body.id as number
-      expect(Number.isInteger(a) && Number.isInteger(b) && a !== b).toBe(true)
+      const a = (await post("/create", {})).body.id as string
+      const b = (await post("/create", {})).body.id as string
+      // session ids are unguessable UUIDs (issue 21), distinct per session
+      const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+      expect(uuid.test(a) && uuid.test(b) && a !== b).toBe(true)
 
       const reset = await post("/reset", { id: a, data_idx: 3 })
       expect(reset.status).toBe(200)
