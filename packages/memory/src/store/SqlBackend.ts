@@ -39,6 +39,7 @@ import * as Path from "node:path"
 import { MissingPeerError, OptionalPeer } from "@autodidact/core"
 import { Effect, Redacted, Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
+import { SqlError } from "effect/sql"
 import type { SqlClient } from "effect/sql"
 import { StoreOpenError } from "./StoreErrors.js"
 
@@ -97,6 +98,26 @@ const pidAlive = (pid: number): boolean => {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM"
   }
+}
+
+/**
+ * The client with `withTransaction` failing, instead of dying, when the connection is lost inside a transaction.
+ * `effect/sql` turns a failed ROLLBACK (and a failed COMMIT whose cleanup failed) into a defect; on a terminated
+ * or broken connection that is exactly what happens, and a defect would escape every store method's typed error.
+ * Here such a `SqlError` defect becomes an ordinary `SqlError` failure (then `StoreSqlError`, transient, see
+ * `StoreErrors.isTransient`): the transaction was not committed, or was committed whole, and can be retried.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const withTypedTransactions = (sql: SqlClient.SqlClient): SqlClient.SqlClient => {
+  const withTransaction: SqlClient.SqlClient["withTransaction"] = (effect) =>
+    Effect.catchDefect(sql.withTransaction(effect), (defect) =>
+      SqlError.isSqlError(defect) ? Effect.fail(defect) : Effect.die(defect))
+  return new Proxy(sql, {
+    get: (target, property, receiver) =>
+      property === "withTransaction" ? withTransaction : Reflect.get(target, property, receiver)
+  })
 }
 
 /**
@@ -327,7 +348,7 @@ export const pglite = (
       Effect.provide(Reactivity.layer),
       Effect.mapError((e) => new StoreOpenError({ location, reason: `connecting: ${message(e)}`, cause: e }))
     )
-    return { sql, kind: "pglite" as const, location }
+    return { sql: withTypedTransactions(sql), kind: "pglite" as const, location }
   })
 
 /** The URL without its password, for messages. */
@@ -366,5 +387,5 @@ export const pg = (
     yield* sql`SELECT 1`.pipe(
       Effect.mapError((e) => new StoreOpenError({ location, reason: `connecting: ${message(e)}`, cause: e }))
     )
-    return { sql, kind: "pg" as const, location }
+    return { sql: withTypedTransactions(sql), kind: "pg" as const, location }
   })
