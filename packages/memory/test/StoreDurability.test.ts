@@ -199,7 +199,7 @@ describe("ExperienceStore durability (PGlite directory)", () => {
   it.effect("bulk load: records put into an exact store get the HNSW index on reopening with auto, same answers", () =>
     Effect.gen(function*() {
       const bulkDir = Path.join(tmp, "bulk")
-      const texts = Array.from({ length: 1200 }, (_, i) => `tip ${i}: ${["open", "take", "heat", "cool"][i % 4]} the ${["mug", "apple", "egg"][i % 3]} ${i % 7}`)
+      const texts = Array.from({ length: 600 }, (_, i) => `tip ${i}: ${["open", "take", "heat", "cool"][i % 4]} the ${["mug", "apple", "egg"][i % 3]} ${i % 7}`)
       const opened = (vectorIndex: "auto" | "exact") =>
         Store.layerPglite({ dir: bulkDir, vectorIndex }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 16 })))
       const ask = Effect.gen(function*() {
@@ -216,7 +216,7 @@ describe("ExperienceStore durability (PGlite directory)", () => {
       expect(before.index).toBe("exact")
       const after = yield* ask.pipe(Effect.provide(opened("auto")))
       expect(after.index).toBe("hnsw")
-      expect(after.count).toBe(1200)
+      expect(after.count).toBe(600)
       expect(after.ids).toEqual(before.ids) // every row back-filled and indexed: the same top 5 as exact scoring
       const again = yield* ask.pipe(Effect.provide(opened("auto"))) // idempotent: the index exists now
       expect(again.ids).toEqual(before.ids)
