@@ -232,7 +232,7 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
         expect(yield* store.count({})).toBe(4)
       }))
 
-    it.live("put, putMany and duplicates within a batch follow one merge rule (Effect service)", () =>
+    it.effect("put, putMany and duplicates within a batch follow one merge rule (Effect service)", () =>
       Effect.gen(function*() {
         const store = yield* fresh
         yield* Effect.promise(() => mergeRule(putApiOf(store)))
