@@ -111,7 +111,9 @@ export const runWriters = (o: WritersOptions): Effect.Effect<WritersResult, unkn
         }
         for (const t of seen) if (!now.has(t)) vanished++
       }),
-      Effect.ignore // the table may not exist yet; a terminated connection is retried on the next round
+      // the table may not exist yet; a terminated (or silently dropped) connection is retried on the next round
+      Effect.timeout("10 seconds"),
+      Effect.ignore
     )
     const readLoop = Effect.gen(function*() {
       while (!done) {
