@@ -5,7 +5,8 @@
  */
 import { describe, it as vitestIt } from "@effect/vitest"
 import * as SqlBackend from "../src/store/SqlBackend.js"
-import { storeSuite, suiteLayer } from "./StoreSuite.js"
+import { ExperienceStore } from "../src/store/Store.js"
+import { DIM, mergeRule, storeSuite, suiteLayer } from "./StoreSuite.js"
 
 const url = process.env.AUTODIDACT_PG_URL
 const inCi = process.env.CI === "true" || process.env.CI === "1"
@@ -27,4 +28,14 @@ if (url === undefined || url === "") {
   }
 } else {
   storeSuite("ExperienceStore on PostgreSQL", suiteLayer(SqlBackend.pg({ url })))
+  describe("ExperienceStore.open on PostgreSQL (plain)", () => {
+    vitestIt("put, putMany and duplicates within a batch follow one merge rule (plain face)", async () => {
+      const store = await ExperienceStore.open({ url, dimension: DIM })
+      try {
+        await mergeRule(store)
+      } finally {
+        await store.close()
+      }
+    }, 60_000)
+  })
 }

@@ -13,6 +13,7 @@ import { ExperienceStore } from "../src/store.js"
 import * as Records from "../src/store/Records.js"
 import * as Store from "../src/store/Store.js"
 import { EmbedderError, InvalidQueryError, InvalidRecordError, StoreOpenError } from "../src/store/StoreErrors.js"
+import { mergeRule } from "./StoreSuite.js"
 
 const tmp = Fs.mkdtempSync(Path.join(Os.tmpdir(), "autodidact-plain-store-"))
 
@@ -104,6 +105,15 @@ describe("ExperienceStore.open (plain, Promises)", () => {
     const failing = Layer.effect(Embedder.Embedder, Effect.fail(new EmbedderError({ model: "bad", reason: "no model" })))
     expect(await rejection(ExperienceStore.open({ memory: true, embedder: failing }))).toBeInstanceOf(EmbedderError)
   }, 120_000)
+
+  it("put, putMany and duplicates within a batch follow one merge rule (plain face)", async () => {
+    const store = await ExperienceStore.open({ memory: true, dimension: 64 })
+    try {
+      await mergeRule(store)
+    } finally {
+      await store.close()
+    }
+  }, 60_000)
 
   it("rejects options that name no target, or two, with InvalidOptionError", async () => {
     for (const options of [{}, { path: "a", memory: true }, { url: "postgres://x@localhost/y", path: "b" }]) {

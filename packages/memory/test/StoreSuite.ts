@@ -9,6 +9,7 @@ import { SqlClient } from "effect/sql"
 import * as Embedder from "../src/embedders/Embedder.js"
 import { migrate } from "../src/store/Migrations.js"
 import * as Records from "../src/store/Records.js"
+import type { Filters } from "../src/store/Retrieval.js"
 import type { Backend } from "../src/store/SqlBackend.js"
 import * as Store from "../src/store/Store.js"
 import type { StoreOpenError } from "../src/store/StoreErrors.js"
@@ -50,6 +51,113 @@ const traj = (success: boolean, task: string, ret: number): Trajectory.Trajector
     ],
     { task, success, seed: 7 }
   )
+
+/** The part of either face of the store that {@link mergeRule} uses, with Promises. */
+export interface PutApi {
+  put(record: Records.NewRecord): Promise<Store.PutResult>
+  putMany(records: ReadonlyArray<Records.NewRecord>): Promise<ReadonlyArray<Store.PutResult>>
+  get(id: string): Promise<Records.ExperienceRecord | undefined>
+  removeWhere(filters: Filters): Promise<number>
+}
+
+/** The Effect service as a {@link PutApi}. */
+export const putApiOf = (store: Store.ExperienceStore["Service"]): PutApi => ({
+  put: (r) => Effect.runPromise(store.put(r)),
+  putMany: (rs) => Effect.runPromise(store.putMany(rs)),
+  get: (id) => Effect.runPromise(Effect.map(store.get(id), Option.getOrUndefined)),
+  removeWhere: (f) => Effect.runPromise(store.removeWhere(f))
+})
+
+/**
+ * One merge rule for duplicates: `put`s one after the other, one `putMany` holding all of them, and a `putMany` onto a
+ * stored one leave the same record (support and votes summed, highest importance, latest access, tags united, the
+ * first record's id, creation time and payload kept); a repeated write with the record's own id changes nothing.
+ * Clears the store.
+ */
+export const mergeRule = async (api: PutApi): Promise<void> => {
+  const copies = [
+    Records.insight("Check the map first", {
+      task: "nav",
+      tags: ["b"],
+      importance: 0.3,
+      createdAt: NOW,
+      lastAccessedAt: NOW + 5,
+      sourceIds: ["a"]
+    }),
+    Records.insight("Check the map first", {
+      task: "nav",
+      tags: ["a", "b"],
+      importance: 0.8,
+      upvotes: 2,
+      support: 2,
+      createdAt: NOW + 1,
+      lastAccessedAt: NOW + 9,
+      sourceIds: ["b"]
+    }),
+    Records.insight("Check the map first", { task: "nav", tags: ["c"], importance: 0.5, downvotes: 1, createdAt: NOW + 2, lastAccessedAt: NOW + 2 })
+  ]
+  const expected = {
+    support: 4,
+    upvotes: 2,
+    downvotes: 1,
+    importance: 0.8,
+    tags: ["a", "b", "c"],
+    createdAt: NOW,
+    lastAccessedAt: NOW + 9,
+    payload: { sourceIds: ["a"] }
+  }
+  const fields = (r: Records.ExperienceRecord | undefined) => ({
+    support: r?.support,
+    upvotes: r?.upvotes,
+    downvotes: r?.downvotes,
+    importance: r?.importance,
+    tags: r?.tags,
+    createdAt: r?.createdAt,
+    lastAccessedAt: r?.lastAccessedAt,
+    payload: r?.payload
+  })
+  // put, put, put
+  await api.removeWhere({})
+  const one = []
+  for (const c of copies) one.push(await api.put(c))
+  expect(one.map((r) => r.status)).toEqual(["inserted", "merged", "merged"])
+  expect(new Set(one.map((r) => r.id)).size).toBe(1)
+  expect(fields(await api.get(one[0].id))).toEqual(expected)
+  // putMany of all three in one batch
+  await api.removeWhere({})
+  const batch = await api.putMany(copies)
+  expect(batch.map((r) => r.status)).toEqual(["inserted", "merged", "merged"])
+  expect(new Set(batch.map((r) => r.id)).size).toBe(1)
+  expect(fields(await api.get(batch[0].id))).toEqual(expected)
+  // put, then putMany of the other two onto the stored one
+  await api.removeWhere({})
+  const first = await api.put(copies[0])
+  const rest = await api.putMany(copies.slice(1))
+  expect(rest).toEqual([{ id: first.id, status: "merged" }, { id: first.id, status: "merged" }])
+  expect(fields(await api.get(first.id))).toEqual(expected)
+  // a write repeated with the record's own id (a retry) changes nothing, in a put or within a batch
+  await api.removeWhere({})
+  const fixed = Records.tip("retried tip", { id: "fixed-1", tags: ["t"], upvotes: 1 })
+  expect(await api.put(fixed)).toEqual({ id: "fixed-1", status: "inserted" })
+  expect(await api.put(fixed)).toEqual({ id: "fixed-1", status: "merged" })
+  expect(await api.putMany([fixed, fixed, Records.tip("another tip", { id: "fixed-2" }), Records.tip("another tip", { id: "fixed-2" })]))
+    .toEqual([
+      { id: "fixed-1", status: "merged" },
+      { id: "fixed-1", status: "merged" },
+      { id: "fixed-2", status: "inserted" },
+      { id: "fixed-2", status: "merged" }
+    ])
+  expect(await api.get("fixed-1")).toMatchObject({ support: 1, upvotes: 1 })
+  expect(await api.get("fixed-2")).toMatchObject({ support: 1 })
+  // one explicit id for two different records in a batch is refused, naming the later one; nothing is stored
+  const clash = await api.putMany([Records.tip("x", { id: "same" }), Records.tip("y", { id: "same" })]).then(
+    () => undefined,
+    (e: unknown) => e
+  )
+  expect(clash).toMatchObject({ _tag: "InvalidRecordError", field: "records[1].id", value: "same" })
+  expect(await api.get("same")).toBeUndefined()
+  await api.removeWhere({})
+}
 
 export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLayer>) =>
   layer(storeLayer, { timeout: "60 seconds" })(name, (it) => {
@@ -122,6 +230,12 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
         expect(t2.status).toBe("inserted")
         expect(t2.id).not.toBe(t1.id)
         expect(yield* store.count({})).toBe(4)
+      }))
+
+    it.effect("put, putMany and duplicates within a batch follow one merge rule (Effect service)", () =>
+      Effect.gen(function*() {
+        const store = yield* fresh
+        yield* Effect.promise(() => mergeRule(putApiOf(store)))
       }))
 
     it.effect("orders by the weighted score of Generative Agents (hand-computed, 5 records)", () =>

@@ -18,7 +18,13 @@
  * writers are ordinary PostgreSQL transactions.
  *
  * A directory that exists, is not empty and is not a PostgreSQL data directory (no `PG_VERSION`), or that PGlite
- * fails to start on, gives `StoreOpenError` instead of being overwritten.
+ * fails to start on, gives `StoreOpenError` naming it instead of being overwritten or deleted.
+ *
+ * Creation is atomic: a new store (the directory absent or empty) is initialized by PGlite in the sibling
+ * `<dir>.creating` (under the lock), closed, and renamed to `<dir>` (the parent directory is then fsync'ed), so a
+ * process killed at any moment of creation leaves either no store (and perhaps `<dir>.creating`, deleted by the next
+ * open, which holds the lock and so knows its creator is gone) or a complete empty one; never a half-initialized
+ * `<dir>`. An existing store is opened in place and never recreated.
  *
  * **Optional peers**: `@effect/sql-pg` (both backends) and `@electric-sql/pglite`, `@electric-sql/pglite-pgvector`,
  * `@electric-sql/pglite-socket` (the PGlite backend) are optional peer dependencies of `@autodidact/memory`, loaded
@@ -33,6 +39,7 @@ import * as Path from "node:path"
 import { MissingPeerError, OptionalPeer } from "@autodidact/core"
 import { Effect, Redacted, Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
+import { SqlError } from "effect/sql"
 import type { SqlClient } from "effect/sql"
 import { StoreOpenError } from "./StoreErrors.js"
 
@@ -91,6 +98,26 @@ const pidAlive = (pid: number): boolean => {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM"
   }
+}
+
+/**
+ * The client with `withTransaction` failing, instead of dying, when the connection is lost inside a transaction.
+ * `effect/sql` turns a failed ROLLBACK (and a failed COMMIT whose cleanup failed) into a defect; on a terminated
+ * or broken connection that is exactly what happens, and a defect would escape every store method's typed error.
+ * Here such a `SqlError` defect becomes an ordinary `SqlError` failure (then `StoreSqlError`, transient, see
+ * `StoreErrors.isTransient`): the transaction was not committed, or was committed whole, and can be retried.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const withTypedTransactions = (sql: SqlClient.SqlClient): SqlClient.SqlClient => {
+  const withTransaction: SqlClient.SqlClient["withTransaction"] = (effect) =>
+    Effect.catchDefect(sql.withTransaction(effect), (defect) =>
+      SqlError.isSqlError(defect) ? Effect.fail(defect) : Effect.die(defect))
+  return new Proxy(sql, {
+    get: (target, property, receiver) =>
+      property === "withTransaction" ? withTransaction : Reflect.get(target, property, receiver)
+  })
 }
 
 /**
@@ -177,16 +204,85 @@ const checkDirectory = (dir: string): Effect.Effect<void, StoreOpenError> =>
   })
 
 /**
+ * The stages of creating a PGlite store on a directory, in order (see the module docs): `initializing` (about to run
+ * PGlite's initdb in `<dir>.creating`), `initialized` (initdb done and PGlite closed, `<dir>` not there yet),
+ * `renamed` (`<dir>` is the complete empty store, not yet opened).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type CreateStage = "initializing" | "initialized" | "renamed"
+
+/** The sibling directory a new store is initialized in before it is renamed into place. */
+export const creatingPath = (dir: string): string => `${Path.resolve(dir)}.creating`
+
+const fsyncDirectory = (dir: string) => {
+  try {
+    const fd = Fs.openSync(dir, "r")
+    try {
+      Fs.fsyncSync(fd)
+    } finally {
+      Fs.closeSync(fd)
+    }
+  } catch {
+    // directories cannot be fsync'ed on every platform: best effort
+  }
+}
+
+/**
+ * Create the store directory atomically when it is absent or empty (the caller holds the lock): initdb in
+ * `<dir>.creating` (a leftover of a killed creation there is deleted first), close, rename into place.
+ */
+const createAtomically = (
+  dir: string,
+  start: (dataDir: string) => Promise<{ close: () => Promise<void> }>,
+  hook: (stage: CreateStage) => Promise<void>
+): Effect.Effect<void, StoreOpenError> =>
+  Effect.tryPromise({
+    try: async () => {
+      const target = Path.resolve(dir)
+      const temp = creatingPath(dir)
+      const exists = Fs.existsSync(target)
+      if (exists && Fs.readdirSync(target).length > 0) {
+        // An existing store (checked by `checkDirectory`): opened in place. A `.creating` beside it is a leftover.
+        Fs.rmSync(temp, { recursive: true, force: true })
+        return
+      }
+      Fs.rmSync(temp, { recursive: true, force: true })
+      await hook("initializing")
+      const db = await start(temp)
+      await db.close()
+      fsyncDirectory(temp)
+      await hook("initialized")
+      if (exists) Fs.rmdirSync(target) // empty (checked above): rename cannot replace a directory everywhere
+      Fs.renameSync(temp, target)
+      fsyncDirectory(Path.dirname(target))
+      await hook("renamed")
+    },
+    catch: (e) =>
+      e instanceof StoreOpenError ? e : new StoreOpenError({ location: dir, reason: `creating: ${message(e)}`, cause: e })
+  })
+
+/**
  * Open PGlite (with pgvector) on `dir`, or in memory when `dir` is undefined, serve it on a loopback port for the
- * scope, and return an `@effect/sql-pg` client connected to it. Needs the optional peers `@effect/sql-pg`,
- * `@electric-sql/pglite`, `@electric-sql/pglite-socket` and (unless `pgvector: false`) `@electric-sql/pglite-pgvector`;
- * a missing one fails with `MissingPeerError` naming it.
+ * scope, and return an `@effect/sql-pg` client connected to it. A directory that is absent or empty is created
+ * atomically (see the module docs). Needs the optional peers `@effect/sql-pg`, `@electric-sql/pglite`,
+ * `@electric-sql/pglite-socket` and (unless `pgvector: false`) `@electric-sql/pglite-pgvector`; a missing one fails
+ * with `MissingPeerError` naming it.
+ *
+ * `onCreateStage` (for crash tests) is awaited at each {@link CreateStage} of creating a new directory store.
+ * @returns fails with StoreOpenError naming the directory (a foreign or corrupted directory, a lock held by a live
+ *   process, PGlite failing to start), or MissingPeerError.
  *
  * @category constructors
  * @since 0.1.0
  */
 export const pglite = (
-  options: { readonly dir?: string | undefined; readonly pgvector?: boolean | undefined }
+  options: {
+    readonly dir?: string | undefined
+    readonly pgvector?: boolean | undefined
+    readonly onCreateStage?: ((stage: CreateStage) => Promise<void> | void) | undefined
+  }
 ): Effect.Effect<Backend, StoreOpenError | MissingPeerError, Scope.Scope> =>
   Effect.gen(function*() {
     const dir = options.dir
@@ -202,6 +298,7 @@ export const pglite = (
     const { vector } = options.pgvector === false
       ? { vector: undefined }
       : yield* loadPeer(peers.pgvector, location, () => import("@electric-sql/pglite-pgvector"))
+    const extensions = vector === undefined ? {} : { extensions: { vector } }
     if (dir !== undefined) {
       yield* checkDirectory(dir)
       yield* lockDirectory(dir)
@@ -209,14 +306,21 @@ export const pglite = (
         try: () => Fs.mkdirSync(Path.dirname(Path.resolve(dir)), { recursive: true }),
         catch: (e) => new StoreOpenError({ location, reason: message(e), cause: e })
       })
+      // another process may have created it between the check and the lock: check again under the lock
+      yield* checkDirectory(dir)
+      const onStage = options.onCreateStage
+      yield* createAtomically(
+        dir,
+        // initdb needs no extension (pgvector is created by the migrations, on the real open)
+        (dataDir) => PGlite.create({ dataDir }),
+        async (stage) => {
+          if (onStage !== undefined) await onStage(stage)
+        }
+      )
     }
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () =>
-          PGlite.create({
-            ...(dir === undefined ? {} : { dataDir: dir }),
-            ...(vector === undefined ? {} : { extensions: { vector } })
-          }),
+        try: () => PGlite.create({ ...(dir === undefined ? {} : { dataDir: dir }), ...extensions }),
         catch: (e) => new StoreOpenError({ location, reason: `PGlite failed to start: ${message(e)}`, cause: e })
       }),
       (db) => Effect.promise(() => db.close().catch(() => undefined))
@@ -244,7 +348,7 @@ export const pglite = (
       Effect.provide(Reactivity.layer),
       Effect.mapError((e) => new StoreOpenError({ location, reason: `connecting: ${message(e)}`, cause: e }))
     )
-    return { sql, kind: "pglite" as const, location }
+    return { sql: withTypedTransactions(sql), kind: "pglite" as const, location }
   })
 
 /** The URL without its password, for messages. */
@@ -283,5 +387,5 @@ export const pg = (
     yield* sql`SELECT 1`.pipe(
       Effect.mapError((e) => new StoreOpenError({ location, reason: `connecting: ${message(e)}`, cause: e }))
     )
-    return { sql, kind: "pg" as const, location }
+    return { sql: withTypedTransactions(sql), kind: "pg" as const, location }
   })

@@ -13,8 +13,14 @@
  *   and checked on every open.
  * - Every write (`put`, `putMany`, `vote`, `remove`, `consolidate`, the access-time update of `query`) is one
  *   transaction: a batch given to `putMany` is all-or-nothing, also when the process is killed mid-way.
- * - Dedup on put: a record whose `(kind, task, env, text)` (and, for trajectories and reflections, payload) equals
- *   a stored one is not inserted again; the stored one gets the new support and votes added (`status: "merged"`).
+ * - Dedup on put (one rule for `put`, `putMany` and equal records within one `putMany` batch, one implementation:
+ *   the upsert): a record whose `(kind, task, env, text)` (and, for trajectories and reflections, payload) equals a
+ *   stored one is not inserted again; the stored one keeps its id, text, payload, embedding, outcome, return and
+ *   `createdAt`, gets the new support, upvotes and downvotes added, the higher importance, the later
+ *   `lastAccessedAt` and the union of the tags (`status: "merged"`). A batch is applied in input order:
+ *   `putMany([a, b])` leaves the store as `put(a)` then `put(b)`. A record that carries an explicit `id` equal to the
+ *   id of the stored equal record is the same write repeated (a retry after a lost commit acknowledgement): nothing
+ *   changes (`status: "merged"`), so retried writes with fixed ids are idempotent.
  * - Vector search: with pgvector (always on PGlite; on a server when the extension is installable) an HNSW cosine
  *   index gives the candidate pool; without it (or with `vectorIndex: "exact"`) every filtered record is scored in
  *   JS from the exact float32 `bytea` copy. Scores are always computed exactly, in JS (`Retrieval.rank`).
@@ -168,14 +174,24 @@ export class ExperienceStore extends Context.Service<
     readonly schemaVersion: number
     /**
      * Store one record (embedding its text with the `Embedder` unless `record.embedding` is given), or merge it
-     * into an equal stored one (same kind, task, env, text and, for trajectories and reflections, payload: support
-     * and votes are added; `status: "merged"`). One transaction.
+     * into an equal stored one (same kind, task, env, text and, for trajectories and reflections, payload; `status:
+     * "merged"`, the stored id returned). Merging keeps the stored record's id, text, payload, embedding, outcome,
+     * return and `createdAt`; adds support, upvotes and downvotes; takes the higher importance and the later
+     * `lastAccessedAt`; unions the tags (sorted). A record whose explicit `id` is the stored equal record's id is a
+     * repeat of the same write (a retry): it changes nothing. One transaction.
      * @returns fails with InvalidRecordError (naming the field: wrong-dimension or NaN embedding, importance outside
      *   `[0, 1]`, text over `Records.MaxTextLength`, payload over `Records.MaxPayloadBytes`, unknown kind or outcome),
      *   EmbedderError, or StoreSqlError.
      */
     readonly put: (record: NewRecord) => Effect.Effect<PutResult, StoreError>
-    /** {@link put} for many records in one transaction: all are stored (or merged) or none; results in input order. */
+    /**
+     * {@link put} for many records in one transaction: all are stored (or merged) or none; results in input order.
+     * The same merge rule as `put`, applied in input order, also between equal records of the batch:
+     * `putMany([a, b])` leaves the store exactly as `put(a)` then `put(b)` (the later one gets `status: "merged"`
+     * and the earlier one's id).
+     * @returns fails as {@link put}; InvalidRecordError also for two records of the batch with the same explicit
+     *   `id` and different contents (naming the later one).
+     */
     readonly putMany: (records: ReadonlyArray<NewRecord>) => Effect.Effect<ReadonlyArray<PutResult>, StoreError>
     /** The record with this id, or `Option.none()`; does not touch its access time. Fails with StoreSqlError. */
     readonly get: (id: string) => Effect.Effect<Option.Option<ExperienceRecord>, StoreError>
@@ -319,9 +335,9 @@ interface Prepared {
   readonly lastAccessedAt: number
   readonly importance: number
   readonly tags: ReadonlyArray<string>
-  support: number
-  upvotes: number
-  downvotes: number
+  readonly support: number
+  readonly upvotes: number
+  readonly downvotes: number
   readonly embedding: Float32Array
   readonly payloadJson: string
   readonly dedupKey: string
@@ -560,6 +576,7 @@ export const make = (
           importance = GREATEST(experience.importance, EXCLUDED.importance),
           last_accessed_at = GREATEST(experience.last_accessed_at, EXCLUDED.last_accessed_at),
           tags = ARRAY(SELECT DISTINCT t FROM unnest(experience.tags || EXCLUDED.tags) AS t ORDER BY t)
+        WHERE experience.id <> EXCLUDED.id
         RETURNING id, dedup_key, (xmax = 0) AS inserted`
     }
 
@@ -575,37 +592,46 @@ export const make = (
           if (p instanceof InvalidRecordError) return yield* p
           prepared.push(p)
         }
-        // Equal records within the batch merge here (one INSERT cannot update a row twice).
-        const firstByKey = new Map<string, Prepared>()
-        const unique: Array<Prepared> = []
-        for (const p of prepared) {
-          const first = firstByKey.get(p.dedupKey)
-          if (first === undefined) {
-            firstByKey.set(p.dedupKey, p)
-            unique.push({ ...p })
-          } else {
-            const u = unique.find((x) => x.dedupKey === p.dedupKey)!
-            u.support += p.support
-            u.upvotes += p.upvotes
-            u.downvotes += p.downvotes
+        // One merge rule, one implementation (the upsert of `insertChunk`): the k-th record of each dedup key goes in
+        // round k, rounds run in order, so equal records of the batch merge exactly as successive puts (one INSERT
+        // cannot update a row twice, hence the rounds).
+        const rounds: Array<Array<number>> = []
+        const occurrences = new Map<string, number>()
+        const explicitIds = new Map<string, number>()
+        for (let i = 0; i < prepared.length; i++) {
+          const p = prepared[i]
+          const given = records[i].id
+          if (given !== undefined) {
+            const j = explicitIds.get(given)
+            if (j !== undefined && prepared[j].dedupKey !== p.dedupKey) {
+              return yield* bad(`records[${i}].id`, given, `already used by records[${j}] with other contents`)
+            }
+            explicitIds.set(given, i)
           }
+          const k = occurrences.get(p.dedupKey) ?? 0
+          occurrences.set(p.dedupKey, k + 1)
+          ;(rounds[k] ??= []).push(i)
         }
-        const returned = new Map<string, { id: string; inserted: boolean }>()
+        const results: Array<PutResult> = new Array(prepared.length)
         yield* sql.withTransaction(
           Effect.gen(function*() {
-            for (let i = 0; i < unique.length; i += BATCH_ROWS) {
-              const rows = yield* insertChunk(unique.slice(i, i + BATCH_ROWS))
-              for (const r of rows) returned.set(r.dedup_key, { id: r.id, inserted: r.inserted })
+            for (const round of rounds) {
+              for (let i = 0; i < round.length; i += BATCH_ROWS) {
+                const chunk = round.slice(i, i + BATCH_ROWS)
+                const rows = yield* insertChunk(chunk.map((j) => prepared[j]))
+                const byKey = new Map(rows.map((r) => [r.dedup_key, r]))
+                for (const j of chunk) {
+                  const r = byKey.get(prepared[j].dedupKey)
+                  // no row back: the stored equal record has this very id (a repeated write), left unchanged
+                  results[j] = r === undefined
+                    ? { id: prepared[j].id, status: "merged" }
+                    : { id: r.id, status: r.inserted ? "inserted" : "merged" }
+                }
+              }
             }
           })
         ).pipe(Effect.mapError(sqlFail("put")))
-        const seen = new Set<string>()
-        return prepared.map((p): PutResult => {
-          const r = returned.get(p.dedupKey)!
-          const first = !seen.has(p.dedupKey)
-          seen.add(p.dedupKey)
-          return { id: r.id, status: r.inserted && first ? "inserted" : "merged" }
-        })
+        return results
       })
 
     const get = (id: string) =>

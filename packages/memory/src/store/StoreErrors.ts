@@ -92,6 +92,42 @@ export class StoreSqlError extends Schema.TaggedError<StoreSqlError>()("StoreSql
   }
 }
 
+const transientCodes = new Set([
+  "40001", // serialization_failure
+  "40P01", // deadlock_detected
+  "57P01", // admin_shutdown (the backend was terminated)
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED"
+])
+
+/**
+ * Whether a store error is transient: a `StoreSqlError` from a serialization failure, a deadlock, or a connection
+ * that was lost, refused or terminated (SQLSTATE class 08, 40001, 40P01, 57P01-57P03, or the socket errors). Such a
+ * write was either applied entirely or not at all (every write is one transaction), so retrying it is safe; with an
+ * explicit `id` on each record the retry is idempotent even when the first attempt committed and only its
+ * acknowledgement was lost (`put` leaves a record repeated with its own id unchanged).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const isTransient = (error: unknown): boolean => {
+  if (!(error instanceof StoreSqlError)) return false
+  const sqlError = error.cause as { readonly isRetryable?: unknown; readonly reason?: { readonly cause?: unknown } }
+  if (sqlError?.isRetryable === true) return true
+  const driver = sqlError?.reason?.cause as { readonly code?: unknown; readonly message?: unknown } | undefined
+  const code = typeof driver?.code === "string" ? driver.code : ""
+  if (transientCodes.has(code) || code.startsWith("08")) return true
+  return /connection (terminated|closed|ended)|terminating connection|ECONNRESET|socket hang up/i.test(
+    `${String(driver?.message ?? "")} ${error.reason}`
+  )
+}
+
 /**
  * The embedder failed: the endpoint answered with an error status or a malformed body, or returned vectors of the
  * wrong dimension.
