@@ -5,6 +5,12 @@
  * 1,000 times with `touch` (reading must not degrade memory).
  *
  *   cd packages/memory && node --conditions=@autodidact/source --import tsx bench/retrieval.ts [conversations=20] [seed=1]
+ *
+ * With a third argument `seeds` it instead runs the small set of `test/Retrieval.test.ts` (4 conversations of 4
+ * sessions of 30 turns, exact scorer) for seeds 1..8 and prints BM25, vector-only, lexical-only and hybrid recall@10
+ * for each (how robust the test's margins are):
+ *
+ *   node --conditions=@autodidact/source --import tsx bench/retrieval.ts 4 1 seeds
  */
 import { Effect, Layer } from "effect"
 import * as Embedder from "../src/embedders/Embedder.js"
@@ -15,9 +21,11 @@ import { bm25Recall, load, storeRecall } from "../test/fixtures/RetrievalEval.js
 const C = Number(process.argv[2] ?? 20)
 const SEED = Number(process.argv[3] ?? 1)
 const d = generate({ seed: SEED, conversations: C })
-console.log(`${C} conversations, ${d.turns.length} turns, ${d.questions.length} questions (seed ${SEED})`)
-console.log(`| ranker | recall@10 (hnsw) | recall@10 (exact) |`)
-console.log(`|---|---|---|`)
+if (process.argv[4] !== "seeds") {
+  console.log(`${C} conversations, ${d.turns.length} turns, ${d.questions.length} questions (seed ${SEED})`)
+  console.log(`| ranker | recall@10 (hnsw) | recall@10 (exact) |`)
+  console.log(`|---|---|---|`)
+}
 
 const measure = (vectorIndex: "auto" | "exact") =>
   Effect.gen(function*() {
@@ -50,7 +58,24 @@ const measure = (vectorIndex: "auto" | "exact") =>
     return rows
   }).pipe(Effect.provide(Store.layerMemory({ vectorIndex }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 256 })))))
 
-const main = Effect.gen(function*() {
+const seeds = Effect.gen(function*() {
+  const store = yield* Store.ExperienceStore
+  console.log(`| seed | BM25 | vector only | lexical only | hybrid (default) |`)
+  console.log(`|---|---|---|---|---|`)
+  for (let seed = 1; seed <= 8; seed++) {
+    const small = generate({ seed, conversations: C, sessions: 4, turnsPerSession: 30 })
+    yield* store.removeWhere({})
+    yield* load(store, small)
+    const v = yield* storeRecall(store, small, { mode: "vector", touch: false })
+    const l = yield* storeRecall(store, small, { mode: "lexical", touch: false })
+    const h = yield* storeRecall(store, small, { touch: false })
+    console.log(`| ${seed} | ${bm25Recall(small).toFixed(3)} | ${v.toFixed(3)} | ${l.toFixed(3)} | ${h.toFixed(3)} |`)
+  }
+}).pipe(
+  Effect.provide(Store.layerMemory({ vectorIndex: "exact" }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 256 }))))
+)
+
+const main = process.argv[4] === "seeds" ? seeds : Effect.gen(function*() {
   const hnsw = yield* measure("auto")
   const exact = yield* measure("exact")
   const bm25 = bm25Recall(d)

@@ -42,6 +42,9 @@ describe("Retrieval", () => {
     const vectorOnly = candidates.map((c) => ({ ...c, lexical: undefined }))
     const v = rank(vectorOnly, { relevance: 1, recency: 0, importance: 0 }, 2, { rankers: 1 })
     expect(v.map((x) => [x.id, x.relevance])).toEqual([["a", 1], ["c", 61 / 62]])
+    // depth 1: only each ranker's first counts (a by vector, b by lexical)
+    const d1 = rank(candidates, { relevance: 1, recency: 0, importance: 0 }, 3, { rankers: 2, depth: 1 })
+    expect(d1.map((x) => [x.id, x.relevance])).toEqual([["a", 0.5], ["b", 0.5], ["c", 0]]) // tie: higher similarity
     // no ranker: recency and importance alone
     expect(rank(candidates, { relevance: 1, recency: 1, importance: 1 }, 1, { rankers: 0 })[0]).toMatchObject({
       id: "b",

@@ -10,8 +10,8 @@
  *   OR-ed (`to_tsquery('english', 'w1 | w2 | ...')`: English stemming, stop words dropped), 0 when no word matches;
  * - `relevance(r)` in `[0, 1]`: reciprocal-rank fusion (Cormack, Clarke & Büttcher 2009, "Reciprocal rank fusion
  *   outperforms Condorcet and individual rank learning methods", SIGIR) of the rankers the query's `mode` uses,
- *   `Σ_i 1 / (rrfK + rank_i(r))` over the rankers that rank `r` (1-based ranks among the candidates; a record not
- *   matched by the lexical ranker gets no lexical term), divided by its maximum `n_rankers / (rrfK + 1)`;
+ *   `Σ_i 1 / (rrfK + rank_i(r))` over the rankers that rank `r` within their first `candidates` (1-based ranks; a
+ *   record not matched by the lexical ranker gets no lexical term), divided by its maximum `n_rankers / (rrfK + 1)`;
  *   `rrfK` 60 (the paper's constant). `"hybrid"` (default) fuses lexical and vector, `"vector"` and `"lexical"` use
  *   one ranker;
  * - `recency(r) = decay ^ hours(now − t_r)` in `(0, 1]` with `t_r` the record's `createdAt` (default,
@@ -214,8 +214,10 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
 /**
  * Rank candidates (see the module docs): relevance by reciprocal-rank fusion of the vector ranker (candidates
  * with a `similarity`, by it descending) and the lexical one (candidates with `lexical > 0`, by it descending;
- * ties in either by id), each rank 1-based, `Σ 1 / (rrfK + rank)` divided by `rankers / (rrfK + 1)` so that it
- * lies in `[0, 1]` (`rankers` the number of rankers in use, 0 gives relevance 0);
+ * ties in either by id), each rank 1-based and counted only within the first `depth` of its list (default all:
+ * RRF over each ranker's top `depth`, so that the indexed path, which only sees each ranker's top `depth`, and the
+ * exact path agree), `Σ 1 / (rrfK + rank)` divided by `rankers / (rrfK + 1)` so that it lies in `[0, 1]`
+ * (`rankers` the number of rankers in use, 0 gives relevance 0);
  * `score = w_rel · relevance + w_rec · recency + w_imp · importance`. Returns the top `k`, best first, ties by higher
  * relevance, higher similarity, then id.
  *
@@ -226,19 +228,20 @@ export const rank = (
   candidates: ReadonlyArray<Components>,
   weights: Weights,
   k: number,
-  options: { readonly rankers: number; readonly rrfK?: number | undefined }
+  options: { readonly rankers: number; readonly rrfK?: number | undefined; readonly depth?: number | undefined }
 ): Array<Ranked> => {
   const n = candidates.length
   const rrfK = options.rrfK ?? defaultRrfK
+  const depth = options.depth ?? Infinity
   const fused = new Float64Array(n)
   const index = new Map<string, number>()
   candidates.forEach((c, i) => index.set(c.id, i))
   const vec = candidates.filter((c) => c.similarity !== undefined)
     .sort((a, b) => b.similarity! - a.similarity! || byId(a, b))
-  vec.forEach((c, r) => (fused[index.get(c.id)!] += 1 / (rrfK + r + 1)))
+  vec.slice(0, depth).forEach((c, r) => (fused[index.get(c.id)!] += 1 / (rrfK + r + 1)))
   const lex = candidates.filter((c) => c.lexical !== undefined && c.lexical > 0)
     .sort((a, b) => b.lexical! - a.lexical! || byId(a, b))
-  lex.forEach((c, r) => (fused[index.get(c.id)!] += 1 / (rrfK + r + 1)))
+  lex.slice(0, depth).forEach((c, r) => (fused[index.get(c.id)!] += 1 / (rrfK + r + 1)))
   const scale = options.rankers > 0 ? (rrfK + 1) / options.rankers : 0
   const out: Array<Ranked> = new Array(n)
   for (let i = 0; i < n; i++) {

@@ -669,13 +669,14 @@ export const make = (
         type Cand = {
           id: string
           embedding?: Uint8Array
-          sim?: number | null
           lex?: number | null
           created_at: number
           last_accessed_at: number
           importance: number
         }
-        const tsqSql = sql`to_tsquery('english'::regconfig, ${tsq ?? ""})`
+        // a scalar subquery: one InitPlan, evaluated once per statement (to_tsquery is only STABLE, so written
+        // inline it would be parsed again for every row)
+        const tsqSql = sql`(SELECT to_tsquery('english'::regconfig, ${tsq ?? ""}))`
         const lexCol = tsq === undefined
           ? sql``
           : sql`, CASE WHEN tsv @@ ${tsqSql} THEN ts_rank(tsv, ${tsqSql}) ELSE 0 END AS lex`
@@ -688,13 +689,16 @@ export const make = (
               // indexed path: the best `pool` of each ranker (HNSW by cosine, GIN by ts_rank), then their union
               const vecLit = qe === undefined ? "" : vectorLiteral(qe)
               if (qe !== undefined) {
-                yield* sql.unsafe(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, pool))}`)
-                if (iterativeScan) yield* sql`SET LOCAL hnsw.iterative_scan = relaxed_order`
+                // both settings in one round trip, local to this transaction
+                const ef = String(Math.min(1000, Math.max(40, pool)))
+                yield* sql`SELECT set_config('hnsw.ef_search', ${ef}, true)${
+                  iterativeScan ? sql`, set_config('hnsw.iterative_scan', 'relaxed_order', true)` : sql``
+                }`
               }
               const lexIds = tsq === undefined
                 ? sql``
                 : sql`(SELECT id FROM experience WHERE tsv @@ ${tsqSql} AND ${where}
-                    ORDER BY ts_rank(tsv, ${tsqSql}) DESC LIMIT ${pool})`
+                    ORDER BY ts_rank(tsv, ${tsqSql}) DESC, id LIMIT ${pool})`
               const vecIds = qe === undefined
                 ? sql``
                 : sql`(SELECT id FROM experience WHERE ${where} ORDER BY vec <=> ${vecLit}::vector LIMIT ${pool})`
@@ -703,7 +707,8 @@ export const make = (
                 : tsq !== undefined
                 ? lexIds
                 : vecIds
-              const simCol = qe === undefined ? sql`` : sql`, 1 - (vec <=> ${vecLit}::vector) AS sim`
+              // the embedding, not pgvector's float32 distance: cosine in JS, exactly as on the exact path
+              const simCol = qe === undefined ? sql`` : sql`, embedding`
               return yield* sql<Cand>`SELECT ${base}${simCol}${lexCol} FROM experience WHERE id IN (${ids})`
             })
           )
@@ -715,20 +720,16 @@ export const make = (
         const ranked = rank(
           candidates.map((c) => ({
             id: c.id,
-            similarity: qe === undefined
+            similarity: qe === undefined || c.embedding === undefined
               ? undefined
-              : c.embedding !== undefined
-              ? cosine(qe, bytesToEmbedding(c.embedding))
-              : c.sim === null || c.sim === undefined
-              ? undefined
-              : Number(c.sim),
+              : cosine(qe, bytesToEmbedding(c.embedding)),
             lexical: c.lex === null || c.lex === undefined ? undefined : Number(c.lex),
             recency: recency(opts.recencyFrom === "created" ? c.created_at : c.last_accessed_at, now, opts.decay),
             importance: c.importance
           })),
           opts.weights,
           opts.k,
-          { rankers, rrfK: opts.rrfK }
+          { rankers, rrfK: opts.rrfK, depth: pool }
         )
         const ids = ranked.map((r) => r.id)
         // one statement: the CTE reads the rows as they were (its snapshot precedes the update), the update touches
