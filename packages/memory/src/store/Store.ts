@@ -238,8 +238,8 @@ export class ExperienceStore extends Context.Service<
     /**
      * The `k` (default 3) successful trajectories most similar to `text` or `embedding` (optionally of one task or
      * env), decoded, with their cosine similarity: Synapse's exemplar retrieval (Zheng et al., arXiv:2306.07863).
-     * A `query` with relevance weight 1 and the others 0 over `kind: "trajectory", outcome: "success"`; it touches
-     * the hits' access time.
+     * A `query` with `mode: "vector"`, relevance weight 1 and the others 0 over `kind: "trajectory", outcome:
+     * "success"`; `similarity` is the hit's cosine; it touches the hits' access time.
      * @returns fails with InvalidQueryError (neither text nor embedding, or a bad one), InvalidRecordError when a
      *   hit's payload is not a `Trajectory`, EmbedderError, or StoreSqlError.
      */
