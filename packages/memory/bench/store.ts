@@ -1,12 +1,14 @@
 /**
- * Experience-store benchmark: insert throughput (batches of 500 in one transaction each) and top-10 query latency at
- * N records, on PGlite with pgvector HNSW, PGlite with the exact JS scorer, and (when AUTODIDACT_PG_URL is set) a
- * PostgreSQL server; recall@10 of HNSW against the exact relevance ranking. The bulk-load path (insert into a PGlite
- * directory opened `exact`, close, reopen `auto`: the HNSW index is built once) is timed separately.
+ * Experience-store benchmark on generated dialogue turns (test/fixtures/Dialogues.ts: realistic vocabulary, 1-3
+ * sentences a turn): the store grows through the given sizes; at each size it prints insert throughput (putMany
+ * batches of 500, one transaction each, embeddings computed beforehand) and the latency of the default hybrid
+ * query (full-text + vector, reciprocal-rank fusion, `touch` on) and of a vector-only query, top 10, no filter.
  *
- *   cd packages/memory && node --conditions=@autodidact/source --import tsx bench/store.ts [N=10000] [queries=50] [runs]
+ *   cd packages/memory && node --conditions=@autodidact/source --import tsx bench/store.ts [sizes=1000,10000] [queries=50] [runs=hnsw,exact]
  *
- * `runs`: comma-separated subset of `hnsw,exact,bulk,pg` (default all; `pg` needs AUTODIDACT_PG_URL).
+ * `runs`: comma-separated subset of `hnsw` (PGlite with pgvector HNSW, maintained per insert: the default store),
+ * `exact` (PGlite, exact JS vector scoring, no HNSW), `bulk` (insert into an `exact` directory store, reopen `auto`:
+ * one HNSW build, then query) and `pg` (a PostgreSQL server, needs AUTODIDACT_PG_URL).
  */
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -15,74 +17,66 @@ import { Effect, Layer } from "effect"
 import * as Embedder from "../src/embedders/Embedder.js"
 import * as Records from "../src/store/Records.js"
 import * as Store from "../src/store/Store.js"
+import { generate } from "../test/fixtures/Dialogues.js"
 
-const N = Number(process.argv[2] ?? 10_000)
+const SIZES = (process.argv[2] ?? "1000,10000").split(",").map(Number)
 const Q = Number(process.argv[3] ?? 50)
+const RUNS = new Set((process.argv[4] ?? "hnsw,exact").split(","))
+const N = Math.max(...SIZES)
 const DIM = 256
-const words = ["open", "door", "key", "kitchen", "fridge", "apple", "north", "south", "take", "drop", "lamp", "sword",
-  "chest", "gold", "river", "bridge", "tower", "stairs", "window", "table", "book", "read", "light", "dark"]
-let seed = 12345
-const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
-const sentence = () => Array.from({ length: 6 + Math.floor(rand() * 6) }, () => words[Math.floor(rand() * words.length)]).join(" ")
-const texts = Array.from({ length: N }, (_, i) => `${sentence()} #${i}`)
-const queries = Array.from({ length: Q }, () => sentence())
 
-const RUNS = new Set((process.argv[4] ?? "hnsw,exact,bulk,pg").split(","))
+// enough conversations for N turns (240 turns each), one task per conversation
+const d = generate({ seed: 1, conversations: Math.ceil(N / 240) })
+const turns = d.turns.slice(0, N)
+const queries = d.questions.slice(0, Q).map((q) => q.text)
+const vectors = turns.map((t) => Embedder.hashedEmbedding(t.text, DIM))
+const records = turns.map((t, i) =>
+  Records.tip(t.text, { embedding: vectors[i], task: t.conversation, createdAt: t.at, importance: (i % 10) / 10 })
+)
 
-const insertAll = Effect.gen(function*() {
-  const store = yield* Store.ExperienceStore
-  yield* store.removeWhere({})
-  const embedder = yield* Embedder.Embedder
-  const vectors = yield* embedder.embed(texts)
-  const t0 = performance.now()
-  for (let i = 0; i < N; i += 500) {
-    yield* store.putMany(texts.slice(i, i + 500).map((t, j) =>
-      Records.tip(t, { embedding: vectors[i + j], importance: rand(), task: `task-${(i + j) % 10}` })
-    ))
-  }
-  return (performance.now() - t0) / 1000
-})
+const percentile = (xs: Array<number>, p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))]
+}
 
-const run = (
-  name: string,
-  layer: Layer.Layer<Store.ExperienceStore, unknown, Embedder.Embedder>,
-  preloaded?: { readonly insertS: number; readonly note: string }
-) =>
+const rows: Array<string> = []
+const row = (name: string, n: number, insert: string, hybrid: Array<number>, vector: Array<number>) =>
+  rows.push(
+    `| ${name} | ${n} | ${insert} | ${percentile(hybrid, 0.5).toFixed(1)} / ${percentile(hybrid, 0.95).toFixed(1)} | ` +
+      `${percentile(vector, 0.5).toFixed(1)} / ${percentile(vector, 0.95).toFixed(1)} |`
+  )
+
+const timeQueries = (store: Store.ExperienceStore["Service"], options: { mode?: "vector" }) =>
+  Effect.gen(function*() {
+    const lat: Array<number> = []
+    for (const text of queries) {
+      const t = performance.now()
+      yield* store.query({ text, k: 10, ...options })
+      lat.push(performance.now() - t)
+    }
+    return lat
+  })
+
+const insertRange = (store: Store.ExperienceStore["Service"], from: number, to: number) =>
+  Effect.gen(function*() {
+    const t0 = performance.now()
+    for (let i = from; i < to; i += 500) yield* store.putMany(records.slice(i, Math.min(to, i + 500)))
+    return (to - from) / ((performance.now() - t0) / 1000)
+  })
+
+const growing = (name: string, layer: Layer.Layer<Store.ExperienceStore, unknown, Embedder.Embedder>) =>
   Effect.gen(function*() {
     const store = yield* Store.ExperienceStore
-    const embedder = yield* Embedder.Embedder
-    const vectors = yield* embedder.embed(texts)
-    const insertS = preloaded?.insertS ?? (yield* insertAll)
-    const lat: Array<number> = []
-    let recall = 0
-    for (const q of queries) {
-      const t1 = performance.now()
-      const hits = yield* store.query({ text: q, k: 10, touch: false })
-      lat.push(performance.now() - t1)
-      if (store.vectorIndex === "hnsw") {
-        const approx = yield* store.query({ text: q, k: 10, touch: false, weights: { recency: 0, importance: 0 } })
-        // exact relevance top-10 by brute force in JS
-        const qe = (yield* embedder.embed([q]))[0]
-        const exact = vectors.map((v, i) => [i, dot(v, qe)] as const).sort((a, b) => b[1] - a[1]).slice(0, 10)
-        const exactTexts = new Set(exact.map(([i]) => texts[i]))
-        recall += approx.filter((h) => exactTexts.has(h.record.text)).length / 10
-      }
-      void hits
+    let have = 0
+    for (const n of SIZES) {
+      const rate = yield* insertRange(store, have, n)
+      have = n
+      const hybrid = yield* timeQueries(store, {})
+      const vector = yield* timeQueries(store, { mode: "vector" })
+      row(name, n, rate.toFixed(0), hybrid, vector)
+      console.log(rows[rows.length - 1])
     }
-    lat.sort((a, b) => a - b)
-    const p = (x: number) => lat[Math.min(lat.length - 1, Math.floor(x * lat.length))].toFixed(1)
-    console.log(
-      `${name.padEnd(28)} N=${N} insert ${(N / insertS).toFixed(0)} rec/s (${insertS.toFixed(1)} s${preloaded?.note ?? ""})  ` +
-        `top-10 query p50 ${p(0.5)} ms p95 ${p(0.95)} ms` +
-        (store.vectorIndex === "hnsw" ? `  recall@10 (relevance only) ${(recall / Q).toFixed(3)}` : "")
-    )
   }).pipe(Effect.provide(layer.pipe(Layer.provideMerge(Embedder.layerHashed({ dimension: DIM })))))
-
-const dot = (a: Float32Array, b: Float32Array) => {
-  let s = 0
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i]
-  return s
-}
 
 /** Bulk load: insert into a directory store opened `exact`, close it, reopen `auto` (backfill + one HNSW build). */
 const bulk = Effect.suspend(() => {
@@ -90,25 +84,31 @@ const bulk = Effect.suspend(() => {
   const db = Path.join(dir, "db")
   const hashed = Embedder.layerHashed({ dimension: DIM })
   return Effect.gen(function*() {
-    const loadS = yield* insertAll.pipe(Effect.provide(Store.layerPglite({ dir: db, vectorIndex: "exact" }).pipe(
-      Layer.provideMerge(hashed)
-    )))
+    const rate = yield* Effect.gen(function*() {
+      return yield* insertRange(yield* Store.ExperienceStore, 0, N)
+    }).pipe(Effect.provide(Store.layerPglite({ dir: db, vectorIndex: "exact" }).pipe(Layer.provide(hashed))))
     const t0 = performance.now()
-    const reopened = Store.layerPglite({ dir: db })
-    // building the layer once here times the reopen (backfill + index build); `run` reopens it (index exists: fast)
-    yield* Effect.scoped(Layer.build(reopened.pipe(Layer.provide(hashed))))
-    const buildS = (performance.now() - t0) / 1000
-    console.log(`bulk load: exact inserts ${(N / loadS).toFixed(0)} rec/s (${loadS.toFixed(1)} s), reopen with HNSW build ${buildS.toFixed(1)} s`)
-    yield* run("pglite dir, bulk-loaded hnsw", reopened, { insertS: loadS + buildS, note: " incl. index build" })
+    yield* Effect.gen(function*() {
+      const store = yield* Store.ExperienceStore
+      const buildS = (performance.now() - t0) / 1000
+      const overall = N / (N / rate + buildS)
+      const hybrid = yield* timeQueries(store, {})
+      const vector = yield* timeQueries(store, { mode: "vector" })
+      row("pglite bulk: exact inserts, reopen hnsw", N, `${rate.toFixed(0)} (+ build ${buildS.toFixed(0)} s = ${overall.toFixed(0)})`, hybrid, vector)
+      console.log(rows[rows.length - 1])
+    }).pipe(Effect.provide(Store.layerPglite({ dir: db }).pipe(Layer.provide(hashed))))
   }).pipe(Effect.ensuring(Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))))
 })
 
 const main = Effect.gen(function*() {
-  if (RUNS.has("hnsw")) yield* run("pglite (pgvector hnsw)", Store.layerMemory())
-  if (RUNS.has("exact")) yield* run("pglite (exact)", Store.layerMemory({ vectorIndex: "exact" }))
+  console.log(`| store | records | insert rec/s | hybrid query p50 / p95 ms | vector-only p50 / p95 ms |`)
+  console.log(`|---|---|---|---|---|`)
+  if (RUNS.has("hnsw")) yield* growing("pglite, pgvector hnsw (default)", Store.layerMemory())
+  if (RUNS.has("exact")) yield* growing("pglite, exact", Store.layerMemory({ vectorIndex: "exact" }))
   if (RUNS.has("bulk")) yield* bulk
   const url = process.env.AUTODIDACT_PG_URL
-  if (url && RUNS.has("pg")) yield* run("postgres server (exact)", Store.layerPg({ url }))
+  if (url && RUNS.has("pg")) yield* growing("postgres server", Store.layerPg({ url }))
+  console.log(`\n${Os.cpus().length} cores, load average ${Os.loadavg().map((x) => x.toFixed(1)).join(" ")}`)
 })
 Effect.runPromise(main).catch((e) => {
   console.error(e)

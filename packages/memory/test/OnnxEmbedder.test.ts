@@ -364,7 +364,12 @@ describe("OnnxEmbedder.layerOnnx", () => {
         const rq = reference(idsOf(q))
         const sims = docs.map((d) => reference(idsOf(d)).reduce((s, x, k) => s + x * rq[k], 0))
         expect(sims.indexOf(Math.max(...sims))).toBe(want)
-        const hits = yield* store.query({ text: q, filters: { task: "onnx" }, weights: { relevance: 1, recency: 0, importance: 0 } })
+        const hits = yield* store.query({
+          text: q,
+          mode: "vector", // the embedder's ranking alone
+          filters: { task: "onnx" },
+          weights: { relevance: 1, recency: 0, importance: 0 }
+        })
         expect(hits[0].record.text).toBe(docs[want])
         expect(hits[0].relevance).toBeGreaterThan(hits[1].relevance)
       }

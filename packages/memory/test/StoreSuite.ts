@@ -7,7 +7,7 @@ import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Embedder from "../src/embedders/Embedder.js"
-import { migrate } from "../src/store/Migrations.js"
+import { latestVersion, migrate } from "../src/store/Migrations.js"
 import * as Records from "../src/store/Records.js"
 import type { Filters } from "../src/store/Retrieval.js"
 import type { Backend } from "../src/store/SqlBackend.js"
@@ -238,10 +238,10 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
         yield* Effect.promise(() => mergeRule(putApiOf(store)))
       }))
 
-    it.effect("orders by the weighted score of Generative Agents (hand-computed, 5 records)", () =>
+    it.effect("orders by fused relevance plus small recency and importance terms (hand-computed, 5 records)", () =>
       Effect.gen(function*() {
         const store = yield* fresh
-        // relevance to e0, hours since access, importance:
+        // cosine to e0, hours since creation (and last access), importance:
         const spec = [
           ["A", basis({ 0: 1 }), 0, 0.2],
           ["B", basis({ 0: Math.SQRT1_2, 1: Math.SQRT1_2 }), 10, 0.9],
@@ -254,26 +254,32 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
             id,
             embedding,
             importance,
-            createdAt: NOW - 200 * HOUR,
+            createdAt: NOW - hours * HOUR,
             lastAccessedAt: NOW - hours * HOUR,
             task: "ranking"
           })
         ))
         const q = { embedding: basis({ 0: 1 }), now: NOW, touch: false, filters: { task: "ranking" } }
-        // rel~ = [1, .70711, 0, .6, .8]; rec = 0.995^h, rec~ = [1, .87598, 0, .98732, .43766];
-        // imp~ = [.11111, .88889, 1, .44444, 0]; sums:
+        // one ranker (vector): cosine ranks A, E, B, D, C; relevance 61 / (60 + rank) = [1, .98387, .96825, .95313,
+        // .93846]; recency 0.995^h; score = rel + 0.05 rec + 0.05 imp:
         const hits = yield* store.query(q)
         expect(hits.map((h) => h.record.id)).toEqual(["B", "A", "D", "E", "C"])
-        const expected: Record<string, number> = { A: 2.11111, B: 2.47198, C: 1.0, D: 2.03176, E: 1.23767 }
+        const expected: Record<string, number> = { A: 1.06, B: 1.06081, C: 1.01875, D: 1.02787, E: 1.02779 }
         for (const h of hits) expect(h.score).toBeCloseTo(expected[h.record.id], 4)
         expect(hits.find((h) => h.record.id === "D")!.recency).toBeCloseTo(0.995, 6)
-        // weights (2, 0.5, 0): A 2.5, B 1.85221, E 1.81883, D 1.69366, C 0
+        expect(hits.find((h) => h.record.id === "B")!.similarity).toBeCloseTo(Math.SQRT1_2, 5)
+        // weights (2, 0.5, 0): A 2.5, B 2.41206, D 2.40375, E 2.35690, C 2.17981
         const weighted = yield* store.query({ ...q, weights: { relevance: 2, recency: 0.5, importance: 0 }, k: 3 })
-        expect(weighted.map((h) => h.record.id)).toEqual(["A", "B", "E"])
-        expect(weighted[2].score).toBeCloseTo(1.81883, 4)
-        // Querying touches: last access becomes now, so recency of the returned ones rises.
-        yield* store.query({ ...q, k: 1, touch: true })
-        expect(Option.getOrThrow(yield* store.get("B")).lastAccessedAt).toBe(NOW)
+        expect(weighted.map((h) => h.record.id)).toEqual(["A", "B", "D"])
+        expect(weighted[2].score).toBeCloseTo(2.40375, 4)
+        // Querying touches: last access becomes now; the default ranking (recency from creation) does not move,
+        // recencyFrom "accessed" sees it.
+        yield* store.query({ ...q, k: 1, touch: true, now: NOW + 100 * HOUR })
+        expect(Option.getOrThrow(yield* store.get("B")).lastAccessedAt).toBe(NOW + 100 * HOUR)
+        expect((yield* store.query(q)).map((h) => h.record.id)).toEqual(["B", "A", "D", "E", "C"])
+        const accessed = yield* store.query({ ...q, now: NOW + 100 * HOUR, recencyFrom: "accessed" })
+        expect(accessed.find((h) => h.record.id === "B")!.recency).toBe(1)
+        expect(accessed.find((h) => h.record.id === "A")!.recency).toBeCloseTo(0.995 ** 100, 6)
         // Text queries go through the embedder.
         yield* store.putMany([
           Records.tip("The kettle is on the kitchen counter", { task: "text" }),
@@ -282,6 +288,15 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
         const byText = yield* store.query({ text: "where is the kettle?", filters: { task: "text" } })
         expect(byText[0].record.text).toBe("The kettle is on the kitchen counter")
         expect(byText[0].relevance).toBeGreaterThan(byText[1].relevance)
+        expect(byText[0].lexical).toBeGreaterThan(0) // "kettle" matches the full-text index
+        expect(byText[1].lexical).toBe(0)
+        // one ranker at a time; a bad mode is named
+        const lexical = yield* store.query({ text: "kettle", mode: "lexical", filters: { task: "text" } })
+        // (the indexed path's candidates are the text matches only; the exact path scores every record, 0 relevance)
+        expect(lexical[0].record.text).toBe("The kettle is on the kitchen counter")
+        expect(lexical[0].relevance).toBe(1)
+        expect(lexical[0].similarity).toBe(0)
+        for (const h of lexical.slice(1)) expect(h.relevance).toBe(0)
       }))
 
     it.effect("filters by kind, task, env, outcome, tags and importance", () =>
@@ -352,6 +367,9 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
         })
         expect(yield* err(store.query({ k: 0 }))).toMatchObject({ _tag: "InvalidQueryError", option: "k", value: 0 })
         expect(yield* err(store.query({ weights: { recency: -1 } }))).toMatchObject({ option: "weights.recency" })
+        expect(yield* err(store.query({ mode: "bm25" as never }))).toMatchObject({ option: "mode", value: "bm25" })
+        expect(yield* err(store.query({ rrfK: 0 }))).toMatchObject({ option: "rrfK", value: 0 })
+        expect(yield* err(store.query({ recencyFrom: "now" as never }))).toMatchObject({ option: "recencyFrom" })
         expect(yield* err(store.query({ embedding: new Float32Array(2) }))).toMatchObject({
           _tag: "InvalidQueryError",
           option: "query.embedding"
@@ -422,7 +440,7 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
         const sqlLayer = Layer.succeed(SqlClient.SqlClient, backend.sql)
         expect(yield* migrate(backend.location).pipe(Effect.provide(sqlLayer))).toEqual([])
         const again = yield* Store.make(backend).pipe(Effect.provide(Embedder.layerHashed({ dimension: DIM })))
-        expect(again.schemaVersion).toBe(1)
+        expect(again.schemaVersion).toBe(latestVersion)
         const other = yield* Effect.exit(Store.make(backend).pipe(Effect.provide(Embedder.layerHashed({ dimension: 8 }))))
         expect(Exit.isFailure(other)).toBe(true)
         expect(JSON.stringify(other)).toContain("dimension 256")
@@ -431,6 +449,6 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
           Store.make(backend).pipe(Effect.provide(Embedder.layerHashed({ dimension: DIM })))
         )
         yield* backend.sql`DELETE FROM autodidact_schema_version WHERE version = 99`
-        expect(newer).toMatchObject({ _tag: "SchemaVersionError", found: 99, supported: 1 })
+        expect(newer).toMatchObject({ _tag: "SchemaVersionError", found: 99, supported: latestVersion })
       }))
   })

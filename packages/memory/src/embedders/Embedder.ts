@@ -39,9 +39,19 @@ export const fnv1a = (s: string, seed = FNV_OFFSET): number => {
   return h >>> 0
 }
 
+/**
+ * The words of a text: lower-cased, NFKC-normalized runs of Unicode letters and digits, in order (the tokens of
+ * the hashed embedder and of the store's full-text query).
+ *
+ * @category features
+ * @since 0.1.0
+ */
+export const wordsOf = (text: string): Array<string> =>
+  text.toLowerCase().normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0)
+
 /** The features `hashedEmbedding` counts, in order: for each lower-cased NFKC word `w:<word>`, `b:<word> <next>`, and its character trigrams `c:<tri>` of `^word$`. */
 export const features = (text: string): Array<string> => {
-  const words = text.toLowerCase().normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0)
+  const words = wordsOf(text)
   const out: Array<string> = []
   for (let i = 0; i < words.length; i++) {
     const w = words[i]

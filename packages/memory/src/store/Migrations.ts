@@ -10,6 +10,8 @@
  * again is a no-op. This small runner is used instead of `effect/sql`'s `Migrator` because the latter neither detects
  * a newer version nor takes a lock.
  *
+ * Version 2 adds the generated column `tsv = to_tsvector('english', text)` and its GIN index (full-text search).
+ *
  * Times are `double precision` epoch milliseconds (exact in a float64, and decoded as plain numbers by every driver);
  * embeddings are float32 little-endian `bytea` (the exact, canonical copy); the optional pgvector column `vec` and its
  * HNSW index are added outside the versioned schema by {@link ensureVectorIndex} when the extension exists.
@@ -66,6 +68,17 @@ export const migrations: ReadonlyArray<Migration> = [
       `CREATE INDEX experience_kind_task ON experience (kind, task)`,
       `CREATE INDEX experience_env ON experience (env)`,
       `CREATE INDEX experience_tags ON experience USING gin (tags)`
+    ]
+  },
+  {
+    // Full-text search for the lexical ranker of hybrid retrieval (`Retrieval`): a stored generated tsvector (kept
+    // in step with `text` by PostgreSQL itself, so no write path changes) and its GIN index.
+    version: 2,
+    name: "full-text search",
+    statements: [
+      `ALTER TABLE experience ADD COLUMN tsv tsvector
+        GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED`,
+      `CREATE INDEX experience_tsv ON experience USING gin (tsv)`
     ]
   }
 ]

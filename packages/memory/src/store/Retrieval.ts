@@ -1,26 +1,44 @@
 /**
- * Retrieval scoring of the experience store: the weighted score of Generative Agents (Park et al. 2023,
- * arXiv:2304.03442, §4.1), query filters and their validation.
+ * Retrieval scoring of the experience store: hybrid lexical + vector relevance fused by reciprocal rank, plus
+ * bounded recency and importance terms with small weights; query filters and their validation.
  *
  * **Details**
  *
- * For each candidate record `r` and a query `q` at time `now`:
- * - relevance `rel(r) = cos(e_q, e_r)` (0 when either vector is zero, or when the query has no text/embedding);
- * - recency `rec(r) = decay ^ hours(now - r.lastAccessedAt)`, `decay` 0.995 per hour by default (the paper's factor
- *   per game hour), hours clamped at 0;
- * - importance `imp(r) = r.importance` in `[0, 1]`.
+ * For a query `q` at time `now`, each candidate record `r` gets (all raw, none normalized over the candidates):
+ * - `similarity(r) = cos(e_q, e_r)` in `[−1, 1]` (vector ranker; absent without a query embedding);
+ * - `lexical(r)` ≥ 0: PostgreSQL full-text rank `ts_rank(to_tsvector('english', text), q)` of the query's words
+ *   OR-ed (`to_tsquery('english', 'w1 | w2 | ...')`: English stemming, stop words dropped), 0 when no word matches;
+ * - `relevance(r)` in `[0, 1]`: reciprocal-rank fusion (Cormack, Clarke & Büttcher 2009, "Reciprocal rank fusion
+ *   outperforms Condorcet and individual rank learning methods", SIGIR) of the rankers the query's `mode` uses,
+ *   `Σ_i 1 / (rrfK + rank_i(r))` over the rankers that rank `r` within their first `candidates` (1-based ranks; a
+ *   record not matched by the lexical ranker gets no lexical term), divided by its maximum `n_rankers / (rrfK + 1)`;
+ *   `rrfK` 60 (the paper's constant). `"hybrid"` (default) fuses lexical and vector, `"vector"` and `"lexical"` use
+ *   one ranker;
+ * - `recency(r) = decay ^ hours(now − t_r)` in `(0, 1]` with `t_r` the record's `createdAt` (default,
+ *   `recencyFrom: "created"`) or its `lastAccessedAt` (`"accessed"`, Generative Agents' "last retrieved"),
+ *   `decay` 0.995 per hour (Park et al. 2023, arXiv:2304.03442, §4.1; a half-life of about 138 hours), hours
+ *   clamped at 0;
+ * - `importance(r)` in `[0, 1]` as stored.
  *
- * Each component is min-max normalized to `[0, 1]` over the candidate set (as in the paper; a component that is
- * constant over the candidates contributes 0), and
- * `score = w_rel * rel~ + w_rec * rec~ + w_imp * imp~` with weights 1, 1, 1 by default (the paper's `alpha`s).
- * The top `k` by score are returned, ties broken by higher raw relevance, then by id.
+ * `score = w_rel · relevance + w_rec · recency + w_imp · importance` with defaults `w_rel = 1`, `w_rec = 0.05`,
+ * `w_imp = 0.05`: the weighted sum of Generative Agents, but with each term bounded in `[0, 1]` on its own scale
+ * instead of min-max normalized over the candidates, and recency and importance as small tie-breakers by default.
+ * The top `k` by score are returned, ties broken by higher relevance, then higher similarity, then id.
  *
- * Candidates are the records that pass the filters; with pgvector the store first keeps the `candidates` nearest
- * by cosine (default `max(10 k, 100)`), so a record that is old-and-irrelevant but very important can be missed
- * there; the exact backend scores every filtered record.
+ * Why not the paper's min-max normalized recency of last access: a store that refreshes `lastAccessedAt` on every
+ * read (`touch`) then ranks whatever it returned before above everything else, and normalizing stretches even a
+ * minute's difference to the full `[0, 1]` range; on a long-conversation QA set recall@10 fell from 0.32 to 0.08
+ * with use. Here recency is an absolute decay of the creation time, so reading never changes the ranking (the
+ * access time still drives consolidation's eviction); `recencyFrom: "accessed"` restores the paper's choice, bounded.
+ *
+ * Candidates are the records that pass the filters; on the pgvector path each ranker contributes its `candidates`
+ * best (default `max(10 k, 100)`: the HNSW nearest by cosine, the GIN-indexed text matches by `ts_rank`), so a
+ * record that is old-and-irrelevant but very important can be missed there; the exact backend scores every
+ * filtered record. A query with neither text nor embedding ranks every filtered record by recency and importance.
  *
  * @since 0.1.0
  */
+import { wordsOf } from "../embedders/Embedder.js"
 import type { Kind, Outcome } from "./Records.js"
 import { kinds, outcomes } from "./Records.js"
 import { InvalidQueryError } from "./StoreErrors.js"
@@ -45,7 +63,7 @@ export interface Filters {
 }
 
 /**
- * Weights of the three score components (each default 1).
+ * Weights of the three score terms, each finite and ≥ 0 (defaults {@link defaultWeights}).
  *
  * @category models
  * @since 0.1.0
@@ -56,18 +74,38 @@ export interface Weights {
   readonly importance: number
 }
 
-/** @category constants @since 0.1.0 */
-export const defaultWeights: Weights = { relevance: 1, recency: 1, importance: 1 }
+/**
+ * Default weights: relevance 1, recency 0.05, importance 0.05 (see the module docs: recency and importance break
+ * ties between records of about equal relevance, they do not override it).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultWeights: Weights = { relevance: 1, recency: 0.05, importance: 0.05 }
 
-/** Recency decay per hour (Generative Agents). @category constants @since 0.1.0 */
+/** Recency decay per hour (Generative Agents; half-life `ln 0.5 / ln 0.995` ≈ 138.3 hours). @category constants @since 0.1.0 */
 export const defaultDecay = 0.995
+
+/** Reciprocal-rank-fusion constant `k` of Cormack et al. (2009). @category constants @since 0.1.0 */
+export const defaultRrfK = 60
+
+/**
+ * Which rankers give a query's relevance: lexical full-text search and vector similarity fused (default), or one.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Mode = "hybrid" | "vector" | "lexical"
+
+/** @category constants @since 0.1.0 */
+export const modes: ReadonlyArray<Mode> = ["hybrid", "vector", "lexical"]
 
 /** Largest `k` a query accepts. @category constants @since 0.1.0 */
 export const maxK = 1000
 
 /**
- * A query. Give `text` (embedded by the store's embedder) or `embedding`, or neither (then relevance is 0 and the
- * order is by recency and importance).
+ * A query. Give `text` (searched as words and embedded by the store's embedder), `embedding` (vector ranker only,
+ * unless `text` is given too), or neither (then relevance is 0 and the order is by recency and importance).
  *
  * @category models
  * @since 0.1.0
@@ -78,14 +116,24 @@ export interface Query {
   readonly filters?: Filters | undefined
   /** How many to return (default 10, at most {@link maxK}). */
   readonly k?: number | undefined
+  /** Weights of relevance, recency and importance, each ≥ 0 (default 1, 0.05, 0.05). */
   readonly weights?: Partial<Weights> | undefined
-  /** Recency decay per hour, in (0, 1]. */
+  /** Rankers fused into relevance (default `"hybrid"`: full-text search and vector similarity). */
+  readonly mode?: Mode | undefined
+  /** Reciprocal-rank-fusion constant, > 0 (default 60). */
+  readonly rrfK?: number | undefined
+  /** Recency decay per hour, in (0, 1] (default 0.995). */
   readonly decay?: number | undefined
+  /** Recency from the record's creation (default) or its last access (which `touch` refreshes). */
+  readonly recencyFrom?: "created" | "accessed" | undefined
   /** The time to score at (epoch ms); default the effect `Clock`. */
   readonly now?: number | undefined
-  /** Set `lastAccessedAt = now` on the returned records (the paper's "last retrieved"); default true. */
+  /**
+   * Set `lastAccessedAt = now` on the returned records (default true). It feeds consolidation's eviction and
+   * `recencyFrom: "accessed"`; with the default `recencyFrom: "created"` it never changes a later ranking.
+   */
   readonly touch?: boolean | undefined
-  /** Size of the nearest-neighbour candidate pool on the pgvector path (default `max(10 k, 100)`). */
+  /** Candidates per ranker on the indexed path (default `max(10 k, 100)`). */
   readonly candidates?: number | undefined
 }
 
@@ -136,52 +184,91 @@ export const minMaxNormalize = (xs: Float64Array): Float64Array => {
 }
 
 /**
- * A candidate's raw components.
+ * A candidate's raw components: `similarity` (cosine, `undefined` when the vector ranker does not rank it),
+ * `lexical` (full-text rank ≥ 0, 0 or `undefined` when unmatched), `recency` in `(0, 1]`, `importance` in `[0, 1]`.
  *
  * @category models
  * @since 0.1.0
  */
 export interface Components {
   readonly id: string
-  readonly relevance: number
+  readonly similarity: number | undefined
+  readonly lexical: number | undefined
   readonly recency: number
   readonly importance: number
 }
 
 /**
- * A ranked candidate: raw components and the weighted normalized score.
+ * A ranked candidate: raw components, the fused `relevance` in `[0, 1]` and the `score`.
  *
  * @category models
  * @since 0.1.0
  */
 export interface Ranked extends Components {
+  readonly relevance: number
   readonly score: number
 }
 
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
 /**
- * Rank candidates by the weighted normalized score (see the module docs): each component min-max normalized over
- * `candidates`, `score = w_rel · rel~ + w_rec · rec~ + w_imp · imp~` in `[0, w_rel + w_rec + w_imp]`; the top `k`,
- * best first, ties by higher raw relevance, then id.
+ * Rank candidates (see the module docs): relevance by reciprocal-rank fusion of the vector ranker (candidates
+ * with a `similarity`, by it descending) and the lexical one (candidates with `lexical > 0`, by it descending;
+ * ties in either by id), each rank 1-based and counted only within the first `depth` of its list (default all:
+ * RRF over each ranker's top `depth`, so that the indexed path, which only sees each ranker's top `depth`, and the
+ * exact path agree), `Σ 1 / (rrfK + rank)` divided by `rankers / (rrfK + 1)` so that it lies in `[0, 1]`
+ * (`rankers` the number of rankers in use, 0 gives relevance 0);
+ * `score = w_rel · relevance + w_rec · recency + w_imp · importance`. Returns the top `k`, best first, ties by higher
+ * relevance, higher similarity, then id.
  *
  * @category scoring
  * @since 0.1.0
  */
-export const rank = (candidates: ReadonlyArray<Components>, weights: Weights, k: number): Array<Ranked> => {
+export const rank = (
+  candidates: ReadonlyArray<Components>,
+  weights: Weights,
+  k: number,
+  options: { readonly rankers: number; readonly rrfK?: number | undefined; readonly depth?: number | undefined }
+): Array<Ranked> => {
   const n = candidates.length
-  const rel = minMaxNormalize(Float64Array.from(candidates, (c) => c.relevance))
-  const rec = minMaxNormalize(Float64Array.from(candidates, (c) => c.recency))
-  const imp = minMaxNormalize(Float64Array.from(candidates, (c) => c.importance))
+  const rrfK = options.rrfK ?? defaultRrfK
+  const depth = options.depth ?? Infinity
+  const fused = new Float64Array(n)
+  const index = new Map<string, number>()
+  candidates.forEach((c, i) => index.set(c.id, i))
+  const vec = candidates.filter((c) => c.similarity !== undefined)
+    .sort((a, b) => b.similarity! - a.similarity! || byId(a, b))
+  vec.slice(0, depth).forEach((c, r) => (fused[index.get(c.id)!] += 1 / (rrfK + r + 1)))
+  const lex = candidates.filter((c) => c.lexical !== undefined && c.lexical > 0)
+    .sort((a, b) => b.lexical! - a.lexical! || byId(a, b))
+  lex.slice(0, depth).forEach((c, r) => (fused[index.get(c.id)!] += 1 / (rrfK + r + 1)))
+  const scale = options.rankers > 0 ? (rrfK + 1) / options.rankers : 0
   const out: Array<Ranked> = new Array(n)
   for (let i = 0; i < n; i++) {
+    const c = candidates[i]
+    const relevance = Math.min(1, fused[i] * scale)
     out[i] = {
-      ...candidates[i],
-      score: weights.relevance * rel[i] + weights.recency * rec[i] + weights.importance * imp[i]
+      ...c,
+      relevance,
+      score: weights.relevance * relevance + weights.recency * c.recency + weights.importance * c.importance
     }
   }
   out.sort((a, b) =>
-    b.score - a.score || b.relevance - a.relevance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    b.score - a.score || b.relevance - a.relevance || (b.similarity ?? -2) - (a.similarity ?? -2) || byId(a, b)
   )
   return out.slice(0, k)
+}
+
+/**
+ * The OR-query of a text's words for `to_tsquery`: lower-cased letter/digit runs, first occurrence order, at most
+ * 64, joined by `" | "` (safe: no tsquery operator survives); `undefined` when the text has no word.
+ *
+ * @category scoring
+ * @since 0.1.0
+ */
+export const tsQueryOf = (text: string): string | undefined => {
+  const words = [...new Set(wordsOf(text))]
+  return words.length === 0 ? undefined : words.slice(0, 64).join(" | ")
 }
 
 const asList = <A>(x: A | ReadonlyArray<A> | undefined): ReadonlyArray<A> | undefined =>
@@ -284,16 +371,29 @@ export const normalizeFilters = (filters: Filters | undefined): NormalizedFilter
 }
 
 /**
- * Validate weights, `k`, decay, candidates and `now` of a query and fill the defaults (weights 1, `k` 10, decay
- * 0.995); returns the InvalidQueryError naming the option otherwise (`k` outside `[1, maxK]`, a negative or
- * non-finite weight, `decay` outside `(0, 1]`, `candidates` < 1, a non-finite `now`).
+ * Validate weights, `k`, mode, `rrfK`, decay, `recencyFrom`, candidates and `now` of a query and fill the defaults
+ * (weights 1 / 0.05 / 0.05, `k` 10, mode `"hybrid"`, `rrfK` 60, decay 0.995, recency from creation); returns the
+ * InvalidQueryError naming the option otherwise (`k` outside `[1, maxK]`, a negative or non-finite weight, an
+ * unknown mode or `recencyFrom`, `rrfK` not finite and > 0, `decay` outside `(0, 1]`, `candidates` < 1, a
+ * non-finite `now`).
  *
  * @category validation
  * @since 0.1.0
  */
 export const normalizeOptions = (
   q: Query
-): { weights: Weights; k: number; decay: number; candidates: number | undefined } | InvalidQueryError => {
+):
+  | {
+    weights: Weights
+    k: number
+    mode: Mode
+    rrfK: number
+    decay: number
+    recencyFrom: "created" | "accessed"
+    candidates: number | undefined
+  }
+  | InvalidQueryError =>
+{
   const k = q.k ?? 10
   if (!Number.isInteger(k) || k < 1 || k > maxK) {
     return new InvalidQueryError({ option: "k", value: k, reason: `must be an integer in [1, ${maxK}]` })
@@ -309,11 +409,23 @@ export const normalizeOptions = (
   if (typeof decay !== "number" || !(decay > 0 && decay <= 1)) {
     return new InvalidQueryError({ option: "decay", value: decay, reason: "must be in (0, 1]" })
   }
+  const mode = q.mode ?? "hybrid"
+  if (!modes.includes(mode)) {
+    return new InvalidQueryError({ option: "mode", value: mode, reason: `must be one of ${modes.join(", ")}` })
+  }
+  const rrfK = q.rrfK ?? defaultRrfK
+  if (typeof rrfK !== "number" || !Number.isFinite(rrfK) || !(rrfK > 0)) {
+    return new InvalidQueryError({ option: "rrfK", value: rrfK, reason: "must be a finite number > 0" })
+  }
+  const recencyFrom = q.recencyFrom ?? "created"
+  if (recencyFrom !== "created" && recencyFrom !== "accessed") {
+    return new InvalidQueryError({ option: "recencyFrom", value: recencyFrom, reason: "must be created or accessed" })
+  }
   if (q.candidates !== undefined && (!Number.isInteger(q.candidates) || q.candidates < 1)) {
     return new InvalidQueryError({ option: "candidates", value: q.candidates, reason: "must be a positive integer" })
   }
   if (q.now !== undefined && (typeof q.now !== "number" || !Number.isFinite(q.now))) {
     return new InvalidQueryError({ option: "now", value: q.now, reason: "must be a finite epoch-ms time" })
   }
-  return { weights, k, decay, candidates: q.candidates }
+  return { weights, k, mode, rrfK, decay, recencyFrom, candidates: q.candidates }
 }

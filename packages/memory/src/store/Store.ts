@@ -1,7 +1,7 @@
 /**
  * The experience store: trajectories, insights, reflections and tips with embeddings, kept in PostgreSQL (PGlite on
- * a directory by default, a server at scale) through `effect/sql`, retrieved by a weighted relevance/recency/
- * importance score, and consolidated (near-duplicate insights merged, capacity enforced).
+ * a directory by default, a server at scale) through `effect/sql`, retrieved by hybrid full-text + vector search
+ * (reciprocal-rank fusion) with small recency and importance terms, and consolidated (near-duplicate insights merged, capacity enforced).
  *
  * **When to use**: an agent that learns across episodes without gradient updates (ExpeL insights, Reflexion
  * reflections, Synapse exemplars) or a trainer that wants to keep and search past trajectories.
@@ -23,7 +23,8 @@
  *   changes (`status: "merged"`), so retried writes with fixed ids are idempotent.
  * - Vector search: with pgvector (always on PGlite; on a server when the extension is installable) an HNSW cosine
  *   index gives the candidate pool; without it (or with `vectorIndex: "exact"`) every filtered record is scored in
- *   JS from the exact float32 `bytea` copy. Scores are always computed exactly, in JS (`Retrieval.rank`).
+ *   JS from the exact float32 `bytea` copy. Full-text search uses the generated `tsv` column and its GIN index
+ *   (same SQL on both backends). Scores are computed in JS (`Retrieval.rank`).
  * - Bad input fails with `InvalidRecordError` / `InvalidQueryError` naming the value: an embedding of the wrong
  *   dimension or with NaN, an importance outside `[0, 1]`, a payload over `Records.MaxPayloadBytes`, an unknown
  *   filter or kind.
@@ -69,7 +70,7 @@ import {
 import type { ExperienceRecord, Kind, NewRecord, Outcome } from "./Records.js"
 import { decodeTrajectory, kinds, MaxPayloadBytes, MaxTextLength, outcomes } from "./Records.js"
 import type { Filters, NormalizedFilters, Query, Weights } from "./Retrieval.js"
-import { cosine, defaultDecay, defaultWeights, normalizeFilters, normalizeOptions, rank, recency } from "./Retrieval.js"
+import { cosine, defaultDecay, normalizeFilters, normalizeOptions, rank, recency, tsQueryOf } from "./Retrieval.js"
 import type { Backend } from "./SqlBackend.js"
 import * as SqlBackend from "./SqlBackend.js"
 import * as Summary from "./Summary.js"
@@ -88,16 +89,25 @@ export interface PutResult {
 }
 
 /**
- * One query hit: the record (as it was before this query touched it) and its score components.
+ * One query hit: the record (as it was before this query touched it), its score and its components (see
+ * `Retrieval`).
  *
  * @category models
  * @since 0.1.0
  */
 export interface ScoredRecord {
   readonly record: ExperienceRecord
+  /** `w_rel · relevance + w_rec · recency + w_imp · importance`. */
   readonly score: number
+  /** Reciprocal-rank fusion of the query's rankers, in `[0, 1]` (0 when the query has no text and no embedding). */
   readonly relevance: number
+  /** Cosine similarity of the query embedding and the record's, in `[−1, 1]`; 0 without a vector ranker. */
+  readonly similarity: number
+  /** Full-text rank (`ts_rank`) of the query's words in the record's text, ≥ 0; 0 when none matches. */
+  readonly lexical: number
+  /** `decay ^ hours` since creation (or last access, `recencyFrom: "accessed"`), in `(0, 1]`. */
   readonly recency: number
+  /** The record's importance, in `[0, 1]`. */
   readonly importance: number
 }
 
@@ -196,41 +206,47 @@ export class ExperienceStore extends Context.Service<
     /** The record with this id, or `Option.none()`; does not touch its access time. Fails with StoreSqlError. */
     readonly get: (id: string) => Effect.Effect<Option.Option<ExperienceRecord>, StoreError>
     /**
-     * Retrieve the `k` records with the highest retrieval score of Generative Agents (Park et al., "Generative
-     * Agents: Interactive Simulacra of Human Behavior", UIST 2023, arXiv:2304.03442, §4.1): a weighted sum of
-     * relevance, recency and importance, each min-max normalized over the candidates (see `Retrieval`).
+     * Retrieve the `k` records with the highest score `w_rel · relevance + w_rec · recency + w_imp · importance`
+     * (see `Retrieval`): relevance is the reciprocal-rank fusion (Cormack et al. 2009) of full-text search on the
+     * query's words and cosine similarity of the query's embedding (`mode: "hybrid"`, the default; `"vector"` or
+     * `"lexical"` for one ranker), recency and importance are bounded terms with small weights (Generative Agents,
+     * Park et al. 2023, arXiv:2304.03442, §4.1, without its min-max normalization).
      *
-     * **When to use**: an agent's context at decision time (ExpeL insights for a task, Reflexion reflections, tips);
-     * for the nearest successful trajectories alone use {@link exemplars}.
+     * **When to use**: an agent's context at decision time (ExpeL insights for a task, Reflexion reflections, tips,
+     * past conversation turns); for the nearest successful trajectories alone use {@link exemplars}.
      *
      * **Details**
      * - Candidates: the records that pass `query.filters` (all given fields must match; a list matches any of its
      *   values; `tags` needs all listed tags, `anyTags` one; `minImportance`, `since` in epoch ms). On the
-     *   `"hnsw"` path the pool is first cut to the `candidates` nearest by cosine (default `max(10 k, 100)`), so a
-     *   very important but irrelevant record can fall outside it; `"exact"` scores every filtered record.
-     * - Components, per candidate `r`: relevance `cos(e_q, e_r)` with `e_q` the embedding of `query.text` (by the
-     *   store's `Embedder`) or `query.embedding` (`[dimension]`, finite); 0 without either, or when
-     *   `weights.relevance` is 0 (then it is not computed). Recency `decay ^ hours(now − r.lastAccessedAt)`
-     *   (`decay` per hour in `(0, 1]`, default 0.995, the paper's factor; `now` epoch ms, default the effect
-     *   `Clock`). Importance `r.importance` in `[0, 1]`.
-     * - Score: `w_rel · rel~ + w_rec · rec~ + w_imp · imp~` with each component min-max normalized to `[0, 1]` over the
-     *   candidates (a component constant over them contributes 0) and weights ≥ 0, each default 1 (the paper's
-     *   α = 1). Order: score descending, then raw relevance descending, then id; at most `k` hits (default 10, at
-     *   most `Retrieval.maxK` = 1000).
-     * - Each hit carries the record as it was before this query, its score and its raw (unnormalized) components.
+     *   `"hnsw"` path each ranker contributes its best `candidates` (default `max(10 k, 100)`): the HNSW nearest by
+     *   cosine and the GIN-indexed text matches by `ts_rank`; `"exact"` scores every filtered record.
+     * - Rankers: lexical, `to_tsquery('english', <the text's words OR-ed>)` against `to_tsvector('english', text)`
+     *   (stemmed, stop words dropped), ranked by `ts_rank`, when `query.text` is given and the mode is not
+     *   `"vector"`; vector, cosine with the embedding of `query.text` (by the store's `Embedder`) or
+     *   `query.embedding` (`[dimension]`, finite), when the mode is not `"lexical"`. Neither runs when
+     *   `weights.relevance` is 0.
+     * - Relevance `Σ 1 / (rrfK + rank)` over the rankers that rank the record, divided by its maximum, in `[0, 1]`
+     *   (`rrfK` default 60). Recency `decay ^ hours(now − r.createdAt)` (or `r.lastAccessedAt` with
+     *   `recencyFrom: "accessed"`; `decay` per hour in `(0, 1]`, default 0.995, a half-life of about 138 h; `now`
+     *   epoch ms, default the effect `Clock`). Importance `r.importance` in `[0, 1]`. Weights ≥ 0, default
+     *   relevance 1, recency 0.05, importance 0.05.
+     * - Order: score descending, then relevance, then similarity descending, then id; at most `k` hits (default 10,
+     *   at most `Retrieval.maxK` = 1000). Each hit carries the record as it was before this query, its score and
+     *   its components.
      * - `touch` (default true) then sets `lastAccessedAt = max(lastAccessedAt, now)` on the hits in the same
-     *   transaction as their read (the paper's "last retrieved" time), so a record retrieved often stays recent.
+     *   transaction as their read. With the default `recencyFrom: "created"` this never changes later rankings
+     *   (reading does not degrade retrieval); it feeds consolidation's eviction.
      *
-     * **Gotchas**: scores are relative to the candidate set, so they are comparable within one query only; a store
-     * with one candidate gives it score 0.
+     * **Gotchas**: relevance depends on ranks among the candidates, so scores are comparable within one query only.
      * @returns the hits, best first (an empty array when nothing passes the filters); fails with InvalidQueryError
      *   naming the option (unknown or malformed filter, `k` outside `[1, 1000]`, a negative or non-finite weight,
-     *   `decay` outside `(0, 1]`, `candidates` < 1, a non-finite `now`, an embedding of the wrong dimension or with
-     *   NaN, a non-string text), EmbedderError when the text cannot be embedded, or StoreSqlError.
+     *   an unknown `mode` or `recencyFrom`, `rrfK` ≤ 0, `decay` outside `(0, 1]`, `candidates` < 1, a non-finite
+     *   `now`, an embedding of the wrong dimension or with NaN, a non-string text), EmbedderError when the text
+     *   cannot be embedded, or StoreSqlError.
      * @example
      * ```ts
      * const hits = yield* store.query({ text: "the fridge is closed", k: 3, filters: { kind: "insight", task: "find food" } })
-     * hits.map((h) => [h.record.text, h.score, h.relevance])
+     * hits.map((h) => [h.record.text, h.score, h.similarity, h.lexical])
      * ```
      * @see https://arxiv.org/abs/2304.03442
      */
@@ -238,8 +254,8 @@ export class ExperienceStore extends Context.Service<
     /**
      * The `k` (default 3) successful trajectories most similar to `text` or `embedding` (optionally of one task or
      * env), decoded, with their cosine similarity: Synapse's exemplar retrieval (Zheng et al., arXiv:2306.07863).
-     * A `query` with relevance weight 1 and the others 0 over `kind: "trajectory", outcome: "success"`; it touches
-     * the hits' access time.
+     * A `query` with `mode: "vector"`, relevance weight 1 and the others 0 over `kind: "trajectory", outcome:
+     * "success"`; `similarity` is the hit's cosine; it touches the hits' access time.
      * @returns fails with InvalidQueryError (neither text nor embedding, or a bad one), InvalidRecordError when a
      *   hit's payload is not a `Trajectory`, EmbedderError, or StoreSqlError.
      */
@@ -665,49 +681,90 @@ export const make = (
         if (filters instanceof InvalidQueryError) return yield* filters
         const opts = normalizeOptions(q)
         if (opts instanceof InvalidQueryError) return yield* opts
-        const qe = yield* queryEmbedding(q)
+        if (q.text !== undefined && typeof q.text !== "string") {
+          return yield* new InvalidQueryError({ option: "query.text", value: q.text, reason: "must be a string" })
+        }
+        const weighted = opts.weights.relevance > 0
+        // the rankers this query uses: vector (an embedding, given or of the text) and lexical (the text's words)
+        const qe = weighted && opts.mode !== "lexical" ? yield* queryEmbedding(q) : undefined
+        const tsq = weighted && opts.mode !== "vector" && q.text !== undefined ? tsQueryOf(q.text) : undefined
+        const rankers = (qe === undefined ? 0 : 1) + (tsq === undefined ? 0 : 1)
         const now = q.now ?? (yield* Clock.currentTimeMillis)
         const where = whereClause(sql, filters)
-        const needRelevance = qe !== undefined && opts.weights.relevance > 0
         const pool = opts.candidates ?? Math.max(10 * opts.k, 100)
-        type Cand = { id: string; embedding?: Uint8Array; last_accessed_at: number; importance: number }
-        const candidates: ReadonlyArray<Cand> = yield* (needRelevance && useVector
+        type Cand = {
+          id: string
+          embedding?: Uint8Array
+          lex?: number | null
+          created_at: number
+          last_accessed_at: number
+          importance: number
+        }
+        // a scalar subquery: one InitPlan, evaluated once per statement (to_tsquery is only STABLE, so written
+        // inline it would be parsed again for every row)
+        const tsqSql = sql`(SELECT to_tsquery('english'::regconfig, ${tsq ?? ""}))`
+        const lexCol = tsq === undefined
+          ? sql``
+          : sql`, CASE WHEN tsv @@ ${tsqSql} THEN ts_rank(tsv, ${tsqSql}) ELSE 0 END AS lex`
+        const base = sql.literal("id, created_at, last_accessed_at, importance")
+        const candidates: ReadonlyArray<Cand> = yield* (rankers === 0
+          ? sql<Cand>`SELECT ${base} FROM experience WHERE ${where}`
+          : useVector || qe === undefined
           ? sql.withTransaction(
             Effect.gen(function*() {
-              yield* sql.unsafe(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, pool))}`)
-              if (iterativeScan) yield* sql`SET LOCAL hnsw.iterative_scan = relaxed_order`
-              return yield* sql<Cand>`
-                SELECT id, embedding, last_accessed_at, importance FROM experience WHERE ${where}
-                ORDER BY vec <=> ${vectorLiteral(qe)}::vector LIMIT ${pool}`
+              // indexed path: the best `pool` of each ranker (HNSW by cosine, GIN by ts_rank), then their union
+              const vecLit = qe === undefined ? "" : vectorLiteral(qe)
+              if (qe !== undefined) {
+                // both settings in one round trip, local to this transaction
+                const ef = String(Math.min(1000, Math.max(40, pool)))
+                yield* sql`SELECT set_config('hnsw.ef_search', ${ef}, true)${
+                  iterativeScan ? sql`, set_config('hnsw.iterative_scan', 'relaxed_order', true)` : sql``
+                }`
+              }
+              const lexIds = tsq === undefined
+                ? sql``
+                : sql`(SELECT id FROM experience WHERE tsv @@ ${tsqSql} AND ${where}
+                    ORDER BY ts_rank(tsv, ${tsqSql}) DESC, id LIMIT ${pool})`
+              const vecIds = qe === undefined
+                ? sql``
+                : sql`(SELECT id FROM experience WHERE ${where} ORDER BY vec <=> ${vecLit}::vector LIMIT ${pool})`
+              const ids = tsq !== undefined && qe !== undefined
+                ? sql`${lexIds} UNION ${vecIds}`
+                : tsq !== undefined
+                ? lexIds
+                : vecIds
+              // the embedding, not pgvector's float32 distance: cosine in JS, exactly as on the exact path
+              const simCol = qe === undefined ? sql`` : sql`, embedding`
+              return yield* sql<Cand>`SELECT ${base}${simCol}${lexCol} FROM experience WHERE id IN (${ids})`
             })
           )
-          : needRelevance
-          ? sql<Cand>`SELECT id, embedding, last_accessed_at, importance FROM experience WHERE ${where}`
-          : sql<Cand>`SELECT id, last_accessed_at, importance FROM experience WHERE ${where}`).pipe(
+          // exact path: every filtered record, cosine in JS from the float32 copy
+          : sql<Cand>`SELECT ${base}, embedding${lexCol} FROM experience WHERE ${where}`).pipe(
             Effect.mapError(sqlFail("query"))
           )
         if (candidates.length === 0) return []
         const ranked = rank(
           candidates.map((c) => ({
             id: c.id,
-            relevance: needRelevance && c.embedding ? cosine(qe!, bytesToEmbedding(c.embedding)) : 0,
-            recency: recency(c.last_accessed_at, now, opts.decay),
+            similarity: qe === undefined || c.embedding === undefined
+              ? undefined
+              : cosine(qe, bytesToEmbedding(c.embedding)),
+            lexical: c.lex === null || c.lex === undefined ? undefined : Number(c.lex),
+            recency: recency(opts.recencyFrom === "created" ? c.created_at : c.last_accessed_at, now, opts.decay),
             importance: c.importance
           })),
           opts.weights,
-          opts.k
+          opts.k,
+          { rankers, rrfK: opts.rrfK, depth: pool }
         )
         const ids = ranked.map((r) => r.id)
-        const rows = yield* sql.withTransaction(
-          Effect.gen(function*() {
-            const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM experience WHERE id = ANY(${ids}::text[])`
-            if (q.touch !== false) {
-              yield* sql`UPDATE experience SET last_accessed_at = GREATEST(last_accessed_at, ${now})
-                WHERE id = ANY(${ids}::text[])`
-            }
-            return rows
-          })
-        ).pipe(Effect.mapError(sqlFail("query")))
+        // one statement: the CTE reads the rows as they were (its snapshot precedes the update), the update touches
+        const rows = yield* (q.touch === false
+          ? sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM experience WHERE id = ANY(${ids}::text[])`
+          : sql<Row>`WITH hit AS (SELECT ${sql.literal(COLUMNS)} FROM experience WHERE id = ANY(${ids}::text[])),
+              touched AS (UPDATE experience SET last_accessed_at = GREATEST(last_accessed_at, ${now})
+                WHERE id = ANY(${ids}::text[]) RETURNING 1)
+              SELECT * FROM hit`).pipe(Effect.mapError(sqlFail("query")))
         const byId = new Map(rows.map((r) => [r.id, r]))
         const out: Array<ScoredRecord> = []
         for (const r of ranked) {
@@ -717,6 +774,8 @@ export const make = (
             record: fromRow(row),
             score: r.score,
             relevance: r.relevance,
+            similarity: r.similarity ?? 0,
+            lexical: r.lexical ?? 0,
             recency: r.recency,
             importance: r.importance
           })
@@ -738,6 +797,7 @@ export const make = (
           embedding: q.embedding,
           k: q.k ?? 3,
           weights: { relevance: 1, recency: 0, importance: 0 },
+          mode: "vector",
           filters: {
             kind: "trajectory",
             outcome: "success",
@@ -751,7 +811,7 @@ export const make = (
             try: () => decodeTrajectory(h.record),
             catch: (e) => bad(`record ${h.record.id}.payload`, h.record.payload, `not a Trajectory: ${String(e)}`)
           })
-          out.push({ record: h.record, trajectory, similarity: h.relevance })
+          out.push({ record: h.record, trajectory, similarity: h.similarity })
         }
         return out
       })
@@ -830,8 +890,8 @@ export const make = (
         }
         const now = options.now ?? (yield* Clock.currentTimeMillis)
         const decay = options.decay ?? defaultDecay
-        const recencyWeight = options.weights?.recency ?? defaultWeights.recency
-        const importanceWeight = options.weights?.importance ?? defaultWeights.importance
+        const recencyWeight = options.weights?.recency ?? 1
+        const importanceWeight = options.weights?.importance ?? 1
         return yield* sql.withTransaction(
           Effect.gen(function*() {
             yield* sql`SELECT pg_advisory_xact_lock(${0x636f6e73})`
