@@ -5,6 +5,7 @@
 export * from "./Errors.js"
 export * as Library from "./Library.js"
 export * as Metrics from "./Metrics.js"
+export * as Paths from "./Paths.js"
 export * as Report from "./Report.js"
 export * as Runs from "./Runs.js"
 export * as Series from "./Series.js"

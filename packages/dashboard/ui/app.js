@@ -95,6 +95,24 @@ function renderTable() {
     th.classList.toggle("sorted-desc", th.dataset.key === state.sort.key && state.sort.dir === -1)
   }
   $("run-count").textContent = rows.length + " of " + state.runs.length + " runs, " + state.selected.size + " selected"
+  renderWarnings(rows)
+}
+
+// Each shown run's warnings (malformed metrics lines with their line numbers, unreadable config, ...) as text below
+// the table, so they are seen without hovering a row.
+function renderWarnings(rows) {
+  const list = $("run-warnings")
+  list.innerHTML = ""
+  for (const r of rows) {
+    for (const w of r.warnings) {
+      if (w === "no metrics yet") continue
+      const li = document.createElement("li")
+      li.dataset.run = r.name
+      li.textContent = r.name + ": " + w
+      list.appendChild(li)
+    }
+  }
+  list.hidden = list.children.length === 0
 }
 
 function updateMetricOptions() {
