@@ -9,7 +9,8 @@
  * `memory-summary.json` written next to it or inside it:
  * `{ "counts": { "trajectory": 120, "insight": 14, "reflection": 9, "tip": 3 }, "total": 146, "writtenAt": "…" }`
  * (a bare `{ "trajectory": 120, … }` object is accepted too). Without one, a store is reported with
- * `counts: null` and a warning.
+ * `counts: null` and a warning. Files whose real path leaves the directory read (a symlink elsewhere) are skipped
+ * with a warning (`Paths.realInside`).
  *
  * @example
  * import { Library } from "@autodidact/dashboard"
@@ -19,6 +20,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { realInside } from "./Paths.js"
 
 /** One skill's usage, from its record's `stats`. */
 export interface SkillUsage {
@@ -95,9 +97,14 @@ export const readSkills = async (dir: string, label: string, top = 10): Promise<
   const usage: Array<SkillUsage> = []
   let versions = 0
   for (const file of files) {
+    const real = realInside(dir, file)
+    if (real === undefined) {
+      warnings.push(`${file}: outside the library (a symlink elsewhere?); skipped`)
+      continue
+    }
     let rec: unknown
     try {
-      rec = await readJson(path.join(dir, file))
+      rec = await readJson(real)
     } catch {
       warnings.push(`${file}: not JSON`)
       continue
@@ -152,8 +159,10 @@ export const readMemory = async (dir: string, label: string): Promise<MemorySumm
   const storeDir = path.join(dir, "memory")
   const hasStore = isDir(storeDir)
   const where = label === "" ? "memory" : `${label}/memory`
-  for (const file of [path.join(storeDir, memorySummaryFile), path.join(dir, memorySummaryFile)]) {
-    if (!fs.existsSync(file)) continue
+  for (const name of [`memory/${memorySummaryFile}`, memorySummaryFile]) {
+    if (!fs.existsSync(path.join(dir, name))) continue
+    const file = realInside(dir, name)
+    if (file === undefined) return { path: where, counts: null, total: null, writtenAt: null, warnings: [`${name} leads outside ${label === "" ? "the runs directory" : label}; not read`] }
     let parsed: unknown
     try {
       parsed = await readJson(file)
@@ -177,8 +186,8 @@ export const readMemory = async (dir: string, label: string): Promise<MemorySumm
 
 /** Memory and skills found in `dir` (a run directory or the runs directory); `label` prefixes the paths shown. */
 export const read = async (dir: string, label = ""): Promise<LibrarySummary> => {
-  const skillsDir = path.join(dir, "skills")
-  const skills = isDir(skillsDir) ? await readSkills(skillsDir, label === "" ? "skills" : `${label}/skills`) : undefined
+  const skillsDir = realInside(dir, "skills")
+  const skills = skillsDir !== undefined && isDir(skillsDir) ? await readSkills(skillsDir, label === "" ? "skills" : `${label}/skills`) : undefined
   const memory = await readMemory(dir, label)
   return { skills: skills ?? null, memory: memory ?? null }
 }

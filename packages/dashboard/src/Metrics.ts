@@ -4,7 +4,8 @@
  * *Details*: the file is read as a byte stream from the last consumed offset, so a 1M-line run is parsed once in
  * bounded memory (columns of numbers, not row objects) and a live run costs only its new bytes on each refresh.
  * Only complete lines (ending in `\n`) are consumed: a line still being written stays unread until it is finished,
- * and is reported as `truncatedTail`. Lines that are not JSON objects are skipped and counted in `malformed`.
+ * and is reported as `truncatedTail`. Lines that are not JSON objects are skipped, counted in `malformed`, and their
+ * 1-based line numbers kept in `malformedLines` (the first 20); the other rows load as usual.
  *
  * Two row kinds are read differently from the rest, because several rows of them share one x:
  * - `kind: "runner"` (`train --cluster`, one row per runner after each update, cumulative: `Metrics.RunnerRow` of
@@ -86,11 +87,18 @@ export const epochColumns = (r: Readonly<Record<string, unknown>>): Array<readon
   return out
 }
 
+/** How many malformed line numbers a {@link MetricsReader} keeps (the count goes on). */
+export const maxMalformedLines = 20
+
 /** What has been read of one metrics file so far. */
 export class MetricsReader {
   readonly columns = new Map<string, Column>()
   /** Lines skipped because they were not JSON objects. */
   malformed = 0
+  /** 1-based line numbers in the file of the first {@link maxMalformedLines} malformed lines. */
+  readonly malformedLines: Array<number> = []
+  /** Complete lines consumed so far, blank ones included (the line number of the last one). */
+  lineNumber = 0
   /** Whether the file currently ends in an incomplete line (a writer mid-line, or a crash). */
   truncatedTail = false
   lines = 0
@@ -157,6 +165,8 @@ export class MetricsReader {
   private reset(): void {
     this.columns.clear()
     this.malformed = 0
+    this.malformedLines.length = 0
+    this.lineNumber = 0
     this.truncatedTail = false
     this.lines = 0
     this.episodes = 0
@@ -183,9 +193,15 @@ export class MetricsReader {
       if (end < 0) end = text.length
       const line = text.slice(start, end).trim()
       start = end + 1
+      this.lineNumber++
       if (line.length > 0) this.row(line)
       if (end === text.length) break
     }
+  }
+
+  private skipMalformed(): void {
+    this.malformed++
+    if (this.malformedLines.length < maxMalformedLines) this.malformedLines.push(this.lineNumber)
   }
 
   private row(line: string): void {
@@ -193,11 +209,11 @@ export class MetricsReader {
     try {
       row = JSON.parse(line)
     } catch {
-      this.malformed++
+      this.skipMalformed()
       return
     }
     if (typeof row !== "object" || row === null || Array.isArray(row)) {
-      this.malformed++
+      this.skipMalformed()
       return
     }
     const r = row as Record<string, unknown>

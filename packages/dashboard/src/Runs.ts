@@ -21,6 +21,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { DashboardError } from "./Errors.js"
 import * as Library from "./Library.js"
+import { realInside } from "./Paths.js"
 import { MetricsReader, type RunnerStat } from "./Metrics.js"
 import * as Series from "./Series.js"
 
@@ -203,21 +204,8 @@ export const discover = async (root: string): Promise<Array<string>> => {
  * Resolve a run name to its directory, or `undefined` when the name is not a discovered run inside `root`
  * (absolute paths, `..` segments, backslashes, NUL bytes and symlinks leading outside are all refused).
  */
-export const resolveRun = (root: string, name: string, known: ReadonlySet<string>): string | undefined => {
-  if (name.length === 0 || name.includes("\0") || name.includes("\\") || path.isAbsolute(name)) return undefined
-  if (name.split("/").some((s) => s === ".." || s === "." || s === "")) return undefined
-  if (!known.has(name)) return undefined
-  const rootReal = fs.realpathSync(root)
-  let real: string
-  try {
-    real = fs.realpathSync(path.join(root, name))
-  } catch {
-    return undefined
-  }
-  const rel = path.relative(rootReal, real)
-  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return undefined
-  return real
-}
+export const resolveRun = (root: string, name: string, known: ReadonlySet<string>): string | undefined =>
+  known.has(name) ? realInside(root, name) : undefined
 
 interface Cached {
   readonly dir: string
@@ -331,7 +319,7 @@ export class RunStore {
       const cfg = c.config
       const warnings: Array<string> = []
       if (c.configError !== undefined) warnings.push(c.configError)
-      if (r.malformed > 0) warnings.push(`${r.malformed} malformed line${r.malformed === 1 ? "" : "s"} skipped`)
+      if (r.malformed > 0) warnings.push(malformedWarning(r))
       if (r.truncatedTail) warnings.push("last line incomplete (being written?)")
       if (r.invalidRunnerRows > 0) warnings.push(`${r.invalidRunnerRows} invalid runner row${r.invalidRunnerRows === 1 ? "" : "s"} skipped (${r.invalidRunnerReason})`)
       if (r.lines === 0) warnings.push("no metrics yet")
@@ -404,6 +392,15 @@ export class RunStore {
   }
 }
 
+/**
+ * The warning for skipped `metrics.jsonl` lines, with their line numbers: `metrics.jsonl line 3 is not a JSON
+ * object; skipped` or `metrics.jsonl: 4 malformed lines skipped (lines 3, 7, 9, 12)` (`, …` past the numbers kept).
+ */
+export const malformedWarning = (r: Pick<MetricsReader, "malformed" | "malformedLines">): string =>
+  r.malformed === 1 && r.malformedLines.length === 1
+    ? `metrics.jsonl line ${r.malformedLines[0]} is not a JSON object; skipped`
+    : `metrics.jsonl: ${r.malformed} malformed lines skipped (line${r.malformedLines.length === 1 ? "" : "s"} ${r.malformedLines.join(", ")}${r.malformed > r.malformedLines.length ? ", …" : ""})`
+
 /** Short labels for groups: "env algo", with the differing config keys when several groups share them. */
 const groupLabels = (groups: Map<string, Array<string>>, config: (name: string) => Record<string, unknown>): Map<string, string> => {
   const base = new Map<string, string>()
@@ -466,29 +463,45 @@ export const load = (root: string): Effect.Effect<RunStore, DashboardError> =>
     catch: (e) => new DashboardError({ path: root, reason: `cannot read runs directory: ${String(e)}` })
   })
 
-/** Episodes of a run's `trajectories/*.jsonl` (the core `Trajectory` schema, one per line). */
+/**
+ * The trajectory files of a run (`trajectories/*.jsonl`, one episode per line) with their episode counts. A file
+ * whose real path leaves the run directory (a symlink to elsewhere) is not listed (see `Paths.realInside`).
+ */
 export const trajectoryFiles = async (runDir: string): Promise<Array<{ file: string; episodes: number }>> => {
   const dir = path.join(runDir, "trajectories")
   let names: Array<string>
   try {
-    names = (await fs.promises.readdir(dir)).filter((n) => n.endsWith(".jsonl")).sort()
+    names = (await fs.promises.readdir(dir)).filter((n) => n.endsWith(".jsonl") && !n.startsWith(".")).sort()
   } catch {
     return []
   }
   const out: Array<{ file: string; episodes: number }> = []
   for (const file of names) {
-    const text = await fs.promises.readFile(path.join(dir, file), "utf8")
+    const real = realInside(runDir, `trajectories/${file}`)
+    if (real === undefined) continue
+    let text: string
+    try {
+      text = await fs.promises.readFile(real, "utf8")
+    } catch {
+      continue
+    }
     out.push({ file, episodes: text.split("\n").filter((l) => l.trim().length > 0).length })
   }
   return out
 }
 
-/** One episode (line `index`) of a trajectory file; undefined when missing or malformed. */
+/**
+ * One episode (line `index`, counting non-blank lines from 0) of a run's trajectory file, parsed; undefined when
+ * the file name is not a plain `*.jsonl` name, the file's real path leaves the run directory (a symlink to
+ * elsewhere), or the line is missing or not JSON.
+ */
 export const trajectory = async (runDir: string, file: string, index: number): Promise<unknown> => {
   if (!/^[A-Za-z0-9._-]+\.jsonl$/.test(file) || file.startsWith(".")) return undefined
+  const real = realInside(runDir, `trajectories/${file}`)
+  if (real === undefined) return undefined
   let text: string
   try {
-    text = await fs.promises.readFile(path.join(runDir, "trajectories", file), "utf8")
+    text = await fs.promises.readFile(real, "utf8")
   } catch {
     return undefined
   }

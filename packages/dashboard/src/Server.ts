@@ -12,9 +12,10 @@
  * - `GET /api/events` → `text/event-stream`, an `update` event `{ changed: string[] }` whenever metrics grow or
  *   runs appear (polling file sizes every `pollMs`)
  *
- * *Gotchas*: binds 127.0.0.1 unless told otherwise (there is no authentication). A run name that is not a
- * discovered run directory is refused with 400 (malformed, e.g. `..`) or 404 (unknown); static paths never leave
- * `ui/`. The server is a scoped resource: closing the scope closes every connection, SSE streams included.
+ * *Gotchas*: binds 127.0.0.1 unless told otherwise (`host`; there is no authentication). Every file a request
+ * reads goes through `Paths.realInside`: a run name, trajectory file or static path that is not a plain relative
+ * name (`..`, `%2e%2e%2f`, `%2F`-encoded separators, absolute paths, backslashes, NUL) or whose real path (symlinks
+ * resolved) leaves the runs directory, the run or `ui/` is answered 404, the same as a missing file. The server is a scoped resource: closing the scope closes every connection, SSE streams included.
  *
  * @example
  * import { serve } from "@autodidact/dashboard"
@@ -30,6 +31,7 @@ import * as path from "node:path"
 import { uiDir, uplotDir } from "./Assets.js"
 import { DashboardError } from "./Errors.js"
 import * as Library from "./Library.js"
+import { isPlainRelative, realInside } from "./Paths.js"
 import * as Runs from "./Runs.js"
 
 /** Options of {@link serve}. */
@@ -66,18 +68,10 @@ class HttpError extends Error {
   }
 }
 
-/** Serve a file only if it lies inside `base` (after resolving symlinks). */
+/** Serve `rel` from `base` only if its real path lies inside the real `base` (`Paths.realInside`); else 404. */
 const sendFile = async (res: http.ServerResponse, base: string, rel: string): Promise<void> => {
-  if (rel.includes("\0") || rel.split(/[\\/]/).includes("..")) throw new HttpError(400, "bad path")
-  const baseReal = await fs.promises.realpath(base)
-  let real: string
-  try {
-    real = await fs.promises.realpath(path.join(base, rel))
-  } catch {
-    throw new HttpError(404, "not found")
-  }
-  const r = path.relative(baseReal, real)
-  if (r.startsWith("..") || path.isAbsolute(r)) throw new HttpError(403, "outside the served folder")
+  const real = realInside(base, rel)
+  if (real === undefined) throw new HttpError(404, "not found")
   const body = await fs.promises.readFile(real)
   res.writeHead(200, { "content-type": mime[path.extname(real)] ?? "application/octet-stream", "cache-control": "no-cache" })
   res.end(body)
@@ -88,15 +82,24 @@ const sendJson = (res: http.ServerResponse, body: unknown, status = 200): void =
   res.end(JSON.stringify(body))
 }
 
-/** Validate a `run` query value: 400 when malformed, 404 when not a discovered run. */
+/**
+ * Validate a `run` query value: 400 when absent, 404 when it is not a discovered run whose real path lies inside
+ * the runs directory (`..`, absolute paths, backslashes, NUL bytes and symlinks leading out all end here).
+ */
 const runDir = (store: Runs.RunStore, name: string | null): string => {
   if (name === null || name.length === 0) throw new HttpError(400, "missing run")
-  if (name.includes("\0") || name.includes("\\") || path.isAbsolute(name) || name.split("/").some((s) => s === ".." || s === "." || s === "")) {
-    throw new HttpError(400, "invalid run name")
-  }
   const dir = store.resolve(name)
-  if (dir === undefined) throw new HttpError(404, `unknown run ${name}`)
+  if (dir === undefined) throw new HttpError(404, isPlainRelative(name) ? `unknown run ${name}` : "not found")
   return dir
+}
+
+/** The decoded path of a request URL; a malformed percent-encoding is a 404 like any other unknown path. */
+const decodedPath = (pathname: string): string => {
+  try {
+    return decodeURIComponent(pathname)
+  } catch {
+    throw new HttpError(404, "not found")
+  }
 }
 
 /** The request handler (exported for tests that want no socket). */
@@ -105,7 +108,7 @@ export const handler = (store: Runs.RunStore, clients: Set<http.ServerResponse>)
     try {
       if (req.method !== "GET" && req.method !== "HEAD") throw new HttpError(405, "method not allowed")
       const url = new URL(req.url ?? "/", "http://localhost")
-      const p = decodeURIComponent(url.pathname)
+      const p = decodedPath(url.pathname)
       const q = url.searchParams
       if (p === "/favicon.ico") {
         res.writeHead(204)

@@ -134,7 +134,7 @@ describe("MetricsReader on cluster and agent runs", () => {
     expect(store.series({ metric: "epoch.successRate", runs: ["agent"] }).series[0]).toMatchObject({ x: [0, 1, 2], y: [0.2, 0.4, 0.7], points: 3 })
   })
 
-  it("serves the runners table at /api/runners (empty for a run without runners; 400/404 for bad names)", async () => {
+  it("serves the runners table at /api/runners (empty for a run without runners; 400 without a name, 404 for unknown or outside names)", async () => {
     const root = tempDir()
     writeRun(root, { name: "cluster", config: { command: "train", env: "CartPole-v1", algo: "ppo", seed: 1, cluster: "postgres://x@127.0.0.1:1/db" }, rows: clusterRows(["127.0.0.1:5001", "127.0.0.1:5002"], 3) })
     writeRun(root, { name: "agent", config: { command: "agent train", seed: 1 }, rows: epochRows([0.5], [1], []) })
@@ -156,7 +156,7 @@ describe("MetricsReader on cluster and agent runs", () => {
           expect((yield* get("api/runners?run=agent")).body.runners).toEqual([])
           expect((yield* get("api/runners?run=missing")).status).toBe(404)
           expect((yield* get("api/runners")).status).toBe(400)
-          expect((yield* get("api/runners?run=..%2Fetc")).status).toBe(400)
+          expect((yield* get("api/runners?run=..%2Fetc")).status).toBe(404) // outside the runs directory: 404 like a missing run
         })
       )
     )

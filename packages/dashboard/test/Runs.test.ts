@@ -21,6 +21,8 @@ describe("MetricsReader", () => {
     const r = new MetricsReader(path.join(dir, "metrics.jsonl"))
     expect(await r.refresh()).toBe(true)
     expect(r.malformed).toBe(2)
+    expect(r.malformedLines).toEqual([3, 4]) // 1-based line numbers in the file (the blank line 5 is not malformed)
+    expect(Runs.malformedWarning(r)).toBe("metrics.jsonl: 2 malformed lines skipped (lines 3, 4)")
     expect(r.truncatedTail).toBe(true)
     expect(r.episodes).toBe(2)
     expect(r.columns.get("episodeReturn")!.value).toEqual([5, 9])
@@ -38,6 +40,7 @@ describe("MetricsReader", () => {
     await r.refresh()
     expect(r.columns.get("episodeReturn")!.value).toEqual([1])
     expect(r.malformed).toBe(0)
+    expect(r.malformedLines).toEqual([])
   })
 
   it("stream-parses a large file across chunk boundaries", async () => {

@@ -60,6 +60,116 @@ describe("Server", () => {
     await expect(fetch(url + "api/runs")).rejects.toThrow()
   })
 
+  it("answers 404 for every path outside the runs directory, a symlink in trajectories/ to a file outside included", async () => {
+    const root = tempDir()
+    writeRun(root, { name: "a", config: cartPoleConfig(1), rows: learningRows(5, 1) })
+    const outside = tempDir("outside-")
+    fs.writeFileSync(path.join(outside, "secret.jsonl"), JSON.stringify({ secret: "do not serve" }) + "\n")
+    writeRun(outside, { name: "b", config: cartPoleConfig(1), rows: learningRows(5, 1) })
+    const traj = path.join(root, "a", "trajectories")
+    fs.mkdirSync(traj)
+    fs.writeFileSync(path.join(traj, "eval.jsonl"), JSON.stringify({ envId: "FrozenLake-v1", steps: [], return: 0, length: 0 }) + "\n")
+    fs.symlinkSync(path.join(outside, "secret.jsonl"), path.join(traj, "leak.jsonl"))
+    // a run directory that is itself a symlink to a run outside
+    fs.symlinkSync(path.join(outside, "b"), path.join(root, "linked"))
+    const out = path.basename(outside)
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const d = yield* serve({ runsDir: root, port: 0, pollMs: 50 })
+          const u = d.url
+          const responses = yield* Effect.promise(() =>
+            Promise.all(
+              [
+                "api/trajectory?run=a&file=leak.jsonl&index=0",
+                "api/trajectory?run=a&file=" + encodeURIComponent("../../metrics.jsonl"),
+                "api/trajectory?run=a&file=..%2F..%2Fmetrics.jsonl",
+                "api/trajectory?run=a&file=%2e%2e%2f%2e%2e%2fmetrics.jsonl",
+                "api/trajectory?run=a&file=" + encodeURIComponent(path.join(outside, "secret.jsonl")),
+                "api/trajectory?run=a&file=..%5C..%5Cmetrics.jsonl",
+                "api/trajectory?run=a&file=eval.jsonl%00.jsonl",
+                "api/series?run=" + encodeURIComponent(`../${out}/b`),
+                "api/series?run=%2e%2e%2f" + out + "%2fb",
+                "api/series?run=" + encodeURIComponent(path.join(outside, "b")),
+                "api/series?run=a%5C..%5C..%5C" + out,
+                "api/series?run=a%00",
+                "api/series?run=linked",
+                "api/trajectories?run=..%2F..%2Fetc",
+                "api/trajectories?run=linked",
+                "api/runners?run=%2e%2e",
+                "api/library?run=..%2F..%2Fetc",
+                "ui/..%2f..%2fpackage.json",
+                "ui/%2e%2e%2f%2e%2e%2fpackage.json",
+                "ui/..%5C..%5Cpackage.json",
+                "ui/%2Fetc%2Fpasswd",
+                "ui/index.html%00",
+                "ui/%E0%A4%A",
+                "vendor/..%2f..%2fpackage.json"
+              ].map(async (p) => {
+                const res = await fetch(u + p)
+                return { p, status: res.status, body: await res.text() }
+              })
+            )
+          )
+          for (const r of responses) {
+            expect(r.status, r.p).toBe(404)
+            expect(r.body, r.p).not.toContain("do not serve")
+          }
+          // the listing leaves the symlinked file out; the real file is still served
+          const files = yield* Effect.promise(async () => (await fetch(u + "api/trajectories?run=a")).json() as Promise<{ files: Array<{ file: string }> }>)
+          expect(files.files.map((f) => f.file)).toEqual(["eval.jsonl"])
+          expect(yield* Effect.promise(() => status(u + "api/trajectory?run=a&file=eval.jsonl&index=0"))).toBe(200)
+          expect(yield* Effect.promise(() => status(u + "ui/style.css"))).toBe(200)
+        })
+      )
+    )
+  })
+
+  it("binds 127.0.0.1 by default and the host option widens it", async () => {
+    const root = tempDir()
+    writeRun(root, { name: "a", config: cartPoleConfig(1), rows: learningRows(5, 1) })
+    const hosts = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const local = yield* serve({ runsDir: root, port: 0 })
+          const wide = yield* serve({ runsDir: root, port: 0, host: "0.0.0.0" })
+          return [local.host, local.url, wide.host]
+        })
+      )
+    )
+    expect(hosts[0]).toBe("127.0.0.1")
+    expect(hosts[1]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/)
+    expect(hosts[2]).toBe("0.0.0.0")
+  })
+
+  it("reports a malformed metrics.jsonl line with its line number and still loads the other rows", async () => {
+    const root = tempDir()
+    writeRun(root, {
+      name: "a",
+      config: cartPoleConfig(1),
+      rows: [
+        { kind: "episode", globalStep: 10, episodeReturn: 5, episodeLength: 5, wallSeconds: 0.1 },
+        { kind: "episode", globalStep: 20, episodeReturn: 7, episodeLength: 7, wallSeconds: 0.2 }
+      ],
+      tail: '{"kind":"episode","globalStep":30,"episodeRet\n{"kind":"episode","globalStep":40,"episodeReturn":9,"episodeLength":9,"wallSeconds":0.4}\n'
+    })
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const d = yield* serve({ runsDir: root, port: 0 })
+          const res = yield* Effect.promise(() => fetch(d.url + "api/runs"))
+          expect(res.status).toBe(200)
+          const body = yield* Effect.promise(() => res.json() as Promise<{ runs: Array<{ name: string; episodes: number; lastReturn: number; warnings: Array<string> }> }>)
+          expect(body.runs).toHaveLength(1)
+          expect(body.runs[0]).toMatchObject({ name: "a", episodes: 3, lastReturn: 9 })
+          expect(body.runs[0]!.warnings).toContain("metrics.jsonl line 3 is not a JSON object; skipped")
+          const series = yield* Effect.promise(async () => (await fetch(d.url + "api/series?metric=episodeReturn&run=a")).json() as Promise<{ series: Array<{ y: Array<number> }> }>)
+          expect(series.series[0]!.y).toEqual([5, 7, 9])
+        })
+      )
+    )
+  })
+
   it("fails with a DashboardError for a missing runs directory", async () => {
     const exit = await Effect.runPromiseExit(Effect.scoped(serve({ runsDir: "/nonexistent/runs", port: 0 })))
     expect(exit._tag).toBe("Failure")

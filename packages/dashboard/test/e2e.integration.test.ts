@@ -14,6 +14,7 @@ import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { chromiumArgs, defaultChromium } from "../src/Report.js"
 import { serve } from "../src/Server.js"
+import * as TextEpisode from "../src/TextEpisode.js"
 import { cartPoleConfig, learningRows, skillRecord, tempDir, writeMemory, writeRun, writeSkills } from "./fixtures.js"
 
 const chromium = process.env["CHROMIUM_PATH"] ?? defaultChromium
@@ -44,6 +45,16 @@ const frozenLakeEpisode = {
   return: 1,
   length: 6
 }
+
+/** A TextHousehold-v0 episode in the dashboard's TextEpisode row format (what `--save-trajectories` writes for text envs). */
+const textEpisode = TextEpisode.make(
+  "TextHousehold-v0",
+  [
+    { observation: "You are in the middle of a room. Your task is to: put a mug in cabinet.", action: "go to countertop 1", reward: 0, terminated: false, truncated: false },
+    { observation: "On the countertop 1, you see a mug 1.", action: "take mug 1 from countertop 1", reward: 1, terminated: true, truncated: false }
+  ],
+  { seed: 5, finalObservation: "You pick up the mug 1 from the countertop 1." }
+)
 
 /**
  * Episodes as `autodidact train --save-trajectories` writes them: core `Trajectory` records with the observation
@@ -83,10 +94,12 @@ describe.runIf(hasChromium)("dashboard in Chromium", () => {
     writeMemory(root, { trajectory: 12, insight: 4, reflection: 2, tip: 1 })
     writeMemory(path.join(root, "cartpole-s3"))
     writeRun(root, { name: "kuhn-cfr", config: { command: "games", game: "kuhn_poker", solver: "cfr+" }, rows: Array.from({ length: 100 }, (_, i) => ({ kind: "iteration", iteration: i + 1, nashConv: 0.5 / (i + 1) })) })
-    const fl = writeRun(root, { name: "frozenlake", config: { command: "train", env: "FrozenLake-v1", algo: "ppo", seed: 1 }, rows: learningRows(40, 1), tail: '{"kind":"epis' })
+    // a malformed line (reported with its line number under the table) and a half-written last line
+    const fl = writeRun(root, { name: "frozenlake", config: { command: "train", env: "FrozenLake-v1", algo: "ppo", seed: 1 }, rows: learningRows(40, 1), tail: 'not json\n{"kind":"epis' })
     fs.mkdirSync(path.join(fl, "trajectories"))
     fs.writeFileSync(path.join(fl, "trajectories", "a-frozenlake.jsonl"), JSON.stringify(frozenLakeEpisode) + "\n")
     fs.writeFileSync(path.join(fl, "trajectories", "b-cartpole.jsonl"), JSON.stringify(cartPoleEpisode) + "\n")
+    fs.writeFileSync(path.join(fl, "trajectories", "c-text.jsonl"), TextEpisode.toJsonLine(textEpisode))
     scope = await Effect.runPromise(Scope.make())
     const d = await Effect.runPromise(Scope.provide(scope)(serve({ runsDir: root, port: 0, pollMs: 200 })))
     url = d.url
@@ -112,6 +125,10 @@ describe.runIf(hasChromium)("dashboard in Chromium", () => {
     const cells = await page.$$eval("#runs tbody tr[data-run='cartpole-s2'] td", (tds) => tds.map((td) => td.textContent))
     expect(cells.slice(1, 7)).toEqual(["cartpole-s2", "CartPole-v1", "ppo", "2", "6000", "300"])
     expect(await page.getAttribute("#runs tbody tr[data-run='frozenlake']", "title")).toContain("incomplete")
+    // warnings are listed under the table, the malformed line with its line number
+    const warned = await page.$$eval("#run-warnings li[data-run='frozenlake']", (lis) => lis.map((li) => li.textContent))
+    expect(warned).toContain(`frozenlake: metrics.jsonl line ${learningRows(40, 1).length + 1} is not a JSON object; skipped`)
+    expect(warned.some((w) => w?.includes("incomplete"))).toBe(true)
     await page.fill("#filter", "kuhn")
     expect(await page.$$eval("#runs tbody tr", (trs) => trs.length)).toBe(1)
     await page.fill("#filter", "")
@@ -216,7 +233,7 @@ describe.runIf(hasChromium)("dashboard in Chromium", () => {
     await page.waitForSelector("#episode-view canvas")
     expect(await page.inputValue("#traj-run")).toBe("cartpole-s1")
     expect(await page.$$eval("#traj-file option", (os) => os.map((o) => o.textContent))).toEqual(["eval.jsonl (2)"])
-    expect(await page.textContent("#episode-meta")).toContain("CartPole-v1 · return 30 · length 30")
+    expect(await page.textContent("#episode-meta")).toContain("CartPole-v1 · seed 1000 · return 30 · length 30")
     const pixels = () =>
       page.evaluate(() => {
         const c = document.querySelector("#episode-view canvas") as HTMLCanvasElement
@@ -286,6 +303,30 @@ describe.runIf(hasChromium)("dashboard in Chromium", () => {
     })
     expect(inked).toBeGreaterThan(1000)
     await page.locator("#viewer").screenshot({ path: path.join(shots, "04-episode-viewer.png") })
+  })
+
+  it("shows a text episode as a transcript: observation, action, reward, terminated/truncated per step", async () => {
+    await page.selectOption("#traj-run", "frozenlake")
+    // selecting the run reloads its file list and shows the first file (a FrozenLake grid) before the text file is picked
+    await page.waitForSelector("#episode-view .frame")
+    await page.selectOption("#traj-file", "c-text.jsonl")
+    await page.waitForFunction(() => document.querySelectorAll("#episode-view .transcript .turn").length === 3)
+    expect(await page.textContent("#episode-meta")).toContain("TextHousehold-v0 · seed 5 · return 1 · length 2")
+    const turns = () => page.$$eval("#episode-view .turn", (ts) => ts.map((t) => ({
+      observation: t.querySelector(".observation")?.textContent,
+      action: t.querySelector(".action")?.textContent ?? null,
+      status: t.querySelector(".status")?.textContent,
+      current: t.classList.contains("current")
+    })))
+    expect(await turns()).toEqual([
+      { observation: textEpisode.steps[0]!.observation, action: "> go to countertop 1", status: "reward 0 · terminated false · truncated false", current: true },
+      { observation: textEpisode.steps[1]!.observation, action: "> take mug 1 from countertop 1", status: "reward 1 · terminated true · truncated false", current: false },
+      { observation: "You pick up the mug 1 from the countertop 1.", action: null, status: "end · return 1", current: false }
+    ])
+    await page.click("#step-next")
+    expect((await turns()).map((t) => t.current)).toEqual([false, true, false])
+    expect(await page.textContent("#step-label")).toContain("step 1 / 2")
+    await page.locator("#viewer").screenshot({ path: path.join(shots, "07-text-episode.png") })
   })
 
   it("logged no page errors", () => {

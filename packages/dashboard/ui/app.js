@@ -3,6 +3,8 @@
 // over server-sent events, a NashConv chart for game solvers, per-runner tables of cluster runs, memory & skills panels
 // and an episode viewer. Plain ES module, no build step.
 
+import { isTextEpisode, textTurns } from "./episode.js"
+
 const $ = (id) => document.getElementById(id)
 
 const state = {
@@ -95,6 +97,24 @@ function renderTable() {
     th.classList.toggle("sorted-desc", th.dataset.key === state.sort.key && state.sort.dir === -1)
   }
   $("run-count").textContent = rows.length + " of " + state.runs.length + " runs, " + state.selected.size + " selected"
+  renderWarnings(rows)
+}
+
+// Each shown run's warnings (malformed metrics lines with their line numbers, unreadable config, ...) as text below
+// the table, so they are seen without hovering a row.
+function renderWarnings(rows) {
+  const list = $("run-warnings")
+  list.innerHTML = ""
+  for (const r of rows) {
+    for (const w of r.warnings) {
+      if (w === "no metrics yet") continue
+      const li = document.createElement("li")
+      li.dataset.run = r.name
+      li.textContent = r.name + ": " + w
+      list.appendChild(li)
+    }
+  }
+  list.hidden = list.children.length === 0
 }
 
 function updateMetricOptions() {
@@ -306,7 +326,9 @@ async function loadEpisode() {
   const n = state.episode.steps.length
   $("step-slider").max = String(n)
   $("episode-meta").textContent =
-    (state.episode.envId || "") + " · return " + state.episode.return + " · length " + state.episode.length + (state.episode.task ? " · task: " + state.episode.task : "")
+    (state.episode.envId || "") +
+    (typeof state.episode.seed === "number" ? " · seed " + state.episode.seed : "") +
+    " · return " + state.episode.return + " · length " + state.episode.length + (state.episode.task ? " · task: " + state.episode.task : "")
   drawStep()
 }
 
@@ -367,7 +389,7 @@ function drawStep() {
   $("step-label").textContent = "step " + i + " / " + n + (step ? " · action " + JSON.stringify(step.action) + " · reward " + step.reward : " · end")
   const view = $("episode-view")
   const obs = observationAt(ep, i)
-  const isText = typeof obs === "string" && ep.task !== undefined
+  const isText = isTextEpisode(ep) || (typeof obs === "string" && ep.task !== undefined)
   if (/CartPole/.test(ep.envId || "") && Array.isArray(obs) && obs.length === 4) {
     let canvas = view.querySelector("canvas")
     if (!canvas) {
@@ -382,12 +404,26 @@ function drawStep() {
     view.innerHTML = ""
     const box = document.createElement("div")
     box.className = "transcript"
-    ep.steps.forEach((s, k) => {
+    for (const t of textTurns(ep, i)) {
       const turn = document.createElement("div")
-      turn.className = "turn" + (k === i ? " current" : "")
-      turn.textContent = String(s.observation) + "\n> " + (typeof s.action === "string" ? s.action : JSON.stringify(s.action)) + "   (reward " + s.reward + ")"
+      turn.className = "turn" + (t.current ? " current" : "") + (t.flags !== "" ? " ended" : "")
+      turn.dataset.step = String(t.step)
+      const o = document.createElement("div")
+      o.className = "observation"
+      o.textContent = String(t.observation)
+      turn.appendChild(o)
+      if (t.action !== undefined) {
+        const a = document.createElement("div")
+        a.className = "action"
+        a.textContent = "> " + (typeof t.action === "string" ? t.action : JSON.stringify(t.action))
+        turn.appendChild(a)
+      }
+      const st = document.createElement("div")
+      st.className = "status"
+      st.textContent = t.status
+      turn.appendChild(st)
       box.appendChild(turn)
-    })
+    }
     view.appendChild(box)
   } else {
     view.innerHTML = ""

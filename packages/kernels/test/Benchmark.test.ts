@@ -1,7 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Benchmark } from "../src/bench.js"
+import { runNumpy } from "../src/bench/Numpy.js"
+
+/** A "NumPy script" that exits at once without reading its input (run by node, standing in for python3). */
+const exitEarly = (() => {
+  const dir = mkdtempSync(join(tmpdir(), "kernels-bench-"))
+  writeFileSync(join(dir, "exit_early.mjs"), "process.exit(0)\n")
+  return join(dir, "exit_early.mjs")
+})()
 
 /** Whether the `python3` on PATH imports NumPy (.ci/run installs Debian's python3-numpy, so CI must have it). */
 const hasNumpy = (() => {
@@ -41,6 +52,29 @@ describe("Benchmark", () => {
       expect(defaults.split("\n")[2]).toMatch(/^\| gae \| \[128, 64\] \| typed-array \| /)
     }), 60_000)
 
+  it("a baseline that exits before reading its input is unavailable, not an uncaught EPIPE", async () => {
+    // 4 MB of spec: far more than a pipe buffer, so the write is still pending when the child exits (EPIPE)
+    const spec = [{ id: "big", kernel: "gae", params: { padding: "x".repeat(4 << 20) } }]
+    const result = await runNumpy(process.execPath, spec, exitEarly)
+    expect("error" in result).toBe(true)
+    expect((result as { error: string }).error).toContain("exit_early.mjs")
+  })
+
+  it.effect("bench with a baseline that exits early: the table says unavailable and the run goes on", () =>
+    Effect.gen(function* () {
+      const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["gae", "kl"], backends: ["typed-array"], minTimeMs: 5, python: process.execPath, numpyScript: exitEarly })
+      expect(rows.map((r) => `${r.kernel} ${r.backend}`)).toEqual(["gae typed-array", "kl k3 typed-array"])
+      for (const r of rows) {
+        expect(r.ourMs).toBeGreaterThan(0)
+        expect(r.numpyMs).toBeNull()
+        expect(r.ratio).toBeNull()
+      }
+      const table = Benchmark.formatTable(rows).split("\n")
+      expect(table[2]).toMatch(/^\| gae \| \[128, 64\] \| typed-array \| default \| [0-9.]+ \| unavailable \| n\/a \|$/)
+      expect(table[3]).toContain("| unavailable | n/a |")
+      expect(Benchmark.formatDefaults(rows)).toContain("unavailable")
+    }), 60_000)
+
   it.effect("the default engine row per kernel: wasm-simd for KL, typed-array for RLOO (never TensorFlow.js on wasm)", () =>
     Effect.gen(function* () {
       const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["kl", "rloo"], backends: ["typed-array", "wasm-simd", "wasm"], minTimeMs: 5, python: null })
@@ -75,6 +109,6 @@ describe("Benchmark", () => {
       const rows = yield* Benchmark.runKernelBenchmarks({ quick: true, kernels: ["sumtree-sample"], backends: ["typed-array"], minTimeMs: 5, python: "/nonexistent/python3" })
       expect(rows).toHaveLength(1)
       expect([rows[0]!.numpyMs, rows[0]!.ratio]).toEqual([null, null])
-      expect(Benchmark.formatTable(rows)).toContain("| n/a | n/a |")
+      expect(Benchmark.formatTable(rows)).toContain("| unavailable | n/a |")
     }))
 })

@@ -12,7 +12,12 @@
  * - Execution providers: `"auto"` (default) is CUDA first when `onnxruntime-node` bundles it, else CPU.
  * - Batch sizes are dynamic: any batch is sent as one run.
  * - Feature models: the input is the model's only float32 input (or `input`), its width read from the model
- *   (`[batch, 16]`); a vector of another length is an `InputMismatchError` naming the item.
+ *   (`[batch, 16]`); a vector of another length is an `InputMismatchError` naming the item. The raw `scoreRows`
+ *   checks its matrix against the declared shape before building the tensor (`InputMismatchError` with the expected
+ *   and received shapes) and its values finite (`NonFiniteInputError` naming the row and column).
+ * - Text models: `scoreIds` checks `input_ids` and `attention_mask` against `[batch, length]` (their declared
+ *   `[batch, sequence]`) before building the tensors: another element count is an `InputMismatchError` naming the
+ *   input and both shapes; an id outside the vocabulary is an `InputMismatchError` naming its position.
  * - Text models: the model's vocabulary size is read from the embedding table that `input_ids` gathers from (or given
  *   as `vocabSize`); a tokenizer whose vocabulary size differs fails the load with `TokenizerMismatchError`.
  * - Scores: the model's output as float32, checked finite (`NonFiniteScoreError`).
@@ -24,6 +29,7 @@ import { InferenceError, InputMismatchError, ModelLoadError, TokenizerMismatchEr
 import type { ScoreError } from "./RewardError.js"
 import * as RewardModel from "./RewardModel.js"
 import * as TextTokenizer from "./TextTokenizer.js"
+import { checkFinite, checkShape } from "./internal/inputs.js"
 
 /** Options of the ONNX session: a name for messages, execution providers, expected inputs/outputs. */
 export type OpenOptions = OrtSession.OpenOptions
@@ -49,7 +55,11 @@ const runSession = (
 export interface FeatureModel {
   readonly session: OrtSession.OrtSession
   readonly dim: number
-  /** Score a row-major `[n, dim]` float32 matrix. */
+  /**
+   * Score a row-major `[n, dim]` float32 matrix (`rows.length === n * dim`), one score per row.
+   * Fails with InputMismatchError (another element count, naming the expected and received shapes),
+   * NonFiniteInputError (a NaN/±Infinity value, naming its row and column), NonFiniteScoreError or InferenceError.
+   */
   scoreRows(rows: Float32Array, n: number): Effect.Effect<Float32Array, ScoreError>
 }
 
@@ -84,11 +94,14 @@ export const openFeature = (
       })
     }
     const scoreRows = (rows: Float32Array, n: number): Effect.Effect<Float32Array, ScoreError> =>
-      n === 0
-        ? Effect.succeed(new Float32Array(0))
-        : runSession(session, { [input.name]: new session.runtime.Tensor("float32", rows, [n, dim]) }).pipe(
+      Effect.suspend(() => {
+        const bad = checkShape(session.name, input, [n, dim], rows.length) ?? checkFinite(session.name, input.name, rows, dim)
+        if (bad !== undefined) return Effect.fail(bad)
+        if (n === 0) return Effect.succeed(new Float32Array(0))
+        return runSession(session, { [input.name]: new session.runtime.Tensor("float32", rows, [n, dim]) }).pipe(
           Effect.flatMap((out) => outputScores(session.name, out[output], n))
         )
+      })
     return { session, dim, scoreRows }
   })
 
@@ -97,7 +110,11 @@ export interface TextModel {
   readonly session: OrtSession.OrtSession
   readonly tokenizer: TextTokenizer.TextTokenizer
   readonly vocabSize: number
-  /** Score already-encoded ids (row-major `[batch, length]`). */
+  /**
+   * Score already-encoded ids (row-major `[batch, length]`, `inputIds` and `attentionMask` of `batch * length`
+   * each). Fails with InputMismatchError (another element count, naming the input and both shapes, or an id outside
+   * `[0, vocabSize)`) or InferenceError.
+   */
   scoreIds(batch: TextTokenizer.EncodedBatch): Effect.Effect<Float32Array, ScoreError>
   scoreTexts(texts: ReadonlyArray<string>): Effect.Effect<Float32Array, ScoreError>
 }
@@ -147,7 +164,12 @@ export const openText = (source: string | Uint8Array, options: TextOptions): Eff
         reason: tokenizer.vocabSize > vocabSize ? "the tokenizer emits ids past the model's embedding table" : "the tokenizer does not cover the model's vocabulary"
       })
     }
+    const idsSpec = session.inputs.find((i) => i.name === "input_ids")!
+    const maskSpec = session.inputs.find((i) => i.name === "attention_mask")!
     const scoreIds = (b: TextTokenizer.EncodedBatch): Effect.Effect<Float32Array, ScoreError> => {
+      const bad = checkShape(session.name, idsSpec, [b.batch, b.length], b.inputIds.length) ??
+        checkShape(session.name, maskSpec, [b.batch, b.length], b.attentionMask.length)
+      if (bad !== undefined) return Effect.fail(bad)
       for (let i = 0; i < b.inputIds.length; i++) {
         const id = b.inputIds[i]!
         if (id < 0n || id >= BigInt(vocabSize)) {

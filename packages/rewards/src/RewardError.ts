@@ -9,6 +9,7 @@
  *   feature vectors of the wrong length.
  * - {@link TokenizerMismatchError}: a tokenizer whose vocabulary does not fit the model's embedding table, or a text
  *   with a token the tokenizer cannot map (no `unk_token`).
+ * - {@link NonFiniteInputError}: a NaN or ±Infinity value in a model's input, naming the input, row and column.
  * - {@link NonFiniteScoreError}: a NaN or ±Infinity score (from a model or a rule).
  * - {@link EmptyBatchError}: an empty batch, or an episode with no steps where steps are scored.
  * - {@link InferenceError}: the runtime failed while running a loaded model.
@@ -50,6 +51,22 @@ export class TokenizerMismatchError extends Schema.TaggedError<TokenizerMismatch
 }) {
   override get message() {
     return `tokenizer ${this.tokenizer} (vocabulary ${this.tokenizerVocabSize}) does not fit the model (vocabulary ${this.modelVocabSize}): ${this.reason}`
+  }
+}
+
+/**
+ * An input value is NaN or ±Infinity (checked before the model runs, so a bad feature is not reported as a bad
+ * score). `row` is the batch row (the item, or the flattened step), `column` the position in the row. @category errors
+ */
+export class NonFiniteInputError extends Schema.TaggedError<NonFiniteInputError>()("NonFiniteInputError", {
+  model: Schema.String,
+  input: Schema.String,
+  row: Schema.Number,
+  column: Schema.Number,
+  value: Schema.String
+}) {
+  override get message() {
+    return `input "${this.input}" of ${this.model} holds the non-finite value ${this.value} at row ${this.row}, column ${this.column}`
   }
 }
 
@@ -123,7 +140,14 @@ export class JudgeUnreachableError extends Schema.TaggedError<JudgeUnreachableEr
 export type JudgeError = JudgeAnswerError | JudgeHttpError | JudgeUnreachableError
 
 /** Any failure of scoring. */
-export type ScoreError = InputMismatchError | TokenizerMismatchError | NonFiniteScoreError | EmptyBatchError | InferenceError | JudgeError
+export type ScoreError =
+  | InputMismatchError
+  | TokenizerMismatchError
+  | NonFiniteInputError
+  | NonFiniteScoreError
+  | EmptyBatchError
+  | InferenceError
+  | JudgeError
 
 /** @internal */
 export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 300)

@@ -28,6 +28,8 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { EmptyBatchError, InputMismatchError, NonFiniteScoreError } from "./RewardError.js"
+import type { NonFiniteInputError } from "./RewardError.js"
+import { checkFinite } from "./internal/inputs.js"
 import type { ScoreError } from "./RewardError.js"
 
 /** One step of an episode as reward models see it. */
@@ -166,7 +168,8 @@ export const rules = (
 
 /**
  * A model over feature vectors (`scoreRows` scores a row-major `[n, dim]` matrix), with featurizers for outcomes and
- * steps (default: the candidate's / step's `features`). Rows of the wrong length fail with `InputMismatchError`.
+ * steps (default: the candidate's / step's `features`). Rows of the wrong length fail with `InputMismatchError`, a
+ * NaN/±Infinity feature with `NonFiniteInputError` naming the row (the item, or the flattened step) and column.
  * @category constructors
  */
 export const fromFeatures = (
@@ -178,7 +181,7 @@ export const fromFeatures = (
     readonly step?: ((s: StepView, c: Candidate) => ArrayLike<number> | undefined) | undefined
   } = {}
 ): RewardModelShape => {
-  const pack = (vectors: ReadonlyArray<ArrayLike<number> | undefined>, what: string): Effect.Effect<Float32Array, InputMismatchError> => {
+  const pack = (vectors: ReadonlyArray<ArrayLike<number> | undefined>, what: string): Effect.Effect<Float32Array, InputMismatchError | NonFiniteInputError> => {
     const rows = new Float32Array(vectors.length * dim)
     for (let i = 0; i < vectors.length; i++) {
       const v = vectors[i]
@@ -187,7 +190,8 @@ export const fromFeatures = (
       }
       for (let j = 0; j < dim; j++) rows[i * dim + j] = v[j]!
     }
-    return Effect.succeed(rows)
+    const bad = checkFinite(name, `${what} features`, rows, dim)
+    return bad === undefined ? Effect.succeed(rows) : Effect.fail(bad)
   }
   const fo = featurize.outcome ?? ((c: Candidate) => c.features)
   const fs = featurize.step ?? ((s: StepView) => s.features)

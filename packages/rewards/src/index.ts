@@ -19,6 +19,7 @@ export {
   JudgeHttpError,
   JudgeUnreachableError,
   ModelLoadError,
+  NonFiniteInputError,
   NonFiniteScoreError,
   TokenizerMismatchError
 } from "./RewardError.js"

@@ -103,14 +103,60 @@ describe.skipIf(!hasSharedOnnx)("bad input gives typed errors", () => {
       expect(noSteps._tag).toBe("EmptyBatchError")
     }).pipe(Effect.provide(OnnxRewardModel.layerFeature(FEATURE))))
 
-  it.effect("NaN input gives NonFiniteScoreError naming the item", () =>
+  it.effect("NaN or Infinity input gives NonFiniteInputError naming the item's row and column", () =>
     Effect.gen(function* () {
       const rm = yield* RewardModel.RewardModel
       const x = new Float32Array(16)
       x[3] = Number.NaN
       const e = yield* Effect.flip(rm.scoreOutcome([{ features: new Float32Array(16) }, { features: x }]))
-      expect(e).toMatchObject({ _tag: "NonFiniteScoreError", index: 1, value: "NaN" })
+      expect(e).toMatchObject({ _tag: "NonFiniteInputError", input: "item features", row: 1, column: 3, value: "NaN" })
+      const y = new Float32Array(16)
+      y[15] = Number.NEGATIVE_INFINITY
+      const s = yield* Effect.flip(rm.scoreSteps([{ steps: [{ state: "a", action: "b", features: new Float32Array(16) }, { state: "c", action: "d", features: y }] }]))
+      expect(s).toMatchObject({ _tag: "NonFiniteInputError", input: "step features", row: 1, column: 15, value: "-Infinity" })
     }).pipe(Effect.provide(OnnxRewardModel.layerFeature(FEATURE))))
+
+  it.effect("raw scoreRows: a matrix of another size is InputMismatchError with both shapes, never ORT's raw tensor error", () =>
+    Effect.gen(function* () {
+      const m = yield* OnnxRewardModel.openFeature(FEATURE)
+      // 15 features for one row, 32 for one row, 8 per row for 3 rows: the declared input is features [batch, 16]
+      const cases = [[15, 1, "[1, 15] (15 values)"], [32, 1, "[1, 32] (32 values)"], [24, 3, "[3, 8] (24 values)"]] as const
+      for (const [length, n, actual] of cases) {
+        const exit = yield* Effect.exit(m.scoreRows(new Float32Array(length), n))
+        expect(Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail").toBe(true) // a typed failure, not a defect
+        const e = yield* Effect.flip(m.scoreRows(new Float32Array(length), n))
+        expect(e).toMatchObject({ _tag: "InputMismatchError", input: "features", expected: `[${n}, 16] (${n * 16} values; declared [batch, 16])`, actual })
+        expect(e.message).not.toContain("Tensor's size")
+      }
+      expect(yield* Effect.flip(m.scoreRows(new Float32Array(16), 1.5))).toMatchObject({ _tag: "InputMismatchError", actual: "[1.5, 16]" })
+      expect(yield* Effect.flip(m.scoreRows(new Float32Array(16), -1))).toMatchObject({ _tag: "InputMismatchError", actual: "[-1, 16]" })
+      // the right size still scores
+      expect(yield* m.scoreRows(new Float32Array(32), 2)).toHaveLength(2)
+    }).pipe(Effect.scoped))
+
+  it.effect("raw scoreRows: NaN and ±Infinity are NonFiniteInputError naming row and column", () =>
+    Effect.gen(function* () {
+      const m = yield* OnnxRewardModel.openFeature(FEATURE)
+      for (const [at, v] of [[2 * 16 + 5, Number.NaN], [16 + 0, Number.POSITIVE_INFINITY], [47, Number.NEGATIVE_INFINITY]] as const) {
+        const rows = new Float32Array(3 * 16)
+        rows[at] = v
+        const e = yield* Effect.flip(m.scoreRows(rows, 3))
+        expect(e).toMatchObject({ _tag: "NonFiniteInputError", input: "features", row: Math.floor(at / 16), column: at % 16, value: String(v) })
+        expect(e.message).toContain(`row ${Math.floor(at / 16)}, column ${at % 16}`)
+      }
+    }).pipe(Effect.scoped))
+
+  it.effect("raw scoreIds: ids or mask of another length than [batch, length] is InputMismatchError naming the input", () =>
+    Effect.gen(function* () {
+      const tok = yield* TextTokenizer.fromJson(wordLevelTokenizer(64))
+      const m = yield* OnnxRewardModel.openText(TEXT, { tokenizer: tok })
+      const ids = yield* Effect.flip(m.scoreIds({ batch: 2, length: 4, inputIds: new BigInt64Array(7), attentionMask: new BigInt64Array(8).fill(1n) }))
+      expect(ids).toMatchObject({ _tag: "InputMismatchError", input: "input_ids", expected: "[2, 4] (8 values; declared [batch, sequence])", actual: "7 values" })
+      expect(ids.message).not.toContain("Tensor's size")
+      const mask = yield* Effect.flip(m.scoreIds({ batch: 2, length: 4, inputIds: new BigInt64Array(8), attentionMask: new BigInt64Array(6).fill(1n) }))
+      expect(mask).toMatchObject({ _tag: "InputMismatchError", input: "attention_mask", expected: "[2, 4] (8 values; declared [batch, sequence])", actual: "[2, 3] (6 values)" })
+      expect(yield* m.scoreIds({ batch: 2, length: 4, inputIds: new BigInt64Array(8), attentionMask: new BigInt64Array(8).fill(1n) })).toHaveLength(2)
+    }).pipe(Effect.scoped))
 
   it.effect("tokenizer vocabulary larger or smaller than the model's is TokenizerMismatchError, and the session is released", () =>
     Effect.gen(function* () {

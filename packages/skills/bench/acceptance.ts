@@ -61,7 +61,7 @@ await Effect.runPromise(
       console.log(`  ${f.admitted ? "admitted" : "rejected"} ${f.name}: [${f.steps.join("; ")}] held-out success ${f.successRate.toFixed(2)}, saves ${f.savedPerEpisode.toFixed(2)} decisions/episode`)
     }
     console.log(`options used: ${d.options.map((o) => o.name).join(", ")}`)
-    const runner = yield* SyncSandbox.make({ timeoutMs: 2000 })
+    const runner = yield* SyncSandbox.make({ timeoutMs: 60_000 }) // far above a skill call's run time: results must not depend on machine load
     const rows: Array<Experiment.Row> = []
     // baselines
     const prim = Experiment.makeEnv(settings, library, [], runner)

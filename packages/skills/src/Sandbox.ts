@@ -210,7 +210,10 @@ function hostCall(id, name, argsJson, hardDeadline) {
   return m ? m.message : { error: { fn: name, reason: "no answer" } };
 }
 
-function dumpError(ctx, h) {
+// read with the memory limit lifted: an "out of memory" error leaves the runtime at its limit and reading the
+// error allocates (under the limit the read fails and the memory error would look like a nameless runtime error)
+function dumpError(rt, ctx, h) {
+  rt.setMemoryLimit(-1);
   try {
     const d = ctx.dump(h);
     if (d && typeof d === "object") return { name: String(d.name ?? "Error"), message: String(d.message ?? JSON.stringify(d)), stack: typeof d.stack === "string" ? d.stack : undefined };
@@ -253,7 +256,7 @@ function run(mod, msg) {
   try {
     if (msg.compileOnly) {
       const r = ctx.evalCode(msg.source, "skill.js", { type: "global", compileOnly: true });
-      if (r.error) { out = { ok: false, error: classifyGuest(dumpError(ctx, r.error), "load", state, msg) }; r.error.dispose(); }
+      if (r.error) { out = { ok: false, error: classifyGuest(dumpError(rt, ctx, r.error), "load", state, msg) }; r.error.dispose(); }
       else { r.value.dispose(); out = { ok: true, json: undefined }; }
     } else {
       const hostFn = ctx.newFunction("__host", (nameH, argsH) => {
@@ -279,7 +282,7 @@ function run(mod, msg) {
       const callFn = ctx.unwrapResult(callR);
       handles.push(callFn);
       const loaded = ctx.evalCode(msg.source, "skill.js", { type: "global" });
-      if (loaded.error) { out = { ok: false, error: classifyGuest(dumpError(ctx, loaded.error), "load", state, msg) }; loaded.error.dispose(); }
+      if (loaded.error) { out = { ok: false, error: classifyGuest(dumpError(rt, ctx, loaded.error), "load", state, msg) }; loaded.error.dispose(); }
       else {
         loaded.value.dispose();
         phase = "call";
@@ -287,7 +290,7 @@ function run(mod, msg) {
         const argsH = msg.argsJson === undefined ? ctx.undefined : ctx.newString(msg.argsJson);
         if (msg.argsJson !== undefined) handles.push(argsH);
         const r = ctx.callFunction(callFn, ctx.undefined, [entryH, argsH]);
-        if (r.error) { out = { ok: false, error: classifyGuest(dumpError(ctx, r.error), "call", state, msg) }; r.error.dispose(); }
+        if (r.error) { out = { ok: false, error: classifyGuest(dumpError(rt, ctx, r.error), "call", state, msg) }; r.error.dispose(); }
         else {
           const t = ctx.typeof(r.value);
           if (state.hostError) out = { ok: false, error: { kind: "host", ...state.hostError } };

@@ -13,7 +13,11 @@
  * - Limits: time (QuickJS interrupt handler at the deadline → {@link Sandbox.SkillTimeoutError}), memory
  *   (`setMemoryLimit` plus a `WebAssembly.Memory` with a `maximum` → {@link Sandbox.SkillMemoryError}), stack
  *   (`setMaxStackSize` → {@link Sandbox.SkillStackOverflowError}). There is no hard kill: time spent inside a host
- *   function is the host's.
+ *   function is the host's. The time limit is wall-clock: a skill that allocates without end ends in whichever
+ *   limit it reaches first, so on a slow or loaded machine it may be `SkillTimeoutError` rather than
+ *   `SkillMemoryError`; give such a call a time limit well above the time it takes to fill the memory budget
+ *   (`request.timeoutMs`) when the memory error is what you need to see. A guest error is read with the memory limit
+ *   lifted, so an "out of memory" is reported as `SkillMemoryError` even when reading it allocates.
  * - A call that ends with the QuickJS module aborted (a wasm trap, e.g. memory exhausted below QuickJS's own limit)
  *   poisons the runner: later calls fail with `SkillRuntimeError` named `SandboxPoisoned`; make a new runner.
  *
@@ -128,13 +132,20 @@ export class SyncSandbox {
       return false
     })
     const ctx = rt.newContext()
+    // A guest error is read with the memory limit lifted: an "out of memory" error leaves the runtime at its limit,
+    // and reading the error (its name and message) allocates; under the limit that read fails and the memory error
+    // would surface as a nameless SkillRuntimeError. The wasm memory's own maximum still bounds the runtime.
+    const dumpUnlimited = (h: QuickJSHandle): GuestError => {
+      rt.setMemoryLimit(-1)
+      return dump(ctx, h)
+    }
     const handles: Array<QuickJSHandle> = []
     let outcome: { ok: true; value: unknown } | { ok: false; error: SandboxError }
     try {
       if (request.compileOnly === true) {
         const r = ctx.evalCode(request.source, "skill.js", { type: "global", compileOnly: true })
         if (r.error !== undefined) {
-          outcome = { ok: false, error: toError(dump(ctx, r.error), "load") }
+          outcome = { ok: false, error: toError(dumpUnlimited(r.error), "load") }
           r.error.dispose()
         } else {
           r.value.dispose()
@@ -178,7 +189,7 @@ export class SyncSandbox {
         handles.push(callFn)
         const loaded = ctx.evalCode(request.source, "skill.js", { type: "global" })
         if (loaded.error !== undefined) {
-          outcome = { ok: false, error: toError(dump(ctx, loaded.error), "load") }
+          outcome = { ok: false, error: toError(dumpUnlimited(loaded.error), "load") }
           loaded.error.dispose()
         } else {
           loaded.value.dispose()
@@ -188,7 +199,7 @@ export class SyncSandbox {
           if (argsJson !== undefined) handles.push(argsH)
           const r = ctx.callFunction(callFn, ctx.undefined, entryH, argsH)
           if (r.error !== undefined) {
-            outcome = { ok: false, error: toError(dump(ctx, r.error), "call") }
+            outcome = { ok: false, error: toError(dumpUnlimited(r.error), "call") }
             r.error.dispose()
           } else {
             const t = ctx.typeof(r.value)

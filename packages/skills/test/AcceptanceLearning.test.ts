@@ -1,51 +1,42 @@
 /**
- * Issue 6's acceptance for a *learning* agent, at the budget where the full experiment shows the effect, on the seeds
- * it was first seen on. Protocol: `bench/experiment.ts` with the bench's settings (discovery from 100 expert episodes,
- * 30 held out, the 4 best macros, 3 groundings each, at most 2 skill commands per state; GiGPO + DRRN with the
- * trainer's defaults; greedy evaluation on the first 100 unseen easy TextHousehold-v0 tasks).
+ * Smoke run of issue 6's learning acceptance (`bench/acceptance-learning.ts`, the protocol of `bench/experiment.ts`
+ * with the bench's settings) at a tiny budget: one seed, one training batch of 16 episodes per arm, 10 evaluation tasks. It checks
+ * that the protocol runs end to end with the published configuration and keeps its invariants (the 4 discovered
+ * options; equal primitive-step budgets for both arms; one decision per primitive step without skills, fewer with
+ * them; skills used in evaluation); it does not assert that skills help, which needs the full budget.
  *
- * The learning curves of 8 seeds (`bench/acceptance.ts --seeds 1,...,8 --max-skill-actions 2 --checkpoints ...`, README)
- * show the agent with discovered skills ahead at equal primitive-step budgets early in training — at 30k steps in 7
- * of 8 seeds, level in the 8th (mean 17.5% vs 9.8%) — and not at convergence (100k: 94.4% vs 97.9%, 3 ahead / 1
- * level / 4 behind). This test re-runs the 30k point of seeds 1–4 (observed: 23/14/16/12% with skills vs 8/5/14/6%
- * without, 65 vs 33 wins) and asserts what held in every one of those seeds: more wins with skills per seed, and
- * fewer decisions per episode. Runs are deterministic (same seeds, same code → same numbers), so a failure means
- * the trainer, the featurization, the options or the environment changed behaviour: rerun the bench to see whether
- * the acceptance result still holds before changing the numbers here.
+ * The published figure (30k primitive steps, seeds 1–4: 65 vs 33 wins of 400, more wins with skills in every seed)
+ * is reproduced by `cd packages/skills && node --import tsx --conditions=@autodidact/source bench/acceptance-learning.ts`,
+ * which prints the per-seed table and exits 1 if the acceptance claim no longer holds.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Embedder } from "@autodidact/memory"
 import { Effect, Layer } from "effect"
-import { Sandbox, SkillLibrary, SyncSandbox } from "../src/index.js"
+import { Sandbox } from "../src/index.js"
 import * as Experiment from "../bench/experiment.js"
 
 const layer = Layer.mergeAll(Sandbox.layer({ timeoutMs: 10_000, poolSize: 2 }), Embedder.layerHashed())
-const settings: Experiment.Settings = { difficulty: "easy", budget: 30_000, evalEpisodes: 100, maxSkillActions: 2 }
 
-describe("acceptance: a learner with discovered skills at an equal primitive-step budget (easy TextHousehold-v0)", () => {
-  it.effect("30k primitive steps, seeds 1-4: higher success rate with skills in every seed, in fewer decisions", () =>
+describe("acceptance (smoke): a learner with discovered skills at an equal primitive-step budget (easy TextHousehold-v0)", () => {
+  it.effect("one batch per arm, seed 1: the bench's protocol runs and keeps its invariants", () =>
     Effect.gen(function*() {
-      const library = yield* SkillLibrary.SkillLibrary.make()
-      const d = yield* Experiment.discoverOptions(library, settings)
-      expect(d.options.length).toBe(4)
-      const runner = yield* SyncSandbox.make({ timeoutMs: 2000 })
-      let winsPrim = 0
-      let winsSkills = 0
-      for (const seed of [1, 2, 3, 4]) {
-        const p = yield* Experiment.trainArm("primitives", settings, library, [], runner, seed)
-        const s = yield* Experiment.trainArm("skills", settings, library, d.options, runner, seed)
-        // equal budgets: both stop at the first batch boundary past 30k primitive steps (a batch is 64 episodes ≤ 50 steps)
-        for (const r of [p, s]) {
-          expect(r.trainPrimitiveSteps).toBeGreaterThanOrEqual(settings.budget)
-          expect(r.trainPrimitiveSteps).toBeLessThan(settings.budget + 64 * 50)
-        }
-        expect(s.skillShare).toBeGreaterThan(0)
-        expect(s.successRate, `seed ${seed}`).toBeGreaterThan(p.successRate)
-        expect(s.decisions, `seed ${seed}`).toBeLessThan(p.decisions)
-        winsPrim += Math.round(p.successRate * settings.evalEpisodes)
-        winsSkills += Math.round(s.successRate * settings.evalEpisodes)
+      // the bench's settings with a smaller training batch (4 tasks × 4 rollouts instead of the trainer's default)
+      const settings: Experiment.Settings = { ...Experiment.learningSettings(1, 10), trainer: { groupSize: 4, tasksPerBatch: 4 } }
+      const r = yield* Experiment.learningAcceptance(settings, [1])
+      expect(r.options.length).toBe(4)
+      expect(r.seeds).toHaveLength(1)
+      const { primitives: p, skills: s } = r.seeds[0]!
+      // equal budgets: both stop at the first batch boundary past the budget (a batch is 16 episodes of ≤ 50 steps)
+      for (const arm of [p, s]) {
+        expect(arm.trainPrimitiveSteps).toBeGreaterThanOrEqual(settings.budget)
+        expect(arm.trainPrimitiveSteps).toBeLessThanOrEqual(16 * 50)
+        expect(arm.successRate).toBeGreaterThanOrEqual(0)
+        expect(arm.successRate).toBeLessThanOrEqual(1)
       }
-      // observed 65 vs 33
-      expect(winsSkills).toBeGreaterThan(1.5 * winsPrim)
-    }).pipe(Effect.provide(layer)), 1_200_000)
+      expect(p.trainDecisions).toBe(p.trainPrimitiveSteps)
+      expect(s.trainDecisions).toBeLessThan(s.trainPrimitiveSteps)
+      expect(s.skillShare).toBeGreaterThan(0)
+      expect(r.winsPrimitives).toBe(Math.round(p.successRate * settings.evalEpisodes))
+      expect(r.winsSkills).toBe(Math.round(s.successRate * settings.evalEpisodes))
+    }).pipe(Effect.provide(layer)), 120_000)
 })

@@ -1,0 +1,87 @@
+import { Trajectory } from "@autodidact/core"
+import { Effect, Schema } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { describe, expect, it } from "vitest"
+import { serve } from "../src/Server.js"
+import * as TextEpisode from "../src/TextEpisode.js"
+import { cartPoleConfig, tempDir, writeRun } from "./fixtures.js"
+
+/** Two TextHousehold-v0 episodes as the CLI's `--save-trajectories` writes them (one line each). */
+const won = TextEpisode.make(
+  "TextHousehold-v0",
+  [
+    { observation: "-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the middle of a room.\n\nYour task is to: put a mug in cabinet.", action: "go to countertop 1", reward: 0, terminated: false, truncated: false },
+    { observation: "You arrive at countertop 1. On the countertop 1, you see a mug 1.", action: "take mug 1 from countertop 1", reward: 0, terminated: false, truncated: false },
+    { observation: "You pick up the mug 1 from the countertop 1.", action: "put mug 1 in/on cabinet 1", reward: 1, terminated: true, truncated: false }
+  ],
+  { seed: 7, task: "put a mug in cabinet", finalObservation: "You put the mug 1 in/on the cabinet 1.", success: true }
+)
+const cut = TextEpisode.make("TextHousehold-v0", [{ observation: "You are in the middle of a room.", action: "look", reward: 0, terminated: false, truncated: true }], { seed: 8 })
+
+interface Turn {
+  readonly step: number
+  readonly observation: string
+  readonly action: string | undefined
+  readonly status: string
+  readonly flags: string
+  readonly current: boolean
+}
+/** The viewer's pure helpers (`ui/episode.js`, plain JS served to the browser). */
+const ui = (await import(pathToFileURL(path.join(import.meta.dirname, "..", "ui", "episode.js")).href)) as {
+  isTextEpisode: (ep: unknown) => boolean
+  textTurns: (ep: unknown, at: number) => Array<Turn>
+}
+
+describe("TextEpisode", () => {
+  it("is core's Trajectory with text observations and actions: return and length from the steps, one JSON line each", () => {
+    expect(won).toMatchObject({ envId: "TextHousehold-v0", seed: 7, return: 1, length: 3 })
+    const line = TextEpisode.toJsonLine(won)
+    expect(line.endsWith("\n")).toBe(true)
+    expect(line.slice(0, -1).includes("\n")).toBe(false)
+    const back = TextEpisode.decode(JSON.parse(line))
+    expect(back).toEqual(won)
+    // every text episode is a core Trajectory, so every other reader of trajectories/*.jsonl accepts it
+    expect(Schema.is(Trajectory.Trajectory)(back)).toBe(true)
+  })
+
+  it("rejects rows that are not text episodes, naming the field", () => {
+    const numeric = { ...won, steps: [{ ...won.steps[0]!, action: 2 }] }
+    expect(TextEpisode.is(numeric)).toBe(false)
+    expect(() => TextEpisode.decode(numeric)).toThrow(/action/)
+    expect(() => TextEpisode.decode({ env: "TextHousehold-v0", steps: [], return: 0 })).toThrow(/envId/)
+    expect(() => TextEpisode.decode({ ...won, steps: [{ observation: "x", action: "y", reward: 0, terminated: false }] })).toThrow(/truncated/)
+  })
+
+  it("is served by /api/trajectory and shown by the viewer as observation, action, reward and terminated/truncated per step", async () => {
+    const root = tempDir()
+    const dir = writeRun(root, { name: "text", config: { ...cartPoleConfig(7), env: "TextHousehold-v0" }, rows: [] })
+    fs.mkdirSync(path.join(dir, "trajectories"))
+    fs.writeFileSync(path.join(dir, "trajectories", "eval.jsonl"), TextEpisode.toJsonLine(won) + TextEpisode.toJsonLine(cut))
+    const [files, first, second] = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const d = yield* serve({ runsDir: root, port: 0 })
+          const get = (p: string) => Effect.promise(async () => (await fetch(d.url + p)).json() as Promise<unknown>)
+          return [yield* get("api/trajectories?run=text"), yield* get("api/trajectory?run=text&file=eval.jsonl&index=0"), yield* get("api/trajectory?run=text&file=eval.jsonl&index=1")]
+        })
+      )
+    )
+    expect(files).toEqual({ files: [{ file: "eval.jsonl", episodes: 2 }] })
+    expect(TextEpisode.decode(first)).toEqual(won)
+    expect(ui.isTextEpisode(first)).toBe(true)
+    expect(ui.textTurns(first, 2)).toEqual([
+      { step: 0, observation: won.steps[0]!.observation, action: "go to countertop 1", status: "reward 0 · terminated false · truncated false", flags: "", current: false },
+      { step: 1, observation: won.steps[1]!.observation, action: "take mug 1 from countertop 1", status: "reward 0 · terminated false · truncated false", flags: "", current: false },
+      { step: 2, observation: won.steps[2]!.observation, action: "put mug 1 in/on cabinet 1", status: "reward 1 · terminated true · truncated false", flags: "terminated", current: true },
+      { step: 3, observation: "You put the mug 1 in/on the cabinet 1.", action: undefined, status: "end · return 1", flags: "", current: false }
+    ])
+    expect(ui.textTurns(second, 0)).toEqual([
+      { step: 0, observation: "You are in the middle of a room.", action: "look", status: "reward 0 · terminated false · truncated true", flags: "truncated", current: true }
+    ])
+    // grid and CartPole episodes are not text episodes
+    expect(ui.isTextEpisode({ envId: "FrozenLake-v1", steps: [{ observation: 0, action: 1, reward: 0, terminated: false, truncated: false }], return: 0, length: 1 })).toBe(false)
+    expect(ui.isTextEpisode({ envId: "Sokoban-v0", steps: [{ observation: "#@$.#", action: 2, reward: 0, terminated: false, truncated: false }], return: 0, length: 1 })).toBe(false)
+  })
+})
