@@ -1,14 +1,16 @@
 /**
  * `train --save-trajectories N` on a text environment (in process, a tiny budget): `trajectories/eval.jsonl` holds N
- * episodes of the trained policy as `{env, seed, steps: [{observation, action, reward, terminated, truncated}],
- * return}` (before, the flag was silently ignored for text envs).
+ * episodes of the trained policy as core `TextEpisode` lines (`{envId, seed, task, success, steps: [{observation,
+ * action, reward, terminated, truncated}], return, length}`, what the dashboard's viewer reads; before, the flag was
+ * silently ignored for text envs).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { TextEpisode } from "@autodidact/core"
+import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { TextEpisode, trainText } from "../src/commands/TextTrain.js"
+import { trainText } from "../src/commands/TextTrain.js"
 
 describe("trainText --save-trajectories", () => {
   it.effect("writes N TextHousehold-v0 evaluation episodes in the TextEpisode shape", () =>
@@ -21,14 +23,15 @@ describe("trainText --save-trajectories", () => {
       expect(summary.trajectories).toBe(file)
       const lines = fs.readFileSync(file, "utf8").split("\n").filter((l) => l.length > 0)
       expect(lines).toHaveLength(3)
-      const decode = Schema.decodeUnknownSync(Schema.toCodecJson(TextEpisode))
       const seeds = new Set<number>()
       for (const line of lines) {
         const raw = JSON.parse(line)
-        expect(Object.keys(raw).sort()).toEqual(["env", "return", "seed", "steps"])
-        const ep = decode(raw)
-        expect(ep.env).toBe("TextHousehold-v0")
-        seeds.add(ep.seed)
+        expect(Object.keys(raw).sort()).toEqual(["envId", "length", "return", "seed", "steps", "success", "task"])
+        const ep = TextEpisode.decode(raw)
+        expect(ep.envId).toBe("TextHousehold-v0")
+        expect(ep.length).toBe(ep.steps.length)
+        expect(typeof ep.task).toBe("string")
+        seeds.add(ep.seed!)
         expect(ep.steps.length).toBeGreaterThan(0)
         for (const st of ep.steps) {
           expect(Object.keys(st).sort()).toEqual(["action", "observation", "reward", "terminated", "truncated"])

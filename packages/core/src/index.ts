@@ -6,6 +6,7 @@
  */
 export * as Space from "./Space.js"
 export * as Trajectory from "./Trajectory.js"
+export * as TextEpisode from "./TextEpisode.js"
 export * as Metrics from "./Metrics.js"
 export * as Errors from "./Errors.js"
 export * as OptionalPeer from "./OptionalPeer.js"

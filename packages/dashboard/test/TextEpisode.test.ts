@@ -1,11 +1,10 @@
-import { Trajectory } from "@autodidact/core"
+import { TextEpisode, Trajectory } from "@autodidact/core"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "vitest"
 import { serve } from "../src/Server.js"
-import * as TextEpisode from "../src/TextEpisode.js"
 import { cartPoleConfig, tempDir, writeRun } from "./fixtures.js"
 
 /** Two TextHousehold-v0 episodes as the CLI's `--save-trajectories` writes them (one line each). */

@@ -14,7 +14,7 @@ import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { chromiumArgs, defaultChromium } from "../src/Report.js"
 import { serve } from "../src/Server.js"
-import * as TextEpisode from "../src/TextEpisode.js"
+import { TextEpisode } from "@autodidact/core"
 import { cartPoleConfig, learningRows, skillRecord, tempDir, writeMemory, writeRun, writeSkills } from "./fixtures.js"
 
 const chromium = process.env["CHROMIUM_PATH"] ?? defaultChromium

@@ -1,5 +1,5 @@
 // Pure helpers of the episode viewer (no DOM), imported by app.js and by the unit tests.
-// A text episode is the dashboard's TextEpisode schema (src/TextEpisode.ts): a core Trajectory whose steps carry the
+// A text episode is core's TextEpisode schema (packages/core/src/TextEpisode.ts): a core Trajectory whose steps carry the
 // observation and the action as strings.
 
 /** Whether a parsed episode is a text episode: every step's observation and action are strings (and there is text to show). */

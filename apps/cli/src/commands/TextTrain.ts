@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { RolloutService, TextTrainer } from "@autodidact/cluster"
-import { Rng } from "@autodidact/core"
+import { Rng, TextEpisode } from "@autodidact/core"
 import { AtomicFile } from "@autodidact/core/node"
 import { DrrnPolicy, GroupRollout, MultiTurnTrainer, TextTasks } from "@autodidact/optim"
 import { Effect, Option, Schema } from "effect"
@@ -66,32 +66,13 @@ const loadPolicy = (file: string): Effect.Effect<DrrnPolicy.Drrn, PolicyFileErro
     catch: (e) => new PolicyFileError({ path: file, reason: e instanceof Error ? e.message : String(e) })
   })
 
-/**
- * One evaluation episode of a text environment, a line of `trajectories/eval.jsonl` (`train --save-trajectories N`
- * on a text env): the env id, the task seed, each step's observation text, the action text taken on it, the reward
- * and the end flags, and the episode's return (the sum of the rewards). Defined here for now; the dashboard's
- * viewer reads the same shape.
- */
-export const TextEpisode = Schema.Struct({
-  env: Schema.String,
-  seed: Schema.Number,
-  steps: Schema.Array(Schema.Struct({
-    observation: Schema.String,
-    action: Schema.String,
-    reward: Schema.Number,
-    terminated: Schema.Boolean,
-    truncated: Schema.Boolean
-  })),
-  return: Schema.Number
-})
-export type TextEpisode = typeof TextEpisode.Type
 
 /** The evaluation trajectories file of a run directory (the same file PPO runs write). */
 export const textTrajectoriesPath = (runDir: string): string => path.join(runDir, "trajectories", "eval.jsonl")
 
 /**
  * Play `episodes` evaluation tasks (task k: the env's evaluation task k) with the policy, greedily, one env, and
- * return them as {@link TextEpisode}s.
+ * return them as core `TextEpisode`s (the dashboard's episode viewer reads them).
  */
 export const playTextEpisodes = (
   envId: string,
@@ -100,17 +81,17 @@ export const playTextEpisodes = (
   policy: DrrnPolicy.Drrn,
   episodes: number,
   seed: number
-): Array<TextEpisode> => {
+): Array<TextEpisode.TextEpisode> => {
   const env = makeEnv()
   const textPolicy = MultiTurnTrainer.drrnTextPolicy(policy)
   const rng = Rng.make([seed, 0x7a3])
-  const out: Array<TextEpisode> = []
+  const out: Array<TextEpisode.TextEpisode> = []
   for (let k = 0; k < episodes; k++) {
     const group = GroupRollout.collectGroup([env], textPolicy, setup.evalTask(k), rng, { groupSize: 1, maxSteps: setup.maxSteps, greedy: true })
     const tr = group.trajectories[0]
     if (tr === undefined) throw group.failures[0]?.error ?? new Error(`evaluation task ${k} failed`)
     const steps = tr.steps.map((st) => ({ observation: st.observation, action: st.action, reward: st.reward, terminated: st.terminated, truncated: st.truncated }))
-    out.push({ env: envId, seed: tr.seed, steps, return: steps.reduce((a, st) => a + st.reward, 0) })
+    out.push(TextEpisode.make(envId, steps, { seed: tr.seed, task: tr.task, success: tr.success }))
   }
   return out
 }
@@ -253,7 +234,7 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
     if (saveTrajectories > 0) {
       const makeEnv = () => (skills === undefined ? setup.makeEnv() : skills.wrap(setup.makeEnv()))
       const episodes = yield* Effect.try({ try: () => playTextEpisodes(request.env, makeEnv, setup, result.policy, saveTrajectories, request.seed), catch: (e) => e as Error })
-      yield* AtomicFile.write(trajectories, episodes.map((e) => JSON.stringify(e) + "\n").join(""))
+      yield* AtomicFile.write(trajectories, episodes.map(TextEpisode.toJsonLine).join(""))
       Output.note(request.json, `Wrote ${saveTrajectories} evaluation episode${saveTrajectories === 1 ? "" : "s"} (mean return ${(episodes.reduce((a, e) => a + e.return, 0) / episodes.length).toFixed(2)}) -> ${trajectories}`)
     }
     const summary: TextTrainSummary = {

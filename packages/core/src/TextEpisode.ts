@@ -1,11 +1,11 @@
 /**
  * The row format of a **text episode** in a run's `trajectories/*.jsonl` (one JSON object per line): core's
- * `Trajectory` (`@autodidact/core`) whose steps carry the observation and the action as text. Every text episode
+ * `Trajectory` (this package) whose steps carry the observation and the action as text. Every text episode
  * is a valid core `Trajectory`, so other readers (exports, stores) need nothing new; the dashboard's episode viewer
- * shows such an episode as a transcript: each step's observation text, action text, reward and
+ * (`@autodidact/dashboard`) shows such an episode as a transcript: each step's observation text, action text, reward and
  * terminated/truncated flags.
  *
- * *When to use*: a writer of text-environment episodes (e.g. `autodidact eval TextHousehold-v0
+ * *When to use*: a writer of text-environment episodes (e.g. `autodidact train --env TextHousehold-v0
  * --save-trajectories N` writing `trajectories/eval.jsonl`) builds each record with {@link make} (or any object of
  * this shape) and appends {@link toJsonLine}; a reader decodes with {@link decode}.
  *
@@ -29,12 +29,12 @@
  * CartPole or JSON instead).
  *
  * @example
- * import { TextEpisode } from "@autodidact/dashboard"
+ * import { TextEpisode } from "@autodidact/core"
  * const ep = TextEpisode.make("TextHousehold-v0", [{ observation: "You are in a kitchen.", action: "look", reward: 0, terminated: false, truncated: true }], { seed: 3 })
  * fs.appendFileSync("runs/x/trajectories/eval.jsonl", TextEpisode.toJsonLine(ep))
  * @since 0.1.0
  */
-import { Trajectory } from "@autodidact/core"
+import * as Trajectory from "./Trajectory.js"
 import { Schema } from "effect"
 
 /** One step of a text episode: core's `Trajectory.Step` with `observation` and `action` as strings. */
