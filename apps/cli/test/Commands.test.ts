@@ -13,6 +13,7 @@ import { TestConsole } from "effect/testing"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { stripVTControlCharacters } from "node:util"
 import { type CommandPath, type Configs, makeApp, solverAlgorithms, textAlgos, textEnvIds, version } from "../src/Commands.js"
 import { textAlgos as trainTextAlgos } from "../src/commands/TextTrain.js"
 
@@ -29,7 +30,8 @@ const runArgv = (argv: ReadonlyArray<string>, run: Parameters<typeof makeApp>[0]
     const before = (yield* TestConsole.logLines).length
     yield* Command.runWith(makeApp(run), { version })(argv)
     const lines = (yield* TestConsole.logLines).slice(before)
-    return lines.map(String).join("\n")
+    // colours are on when the runner sets FORCE_COLOR (Nx does): compare the text
+    return stripVTControlCharacters(lines.map(String).join("\n"))
   }).pipe(Effect.provide(TestConsole.layer), Effect.provide(NodeServices.layer)) // the test console innermost: it wins
 
 const never = () => Effect.die("a command ran")
@@ -40,7 +42,7 @@ const runArgvErrors = (argv: ReadonlyArray<string>) =>
     let ran = false
     const before = (yield* TestConsole.errorLines).length
     yield* Effect.exit(Command.runWith(makeApp(() => Effect.sync(() => void (ran = true))), { version })(argv))
-    const errors = (yield* TestConsole.errorLines).slice(before).map(String).join("\n")
+    const errors = stripVTControlCharacters((yield* TestConsole.errorLines).slice(before).map(String).join("\n"))
     return { errors, ran }
   }).pipe(Effect.provide(TestConsole.layer), Effect.provide(NodeServices.layer))
 
