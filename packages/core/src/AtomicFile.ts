@@ -58,6 +58,24 @@ let tmpCounter = 0
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
 /**
+ * Flush a directory's entries (a rename or a new file in it) to disk with `fsync` on the directory, so that the
+ * rename survives a power loss. Best effort: some platforms cannot fsync a directory, and then this does nothing
+ * (never throws).
+ */
+export const syncDirectory = (dir: string): void => {
+  try {
+    const dfd = fs.openSync(dir, "r")
+    try {
+      fs.fsyncSync(dfd)
+    } finally {
+      fs.closeSync(dfd)
+    }
+  } catch {
+    // directories cannot be fsync'ed on every platform: best effort
+  }
+}
+
+/**
  * Write `data` (bytes, several byte chunks written in order, or a UTF-8 string) to `path` atomically; creates the
  * directory if needed. Synchronous; throws {@link AtomicWriteError}.
  */
@@ -95,16 +113,7 @@ export const writeSync = (
       }
       throw e
     }
-    try {
-      const dfd = fs.openSync(dir, "r")
-      try {
-        fs.fsyncSync(dfd)
-      } finally {
-        fs.closeSync(dfd)
-      }
-    } catch {
-      // directories cannot be fsync'ed on every platform: best effort
-    }
+    syncDirectory(dir)
   } catch (e) {
     throw new AtomicWriteError({ path, reason: reasonOf(e) })
   }

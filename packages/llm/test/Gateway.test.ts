@@ -145,8 +145,12 @@ describe("Gateway with the official openai client", () => {
       }
     })()).rejects.toThrow(/upstream stream broke/)
     expect(got.join("")).toBe("echo: fail midstream")
-    await new Promise((r) => setTimeout(r, 50))
-    const x = (await exchanges()).filter((e) => e.session === "broken").at(-1)!
+    // the JSONL recorder commits in groups (async I/O): wait for the row rather than a fixed time
+    const x = await vi.waitFor(async () => {
+      const found = (await exchanges()).filter((e) => e.session === "broken").at(-1)
+      if (found === undefined) throw new Error("the broken exchange is not recorded yet")
+      return found
+    }, { timeout: 10_000, interval: 25 })
     expect(x.error!.kind).toBe("stream-broken")
     expect(x.response!.content).toBe("echo: fail midstream")
     expect(x.status).toBe(200)

@@ -37,6 +37,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { MissingPeerError, OptionalPeer } from "@autodidact/core"
+import { AtomicFile } from "@autodidact/core/node"
 import { Effect, Redacted, Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlError } from "effect/sql"
@@ -216,19 +217,6 @@ export type CreateStage = "initializing" | "initialized" | "renamed"
 /** The sibling directory a new store is initialized in before it is renamed into place. */
 export const creatingPath = (dir: string): string => `${Path.resolve(dir)}.creating`
 
-const fsyncDirectory = (dir: string) => {
-  try {
-    const fd = Fs.openSync(dir, "r")
-    try {
-      Fs.fsyncSync(fd)
-    } finally {
-      Fs.closeSync(fd)
-    }
-  } catch {
-    // directories cannot be fsync'ed on every platform: best effort
-  }
-}
-
 /**
  * Create the store directory atomically when it is absent or empty (the caller holds the lock): initdb in
  * `<dir>.creating` (a leftover of a killed creation there is deleted first), close, rename into place.
@@ -252,11 +240,11 @@ const createAtomically = (
       await hook("initializing")
       const db = await start(temp)
       await db.close()
-      fsyncDirectory(temp)
+      AtomicFile.syncDirectory(temp)
       await hook("initialized")
       if (exists) Fs.rmdirSync(target) // empty (checked above): rename cannot replace a directory everywhere
       Fs.renameSync(temp, target)
-      fsyncDirectory(Path.dirname(target))
+      AtomicFile.syncDirectory(Path.dirname(target))
       await hook("renamed")
     },
     catch: (e) =>
