@@ -9,31 +9,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { handleStart, sokobanPath } from "../src/commands/Start.js"
-
-// two 10x10 Boxoban-format levels (the second one push from solved)
-const LEVELS = `; 0
-##########
-#        #
-#  $  .  #
-#   @    #
-#        #
-#        #
-#        #
-#        #
-#        #
-##########
-; 1
-##########
-#        #
-#        #
-#   @$.  #
-#        #
-#        #
-#        #
-#        #
-#        #
-##########
-`
+import { LEVELS } from "./levels.js"
 
 afterEach(() => void vi.restoreAllMocks())
 

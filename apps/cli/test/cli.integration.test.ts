@@ -11,6 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { cli as inProcess } from "./inproc.js"
+import { LEVELS } from "./levels.js"
 
 const bin = fileURLToPath(new URL("../bin/autodidact.js", import.meta.url))
 
@@ -26,30 +27,6 @@ const cli = (...args: Array<string>) => inProcess(args)
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-cli-"))
 
-// Two 10x10 Boxoban-format levels; level 1 is one push from solved (hand-checked: the box at (3,4) moves right).
-const LEVELS = `; 0
-##########
-#        #
-#  $  .  #
-#   @    #
-#        #
-#        #
-#        #
-#        #
-#        #
-##########
-; 1
-##########
-#        #
-#        #
-#   @$.  #
-#        #
-#        #
-#        #
-#        #
-#        #
-##########
-`
 
 describe("autodidact CLI", () => {
   it("--help lists every command", async () => {

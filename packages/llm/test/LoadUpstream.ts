@@ -13,7 +13,7 @@
  */
 import { Rng } from "@autodidact/core"
 import * as http from "node:http"
-import type { AddressInfo, Socket } from "node:net"
+import { listenLoopback } from "./ScriptedUpstream.js"
 
 export type Outcome =
   | { readonly kind: "ok"; readonly chunks: number }
@@ -63,7 +63,6 @@ export const startLoadUpstream = (options: { readonly seed: number; readonly fau
   const faults = options.faults ?? defaultFaults
   const delay = options.chunkDelayMs ?? 1
   let received = 0
-  const sockets = new Set<Socket>()
   const server = http.createServer((req, res) => {
     let raw = ""
     req.on("data", (c) => (raw += c))
@@ -121,24 +120,7 @@ export const startLoadUpstream = (options: { readonly seed: number; readonly fau
     })
   })
   server.keepAliveTimeout = 60_000
-  server.on("connection", (s) => {
-    sockets.add(s)
-    s.on("close", () => sockets.delete(s))
-  })
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as AddressInfo).port
-      resolve({
-        url: `http://127.0.0.1:${port}/v1`,
-        received: () => received,
-        close: () =>
-          new Promise<void>((r) => {
-            for (const s of sockets) s.destroy()
-            server.close(() => r())
-          })
-      })
-    })
-  })
+  return listenLoopback(server).then(({ url, close }) => ({ url, received: () => received, close }))
 }
 
 /** What one streaming client saw. */

@@ -19,7 +19,7 @@
  * `logprobs: true` each word gets logprob -0.5 * (index + 1) and vLLM-style `token_ids` (100 + index).
  */
 import * as http from "node:http"
-import type { AddressInfo } from "node:net"
+import type { AddressInfo, Socket } from "node:net"
 
 export interface Upstream {
   readonly url: string
@@ -37,7 +37,6 @@ export const startUpstream = (): Promise<Upstream> => {
   const headers: Array<http.IncomingHttpHeaders> = []
   const times: Array<number> = []
   const seen = new Map<string, number>()
-  const sockets = new Set<import("node:net").Socket>()
   const server = http.createServer((req, res) => {
     let raw = ""
     req.on("data", (c) => (raw += c))
@@ -173,6 +172,15 @@ export const startUpstream = (): Promise<Upstream> => {
       res.end()
     })
   })
+  return listenLoopback(server).then(({ url, close }) => ({ url, requests, headers, times, close }))
+}
+
+/**
+ * Listen on a free port of 127.0.0.1 and resolve with `http://127.0.0.1:<port>/v1` and a `close` that destroys the
+ * open (keep-alive) sockets first, so the server closes at once. Shared by the test upstreams.
+ */
+export const listenLoopback = (server: http.Server): Promise<{ readonly url: string; close(): Promise<void> }> => {
+  const sockets = new Set<Socket>()
   server.on("connection", (s) => {
     sockets.add(s)
     s.on("close", () => sockets.delete(s))
@@ -182,9 +190,6 @@ export const startUpstream = (): Promise<Upstream> => {
       const port = (server.address() as AddressInfo).port
       resolve({
         url: `http://127.0.0.1:${port}/v1`,
-        requests,
-        headers,
-        times,
         close: () =>
           new Promise<void>((r) => {
             for (const s of sockets) s.destroy()
