@@ -72,16 +72,16 @@ const rangeText = (self: object): string => {
   return r === undefined ? "" : `; range: ${describeRange(r)}`
 }
 
-/** `text (default: VALUE UNIT)`. */
-export const describeDefault = (text: string, value: unknown, unit?: string): string =>
-  `${text} (default: ${show(value)}${unit === undefined ? "" : ` ${unit}`})`
+/** `text (default: VALUE UNIT)`, with `more` (e.g. `; range: ≥ 1`) inside the parentheses. */
+export const describeDefault = (text: string, value: unknown, unit?: string, more = ""): string =>
+  `${text} (default: ${show(value)}${unit === undefined ? "" : ` ${unit}`}${more})`
 
 /** A flag with a default: `Flag.withDefault(value)` and a description naming the value, its unit and its range. */
 export const withDefault = <const B extends string | number | boolean>(value: B, text: string, unit?: string) =>
 <A>(self: Flag.Flag<A>): Flag.Flag<A | B> =>
   self.pipe(
     Flag.withDefault(value),
-    Flag.withDescription(`${text} (default: ${show(value)}${unit === undefined ? "" : ` ${unit}`}${rangeText(self)})`)
+    Flag.withDescription(describeDefault(text, value, unit, rangeText(self)))
   ) as Flag.Flag<A | B>
 
 /** An optional flag; `absent` says what is used without it (e.g. `"iterations / 10"`, `"$AUTODIDACT_LLM_MODEL"`). */

@@ -206,6 +206,9 @@ type Obj = { readonly [key: string]: unknown }
 const isObj = (u: unknown): u is Obj => typeof u === "object" && u !== null && !Array.isArray(u)
 const nums = (u: unknown): Array<number> | undefined => (Array.isArray(u) && u.every((x) => typeof x === "number") ? u as Array<number> : undefined)
 
+/** Request headers that carry an API key: forwarded upstream (unless `upstreamApiKey` is set), never recorded. */
+const KEY_HEADERS = ["api-key", "x-api-key"] as const
+
 /**
  * The session of a request (see the module docs).
  *
@@ -217,15 +220,12 @@ export const sessionOf = (requestHeaders: { readonly [key: string]: string | und
   if (explicit !== undefined && explicit !== "") return explicit
   const auth = requestHeaders["authorization"]
   if (auth !== undefined && auth !== "") return `key-${createHash("sha256").update(auth).digest("hex").slice(0, 12)}`
-  for (const h of ["api-key", "x-api-key"]) {
+  for (const h of KEY_HEADERS) {
     const key = requestHeaders[h]
     if (key !== undefined && key !== "") return `key-${createHash("sha256").update(`Bearer ${key}`).digest("hex").slice(0, 12)}`
   }
   return "default"
 }
-
-/** Request headers that carry an API key: forwarded upstream (unless `upstreamApiKey` is set), never recorded. */
-const KEY_HEADERS = ["api-key", "x-api-key"] as const
 
 /** Shortest value treated as a secret by {@link redact} (shorter ones would blank out ordinary text). */
 export const minSecretLength = 8
@@ -694,8 +694,9 @@ export const start = (
           ...(checked.info === undefined ? {} : { info: checked.info }),
           at: Date.now()
         }
-        const saved = yield* Effect.result(recorder.reward(redact(row, secretsOf(req.headers, gatewaySecrets))))
-        if (saved._tag === "Failure") return HttpListen.openAiError(500, redact(saved.failure.message, secretsOf(req.headers, gatewaySecrets)), "server_error")
+        const secrets = secretsOf(req.headers, gatewaySecrets)
+        const saved = yield* Effect.result(recorder.reward(redact(row, secrets)))
+        if (saved._tag === "Failure") return HttpListen.openAiError(500, redact(saved.failure.message, secrets), "server_error")
         return HttpListen.json({ id: row.id, session, ...(episode === undefined ? {} : { episode }) })
       })
 

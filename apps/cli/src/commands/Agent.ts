@@ -55,17 +55,9 @@ const setupOf = (c: { readonly env: string; readonly difficulty: { _tag: "Some";
     catch: (e) => e as Error
   })
 
-const positive = (option: string, value: number) =>
-  Number.isSafeInteger(value) && value > 0
-    ? Effect.void
-    : Effect.fail(new RunDirectory.RunDirectoryError({ path: option, reason: `--${option} must be a positive integer, got ${value}` }))
-
-/** `autodidact agent eval` */
-/** `autodidact agent eval` */
+/** `autodidact agent eval` (counts are range-checked when the flags are parsed: Flags.ts) */
 export const handleAgentEval = (c: Configs["agent eval"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
-      yield* positive("episodes", c.episodes)
-      yield* positive("concurrency", c.concurrency)
       const setup = yield* setupOf(c)
       const libraryFile = some(c.library)
       // an experience library is read, never created here: a missing or empty file is a mistake, not an empty library
@@ -85,13 +77,9 @@ export const handleAgentEval = (c: Configs["agent eval"]): Effect.Effect<void, u
       Output.printSummary(c.json, `LLM agent on ${setup.envId} (${setup.evalName})`, { env: setup.envId, ...result.row })
     })
 
-/** `autodidact agent train` */
-/** `autodidact agent train` */
+/** `autodidact agent train` (counts are range-checked when the flags are parsed: Flags.ts) */
 export const handleAgentTrain = (c: Configs["agent train"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
-      for (const [name, v] of [["epochs", c.epochs], ["group-size", c.groupSize], ["tasks", c.tasks], ["concurrency", c.concurrency]] as const) {
-        yield* positive(name, v)
-      }
       const setup = yield* setupOf(c)
       const dir = some(c.run) ?? path.join("runs", `agent-${setup.envId}-${c.seed}`)
       const config = {
