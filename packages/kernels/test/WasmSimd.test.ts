@@ -357,6 +357,87 @@ describe("WasmSimd (top-k int16 pre-filter of a resident index: exact)", () => {
   })
 })
 
+describe("WasmSimd (a growing resident top-k index: append and removeRow)", () => {
+  const reference = (rows: Array<Float32Array>, queries: Float32Array, Q: number, D: number, k: number, metric: "dot" | "cosine") => {
+    const matrix = new Float32Array(rows.length * D)
+    rows.forEach((r, i) => matrix.set(r, i * D))
+    return TopK.topKSync({ queries, matrix, numQueries: Q, numRows: rows.length, dim: D, k, metric })
+  }
+
+  it("appends in uneven batches from empty, growing past its capacity (in place and, with a region above, by copy)", () => {
+    const rng = Rng.make(40)
+    const [Q, D] = [4, 33]
+    const queries = normal(rng, Q * D)
+    const index = WasmSimd.makeTopKIndex([], 0, D, { capacity: 3 })
+    expect([index.numRows, index.capacity, index.prefiltered]).toEqual([0, 3, true])
+    const rows: Array<Float32Array> = []
+    let above: WasmSimd.TopKIndex | undefined
+    for (const count of [1, 2, 5, 0, 17, 64, 300]) {
+      const batch = normal(rng, count * D)
+      for (let i = 0; i < count; i++) rows.push(batch.subarray(i * D, (i + 1) * D))
+      index.append(batch, count)
+      // after the third batch another index sits above this one: the next growth must copy, not resize in place
+      if (rows.length === 8) above = WasmSimd.makeTopKIndex(normal(rng, 2 * D), 2, D)
+      expect(index.numRows).toBe(rows.length)
+      expect(index.capacity).toBeGreaterThanOrEqual(rows.length)
+      for (const metric of ["dot", "cosine"] as const) {
+        const k = Math.min(5, rows.length)
+        const ref = reference(rows, queries, Q, D, k, metric)
+        const got = index.search(queries, Q, k, metric)
+        expect(Array.from(got.indices)).toEqual(Array.from(ref.indices))
+        close(got.scores, ref.scores, 1e-5, 1e-5)
+      }
+    }
+    expect(index.prefiltered).toBe(true)
+    expect(Array.from(index.matrix.subarray(0, D))).toEqual(Array.from(rows[0]!))
+    above!.dispose()
+    index.dispose()
+  })
+
+  it("removeRow moves the last row into the hole; searches match the reference on the remaining rows", () => {
+    const rng = Rng.make(41)
+    const [M, D] = [200, 16]
+    const rows = Array.from({ length: M }, () => normal(rng, D))
+    const matrix = new Float32Array(M * D)
+    rows.forEach((r, i) => matrix.set(r, i * D))
+    const index = WasmSimd.makeTopKIndex(matrix, M, D)
+    const queries = normal(rng, 2 * D)
+    index.search(queries, 2, 3, "cosine") // norms derived before the removals: they must move with the rows
+    for (const row of [5, 199 - 1, 0, 120, 17]) {
+      const moved = index.removeRow(row)
+      const last = rows.length - 1
+      expect(moved).toBe(row === last ? -1 : last)
+      if (row !== last) rows[row] = rows[last]!
+      rows.pop()
+      for (const metric of ["dot", "cosine"] as const) {
+        const ref = reference(rows, queries, 2, D, 7, metric)
+        expect(Array.from(index.search(queries, 2, 7, metric).indices)).toEqual(Array.from(ref.indices))
+      }
+    }
+    expect(index.removeRow(index.numRows - 1)).toBe(-1)
+    expect(index.numRows).toBe(M - 6)
+    const e = thrown(() => index.removeRow(index.numRows))
+    expect([e.input, e.reason]).toEqual(["row", "range"])
+    const s = thrown(() => index.append(new Float32Array(D + 1), 1))
+    expect([s.input, s.reason]).toEqual(["rows", "shape"])
+    index.dispose()
+  })
+
+  it("a non-finite appended row turns the pre-filter off and is named by the next search; refresh() after removing it restores it", () => {
+    const D = 4
+    const index = WasmSimd.makeTopKIndex([1, 0, 0, 0, 0, 1, 0, 0], 2, D)
+    index.append([0, 0, Number.NaN, 1], 1)
+    expect(index.prefiltered).toBe(false)
+    const e = thrown(() => index.search([1, 1, 1, 1], 1, 1, "dot"))
+    expect([e.input, e.detail]).toEqual(["matrix", "NaN at [2, 2]"])
+    index.removeRow(2)
+    index.refresh()
+    expect(index.prefiltered).toBe(true)
+    expect(Array.from(index.search([0, 1, 0, 0], 1, 1, "dot").indices)).toEqual([1])
+    index.dispose()
+  })
+})
+
 describe("WasmSimd (registry dispatch and fallback)", () => {
   const input = { batch: 1, numActions: 2, logits: [0, 0] }
 

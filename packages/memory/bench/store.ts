@@ -4,11 +4,13 @@
  * batches of 500, one transaction each, embeddings computed beforehand) and the latency of the default hybrid
  * query (full-text + vector, reciprocal-rank fusion, `touch` on) and of a vector-only query, top 10, no filter.
  *
- *   cd packages/memory && node --conditions=@autodidact/source --import tsx bench/store.ts [sizes=1000,10000] [queries=50] [runs=hnsw,exact]
+ *   cd packages/memory && node --conditions=@autodidact/source --import tsx bench/store.ts [sizes=1000,10000] [queries=50] [runs=resident,hnsw]
  *
- * `runs`: comma-separated subset of `hnsw` (PGlite with pgvector HNSW, maintained per insert: the default store),
- * `exact` (PGlite, exact JS vector scoring, no HNSW), `bulk` (insert into an `exact` directory store, reopen `auto`:
- * one HNSW build, then query) and `pg` (a PostgreSQL server, needs AUTODIDACT_PG_URL).
+ * `runs`: comma-separated subset of `resident` (PGlite with the resident in-memory index: the default store),
+ * `reopen` (a directory store with the resident index filled to the largest size, closed, reopened: the time to
+ * load the index, then queries), `hnsw` (PGlite with pgvector HNSW, maintained per insert), `exact` (PGlite, exact JS
+ * vector scoring of every row, no index), `bulk` (insert into an `exact` directory store, reopen `hnsw`: one HNSW
+ * build, then query) and `pg` (a PostgreSQL server, needs AUTODIDACT_PG_URL).
  */
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -21,7 +23,7 @@ import { generate } from "../test/fixtures/Dialogues.js"
 
 const SIZES = (process.argv[2] ?? "1000,10000").split(",").map(Number)
 const Q = Number(process.argv[3] ?? 50)
-const RUNS = new Set((process.argv[4] ?? "hnsw,exact").split(","))
+const RUNS = new Set((process.argv[4] ?? "resident,hnsw").split(","))
 const N = Math.max(...SIZES)
 const DIM = 256
 
@@ -96,14 +98,37 @@ const bulk = Effect.suspend(() => {
       const vector = yield* timeQueries(store, { mode: "vector" })
       row("pglite bulk: exact inserts, reopen hnsw", N, `${rate.toFixed(0)} (+ build ${buildS.toFixed(0)} s = ${overall.toFixed(0)})`, hybrid, vector)
       console.log(rows[rows.length - 1])
-    }).pipe(Effect.provide(Store.layerPglite({ dir: db }).pipe(Layer.provide(hashed))))
+    }).pipe(Effect.provide(Store.layerPglite({ dir: db, vectorIndex: "hnsw" }).pipe(Layer.provide(hashed))))
+  }).pipe(Effect.ensuring(Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))))
+})
+
+/** A resident directory store filled to N, closed and reopened: the open time (loading the index), then queries. */
+const reopen = Effect.suspend(() => {
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "autodidact-store-bench-"))
+  const db = Path.join(dir, "db")
+  const layer = Store.layerPglite({ dir: db }).pipe(Layer.provide(Embedder.layerHashed({ dimension: DIM })))
+  return Effect.gen(function*() {
+    const rate = yield* Effect.gen(function*() {
+      return yield* insertRange(yield* Store.ExperienceStore, 0, N)
+    }).pipe(Effect.provide(layer))
+    const t0 = performance.now()
+    yield* Effect.gen(function*() {
+      const store = yield* Store.ExperienceStore
+      const openS = (performance.now() - t0) / 1000
+      const hybrid = yield* timeQueries(store, {})
+      const vector = yield* timeQueries(store, { mode: "vector" })
+      row("pglite directory, resident: reopened", N, `${rate.toFixed(0)} (reopen ${openS.toFixed(1)} s)`, hybrid, vector)
+      console.log(rows[rows.length - 1])
+    }).pipe(Effect.provide(layer))
   }).pipe(Effect.ensuring(Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))))
 })
 
 const main = Effect.gen(function*() {
   console.log(`| store | records | insert rec/s | hybrid query p50 / p95 ms | vector-only p50 / p95 ms |`)
   console.log(`|---|---|---|---|---|`)
-  if (RUNS.has("hnsw")) yield* growing("pglite, pgvector hnsw (default)", Store.layerMemory())
+  if (RUNS.has("resident")) yield* growing("pglite, resident index (default)", Store.layerMemory())
+  if (RUNS.has("reopen")) yield* reopen
+  if (RUNS.has("hnsw")) yield* growing("pglite, pgvector hnsw", Store.layerMemory({ vectorIndex: "hnsw" }))
   if (RUNS.has("exact")) yield* growing("pglite, exact", Store.layerMemory({ vectorIndex: "exact" }))
   if (RUNS.has("bulk")) yield* bulk
   const url = process.env.AUTODIDACT_PG_URL

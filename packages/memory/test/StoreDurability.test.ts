@@ -196,11 +196,11 @@ describe("ExperienceStore durability (PGlite directory)", () => {
       expect(e4).toMatchObject({ _tag: "StoreOpenError", location: zeroed })
     }), 60_000)
 
-  it.effect("bulk load: records put into an exact store get the HNSW index on reopening with auto, same answers", () =>
+  it.effect("bulk load: records put into an exact store get the HNSW index on reopening with hnsw, same answers", () =>
     Effect.gen(function*() {
       const bulkDir = Path.join(tmp, "bulk")
       const texts = Array.from({ length: 600 }, (_, i) => `tip ${i}: ${["open", "take", "heat", "cool"][i % 4]} the ${["mug", "apple", "egg"][i % 3]} ${i % 7}`)
-      const opened = (vectorIndex: "auto" | "exact") =>
+      const opened = (vectorIndex: "hnsw" | "exact" | "auto") =>
         Store.layerPglite({ dir: bulkDir, vectorIndex }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 16 })))
       const ask = Effect.gen(function*() {
         const store = yield* Store.ExperienceStore
@@ -214,11 +214,14 @@ describe("ExperienceStore durability (PGlite directory)", () => {
         return yield* ask
       }).pipe(Effect.provide(opened("exact")))
       expect(before.index).toBe("exact")
-      const after = yield* ask.pipe(Effect.provide(opened("auto")))
+      const after = yield* ask.pipe(Effect.provide(opened("hnsw")))
       expect(after.index).toBe("hnsw")
       expect(after.count).toBe(600)
       expect(after.ids).toEqual(before.ids) // every row back-filled and indexed: the same top 5 as exact scoring
-      const again = yield* ask.pipe(Effect.provide(opened("auto"))) // idempotent: the index exists now
+      const again = yield* ask.pipe(Effect.provide(opened("hnsw"))) // idempotent: the index exists now
       expect(again.ids).toEqual(before.ids)
+      // the default on PGlite: the resident index, loaded from the stored embeddings, the same answers
+      const resident = yield* ask.pipe(Effect.provide(opened("auto")))
+      expect([resident.index, resident.count, resident.ids]).toEqual(["resident", 600, before.ids])
     }), 120_000)
 })

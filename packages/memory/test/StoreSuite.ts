@@ -2,7 +2,7 @@
  * The experience-store conformance suite, run against every backend (PGlite in `Store.test.ts`, a PostgreSQL server
  * in `Store.integration.test.ts`). One store per file, shared by the tests; each test clears it first.
  */
-import { type MissingPeerError, Trajectory } from "@autodidact/core"
+import { type MissingPeerError, Rng, Trajectory } from "@autodidact/core"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -37,6 +37,18 @@ const basis = (weights: Record<number, number>): Float32Array => {
   const v = new Float32Array(DIM)
   for (const [i, w] of Object.entries(weights)) v[Number(i)] = w
   return v
+}
+
+const cosineOf = (a: Float32Array, b: Float32Array) => {
+  let dot = 0
+  let na = 0
+  let nb = 0
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i]
+    na += a[i] * a[i]
+    nb += b[i] * b[i]
+  }
+  return dot / Math.sqrt(na * nb)
 }
 
 const HOUR = 3_600_000
@@ -166,6 +178,70 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
       yield* store.removeWhere({})
       return store
     })
+
+    it.effect("vector top-k stays exact through puts, removals, removeWhere and consolidation, with and without filters", () =>
+      Effect.gen(function*() {
+        const store = yield* fresh
+        const rng = Rng.make(7)
+        const vec = () => Float32Array.from({ length: DIM }, () => rng.normal(0, 1))
+        // the records alive, mirrored here: id -> embedding, task
+        const alive = new Map<string, { embedding: Float32Array; task: string }>()
+        const putBatch = (n: number, round: number) =>
+          Effect.gen(function*() {
+            const records = Array.from({ length: n }, (_, i) => {
+              const task = ["a", "b", "c"][i % 3]
+              return Records.tip(`tip ${round}.${i}`, { embedding: vec(), task, importance: 0.5 })
+            })
+            const results = yield* store.putMany(records)
+            results.forEach((r, i) => alive.set(r.id, { embedding: records[i].embedding!, task: records[i].task! }))
+          })
+        const check = (label: string) =>
+          Effect.gen(function*() {
+            for (const task of [undefined, "a", "b"]) {
+              const q = vec()
+              const hits = yield* store.query({
+                embedding: q,
+                k: 10,
+                candidates: 10, // a pool of exactly k: one stale or missing row in it shows
+                mode: "vector",
+                touch: false,
+                weights: { relevance: 1, recency: 0, importance: 0 },
+                ...(task === undefined ? {} : { filters: { task } })
+              })
+              const expected = [...alive.entries()]
+                .filter(([, r]) => task === undefined || r.task === task)
+                .map(([id, r]) => ({ id, s: cosineOf(q, r.embedding) }))
+                .sort((x, y) => y.s - x.s)
+                .slice(0, 10)
+                .map((x) => x.id)
+              const got = hits.map((h) => h.record.id)
+              if (store.vectorIndex === "hnsw") {
+                // approximate: nearly all of the true top 10
+                expect(got.filter((id) => expected.includes(id)).length, label).toBeGreaterThanOrEqual(8)
+              } else expect(got, `${label}, task ${task}`).toEqual(expected)
+            }
+          })
+        yield* putBatch(150, 0)
+        yield* check("after the first batch")
+        const someIds = [...alive.keys()].filter((_, i) => i % 4 === 1)
+        expect(yield* store.remove(someIds)).toBe(someIds.length)
+        for (const id of someIds) alive.delete(id)
+        yield* check("after remove")
+        yield* putBatch(90, 1)
+        expect(yield* store.removeWhere({ task: "c" })).toBe([...alive.values()].filter((r) => r.task === "c").length)
+        for (const [id, r] of [...alive.entries()]) if (r.task === "c") alive.delete(id)
+        yield* check("after removeWhere")
+        // consolidation: the 5 weakest (least important, then oldest) evicted beyond a capacity
+        const report = yield* store.consolidate({ capacity: alive.size - 5, mergeKinds: [] })
+        expect(report.evicted).toBe(5)
+        const left = new Set<string>()
+        for (const h of yield* store.query({ k: alive.size, touch: false, weights: { relevance: 0, recency: 1, importance: 0 } })) {
+          left.add(h.record.id)
+        }
+        for (const id of [...alive.keys()]) if (!left.has(id)) alive.delete(id)
+        expect(alive.size).toBe(left.size)
+        yield* check("after consolidate")
+      }))
 
     it.effect("round-trips every record kind", () =>
       Effect.gen(function*() {

@@ -112,7 +112,7 @@ export const wasm = (): Exports => {
 export const BASE = 65536
 /** Resident regions (top-k indexes) are stacked from BASE; scratch starts at `residentTop`. */
 let residentTop = BASE
-const residents: Array<{ readonly offset: number; readonly bytes: number; live: boolean }> = []
+const residents: Array<{ readonly offset: number; bytes: number; live: boolean }> = []
 let cursor = BASE
 
 export const align = (n: number): number => (n + 15) & ~15
@@ -155,11 +155,23 @@ export const put = (v: Views, p: number, x: ArrayLike<number>): void => {
 }
 
 
+/** A resident region: its offset, whether it is still held, its release, and an in-place resize. */
+export interface Region {
+  readonly offset: number
+  readonly live: () => boolean
+  readonly release: () => void
+  /**
+   * Resize to `bytes` in place when this is the topmost resident region (the memory grows at once): true; false when
+   * other regions lie above it (the caller reserves a new region and copies).
+   */
+  readonly resize: (bytes: number) => boolean
+}
+
 /**
  * Reserve a resident region of `bytes` bytes (stacked like the top-k indexes): its offset and a release function.
  * The memory grows at once to cover it.
  */
-export const reserve = (w: Exports, bytes: number): { readonly offset: number; readonly release: () => void; readonly live: () => boolean } => {
+export const reserve = (w: Exports, bytes: number): Region => {
   const offset = residentTop
   const size = align(bytes)
   residentTop += size
@@ -173,6 +185,14 @@ export const reserve = (w: Exports, bytes: number): { readonly offset: number; r
     release: () => {
       entry.live = false
       while (residents.length > 0 && !residents[residents.length - 1]!.live) residentTop = residents.pop()!.offset
+    },
+    resize: (n: number) => {
+      if (!entry.live || residents[residents.length - 1] !== entry) return false
+      entry.bytes = align(n)
+      residentTop = offset + entry.bytes
+      reset()
+      commit(w)
+      return true
     }
   }
 }

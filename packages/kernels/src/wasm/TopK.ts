@@ -3,7 +3,7 @@
  * @since 0.1.0
  */
 import type { Site } from "../KernelError.js"
-import { checkShape, checkSize } from "../KernelError.js"
+import { checkShape, checkSize, fail } from "../KernelError.js"
 import * as TopK from "../retrieval/TopK.js"
 import { BACKEND_NAME, BASE, align, alloc, commit, put, reserve, reset, residentEnd, type Exports, wasm } from "./Module.js"
 
@@ -146,17 +146,37 @@ export const topK = (input: TopK.TopKInput): TopK.TopKResult => {
   return resident === undefined ? topKStreamed(w, input, site) : topKCore(w, input, site, resident, undefined)
 }
 
-/** An embedding matrix kept in the module's memory (copied once), searched without copying it again. */
+/**
+ * An embedding matrix kept in the module's memory (copied once), searched without copying it again. Rows can be
+ * appended (the capacity grows geometrically) and removed (the last row moves into the hole), so the index can
+ * mirror a changing set of embeddings (as the experience store's resident index does).
+ */
 export interface TopKIndex {
+  /** Rows held now (changes with {@link TopKIndex.append} and {@link TopKIndex.removeRow}). */
   readonly numRows: number
+  /** Rows the current region holds before the next growth. */
+  readonly capacity: number
   readonly dim: number
   /**
-   * A view onto the resident float32 matrix (a fresh view on each access: the memory may have grown). Read it freely;
-   * after writing through it call {@link TopKIndex.refresh} (the int16 copy and the cosine norms are derived from it).
+   * A view onto the resident float32 matrix `[numRows, dim]` (a fresh view on each access: the memory may have
+   * grown). Read it freely; after writing through it call {@link TopKIndex.refresh} (the int16 copy and the cosine
+   * norms are derived from it).
    */
   readonly matrix: Float32Array
   /** Exact top-k of `[numQueries, dim]` queries against the resident matrix (same contract as `TopK.topKSync`). */
   readonly search: (queries: ArrayLike<number>, numQueries: number, k: number, metric: "dot" | "cosine") => TopK.TopKResult
+  /**
+   * Append `count` rows (`[count, dim]` row-major) as rows `numRows … numRows + count − 1`; only the new rows are
+   * quantized and normed. Non-finite values are accepted (a search then names them, as for the initial matrix) but
+   * turn the int16 pre-filter off until {@link TopKIndex.refresh}. Fails with `KernelInputError` on a wrong length.
+   */
+  readonly append: (rows: ArrayLike<number>, count: number) => void
+  /**
+   * Remove row `row` (0 ≤ row < numRows) by moving the last row into its place (O(dim)): returns the index the moved
+   * row had (`numRows − 1` before the call), or −1 when `row` was the last one. Fails with `KernelInputError` on an
+   * index out of range.
+   */
+  readonly removeRow: (row: number) => number
   /** Re-derive the int16 copy and the cosine norms after editing `matrix`. */
   readonly refresh: () => void
   /** Release the memory (reused once every index above it is released too). */
@@ -176,44 +196,120 @@ export const PREFILTER_MAX_DIM = 2048
  * rounding slack) reaches the k-th best lower bound; pass 2 rescores those candidates with the float32 kernel. The
  * result is the same as the float32 kernel's (the bound guarantees no true top-k row is dropped); a query with more
  * than `max(4096, 16k)` candidates (many near-equal scores) falls back to the float32 kernel.
+ *
+ * `numRows` may be 0 (an empty index to {@link TopKIndex.append} to; search needs `1 ≤ k ≤ numRows`);
+ * `options.capacity` (≥ numRows) reserves room for that many rows up front. Memory: `capacity × (4 dim + 2 dim + 12)`
+ * bytes (float32 rows, int16 rows, norms, scales, L1 norms); growth doubles the capacity, in place when this index is
+ * the topmost resident region.
  */
-export const makeTopKIndex = (matrix: ArrayLike<number>, numRows: number, dim: number): TopKIndex => {
+export const makeTopKIndex = (
+  matrix: ArrayLike<number>,
+  numRows: number,
+  dim: number,
+  options?: { readonly capacity?: number | undefined }
+): TopKIndex => {
   const w = wasm()
   const site: Site = { kernel: TopK.kernelName, backend: BACKEND_NAME }
-  checkSize(site, "numRows", numRows)
+  checkSize(site, "numRows", numRows, true)
   checkSize(site, "dim", dim)
   checkShape(site, "matrix", matrix, [numRows, dim])
-  const M = numRows
   const D = dim
   const Dp = (D + 7) & ~7
   const usePrefilter = D <= PREFILTER_MAX_DIM
-  const invRel = align(4 * M * D)
-  const qRel = invRel + align(4 * M)
-  const scaleRel = qRel + (usePrefilter ? align(2 * M * Dp) : 0)
-  const l1Rel = scaleRel + (usePrefilter ? align(4 * M) : 0)
-  const region = reserve(w, l1Rel + (usePrefilter ? align(4 * M) : 0))
-  const offset = region.offset
-  const invAt = offset + invRel
-  const qAt = offset + qRel
-  const scaleAt = offset + scaleRel
-  const l1At = offset + l1Rel
-  const v = commit(w)
-  put(v, offset, matrix)
+  const layout = (cap: number) => {
+    const inv = align(4 * cap * D)
+    const q = inv + align(4 * cap)
+    const scale = q + (usePrefilter ? align(2 * cap * Dp) : 0)
+    const l1 = scale + (usePrefilter ? align(4 * cap) : 0)
+    return { inv, q, scale, l1, bytes: l1 + (usePrefilter ? align(4 * cap) : 0) }
+  }
+  const requested = options?.capacity ?? numRows
+  checkSize(site, "capacity", requested, true)
+  if (requested < numRows) fail(site, "capacity", "range", String(requested), `expected at least numRows (${numRows})`)
+  let M = numRows
+  let cap = Math.max(1, requested)
+  let lay = layout(cap)
+  let region = reserve(w, lay.bytes)
+  let offset = region.offset
+  put(commit(w), offset, matrix)
   let normsValid = false
   let quantized = false
   const derive = () => {
     normsValid = false
-    quantized = usePrefilter && w.quantizeRows(offset, M, D, Dp, qAt, scaleAt, l1At) !== 0
+    quantized = usePrefilter && (M === 0 || w.quantizeRows(offset, M, D, Dp, offset + lay.q, offset + lay.scale, offset + lay.l1) !== 0)
   }
   derive()
   const view = (): Float32Array => new Float32Array(w.memory.buffer, offset, M * D)
   const live = () => {
     if (!region.live()) throw new Error("TopKIndex used after dispose()")
   }
+  /** Move the four derived sections (and keep the float32 rows) from layout `from` at `src` to `to` at `dst`. */
+  const moveSections = (src: number, from: ReturnType<typeof layout>, dst: number, to: ReturnType<typeof layout>) => {
+    const u8 = new Uint8Array(w.memory.buffer)
+    // highest section first: every section moves up (or stays), so no source is overwritten before it is read
+    const sections: Array<[number, number, number]> = usePrefilter
+      ? [[from.l1, to.l1, 4 * M], [from.scale, to.scale, 4 * M], [from.q, to.q, 2 * M * Dp], [from.inv, to.inv, 4 * M]]
+      : [[from.inv, to.inv, 4 * M]]
+    for (const [a, b, n] of sections) u8.copyWithin(dst + b, src + a, src + a + n)
+    if (src !== dst) u8.copyWithin(dst, src, src + 4 * M * D)
+  }
+  const grow = (need: number) => {
+    const next = Math.max(need, 2 * cap)
+    const to = layout(next)
+    if (region.resize(to.bytes)) moveSections(offset, lay, offset, to)
+    else {
+      const fresh = reserve(w, to.bytes)
+      moveSections(offset, lay, fresh.offset, to)
+      region.release()
+      region = fresh
+      offset = fresh.offset
+    }
+    cap = next
+    lay = to
+  }
+  const append = (rows: ArrayLike<number>, count: number) => {
+    live()
+    checkSize(site, "count", count, true)
+    checkShape(site, "rows", rows, [count, D])
+    if (count === 0) return
+    if (M + count > cap) grow(M + count)
+    const at = offset + 4 * M * D
+    put(commit(w), at, rows)
+    if (quantized) {
+      quantized = w.quantizeRows(at, count, D, Dp, offset + lay.q + 2 * M * Dp, offset + lay.scale + 4 * M, offset + lay.l1 + 4 * M) !== 0
+    }
+    if (normsValid) w.inverseNorms(at, count, D, offset + lay.inv + 4 * M)
+    M += count
+  }
+  const removeRow = (row: number): number => {
+    live()
+    if (!Number.isInteger(row) || row < 0 || row >= M) {
+      fail(site, "row", "range", String(row), `expected an integer in [0, ${M - 1}]`)
+    }
+    const last = M - 1
+    if (row !== last) {
+      const u8 = new Uint8Array(w.memory.buffer)
+      const move = (section: number, bytesPerRow: number) =>
+        u8.copyWithin(offset + section + row * bytesPerRow, offset + section + last * bytesPerRow, offset + section + (last + 1) * bytesPerRow)
+      move(0, 4 * D)
+      move(lay.inv, 4)
+      if (usePrefilter) {
+        move(lay.q, 2 * Dp)
+        move(lay.scale, 4)
+        move(lay.l1, 4)
+      }
+    }
+    M = last
+    return row === last ? -1 : last
+  }
   const search = (queries: ArrayLike<number>, Q: number, k: number, metric: "dot" | "cosine"): TopK.TopKResult => {
     live()
     const input: TopK.TopKInput = { queries, matrix: view(), numQueries: Q, numRows: M, dim: D, k, metric }
     const s = TopK.validate(input, BACKEND_NAME)
+    const invAt = offset + lay.inv
+    const qAt = offset + lay.q
+    const scaleAt = offset + lay.scale
+    const l1At = offset + lay.l1
     const cosine = metric === "cosine"
     if (cosine && !normsValid) {
       w.inverseNorms(offset, M, D, invAt)
@@ -257,7 +353,12 @@ export const makeTopKIndex = (matrix: ArrayLike<number>, numRows: number, dim: n
     return sortHeaps(vv.f32, phs >> 2, vv.i32, phi >> 2, Q, k)
   }
   return {
-    numRows,
+    get numRows() {
+      return M
+    },
+    get capacity() {
+      return cap
+    },
     dim,
     get matrix() {
       live()
@@ -267,10 +368,12 @@ export const makeTopKIndex = (matrix: ArrayLike<number>, numRows: number, dim: n
       return quantized
     },
     search,
+    append,
+    removeRow,
     refresh: () => {
       live()
       derive()
     },
-    dispose: region.release
+    dispose: () => region.release()
   }
 }

@@ -21,10 +21,12 @@
  *   `putMany([a, b])` leaves the store as `put(a)` then `put(b)`. A record that carries an explicit `id` equal to the
  *   id of the stored equal record is the same write repeated (a retry after a lost commit acknowledgement): nothing
  *   changes (`status: "merged"`), so retried writes with fixed ids are idempotent.
- * - Vector search: with pgvector (always on PGlite; on a server when the extension is installable) an HNSW cosine
- *   index gives the candidate pool; without it (or with `vectorIndex: "exact"`) every filtered record is scored in
- *   JS from the exact float32 `bytea` copy. Full-text search uses the generated `tsv` column and its GIN index
- *   (same SQL on both backends). Scores are computed in JS (`Retrieval.rank`).
+ * - Vector search (`vectorIndex`): on PGlite, by default, a resident index (`ResidentIndex`: every embedding held in
+ *   memory by this process, which owns the directory; exact cosine top-n with the kernels' WebAssembly SIMD scan);
+ *   on a server with pgvector, an HNSW cosine index in the database (`"hnsw"`, also available on PGlite); without
+ *   either (or with `vectorIndex: "exact"`) every filtered record is scored in JS from the exact float32 `bytea`
+ *   copy. Full-text search uses the generated `tsv` column and its GIN index (same SQL on both backends). Scores are
+ *   computed in JS (`Retrieval.rank`).
  * - Bad input fails with `InvalidRecordError` / `InvalidQueryError` naming the value: an embedding of the wrong
  *   dimension or with NaN, an importance outside `[0, 1]`, a payload over `Records.MaxPayloadBytes`, an unknown
  *   filter or kind.
@@ -71,6 +73,7 @@ import type { ExperienceRecord, Kind, NewRecord, Outcome } from "./Records.js"
 import { decodeTrajectory, kinds, MaxPayloadBytes, MaxTextLength, outcomes } from "./Records.js"
 import type { Filters, NormalizedFilters, Query, Weights } from "./Retrieval.js"
 import { cosine, defaultDecay, normalizeFilters, normalizeOptions, rank, recency, tsQueryOf } from "./Retrieval.js"
+import * as ResidentIndex from "./ResidentIndex.js"
 import type { Backend } from "./SqlBackend.js"
 import * as SqlBackend from "./SqlBackend.js"
 import * as Summary from "./Summary.js"
@@ -178,8 +181,11 @@ export class ExperienceStore extends Context.Service<
     readonly location: string
     /** Length of every stored embedding (the `Embedder`'s dimension when the store was created). */
     readonly dimension: number
-    /** How `query` finds candidates: a pgvector HNSW cosine index, or an exact scan of every filtered record. */
-    readonly vectorIndex: "hnsw" | "exact"
+    /**
+     * How `query` finds vector candidates: the resident in-memory index (PGlite), a pgvector HNSW cosine index, or
+     * an exact scan of every filtered record.
+     */
+    readonly vectorIndex: VectorIndex
     /** The schema version of the open store (`Migrations`). */
     readonly schemaVersion: number
     /**
@@ -293,9 +299,27 @@ export class ExperienceStore extends Context.Service<
  * @since 0.1.0
  */
 export interface StoreOptions {
-  /** `"auto"` (default): pgvector HNSW when the extension exists; `"exact"`: always score every record in JS. */
-  readonly vectorIndex?: "auto" | "exact" | undefined
+  /**
+   * How `query` finds vector candidates:
+   * - `"auto"` (default): `"resident"` on PGlite; `"hnsw"` on a server where pgvector is installable, else `"exact"`.
+   * - `"resident"` (PGlite only: the store's process owns the directory): every embedding held in memory
+   *   (`records × (6 × dimension + 12)` bytes), loaded when the store opens; exact cosine top-n by the kernels'
+   *   SIMD scan. The fastest inserts and queries on the embedded store.
+   * - `"hnsw"`: a pgvector HNSW cosine index in the database (approximate; maintained on every insert; built once,
+   *   over all rows, when a store written without it is reopened with it).
+   * - `"exact"`: no index; every filtered record is scored in JS from its float32 copy (small stores, tests).
+   * An unknown value, `"resident"` on a server or `"hnsw"` without pgvector fails the open with StoreOpenError.
+   */
+  readonly vectorIndex?: "auto" | VectorIndex | undefined
 }
+
+/**
+ * How a store finds vector candidates (see {@link StoreOptions.vectorIndex}).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type VectorIndex = "resident" | "hnsw" | "exact"
 
 const COLUMNS =
   "id, kind, text, task, env, outcome, ret, created_at, last_accessed_at, importance, tags, support, upvotes, " +
@@ -499,10 +523,48 @@ const whereClause = (sql: SqlClient.SqlClient, f: NormalizedFilters) => {
 
 const BATCH_ROWS = 500
 
+/** Whether normalized filters restrict anything. */
+const filtered = (f: NormalizedFilters): boolean => Object.values(f).some((v) => v !== undefined)
+
+/**
+ * Build the resident index from the stored embeddings (pages of `ResidentIndex.LOAD_PAGE` rows in id order); it is
+ * freed when the scope closes. A stored embedding of the wrong length fails with StoreOpenError naming the record.
+ */
+const loadResident = (sql: SqlClient.SqlClient, location: string, dimension: number) =>
+  Effect.gen(function*() {
+    const total = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM experience`
+    const index = yield* Effect.acquireRelease(
+      Effect.sync(() => ResidentIndex.make(dimension, Math.max(1024, Math.ceil(total[0].n * 1.25)))),
+      (i) => Effect.sync(() => i.dispose())
+    )
+    let after: string | undefined
+    for (;;) {
+      const rows = yield* sql<{ id: string; embedding: Uint8Array }>`SELECT id, embedding FROM experience
+        ${after === undefined ? sql`` : sql`WHERE id > ${after}`} ORDER BY id LIMIT ${ResidentIndex.LOAD_PAGE}`
+      for (const r of rows) {
+        if (r.embedding.byteLength !== 4 * dimension) {
+          return yield* new StoreOpenError({
+            location,
+            reason: `record ${r.id} has an embedding of ${r.embedding.byteLength} bytes; expected ${4 * dimension}`
+          })
+        }
+      }
+      index.add(rows.map((r) => r.id), rows.map((r) => bytesToEmbedding(r.embedding)))
+      if (rows.length < ResidentIndex.LOAD_PAGE) return index
+      after = rows[rows.length - 1].id
+    }
+  }).pipe(
+    Effect.catchTag("SqlError", (cause) =>
+      Effect.fail(
+        new StoreOpenError({ location, reason: `loading the resident vector index: ${cause.message}`, cause })
+      ))
+  )
+
 /**
  * Build the store on a connected backend (`SqlBackend.pglite` / `SqlBackend.pg`): apply the missing migrations, fix
- * the embedding dimension from the `Embedder` on first open (and check it on every later one), and create the
- * pgvector HNSW cosine index when the extension is there and `options.vectorIndex` is not `"exact"`.
+ * the embedding dimension from the `Embedder` on first open (and check it on every later one), and set up the vector
+ * index `options.vectorIndex` asks for (the resident index is loaded from the stored embeddings and freed with the
+ * scope; the pgvector HNSW index is created when absent).
  * @returns fails with StoreOpenError (naming the location: a migration or the dimension check failed, e.g. a store
  *   created with another embedder's dimension) or SchemaVersionError (the store was written by a newer version).
  *
@@ -512,7 +574,7 @@ const BATCH_ROWS = 500
 export const make = (
   backend: Backend,
   options: StoreOptions = {}
-): Effect.Effect<ExperienceStore["Service"], StoreOpenError | SchemaVersionError, Embedder> =>
+): Effect.Effect<ExperienceStore["Service"], StoreOpenError | SchemaVersionError, Embedder | Scope.Scope> =>
   Effect.gen(function*() {
     const { sql, location } = backend
     const embedder = yield* Embedder
@@ -539,8 +601,36 @@ export const make = (
           ` (store created with ${meta.find((m) => m.key === "embedder")?.value ?? "?"}, now ${embedder.model})`
       })
     }
-    const useVector = options.vectorIndex !== "exact" && (yield* withSql(vectorAvailable))
+    const asked = options.vectorIndex ?? "auto"
+    if (!["auto", "resident", "hnsw", "exact"].includes(asked)) {
+      return yield* new StoreOpenError({
+        location,
+        reason: `unknown vectorIndex ${JSON.stringify(asked)}: expected "auto", "resident", "hnsw" or "exact"`
+      })
+    }
+    if (asked === "resident" && backend.kind !== "pglite") {
+      return yield* new StoreOpenError({
+        location,
+        reason: `vectorIndex "resident" needs the embedded PGlite store (one owning process); ` +
+          `on a server use "hnsw" or "exact"`
+      })
+    }
+    const hasVector = asked === "hnsw" || (asked === "auto" && backend.kind === "pg")
+      ? yield* withSql(vectorAvailable)
+      : false
+    if (asked === "hnsw" && !hasVector) {
+      return yield* new StoreOpenError({ location, reason: `vectorIndex "hnsw" needs the pgvector extension` })
+    }
+    const vectorIndex: VectorIndex = asked === "exact"
+      ? "exact"
+      : asked === "resident" || (asked === "auto" && backend.kind === "pglite")
+      ? "resident"
+      : hasVector
+      ? "hnsw"
+      : "exact"
+    const useVector = vectorIndex === "hnsw"
     if (useVector) yield* withSql(ensureVectorIndex(location, dimension))
+    const resident = vectorIndex === "resident" ? yield* loadResident(sql, location, dimension) : undefined
     let iterativeScan = false
     if (useVector) {
       iterativeScan = yield* sql.withTransaction(sql`SET LOCAL hnsw.iterative_scan = relaxed_order`).pipe(
@@ -548,7 +638,6 @@ export const make = (
         Effect.orElseSucceed(() => false)
       )
     }
-    const vectorIndex: "hnsw" | "exact" = useVector ? "hnsw" : "exact"
 
     const sqlFail = (operation: string) => (cause: SqlError.SqlError) =>
       new StoreSqlError({ operation, reason: cause.message, cause })
@@ -647,6 +736,14 @@ export const make = (
             }
           })
         ).pipe(Effect.mapError(sqlFail("put")))
+        if (resident !== undefined) {
+          // committed: mirror the inserted rows (a merge keeps the stored embedding)
+          const inserted: Array<number> = []
+          results.forEach((r, j) => {
+            if (r.status === "inserted") inserted.push(j)
+          })
+          resident.add(inserted.map((j) => results[j].id), inserted.map((j) => prepared[j].embedding))
+        }
         return results
       })
 
@@ -709,6 +806,25 @@ export const make = (
         const base = sql.literal("id, created_at, last_accessed_at, importance")
         const candidates: ReadonlyArray<Cand> = yield* (rankers === 0
           ? sql<Cand>`SELECT ${base} FROM experience WHERE ${where}`
+          : resident !== undefined
+          ? Effect.gen(function*() {
+            // resident path: the vector ranker's best `pool` from memory (restricted to the filtered ids when the
+            // query is filtered), the lexical ranker's from the GIN index, their union read in one statement
+            let vecIds: ReadonlyArray<string> = []
+            if (qe !== undefined) {
+              const allowed = filtered(filters)
+                ? new Set((yield* sql<{ id: string }>`SELECT id FROM experience WHERE ${where}`).map((r) => r.id))
+                : undefined
+              vecIds = resident.search(qe, pool, allowed).map((h) => h.id)
+            }
+            const lexIds = tsq === undefined
+              ? undefined
+              : sql`(SELECT id FROM experience WHERE tsv @@ ${tsqSql} AND ${where}
+                  ORDER BY ts_rank(tsv, ${tsqSql}) DESC, id LIMIT ${pool})`
+            const vecSet = sql`(SELECT unnest(${vecIds}::text[]))`
+            const ids = lexIds === undefined ? vecSet : vecIds.length === 0 ? lexIds : sql`${vecSet} UNION ${lexIds}`
+            return yield* sql<Cand>`SELECT ${base}${lexCol} FROM experience WHERE id IN (${ids})`
+          })
           : useVector || qe === undefined
           ? sql.withTransaction(
             Effect.gen(function*() {
@@ -746,7 +862,11 @@ export const make = (
         const ranked = rank(
           candidates.map((c) => ({
             id: c.id,
-            similarity: qe === undefined || c.embedding === undefined
+            similarity: qe === undefined
+              ? undefined
+              : resident !== undefined
+              ? resident.similarity(qe, c.id)
+              : c.embedding === undefined
               ? undefined
               : cosine(qe, bytesToEmbedding(c.embedding)),
             lexical: c.lex === null || c.lex === undefined ? undefined : Number(c.lex),
@@ -834,9 +954,15 @@ export const make = (
         }
       })
 
+    /** After a delete committed: drop the rows from the resident index; the number deleted. */
+    const removed = (rows: ReadonlyArray<{ id: string }>) => {
+      resident?.remove(rows.map((r) => r.id))
+      return rows.length
+    }
+
     const remove = (ids: ReadonlyArray<string>) =>
       sql<{ id: string }>`DELETE FROM experience WHERE id = ANY(${ids}::text[]) RETURNING id`.pipe(
-        Effect.map((rows) => rows.length),
+        Effect.map(removed),
         Effect.mapError(sqlFail("remove"))
       )
 
@@ -844,10 +970,10 @@ export const make = (
       Effect.gen(function*() {
         const f = normalizeFilters(filters)
         if (f instanceof InvalidQueryError) return yield* f
-        const rows = yield* sql<{ n: number }>`WITH d AS (DELETE FROM experience WHERE ${
-          whereClause(sql, f)
-        } RETURNING 1) SELECT count(*)::int AS n FROM d`.pipe(Effect.mapError(sqlFail("remove")))
-        return rows[0].n
+        const rows = yield* sql<{ id: string }>`DELETE FROM experience WHERE ${whereClause(sql, f)} RETURNING id`.pipe(
+          Effect.mapError(sqlFail("remove"))
+        )
+        return removed(rows)
       })
 
     const count = (filters?: Filters) =>
@@ -892,8 +1018,10 @@ export const make = (
         const decay = options.decay ?? defaultDecay
         const recencyWeight = options.weights?.recency ?? 1
         const importanceWeight = options.weights?.importance ?? 1
-        return yield* sql.withTransaction(
+        const deleted: Array<{ id: string }> = []
+        const report = yield* sql.withTransaction(
           Effect.gen(function*() {
+            deleted.length = 0 // (a retried transaction starts over)
             yield* sql`SELECT pg_advisory_xact_lock(${0x636f6e73})`
             let merged = 0
             for (const kind of mergeKinds) {
@@ -913,11 +1041,13 @@ export const make = (
                   tags = ${tags}::text[]
                   WHERE id = ${m.into}`
                 yield* sql`DELETE FROM experience WHERE id = ANY(${m.absorbed}::text[])`
+                for (const id of m.absorbed) deleted.push({ id })
                 merged += m.absorbed.length
               }
             }
             const weakRows = yield* sql<{ id: string }>`DELETE FROM experience
               WHERE kind = 'insight' AND support + upvotes - downvotes <= 0 RETURNING id`
+            deleted.push(...weakRows)
             let evicted = 0
             for (const [poolKinds, cap] of pools) {
               const rows = yield* sql<{ id: string; last_accessed_at: number; importance: number }>`
@@ -929,12 +1059,15 @@ export const make = (
                 { now, decay, recencyWeight, importanceWeight }
               )
               if (ids.length > 0) yield* sql`DELETE FROM experience WHERE id = ANY(${ids}::text[])`
+              for (const id of ids) deleted.push({ id })
               evicted += ids.length
             }
             const left = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM experience`
             return { merged, weak: weakRows.length, evicted, remaining: left[0].n }
           })
         ).pipe(Effect.mapError(sqlFail("consolidate")))
+        removed(deleted)
+        return report
       })
 
     return ExperienceStore.of({
@@ -1059,7 +1192,7 @@ export interface OpenStore {
   readonly backend: "pglite" | "pg"
   readonly location: string
   readonly dimension: number
-  readonly vectorIndex: "hnsw" | "exact"
+  readonly vectorIndex: VectorIndex
   readonly schemaVersion: number
   /** The Effect service behind it (to hand to Effect code: `Effect.provideService(ExperienceStore, store.service)`). */
   readonly service: ExperienceStore["Service"]
