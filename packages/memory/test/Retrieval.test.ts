@@ -94,11 +94,12 @@ describe("Consolidation", () => {
   })
 })
 
-describe("hybrid retrieval on generated dialogues (small set)", () => {
-  // 4 conversations x 4 sessions x 30 turns = 480 turns, 40 questions; exact scorer (no HNSW build: fast).
-  // bench/retrieval.ts runs the larger set (seeds 1-8 of this size: hybrid >= vector-only on all, > on 7 of 8).
+// 4 conversations x 4 sessions x 30 turns = 480 turns, 40 questions; on the default resident index (BM25 lexical
+// ranker) and on the exact scorer (PostgreSQL full-text lexical ranker, no HNSW build: fast).
+// bench/retrieval.ts runs the larger set (seeds 1-8 of this size: hybrid >= vector-only on all, > on 7 of 8).
+describe.each(["resident", "exact"] as const)("hybrid retrieval on generated dialogues (small set, %s)", (vectorIndex) => {
   const dialogues = generate({ seed: 7, conversations: 4, sessions: 4, turnsPerSession: 30 })
-  const storeLayer = Store.layerMemory({ vectorIndex: "exact" }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 256 })))
+  const storeLayer = Store.layerMemory({ vectorIndex }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 256 })))
   // (about 5 s each on an idle 2-core machine; the generous timeouts are for a loaded one)
   layer(storeLayer, { timeout: "240 seconds" })((it) => {
     it.effect("hybrid recall@10 is at least BM25's and above vector-only", () =>

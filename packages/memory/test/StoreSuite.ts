@@ -243,6 +243,35 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
         yield* check("after consolidate")
       }))
 
+    it.effect("each hit's recency and importance are those of the stored record after merges, touches and consolidation", () =>
+      Effect.gen(function*() {
+        const store = yield* fresh
+        const texts = Array.from({ length: 40 }, (_, i) => `insight ${i % 20}: keep the ${["mug", "egg", "key"][i % 20 % 3]} near the sink`)
+        // the second 20 are duplicates of the first 20 with other importance and access times: merges
+        yield* store.putMany(texts.map((t, i) =>
+          i < 20
+            ? Records.insight(t, { importance: (i % 5) / 10, createdAt: NOW - i * HOUR, lastAccessedAt: NOW - i * HOUR })
+            : Records.insight(t, { importance: 0.9, createdAt: NOW, lastAccessedAt: NOW - HOUR / 2 })
+        ))
+        // two insights with the same words (cosine 1): consolidation merges them into one with the group's fields
+        yield* store.putMany([
+          Records.insight("Keep the egg carton near the sink.", { importance: 0.2, createdAt: NOW - 100 * HOUR, lastAccessedAt: NOW - 100 * HOUR }),
+          Records.insight("keep the egg carton near the sink!", { importance: 0.8, createdAt: NOW - HOUR, lastAccessedAt: NOW - HOUR })
+        ])
+        for (let i = 0; i < 5; i++) yield* store.query({ text: "mug near the sink", k: 3, now: NOW + i * HOUR }) // touches
+        yield* store.consolidate({ threshold: 0.95, now: NOW + 6 * HOUR }) // merges near-duplicate insights
+        for (const recencyFrom of ["created", "accessed"] as const) {
+          const hits = yield* store.query({ text: "keep the egg carton", k: 8, touch: false, recencyFrom, now: NOW + 7 * HOUR })
+          expect(hits[0].record.text.toLowerCase()).toContain("egg carton")
+          for (const h of hits) {
+            const stored = Option.getOrThrow(yield* store.get(h.record.id))
+            const at = recencyFrom === "created" ? stored.createdAt : stored.lastAccessedAt
+            expect(h.importance, h.record.text).toBe(stored.importance)
+            expect(h.recency, `${recencyFrom} ${h.record.text}`).toBeCloseTo(Math.pow(0.995, Math.max(0, NOW + 7 * HOUR - at) / HOUR), 12)
+          }
+        }
+      }))
+
     it.effect("round-trips every record kind", () =>
       Effect.gen(function*() {
         const store = yield* fresh

@@ -1,19 +1,23 @@
 /**
- * The embedded store's resident vector index: every record's embedding held in memory in a kernels
- * `TopKIndex` (WebAssembly SIMD, exact int16 pre-filter then float32 rescoring; typed arrays where SIMD is missing),
- * addressed by record id. Exact cosine top-n, no approximation: the same candidates as scoring every record.
+ * The embedded store's resident index: what ranking needs of every record, held in memory and addressed by id —
+ * the embedding in a kernels `TopKIndex` (WebAssembly SIMD, exact int16 pre-filter then float32 rescoring; typed
+ * arrays where SIMD is missing), the words in a BM25 `LexicalIndex`, and `createdAt`, `lastAccessedAt` and
+ * `importance`. Exact cosine top-n, no approximation: the same vector candidates as scoring every record.
  *
  * **Why**: a PGlite store belongs to one process (the directory lock), so every write passes through this process's
- * store and an in-memory mirror of the embeddings stays exact. Searching it costs one pass over int16 rows
- * (~3 ms at 100k × 256 on one core) where pgvector's HNSW inside PGlite (WebAssembly, no SIMD) took ~20 ms per
- * query and ~4 ms per insert (graph maintenance); inserts only append a row.
+ * store and an in-memory mirror stays exact. A query then needs one SQL statement (read the k winners and touch
+ * them) instead of three; the vector scan is one pass over int16 rows (~3 ms at 100k × 256 on one core) where
+ * pgvector's HNSW inside PGlite (WebAssembly, no SIMD) took ~20 ms per query and ~4 ms per insert (graph
+ * maintenance), and BM25 over the postings takes well under a millisecond where the GIN lookup and `ts_rank` took
+ * 1-8 ms.
  *
  * **Details**
  * - Built when the store opens, from the stored float32 copies (`embedding bytea`), read in pages of
  *   {@link LOAD_PAGE} rows by id; memory `records × (6 dim + 12)` bytes plus the ids.
- * - The store calls {@link ResidentIndex.add} after an insert commits and {@link ResidentIndex.remove} after a delete
- *   commits; a query racing a write may miss a row inserted a moment ago or name one just deleted (the store skips
- *   ids it cannot read back), never a wrong score.
+ * - The store calls {@link ResidentIndex.add} after an insert commits, {@link ResidentIndex.update} after a merge,
+ *   consolidation or access-time update commits, and {@link ResidentIndex.remove} after a delete commits; a query
+ *   racing a write may miss a row inserted a moment ago or name one just deleted (the store skips ids it cannot
+ *   read back).
  * - {@link ResidentIndex.search} with a set of allowed ids (a filtered query) over-fetches from the index until `n`
  *   allowed rows are found (or all rows were ranked), or scores the allowed rows directly when they are few: exact in
  *   both cases.
@@ -21,6 +25,7 @@
  * @since 0.2.0
  */
 import { TopKIndex } from "@autodidact/kernels"
+import * as LexicalIndex from "./LexicalIndex.js"
 import { cosine } from "./Retrieval.js"
 
 /** Rows read per page while building the index at open. */
@@ -32,23 +37,43 @@ export interface Hit {
   readonly similarity: number
 }
 
-/** An id-addressed exact cosine index over the store's embeddings. */
+/** The ranking fields of a record the index keeps (epoch ms; importance in `[0, 1]`). */
+export interface Meta {
+  readonly createdAt: number
+  readonly lastAccessedAt: number
+  readonly importance: number
+}
+
+/** A record as the index takes it. */
+export interface Entry extends Meta {
+  readonly id: string
+  readonly text: string
+  readonly embedding: Float32Array
+}
+
+/** An id-addressed mirror of the store's records for ranking: exact cosine, BM25 and the ranking fields. */
 export interface ResidentIndex {
   /** Records held. */
   readonly size: number
   /** `"wasm-simd"` or `"typed-array"` (kernels `TopKIndex`). */
   readonly backend: string
-  /** Add committed records (ids not held yet; an id already held is ignored). */
-  readonly add: (ids: ReadonlyArray<string>, embeddings: ReadonlyArray<Float32Array>) => void
+  /** Add committed records (an id already held is ignored). */
+  readonly add: (entries: ReadonlyArray<Entry>) => void
+  /** Set the ranking fields of held records after an update committed (unknown ids are ignored). */
+  readonly update: (id: string, meta: Partial<Meta>) => void
   /** Remove committed deletions (unknown ids are ignored). */
   readonly remove: (ids: ReadonlyArray<string>) => void
+  /** The ranking fields of a held record. */
+  readonly meta: (id: string) => Meta | undefined
+  /** BM25 top-n for a query text (see `LexicalIndex.search`), among `allowed` when given. */
+  readonly lexical: (text: string, n: number, allowed?: ReadonlySet<string>) => LexicalIndex.Search
   /**
    * The `n` most cosine-similar records to `query` (best first; ties by position), among `allowed` when given
    * (a filtered query).
    */
   readonly search: (query: Float32Array, n: number, allowed?: ReadonlySet<string>) => ReadonlyArray<Hit>
-  /** Cosine similarity of `query` with a held record, `undefined` for an id not held. */
-  readonly similarity: (query: Float32Array, id: string) => number | undefined
+  /** Cosine similarities (double precision) of `query` with held records, `undefined` for an id not held. */
+  readonly similarities: (query: Float32Array, ids: ReadonlyArray<string>) => ReadonlyArray<number | undefined>
   /** Free the memory. */
   readonly dispose: () => void
 }
@@ -56,29 +81,39 @@ export interface ResidentIndex {
 /** An empty index of `dim`-dimensional embeddings. */
 export const make = (dim: number, capacity = 1024): ResidentIndex => {
   const index = TopKIndex.make(dim, { capacity })
+  const words = LexicalIndex.make()
+  const metas = new Map<string, Meta>()
   const ids: Array<string> = []
   const position = new Map<string, number>()
-  const rowOf = (p: number) => index.matrix.subarray(p * dim, (p + 1) * dim)
+  const rowOf = (m: Float32Array, p: number) => m.subarray(p * dim, (p + 1) * dim)
 
-  const add = (newIds: ReadonlyArray<string>, embeddings: ReadonlyArray<Float32Array>) => {
-    const keep: Array<number> = []
-    for (let i = 0; i < newIds.length; i++) if (!position.has(newIds[i])) keep.push(i)
-    if (keep.length === 0) return
-    const rows = new Float32Array(keep.length * dim)
-    keep.forEach((i, j) => {
-      rows.set(embeddings[i], j * dim)
-      position.set(newIds[i], ids.length)
-      ids.push(newIds[i])
+  const add = (entries: ReadonlyArray<Entry>) => {
+    const seen = new Set<string>()
+    const fresh = entries.filter((e) => {
+      if (position.has(e.id) || seen.has(e.id)) return false
+      seen.add(e.id)
+      return true
     })
-    index.append(rows, keep.length)
+    if (fresh.length === 0) return
+    const rows = new Float32Array(fresh.length * dim)
+    fresh.forEach((e, j) => {
+      rows.set(e.embedding, j * dim)
+      position.set(e.id, ids.length)
+      ids.push(e.id)
+      metas.set(e.id, { createdAt: e.createdAt, lastAccessedAt: e.lastAccessedAt, importance: e.importance })
+    })
+    index.append(rows, fresh.length)
+    words.add(fresh.map((e) => e.id), fresh.map((e) => e.text))
   }
 
   const remove = (gone: ReadonlyArray<string>) => {
+    words.remove(gone)
     for (const id of gone) {
       const p = position.get(id)
       if (p === undefined) continue
       const moved = index.removeRow(p)
       position.delete(id)
+      metas.delete(id)
       const last = ids.pop()!
       if (moved !== -1) {
         ids[p] = last
@@ -108,7 +143,7 @@ export const make = (dim: number, capacity = 1024): ResidentIndex => {
       const m = index.matrix
       for (const id of allowed) {
         const p = position.get(id)
-        if (p !== undefined) hits.push({ id, p, similarity: cosine(query, m.subarray(p * dim, (p + 1) * dim)) })
+        if (p !== undefined) hits.push({ id, p, similarity: cosine(query, rowOf(m, p)) })
       }
       hits.sort((a, b) => b.similarity - a.similarity || a.p - b.p)
       return hits.slice(0, n).map(({ id, similarity }) => ({ id, similarity }))
@@ -127,11 +162,20 @@ export const make = (dim: number, capacity = 1024): ResidentIndex => {
     },
     backend: index.backend,
     add,
+    update: (id, meta) => {
+      const m = metas.get(id)
+      if (m !== undefined) metas.set(id, { ...m, ...meta })
+    },
     remove,
+    meta: (id) => metas.get(id),
+    lexical: (text, n, allowed) => words.search(text, n, allowed),
     search,
-    similarity: (query, id) => {
-      const p = position.get(id)
-      return p === undefined ? undefined : cosine(query, rowOf(p))
+    similarities: (query, of) => {
+      const m = index.matrix
+      return of.map((id) => {
+        const p = position.get(id)
+        return p === undefined ? undefined : cosine(query, rowOf(m, p))
+      })
     },
     dispose: () => index.dispose()
   }

@@ -71,7 +71,7 @@ import {
 } from "./Migrations.js"
 import type { ExperienceRecord, Kind, NewRecord, Outcome } from "./Records.js"
 import { decodeTrajectory, kinds, MaxPayloadBytes, MaxTextLength, outcomes } from "./Records.js"
-import type { Filters, NormalizedFilters, Query, Weights } from "./Retrieval.js"
+import type { Components, Filters, NormalizedFilters, Query, Weights } from "./Retrieval.js"
 import { cosine, defaultDecay, normalizeFilters, normalizeOptions, rank, recency, tsQueryOf } from "./Retrieval.js"
 import * as ResidentIndex from "./ResidentIndex.js"
 import type { Backend } from "./SqlBackend.js"
@@ -106,7 +106,10 @@ export interface ScoredRecord {
   readonly relevance: number
   /** Cosine similarity of the query embedding and the record's, in `[−1, 1]`; 0 without a vector ranker. */
   readonly similarity: number
-  /** Full-text rank (`ts_rank`) of the query's words in the record's text, ≥ 0; 0 when none matches. */
+  /**
+   * Lexical score of the query's words in the record's text, ≥ 0; 0 when none matches: BM25 on the `"resident"`
+   * path, the full-text rank `ts_rank` otherwise.
+   */
   readonly lexical: number
   /** `decay ^ hours` since creation (or last access, `recencyFrom: "accessed"`), in `(0, 1]`. */
   readonly recency: number
@@ -224,11 +227,13 @@ export class ExperienceStore extends Context.Service<
      * **Details**
      * - Candidates: the records that pass `query.filters` (all given fields must match; a list matches any of its
      *   values; `tags` needs all listed tags, `anyTags` one; `minImportance`, `since` in epoch ms). On the
-     *   `"hnsw"` path each ranker contributes its best `candidates` (default `max(10 k, 100)`): the HNSW nearest by
-     *   cosine and the GIN-indexed text matches by `ts_rank`; `"exact"` scores every filtered record.
-     * - Rankers: lexical, `to_tsquery('english', <the text's words OR-ed>)` against `to_tsvector('english', text)`
-     *   (stemmed, stop words dropped), ranked by `ts_rank`, when `query.text` is given and the mode is not
-     *   `"vector"`; vector, cosine with the embedding of `query.text` (by the store's `Embedder`) or
+     *   `"resident"` and `"hnsw"` paths each ranker contributes its best `candidates` (default `max(10 k, 100)`):
+     *   resident, the exact cosine nearest and the BM25 best from memory; hnsw, the HNSW nearest by cosine and the
+     *   GIN-indexed text matches by `ts_rank`; `"exact"` scores every filtered record.
+     * - Rankers: lexical, when `query.text` is given and the mode is not `"vector"`: on the resident path Okapi BM25
+     *   over the records' words (`LexicalIndex`: lower-cased, stop words dropped, unstemmed); otherwise
+     *   `to_tsquery('english', <the text's words OR-ed>)` against `to_tsvector('english', text)` (stemmed, stop
+     *   words dropped), ranked by `ts_rank`; vector, cosine with the embedding of `query.text` (by the store's `Embedder`) or
      *   `query.embedding` (`[dimension]`, finite), when the mode is not `"lexical"`. Neither runs when
      *   `weights.relevance` is 0.
      * - Relevance `Σ 1 / (rrfK + rank)` over the rankers that rank the record, divided by its maximum, in `[0, 1]`
@@ -539,7 +544,9 @@ const loadResident = (sql: SqlClient.SqlClient, location: string, dimension: num
     )
     let after: string | undefined
     for (;;) {
-      const rows = yield* sql<{ id: string; embedding: Uint8Array }>`SELECT id, embedding FROM experience
+      const rows = yield* sql<
+        { id: string; embedding: Uint8Array; text: string; created_at: number; last_accessed_at: number; importance: number }
+      >`SELECT id, embedding, text, created_at, last_accessed_at, importance FROM experience
         ${after === undefined ? sql`` : sql`WHERE id > ${after}`} ORDER BY id LIMIT ${ResidentIndex.LOAD_PAGE}`
       for (const r of rows) {
         if (r.embedding.byteLength !== 4 * dimension) {
@@ -549,14 +556,21 @@ const loadResident = (sql: SqlClient.SqlClient, location: string, dimension: num
           })
         }
       }
-      index.add(rows.map((r) => r.id), rows.map((r) => bytesToEmbedding(r.embedding)))
+      index.add(rows.map((r) => ({
+        id: r.id,
+        text: r.text,
+        embedding: bytesToEmbedding(r.embedding),
+        createdAt: Number(r.created_at),
+        lastAccessedAt: Number(r.last_accessed_at),
+        importance: Number(r.importance)
+      })))
       if (rows.length < ResidentIndex.LOAD_PAGE) return index
       after = rows[rows.length - 1].id
     }
   }).pipe(
     Effect.catchTag("SqlError", (cause) =>
       Effect.fail(
-        new StoreOpenError({ location, reason: `loading the resident vector index: ${cause.message}`, cause })
+        new StoreOpenError({ location, reason: `loading the resident index: ${cause.message}`, cause })
       ))
   )
 
@@ -672,7 +686,7 @@ export const make = (
               ${embeddingToBytes(p.embedding)}, ${p.payloadJson}::jsonb, ${p.dedupKey})`
       )
       const columns = sql.literal(useVector ? `${COLUMNS}, dedup_key, vec` : `${COLUMNS}, dedup_key`)
-      return sql<{ id: string; dedup_key: string; inserted: boolean }>`
+      return sql<{ id: string; dedup_key: string; inserted: boolean; importance: number; last_accessed_at: number }>`
         INSERT INTO experience (${columns}) VALUES ${sql.csv(rows)}
         ON CONFLICT (dedup_key) DO UPDATE SET
           support = experience.support + EXCLUDED.support,
@@ -682,7 +696,7 @@ export const make = (
           last_accessed_at = GREATEST(experience.last_accessed_at, EXCLUDED.last_accessed_at),
           tags = ARRAY(SELECT DISTINCT t FROM unnest(experience.tags || EXCLUDED.tags) AS t ORDER BY t)
         WHERE experience.id <> EXCLUDED.id
-        RETURNING id, dedup_key, (xmax = 0) AS inserted`
+        RETURNING id, dedup_key, (xmax = 0) AS inserted, importance, last_accessed_at`
     }
 
     const putMany = (records: ReadonlyArray<NewRecord>): Effect.Effect<ReadonlyArray<PutResult>, StoreError> =>
@@ -718,8 +732,11 @@ export const make = (
           ;(rounds[k] ??= []).push(i)
         }
         const results: Array<PutResult> = new Array(prepared.length)
+        // the ranking fields of merged rows as they are after the transaction (for the resident index)
+        const mergedMeta = new Map<string, { importance: number; lastAccessedAt: number }>()
         yield* sql.withTransaction(
           Effect.gen(function*() {
+            mergedMeta.clear()
             for (const round of rounds) {
               for (let i = 0; i < round.length; i += BATCH_ROWS) {
                 const chunk = round.slice(i, i + BATCH_ROWS)
@@ -731,18 +748,33 @@ export const make = (
                   results[j] = r === undefined
                     ? { id: prepared[j].id, status: "merged" }
                     : { id: r.id, status: r.inserted ? "inserted" : "merged" }
+                  if (r !== undefined && !r.inserted) {
+                    mergedMeta.set(r.id, { importance: Number(r.importance), lastAccessedAt: Number(r.last_accessed_at) })
+                  }
                 }
               }
             }
           })
         ).pipe(Effect.mapError(sqlFail("put")))
         if (resident !== undefined) {
-          // committed: mirror the inserted rows (a merge keeps the stored embedding)
-          const inserted: Array<number> = []
+          // committed: mirror the inserted rows (in input order) and the merged rows' new ranking fields (a merge
+          // keeps the stored text and embedding); a row inserted and merged into within the batch gets both
+          const entries: Array<ResidentIndex.Entry> = []
           results.forEach((r, j) => {
-            if (r.status === "inserted") inserted.push(j)
+            const p = prepared[j]
+            if (r.status === "inserted") {
+              entries.push({
+                id: r.id,
+                text: p.text,
+                embedding: p.embedding,
+                createdAt: p.createdAt,
+                lastAccessedAt: p.lastAccessedAt,
+                importance: p.importance
+              })
+            }
           })
-          resident.add(inserted.map((j) => results[j].id), inserted.map((j) => prepared[j].embedding))
+          resident.add(entries)
+          for (const [id, meta] of mergedMeta) resident.update(id, meta)
         }
         return results
       })
@@ -804,79 +836,82 @@ export const make = (
           ? sql``
           : sql`, CASE WHEN tsv @@ ${tsqSql} THEN ts_rank(tsv, ${tsqSql}) ELSE 0 END AS lex`
         const base = sql.literal("id, created_at, last_accessed_at, importance")
-        const candidates: ReadonlyArray<Cand> = yield* (rankers === 0
-          ? sql<Cand>`SELECT ${base} FROM experience WHERE ${where}`
-          : resident !== undefined
-          ? Effect.gen(function*() {
-            // resident path: the vector ranker's best `pool` from memory (restricted to the filtered ids when the
-            // query is filtered), the lexical ranker's from the GIN index, their union read in one statement
-            let vecIds: ReadonlyArray<string> = []
-            if (qe !== undefined) {
-              const allowed = filtered(filters)
-                ? new Set((yield* sql<{ id: string }>`SELECT id FROM experience WHERE ${where}`).map((r) => r.id))
-                : undefined
-              vecIds = resident.search(qe, pool, allowed).map((h) => h.id)
-            }
-            const lexIds = tsq === undefined
-              ? undefined
-              : sql`(SELECT id FROM experience WHERE tsv @@ ${tsqSql} AND ${where}
-                  ORDER BY ts_rank(tsv, ${tsqSql}) DESC, id LIMIT ${pool})`
-            const vecSet = sql`(SELECT unnest(${vecIds}::text[]))`
-            const ids = lexIds === undefined ? vecSet : vecIds.length === 0 ? lexIds : sql`${vecSet} UNION ${lexIds}`
-            return yield* sql<Cand>`SELECT ${base}${lexCol} FROM experience WHERE id IN (${ids})`
-          })
-          : useVector || qe === undefined
-          ? sql.withTransaction(
-            Effect.gen(function*() {
-              // indexed path: the best `pool` of each ranker (HNSW by cosine, GIN by ts_rank), then their union
-              const vecLit = qe === undefined ? "" : vectorLiteral(qe)
-              if (qe !== undefined) {
-                // both settings in one round trip, local to this transaction
-                const ef = String(Math.min(1000, Math.max(40, pool)))
-                yield* sql`SELECT set_config('hnsw.ef_search', ${ef}, true)${
-                  iterativeScan ? sql`, set_config('hnsw.iterative_scan', 'relaxed_order', true)` : sql``
-                }`
-              }
-              const lexIds = tsq === undefined
-                ? sql``
-                : sql`(SELECT id FROM experience WHERE tsv @@ ${tsqSql} AND ${where}
-                    ORDER BY ts_rank(tsv, ${tsqSql}) DESC, id LIMIT ${pool})`
-              const vecIds = qe === undefined
-                ? sql``
-                : sql`(SELECT id FROM experience WHERE ${where} ORDER BY vec <=> ${vecLit}::vector LIMIT ${pool})`
-              const ids = tsq !== undefined && qe !== undefined
-                ? sql`${lexIds} UNION ${vecIds}`
-                : tsq !== undefined
-                ? lexIds
-                : vecIds
-              // the embedding, not pgvector's float32 distance: cosine in JS, exactly as on the exact path
-              const simCol = qe === undefined ? sql`` : sql`, embedding`
-              return yield* sql<Cand>`SELECT ${base}${simCol}${lexCol} FROM experience WHERE id IN (${ids})`
+        const recencyOf = (createdAt: number, lastAccessedAt: number) =>
+          recency(opts.recencyFrom === "created" ? createdAt : lastAccessedAt, now, opts.decay)
+        const components: ReadonlyArray<Components> = resident !== undefined && rankers > 0
+          ? yield* Effect.gen(function*() {
+            // resident path: both rankers' best `pool` from memory (restricted to the filtered ids when the query is
+            // filtered: one statement reads them), the ranking fields from memory; no other statement
+            const allowed = filtered(filters)
+              ? new Set(
+                (yield* sql<{ id: string }>`SELECT id FROM experience WHERE ${where}`.pipe(
+                  Effect.mapError(sqlFail("query"))
+                )).map((r) => r.id)
+              )
+              : undefined
+            const vector = qe === undefined ? [] : resident.search(qe, pool, allowed)
+            const lexical = tsq === undefined ? undefined : resident.lexical(q.text!, pool, allowed)
+            const ids = [...new Set([...vector.map((h) => h.id), ...(lexical?.hits ?? []).map((h) => h.id)])]
+            const sims = qe === undefined ? undefined : resident.similarities(qe, ids)
+            const out: Array<Components> = []
+            ids.forEach((id, i) => {
+              const m = resident.meta(id)
+              if (m === undefined) return
+              out.push({
+                id,
+                similarity: sims?.[i],
+                lexical: lexical?.scoreOf(id),
+                recency: recencyOf(m.createdAt, m.lastAccessedAt),
+                importance: m.importance
+              })
             })
-          )
-          // exact path: every filtered record, cosine in JS from the float32 copy
-          : sql<Cand>`SELECT ${base}, embedding${lexCol} FROM experience WHERE ${where}`).pipe(
-            Effect.mapError(sqlFail("query"))
-          )
-        if (candidates.length === 0) return []
-        const ranked = rank(
-          candidates.map((c) => ({
-            id: c.id,
-            similarity: qe === undefined
-              ? undefined
-              : resident !== undefined
-              ? resident.similarity(qe, c.id)
-              : c.embedding === undefined
-              ? undefined
-              : cosine(qe, bytesToEmbedding(c.embedding)),
-            lexical: c.lex === null || c.lex === undefined ? undefined : Number(c.lex),
-            recency: recency(opts.recencyFrom === "created" ? c.created_at : c.last_accessed_at, now, opts.decay),
-            importance: c.importance
-          })),
-          opts.weights,
-          opts.k,
-          { rankers, rrfK: opts.rrfK, depth: pool }
-        )
+            return out
+          })
+          : (yield* (rankers === 0
+            ? sql<Cand>`SELECT ${base} FROM experience WHERE ${where}`
+            : useVector || qe === undefined
+            ? sql.withTransaction(
+              Effect.gen(function*() {
+                // indexed path: the best `pool` of each ranker (HNSW by cosine, GIN by ts_rank), then their union
+                const vecLit = qe === undefined ? "" : vectorLiteral(qe)
+                if (qe !== undefined) {
+                  // both settings in one round trip, local to this transaction
+                  const ef = String(Math.min(1000, Math.max(40, pool)))
+                  yield* sql`SELECT set_config('hnsw.ef_search', ${ef}, true)${
+                    iterativeScan ? sql`, set_config('hnsw.iterative_scan', 'relaxed_order', true)` : sql``
+                  }`
+                }
+                const lexIds = tsq === undefined
+                  ? sql``
+                  : sql`(SELECT id FROM experience WHERE tsv @@ ${tsqSql} AND ${where}
+                      ORDER BY ts_rank(tsv, ${tsqSql}) DESC, id LIMIT ${pool})`
+                const vecIds = qe === undefined
+                  ? sql``
+                  : sql`(SELECT id FROM experience WHERE ${where} ORDER BY vec <=> ${vecLit}::vector LIMIT ${pool})`
+                const ids = tsq !== undefined && qe !== undefined
+                  ? sql`${lexIds} UNION ${vecIds}`
+                  : tsq !== undefined
+                  ? lexIds
+                  : vecIds
+                // the embedding, not pgvector's float32 distance: cosine in JS, exactly as on the exact path
+                const simCol = qe === undefined ? sql`` : sql`, embedding`
+                return yield* sql<Cand>`SELECT ${base}${simCol}${lexCol} FROM experience WHERE id IN (${ids})`
+              })
+            )
+            // exact path: every filtered record, cosine in JS from the float32 copy
+            : sql<Cand>`SELECT ${base}, embedding${lexCol} FROM experience WHERE ${where}`).pipe(
+              Effect.mapError(sqlFail("query"))
+            )).map((c) => ({
+              id: c.id,
+              similarity: qe === undefined || c.embedding === undefined
+                ? undefined
+                : cosine(qe, bytesToEmbedding(c.embedding)),
+              lexical: c.lex === null || c.lex === undefined ? undefined : Number(c.lex),
+              recency: recencyOf(c.created_at, c.last_accessed_at),
+              importance: c.importance
+            }))
+        if (components.length === 0) return []
+        const ranked = rank(components, opts.weights, opts.k, { rankers, rrfK: opts.rrfK, depth: pool })
         const ids = ranked.map((r) => r.id)
         // one statement: the CTE reads the rows as they were (its snapshot precedes the update), the update touches
         const rows = yield* (q.touch === false
@@ -885,6 +920,12 @@ export const make = (
               touched AS (UPDATE experience SET last_accessed_at = GREATEST(last_accessed_at, ${now})
                 WHERE id = ANY(${ids}::text[]) RETURNING 1)
               SELECT * FROM hit`).pipe(Effect.mapError(sqlFail("query")))
+        if (resident !== undefined && q.touch !== false) {
+          for (const id of ids) {
+            const m = resident.meta(id)
+            if (m !== undefined && m.lastAccessedAt < now) resident.update(id, { lastAccessedAt: now })
+          }
+        }
         const byId = new Map(rows.map((r) => [r.id, r]))
         const out: Array<ScoredRecord> = []
         for (const r of ranked) {
@@ -1019,9 +1060,11 @@ export const make = (
         const recencyWeight = options.weights?.recency ?? 1
         const importanceWeight = options.weights?.importance ?? 1
         const deleted: Array<{ id: string }> = []
+        const updated = new Map<string, ResidentIndex.Meta>()
         const report = yield* sql.withTransaction(
           Effect.gen(function*() {
             deleted.length = 0 // (a retried transaction starts over)
+            updated.clear()
             yield* sql`SELECT pg_advisory_xact_lock(${0x636f6e73})`
             let merged = 0
             for (const kind of mergeKinds) {
@@ -1031,15 +1074,21 @@ export const make = (
               for (const m of planMerges(records, threshold)) {
                 const group = [byId.get(m.into)!, ...m.absorbed.map((id) => byId.get(id)!)]
                 const tags = [...new Set(group.flatMap((r) => r.tags))].sort()
+                const meta = {
+                  importance: Math.max(...group.map((r) => r.importance)),
+                  createdAt: Math.min(...group.map((r) => r.createdAt)),
+                  lastAccessedAt: Math.max(...group.map((r) => r.lastAccessedAt))
+                }
                 yield* sql`UPDATE experience SET
                   support = ${group.reduce((a, r) => a + r.support, 0)},
                   upvotes = ${group.reduce((a, r) => a + r.upvotes, 0)},
                   downvotes = ${group.reduce((a, r) => a + r.downvotes, 0)},
-                  importance = ${Math.max(...group.map((r) => r.importance))},
-                  created_at = ${Math.min(...group.map((r) => r.createdAt))},
-                  last_accessed_at = ${Math.max(...group.map((r) => r.lastAccessedAt))},
+                  importance = ${meta.importance},
+                  created_at = ${meta.createdAt},
+                  last_accessed_at = ${meta.lastAccessedAt},
                   tags = ${tags}::text[]
                   WHERE id = ${m.into}`
+                updated.set(m.into, meta)
                 yield* sql`DELETE FROM experience WHERE id = ANY(${m.absorbed}::text[])`
                 for (const id of m.absorbed) deleted.push({ id })
                 merged += m.absorbed.length
@@ -1066,6 +1115,7 @@ export const make = (
             return { merged, weak: weakRows.length, evicted, remaining: left[0].n }
           })
         ).pipe(Effect.mapError(sqlFail("consolidate")))
+        for (const [id, meta] of updated) resident?.update(id, meta)
         removed(deleted)
         return report
       })
