@@ -119,12 +119,17 @@ describe("OrtSession", () => {
       const wrongType = yield* Effect.flip(OrtSession.run(s, { input_ids: new T("int32", Int32Array.of(1), [1, 1]) }))
       expect(wrongType).toMatchObject({ _tag: "OrtInputError", input: "input_ids", expected: "element type int64", actual: "element type int32" })
       const wrongRank = yield* Effect.flip(OrtSession.run(s, { input_ids: ids(s, [1, 2], [2]) }))
-      expect(wrongRank).toMatchObject({ _tag: "OrtInputError", input: "input_ids", expected: "rank 2 [batch, seq]", actual: "rank 1 [2]" })
+      expect(wrongRank).toMatchObject({ _tag: "OrtInputError", input: "input_ids", expected: "rank 2 (declared [batch, seq])", actual: "rank 1 [2]" })
       // a pure check: two inputs sharing "batch" must agree; a fixed dimension must match
       const specs = [{ name: "a", type: "float32", shape: ["batch", 4] }, { name: "b", type: "float32", shape: ["batch"] }]
       expect(OrtSession.checkFeeds("m", specs, { a: { type: "float32", dims: [2, 4] }, b: { type: "float32", dims: [2] } })).toBeUndefined()
       expect(OrtSession.checkFeeds("m", specs, { a: { type: "float32", dims: [2, 4] }, b: { type: "float32", dims: [3] } })).toMatchObject({ input: "b", expected: "dimension \"batch\" = 2 as in the other inputs" })
-      expect(OrtSession.checkFeeds("m", specs, { a: { type: "float32", dims: [2, 5] }, b: { type: "float32", dims: [2] } })).toMatchObject({ input: "a", expected: "dimension 1 = 4 [batch, 4]" })
+      expect(OrtSession.checkFeeds("m", specs, { a: { type: "float32", dims: [2, 5] }, b: { type: "float32", dims: [2] } })).toMatchObject({ input: "a", expected: "[2, 4] (declared [batch, 4])", actual: "[2, 5]" })
+      // before a tensor is built: the data's length against the dimensions (ONNX Runtime's own error is untyped)
+      expect(OrtSession.checkDims("m", specs[0]!, [2, 4], 7)).toMatchObject({ input: "a", expected: "[2, 4] (8 values; declared [batch, 4])", actual: "7 values" })
+      expect(OrtSession.checkDims("m", specs[0]!, [2, 4], 6)).toMatchObject({ expected: "[2, 4] (8 values; declared [batch, 4])", actual: "[2, 3] (6 values)" })
+      expect(OrtSession.checkDims("m", specs[0]!, [1.5, 4], 6)).toMatchObject({ expected: "non-negative integer dimensions (declared [batch, 4])", actual: "[1.5, 4]" })
+      expect(OrtSession.checkDims("m", specs[0]!, [3, 4], 12)).toBeUndefined()
     })))
 
   it.effect("release: the scope closing releases the session; running after it is OrtRunError", () =>

@@ -29,7 +29,22 @@ import { InferenceError, InputMismatchError, ModelLoadError, TokenizerMismatchEr
 import type { ScoreError } from "./RewardError.js"
 import * as RewardModel from "./RewardModel.js"
 import * as TextTokenizer from "./TextTokenizer.js"
-import { checkFinite, checkShape } from "./internal/inputs.js"
+import { checkFinite } from "./internal/inputs.js"
+
+/**
+ * The first way `dims` and `length` (the data's element count) fail to fit `spec` (kernels' `OrtSession.checkDims`,
+ * the one shape check of every ONNX feed), as this package's InputMismatchError naming the input, the expected shape
+ * (with the declared one) and the received one. Called before a tensor is built (ONNX Runtime's own error is untyped).
+ */
+const checkShape = (
+  model: string,
+  spec: { readonly name: string; readonly shape: ReadonlyArray<number | string> },
+  dims: ReadonlyArray<number>,
+  length: number
+): InputMismatchError | undefined => {
+  const bad = OrtSession.checkDims(model, spec, dims, length)
+  return bad === undefined ? undefined : new InputMismatchError({ model, input: bad.input, expected: bad.expected, actual: bad.actual })
+}
 
 /** Options of the ONNX session: a name for messages, execution providers, expected inputs/outputs. */
 export type OpenOptions = OrtSession.OpenOptions

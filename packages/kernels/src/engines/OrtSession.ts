@@ -179,9 +179,47 @@ const specOf = (m: Ort.InferenceSession.ValueMetadata): TensorSpec =>
 const showShape = (shape: ReadonlyArray<number | string>): string => `[${shape.join(", ")}]`
 
 /**
- * Check feeds against declared inputs (pure): every declared input fed and no other, element types, ranks, fixed
- * dimensions, and each symbolic dimension equal across the inputs that share it. Returns the first mismatch, or
- * undefined when the feeds fit.
+ * Check one input's dimensions (and, when `length` is given, its data's element count) against its declared shape
+ * (pure), before a tensor is built from them (ONNX Runtime throws an untyped error while building a tensor whose data
+ * length does not match its dimensions): dimensions that are not non-negative integers, another rank, a fixed
+ * dimension of another size, or a data length other than the product of `dims`. Returns the first mismatch as an
+ * `OrtInputError` naming the input, the expected shape (with the declared one) and the received one, or undefined.
+ *
+ * @example
+ * ```ts
+ * OrtSession.checkDims("m", { name: "x", type: "float32", shape: ["batch", 16] }, [2, 16], 30)
+ * // OrtInputError { input: "x", expected: "[2, 16] (32 values; declared [batch, 16])", actual: "[2, 15] (30 values)" }
+ * ```
+ */
+export const checkDims = (
+  model: string,
+  spec: { readonly name: string; readonly shape: ReadonlyArray<number | string> },
+  dims: ReadonlyArray<number>,
+  length?: number
+): OrtInputError | undefined => {
+  const declared = `declared ${showShape(spec.shape)}`
+  const fail = (expected: string, actual: string) => new OrtInputError({ model, input: spec.name, expected, actual })
+  if (!dims.every((d) => Number.isInteger(d) && d >= 0)) return fail(`non-negative integer dimensions (${declared})`, showShape(dims))
+  if (dims.length !== spec.shape.length) return fail(`rank ${spec.shape.length} (${declared})`, `rank ${dims.length} ${showShape(dims)}`)
+  const want = spec.shape.map((d, i) => (typeof d === "number" ? d : dims[i]!))
+  for (let i = 0; i < want.length; i++) {
+    if (want[i] !== dims[i]) return fail(`${showShape(want)} (${declared})`, showShape(dims))
+  }
+  if (length === undefined) return undefined
+  const size = dims.reduce((a, b) => a * b, 1)
+  if (size !== length) {
+    // the shape the data would have with the same leading dimensions, when it divides evenly
+    const lead = dims.slice(0, -1).reduce((a, b) => a * b, 1)
+    const got = dims.length >= 1 && lead > 0 && length % lead === 0 ? `${showShape([...dims.slice(0, -1), length / lead])} (${length} values)` : `${length} values`
+    return fail(`${showShape(dims)} (${size} values; ${declared})`, got)
+  }
+  return undefined
+}
+
+/**
+ * Check feeds against declared inputs (pure): every declared input fed and no other, element types, then each
+ * feed's dimensions ({@link checkDims}: rank, fixed dimensions), and each symbolic dimension equal across the inputs
+ * that share it. Returns the first mismatch, or undefined when the feeds fit.
  */
 export const checkFeeds = (
   model: string,
@@ -198,15 +236,8 @@ export const checkFeeds = (
     const feed = feeds[spec.name]
     if (feed === undefined) return new OrtInputError({ model, input: spec.name, expected: `a ${spec.type} tensor ${showShape(spec.shape)}`, actual: "no feed" })
     if (feed.type !== spec.type) return new OrtInputError({ model, input: spec.name, expected: `element type ${spec.type}`, actual: `element type ${feed.type}` })
-    if (feed.dims.length !== spec.shape.length) {
-      return new OrtInputError({ model, input: spec.name, expected: `rank ${spec.shape.length} ${showShape(spec.shape)}`, actual: `rank ${feed.dims.length} ${showShape(feed.dims)}` })
-    }
-    for (let d = 0; d < spec.shape.length; d++) {
-      const want = spec.shape[d]!
-      if (typeof want === "number" && feed.dims[d] !== want) {
-        return new OrtInputError({ model, input: spec.name, expected: `dimension ${d} = ${want} ${showShape(spec.shape)}`, actual: showShape(feed.dims) })
-      }
-    }
+    const bad = checkDims(model, spec, feed.dims)
+    if (bad !== undefined) return bad
   }
   // symbolic dimensions shared between inputs (e.g. batch) must agree
   const bound = new Map<string, number>()
