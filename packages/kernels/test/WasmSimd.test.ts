@@ -297,13 +297,13 @@ describe("WasmSimd (memory)", () => {
   })
 })
 
-describe("WasmSimd (top-k int16 pre-filter of a resident index: exact)", () => {
+describe.each(["int16", "int8"] as const)("WasmSimd (top-k %s pre-filter of a resident index: exact)", (prefilter) => {
   it("same indices and scores as the float32 kernel and the reference on random shapes (dim 7, 33, 384; k up to numRows)", () => {
     const rng = Rng.make(31)
     for (const [Q, M, D, k] of [[9, 4000, 384, 10], [5, 3001, 33, 10], [1, 5000, 7, 3], [3, 100, 16, 100]] as const) {
       const matrix = normal(rng, M * D)
       const queries = normal(rng, Q * D)
-      const index = WasmSimd.makeTopKIndex(matrix, M, D)
+      const index = WasmSimd.makeTopKIndex(matrix, M, D, { prefilter })
       expect(index.prefiltered).toBe(true)
       for (const metric of ["dot", "cosine"] as const) {
         const input = { queries, matrix, numQueries: Q, numRows: M, dim: D, k, metric }
@@ -322,7 +322,7 @@ describe("WasmSimd (top-k int16 pre-filter of a resident index: exact)", () => {
     const base = normal(rng, D)
     // every row is base + a perturbation of ~1e-5 (far below max|m| / 2047): pass 1 cannot tell them apart
     const matrix = Float32Array.from({ length: M * D }, (_, i) => base[i % D]! + rng.normal(0, 1e-5))
-    const index = WasmSimd.makeTopKIndex(matrix, M, D)
+    const index = WasmSimd.makeTopKIndex(matrix, M, D, { prefilter })
     const input = { queries: base, matrix, numQueries: 1, numRows: M, dim: D, k: 5, metric: "dot" as const }
     expect(Array.from(index.search(base, 1, 5, "dot").indices)).toEqual(Array.from(WasmSimd.topK(input).indices))
     index.dispose()
@@ -331,7 +331,7 @@ describe("WasmSimd (top-k int16 pre-filter of a resident index: exact)", () => {
   it("more candidates than the buffer (5000 identical rows) falls back to the float32 kernel: lowest indices win ties", () => {
     const M = 5000
     const D = 8
-    const index = WasmSimd.makeTopKIndex(new Float32Array(M * D).fill(0.5), M, D)
+    const index = WasmSimd.makeTopKIndex(new Float32Array(M * D).fill(0.5), M, D, { prefilter })
     const r = index.search(new Float32Array(D).fill(1), 1, 3, "dot")
     expect(Array.from(r.indices)).toEqual([0, 1, 2])
     close(r.scores, [4, 4, 4], 0, 0)
@@ -339,17 +339,17 @@ describe("WasmSimd (top-k int16 pre-filter of a resident index: exact)", () => {
   })
 
   it("dim > 2048 and a non-finite matrix use the float32 kernel (which names the bad element)", () => {
-    const wide = WasmSimd.makeTopKIndex(new Float32Array(3 * 2056).fill(1), 3, 2056)
+    const wide = WasmSimd.makeTopKIndex(new Float32Array(3 * 2056).fill(1), 3, 2056, { prefilter })
     expect(wide.prefiltered).toBe(false)
     expect(wide.search(new Float32Array(2056).fill(1), 1, 2, "dot").indices.length).toBe(2)
     wide.dispose()
     const m = new Float32Array(10 * 4)
     m[6 * 4 + 1] = Number.POSITIVE_INFINITY
-    const bad = WasmSimd.makeTopKIndex(m, 10, 4)
+    const bad = WasmSimd.makeTopKIndex(m, 10, 4, { prefilter })
     expect(bad.prefiltered).toBe(false)
     const e = thrown(() => bad.search([1, 1, 1, 1], 1, 2, "dot"))
     expect([e.kernel, e.backend, e.input, e.detail]).toEqual(["TopK.dot", "wasm-simd", "matrix", "Infinity at [6, 1]"])
-    const small = WasmSimd.makeTopKIndex([1, 2, 3, 4], 1, 4)
+    const small = WasmSimd.makeTopKIndex([1, 2, 3, 4], 1, 4, { prefilter })
     const q = thrown(() => small.search([1, Number.NaN, 0, 0], 1, 1, "dot"))
     expect([q.input, q.detail]).toEqual(["queries", "NaN at [0, 1]"])
     small.dispose()
@@ -357,7 +357,7 @@ describe("WasmSimd (top-k int16 pre-filter of a resident index: exact)", () => {
   })
 })
 
-describe("WasmSimd (a growing resident top-k index: append and removeRow)", () => {
+describe.each(["int16", "int8"] as const)("WasmSimd (a growing resident top-k index, %s: append and removeRow)", (prefilter) => {
   const reference = (rows: Array<Float32Array>, queries: Float32Array, Q: number, D: number, k: number, metric: "dot" | "cosine") => {
     const matrix = new Float32Array(rows.length * D)
     rows.forEach((r, i) => matrix.set(r, i * D))
@@ -368,7 +368,7 @@ describe("WasmSimd (a growing resident top-k index: append and removeRow)", () =
     const rng = Rng.make(40)
     const [Q, D] = [4, 33]
     const queries = normal(rng, Q * D)
-    const index = WasmSimd.makeTopKIndex([], 0, D, { capacity: 3 })
+    const index = WasmSimd.makeTopKIndex([], 0, D, { capacity: 3, prefilter })
     expect([index.numRows, index.capacity, index.prefiltered]).toEqual([0, 3, true])
     const rows: Array<Float32Array> = []
     let above: WasmSimd.TopKIndex | undefined
@@ -377,7 +377,7 @@ describe("WasmSimd (a growing resident top-k index: append and removeRow)", () =
       for (let i = 0; i < count; i++) rows.push(batch.subarray(i * D, (i + 1) * D))
       index.append(batch, count)
       // after the third batch another index sits above this one: the next growth must copy, not resize in place
-      if (rows.length === 8) above = WasmSimd.makeTopKIndex(normal(rng, 2 * D), 2, D)
+      if (rows.length === 8) above = WasmSimd.makeTopKIndex(normal(rng, 2 * D), 2, D, { prefilter })
       expect(index.numRows).toBe(rows.length)
       expect(index.capacity).toBeGreaterThanOrEqual(rows.length)
       for (const metric of ["dot", "cosine"] as const) {
@@ -400,7 +400,7 @@ describe("WasmSimd (a growing resident top-k index: append and removeRow)", () =
     const rows = Array.from({ length: M }, () => normal(rng, D))
     const matrix = new Float32Array(M * D)
     rows.forEach((r, i) => matrix.set(r, i * D))
-    const index = WasmSimd.makeTopKIndex(matrix, M, D)
+    const index = WasmSimd.makeTopKIndex(matrix, M, D, { prefilter })
     const queries = normal(rng, 2 * D)
     index.search(queries, 2, 3, "cosine") // norms derived before the removals: they must move with the rows
     for (const row of [5, 199 - 1, 0, 120, 17]) {
@@ -425,7 +425,7 @@ describe("WasmSimd (a growing resident top-k index: append and removeRow)", () =
 
   it("a non-finite appended row turns the pre-filter off and is named by the next search; refresh() after removing it restores it", () => {
     const D = 4
-    const index = WasmSimd.makeTopKIndex([1, 0, 0, 0, 0, 1, 0, 0], 2, D)
+    const index = WasmSimd.makeTopKIndex([1, 0, 0, 0, 0, 1, 0, 0], 2, D, { prefilter })
     index.append([0, 0, Number.NaN, 1], 1)
     expect(index.prefiltered).toBe(false)
     const e = thrown(() => index.search([1, 1, 1, 1], 1, 1, "dot"))

@@ -29,8 +29,8 @@ describe("wasm-simd build", () => {
     expect(WebAssembly.validate(bytes)).toBe(true)
     const names = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e: { name: string }) => e.name).sort()
     expect(names).toEqual([
-      "categorical", "gae", "groupNorm", "inverseNorms", "kl", "klSums", "logSoftmax", "memory", "pcg64Uniforms", "ppoLoss", "quantizeRows", "topK",
-      "topKBadQuery", "topKBadRow", "topKCandidates", "topKRescore"
+      "categorical", "gae", "groupNorm", "inverseNorms", "kl", "klSums", "logSoftmax", "memory", "pcg64Uniforms", "ppoLoss", "quantizeRows", "quantizeRows8",
+      "topK", "topKBadQuery", "topKBadRow", "topKCandidates", "topKCandidates8", "topKRescore"
     ])
   })
 })

@@ -1052,6 +1052,130 @@ export function topKCandidates(
   return true
 }
 
+// ---------------------------------------------------------------------------------------------- top-k, int8 rows
+
+const QMAX8: f32 = 127
+
+/**
+ * Quantize `n` float32 rows `[n, D]` to int8 rows `[n, Dp]` (Dp a multiple of 16 ≥ D, zero padded) with per-row scale
+ * `s_j = max|x_j| / 127` (`scale` [n]) and the float32 L1 norms (`l1` [n]); returns false on a non-finite value. Half
+ * the bytes of {@link quantizeRows}' int16 rows, so pass 1 reads half the memory; its bound (see {@link admit}) is the
+ * same formula with this coarser `s_j`.
+ */
+export function quantizeRows8(x: usize, n: i32, D: i32, Dp: i32, out: usize, scale: usize, l1: usize): bool {
+  const D4 = D & ~3
+  const inRow = <usize>D << 2
+  for (let j = 0; j < n; j++) {
+    const r = x + <usize>j * inRow
+    let vmax = f32x4.splat(0)
+    let vl1 = f32x4.splat(0)
+    let bad = i32x4.splat(0)
+    for (let d = 0; d < D4; d += 4) {
+      const v = v128.load(r + (<usize>d << 2))
+      bad = v128.or(bad, nonFinite(v))
+      const a = f32x4.abs(v)
+      vmax = f32x4.pmax(vmax, a)
+      vl1 = f32x4.add(vl1, a)
+    }
+    let mx = hmax(vmax)
+    let s1 = hsum(vl1)
+    let badS = v128.any_true(bad)
+    for (let d = D4; d < D; d++) {
+      const v = load<f32>(r + (<usize>d << 2))
+      if (v - v != 0) badS = true
+      mx = max(mx, abs(v))
+      s1 += abs(v)
+    }
+    if (badS) return false
+    const s: f32 = mx / QMAX8
+    const inv: f32 = mx > 0 ? QMAX8 / mx : 0
+    store<f32>(scale + (<usize>j << 2), s)
+    store<f32>(l1 + (<usize>j << 2), s1)
+    const o = out + <usize>j * <usize>Dp
+    const vinv = f32x4.splat(inv)
+    const magic = f32x4.splat(MAGIC)
+    let d = 0
+    for (; d + 16 <= D; d += 16) {
+      const p = r + (<usize>d << 2)
+      const a = i32x4.trunc_sat_f32x4_s(f32x4.sub(f32x4.add(f32x4.mul(v128.load(p), vinv), magic), magic))
+      const b = i32x4.trunc_sat_f32x4_s(f32x4.sub(f32x4.add(f32x4.mul(v128.load(p + 16), vinv), magic), magic))
+      const c = i32x4.trunc_sat_f32x4_s(f32x4.sub(f32x4.add(f32x4.mul(v128.load(p + 32), vinv), magic), magic))
+      const e = i32x4.trunc_sat_f32x4_s(f32x4.sub(f32x4.add(f32x4.mul(v128.load(p + 48), vinv), magic), magic))
+      v128.store(o + <usize>d, i8x16.narrow_i16x8_s(i16x8.narrow_i32x4_s(a, b), i16x8.narrow_i32x4_s(c, e)))
+    }
+    for (; d < Dp; d++) {
+      const v: f32 = d < D ? load<f32>(r + (<usize>d << 2)) * inv : 0
+      store<i8>(o + <usize>d, <i8>(<i32>nearest(v)))
+    }
+  }
+  return true
+}
+
+/** Dot product of an int16 query row and an int8 row (`Dp` a multiple of 16), in doubles. */
+function idot8(x: usize, y: usize, Dp: i32): f64 {
+  let acc = i32x4.splat(0)
+  for (let d = 0; d < Dp; d += 16) {
+    const m = v128.load(y + <usize>d)
+    const xo = x + (<usize>d << 1)
+    acc = i32x4.add(acc, i32x4.add(
+      i32x4.dot_i16x8_s(v128.load(xo), i16x8.extend_low_i8x16_s(m)),
+      i32x4.dot_i16x8_s(v128.load(xo + 16), i16x8.extend_high_i8x16_s(m))
+    ))
+  }
+  return ihsum(acc)
+}
+
+/**
+ * Pass 1 of the exact two-pass top-k over int8 rows (`mq` `[M, Dp]`, from {@link quantizeRows8}) and int16 queries
+ * (`qq` `[Q, Dp]`, from {@link quantizeRows} with the same `Dp`, a multiple of 16): the rows are widened to int16 in
+ * registers (`i16x8.extend_*_i8x16_s`) and multiplied with `i32x4.dot_i16x8_s`, one query × 4 rows per step; the
+ * admission is {@link admit4r}'s (its bound holds for any row scale). Same outputs and contract as
+ * {@link topKCandidates}.
+ */
+export function topKCandidates8(
+  qq: usize, qs: usize, ql1: usize, mq: usize, ms: usize, ml1: usize, Q: i32, M: i32, D: i32, Dp: i32, k: i32,
+  invQ: usize, invRow: usize, heapS: usize, heapI: usize, roots: usize, cand: usize, candU: usize, counts: usize, C: i32, blockRows: i32
+): bool {
+  candOverflow = false
+  const rowBytes = <usize>Dp
+  const qBytes = <usize>Dp << 1
+  for (let j0 = 0; j0 < M; j0 += blockRows) {
+    const j1 = min(M, j0 + blockRows)
+    for (let q = 0; q < Q; q++) {
+      const qr = qq + <usize>q * qBytes
+      let j = j0
+      for (; j + 4 <= j1; j += 4) {
+        const r0 = mq + <usize>j * rowBytes
+        const r1 = r0 + rowBytes
+        const r2 = r1 + rowBytes
+        const r3 = r2 + rowBytes
+        let a0 = i32x4.splat(0), a1 = i32x4.splat(0), a2 = i32x4.splat(0), a3 = i32x4.splat(0)
+        for (let d = 0; d < Dp; d += 16) {
+          const xo = qr + (<usize>d << 1)
+          const xl = v128.load(xo)
+          const xh = v128.load(xo + 16)
+          const od = <usize>d
+          let m = v128.load(r0 + od)
+          a0 = i32x4.add(a0, i32x4.add(i32x4.dot_i16x8_s(xl, i16x8.extend_low_i8x16_s(m)), i32x4.dot_i16x8_s(xh, i16x8.extend_high_i8x16_s(m))))
+          m = v128.load(r1 + od)
+          a1 = i32x4.add(a1, i32x4.add(i32x4.dot_i16x8_s(xl, i16x8.extend_low_i8x16_s(m)), i32x4.dot_i16x8_s(xh, i16x8.extend_high_i8x16_s(m))))
+          m = v128.load(r2 + od)
+          a2 = i32x4.add(a2, i32x4.add(i32x4.dot_i16x8_s(xl, i16x8.extend_low_i8x16_s(m)), i32x4.dot_i16x8_s(xh, i16x8.extend_high_i8x16_s(m))))
+          m = v128.load(r3 + od)
+          a3 = i32x4.add(a3, i32x4.add(i32x4.dot_i16x8_s(xl, i16x8.extend_low_i8x16_s(m)), i32x4.dot_i16x8_s(xh, i16x8.extend_high_i8x16_s(m))))
+        }
+        admit4r(q, j, hsum4(a0, a1, a2, a3), qs, ql1, ms, ml1, D, invQ, invRow, heapS, heapI, roots, k, cand, candU, counts, C)
+        if (candOverflow) return false
+      }
+      for (; j < j1; j++) {
+        admit(q, j, idot8(qr, mq + <usize>j * rowBytes, Dp), qs, ql1, ms, ml1, D, invQ, invRow, heapS, heapI, roots, k, cand, candU, counts, C)
+        if (candOverflow) return false
+      }
+    }
+  }
+  return true
+}
+
 /**
  * Pass 2: rescore each query's candidates whose upper bound reaches the final k-th best lower bound with the exact
  * float32 dot product (the same arithmetic as {@link topK}), into fresh heaps `heapS`/`heapI` (initialized by the

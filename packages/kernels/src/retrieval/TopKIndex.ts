@@ -4,7 +4,8 @@
  *
  * **Details**
  * - {@link make} returns the `wasm-simd` resident index (`WasmSimd.makeTopKIndex`: the rows in the module's memory,
- *   an exact int16 pre-filter, then float32 rescoring) when WebAssembly SIMD is available, else a typed-array index
+ *   an exact int8 pre-filter by default — half the memory traffic of int16, ~2× faster at 100k × 256 — then float32
+ *   rescoring) when WebAssembly SIMD is available, else a typed-array index
  *   (a Float32Array with doubling capacity, cached row norms, `TopK.topKSync`). Both give the reference's indices;
  *   `backend` says which one was chosen.
  * - Rows are addressed by position `0 … numRows − 1`; {@link TopKIndex.removeRow} moves the last row into the hole
@@ -40,13 +41,15 @@ export interface MakeOptions {
   readonly capacity?: number | undefined
   /** Force the typed-array index even where WebAssembly SIMD is available (tests, comparisons). */
   readonly backend?: "auto" | "typed-array" | undefined
+  /** The wasm-simd pre-filter's row copy (see `WasmSimd.makeTopKIndex`; default `"int8"`). */
+  readonly prefilter?: "int16" | "int8" | undefined
 }
 
 /** An empty index of `dim`-dimensional rows. */
 export const make = (dim: number, options: MakeOptions = {}): TopKIndex => {
   const capacity = options.capacity ?? 1024
   if (options.backend !== "typed-array" && load().ok) {
-    const index = WasmTopK.makeTopKIndex([], 0, dim, { capacity })
+    const index = WasmTopK.makeTopKIndex([], 0, dim, { capacity, prefilter: options.prefilter ?? "int8" })
     return Object.defineProperties(index, { backend: { value: "wasm-simd", enumerable: true } }) as TopKIndex
   }
   return typedArrayIndex(dim, capacity)

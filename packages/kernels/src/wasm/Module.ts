@@ -49,6 +49,12 @@ export interface Exports {
     invQ: number, invRow: number, heapS: number, heapI: number, roots: number, cand: number, candU: number, counts: number, C: number,
     blockRows: number
   ): number
+  quantizeRows8(x: number, n: number, D: number, Dp: number, out: number, scale: number, l1: number): number
+  topKCandidates8(
+    qq: number, qs: number, ql1: number, mq: number, ms: number, ml1: number, Q: number, M: number, D: number, Dp: number, k: number,
+    invQ: number, invRow: number, heapS: number, heapI: number, roots: number, cand: number, candU: number, counts: number, C: number,
+    blockRows: number
+  ): number
   topKRescore(
     qs: number, ms: number, Q: number, D: number, k: number, invQ: number, invRow: number, lowerHeap: number, cand: number, candU: number,
     counts: number, C: number, heapS: number, heapI: number

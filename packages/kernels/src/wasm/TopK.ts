@@ -206,7 +206,15 @@ export const makeTopKIndex = (
   matrix: ArrayLike<number>,
   numRows: number,
   dim: number,
-  options?: { readonly capacity?: number | undefined }
+  options?: {
+    readonly capacity?: number | undefined
+    /**
+     * The pre-filter's row copy: `"int16"` (default; scale `max|m_j| / 2047`, `2 dim` bytes a row) or `"int8"` (scale
+     * `max|m_j| / 127`, `dim` bytes a row: pass 1 reads half the memory, the looser bound sends more rows to the
+     * float32 rescoring; the same exact results). Queries are quantized to int16 either way.
+     */
+    readonly prefilter?: "int16" | "int8" | undefined
+  }
 ): TopKIndex => {
   const w = wasm()
   const site: Site = { kernel: TopK.kernelName, backend: BACKEND_NAME }
@@ -214,12 +222,20 @@ export const makeTopKIndex = (
   checkSize(site, "dim", dim)
   checkShape(site, "matrix", matrix, [numRows, dim])
   const D = dim
-  const Dp = (D + 7) & ~7
+  const int8 = options?.prefilter === "int8"
+  if (options?.prefilter !== undefined && options.prefilter !== "int16" && !int8) {
+    fail(site, "prefilter", "range", String(options.prefilter), `expected "int16" or "int8"`)
+  }
+  const Dp = int8 ? (D + 15) & ~15 : (D + 7) & ~7
+  /** Bytes of one quantized row. */
+  const qRow = int8 ? Dp : 2 * Dp
+  const quantize = int8 ? w.quantizeRows8.bind(w) : w.quantizeRows.bind(w)
+  const candidates = int8 ? w.topKCandidates8.bind(w) : w.topKCandidates.bind(w)
   const usePrefilter = D <= PREFILTER_MAX_DIM
   const layout = (cap: number) => {
     const inv = align(4 * cap * D)
     const q = inv + align(4 * cap)
-    const scale = q + (usePrefilter ? align(2 * cap * Dp) : 0)
+    const scale = q + (usePrefilter ? align(qRow * cap) : 0)
     const l1 = scale + (usePrefilter ? align(4 * cap) : 0)
     return { inv, q, scale, l1, bytes: l1 + (usePrefilter ? align(4 * cap) : 0) }
   }
@@ -236,7 +252,7 @@ export const makeTopKIndex = (
   let quantized = false
   const derive = () => {
     normsValid = false
-    quantized = usePrefilter && (M === 0 || w.quantizeRows(offset, M, D, Dp, offset + lay.q, offset + lay.scale, offset + lay.l1) !== 0)
+    quantized = usePrefilter && (M === 0 || quantize(offset, M, D, Dp, offset + lay.q, offset + lay.scale, offset + lay.l1) !== 0)
   }
   derive()
   const view = (): Float32Array => new Float32Array(w.memory.buffer, offset, M * D)
@@ -248,7 +264,7 @@ export const makeTopKIndex = (
     const u8 = new Uint8Array(w.memory.buffer)
     // highest section first: every section moves up (or stays), so no source is overwritten before it is read
     const sections: Array<[number, number, number]> = usePrefilter
-      ? [[from.l1, to.l1, 4 * M], [from.scale, to.scale, 4 * M], [from.q, to.q, 2 * M * Dp], [from.inv, to.inv, 4 * M]]
+      ? [[from.l1, to.l1, 4 * M], [from.scale, to.scale, 4 * M], [from.q, to.q, qRow * M], [from.inv, to.inv, 4 * M]]
       : [[from.inv, to.inv, 4 * M]]
     for (const [a, b, n] of sections) u8.copyWithin(dst + b, src + a, src + a + n)
     if (src !== dst) u8.copyWithin(dst, src, src + 4 * M * D)
@@ -276,7 +292,7 @@ export const makeTopKIndex = (
     const at = offset + 4 * M * D
     put(commit(w), at, rows)
     if (quantized) {
-      quantized = w.quantizeRows(at, count, D, Dp, offset + lay.q + 2 * M * Dp, offset + lay.scale + 4 * M, offset + lay.l1 + 4 * M) !== 0
+      quantized = quantize(at, count, D, Dp, offset + lay.q + qRow * M, offset + lay.scale + 4 * M, offset + lay.l1 + 4 * M) !== 0
     }
     if (normsValid) w.inverseNorms(at, count, D, offset + lay.inv + 4 * M)
     M += count
@@ -294,7 +310,7 @@ export const makeTopKIndex = (
       move(0, 4 * D)
       move(lay.inv, 4)
       if (usePrefilter) {
-        move(lay.q, 2 * Dp)
+        move(lay.q, qRow)
         move(lay.scale, 4)
         move(lay.l1, 4)
       }
@@ -340,9 +356,9 @@ export const makeTopKIndex = (
     vv.i32.fill(-1, plowI >> 2, (plowI >> 2) + Q * k)
     vv.f32.fill(-Infinity, proots >> 2, (proots >> 2) + Q)
     vv.i32.fill(0, pcount >> 2, (pcount >> 2) + Q)
-    const blockRows = Math.max(2, Math.floor(TopK.BLOCK_BYTES / (2 * Dp)))
+    const blockRows = Math.max(4, Math.floor(TopK.BLOCK_BYTES / qRow))
     const invRow = cosine ? invAt : 0
-    if (w.topKCandidates(pqq, pqs, pql1, qAt, scaleAt, l1At, Q, M, D, Dp, k, pinvQ, invRow, plowS, plowI, proots, pcand, pcandU, pcount, C, blockRows) === 0) {
+    if (candidates(pqq, pqs, pql1, qAt, scaleAt, l1At, Q, M, D, Dp, k, pinvQ, invRow, plowS, plowI, proots, pcand, pcandU, pcount, C, blockRows) === 0) {
       return topKCore(w, input, s, offset, cosine ? invAt : undefined) // too many near-ties: the float32 kernel
     }
     vv.f32.fill(-Infinity, phs >> 2, (phs >> 2) + Q * k)
