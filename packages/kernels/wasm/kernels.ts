@@ -785,41 +785,48 @@ export function groupNorm(x: usize, ids: usize, n: i32, G: i32, count: usize, dd
 /** Quantization levels: |q̃| ≤ 2047, so each int32 lane (Dp/4 products of ≤ 2047²) stays below 2^31 for Dp ≤ 2048. */
 const QMAX: f32 = 2047
 
+/** max|x_d| of the float32 row at `r` (`D` values), its L1 norm stored at `l1At`; −1 when a value is non-finite. */
+function rowMaxAbs(r: usize, D: i32, l1At: usize): f32 {
+  const D4 = D & ~3
+  let vmax = f32x4.splat(0)
+  let vl1 = f32x4.splat(0)
+  let bad = i32x4.splat(0)
+  for (let d = 0; d < D4; d += 4) {
+    const v = v128.load(r + (<usize>d << 2))
+    bad = v128.or(bad, nonFinite(v))
+    const a = f32x4.abs(v)
+    vmax = f32x4.pmax(vmax, a)
+    vl1 = f32x4.add(vl1, a)
+  }
+  let mx = hmax(vmax)
+  let s1 = hsum(vl1)
+  let badS = v128.any_true(bad)
+  for (let d = D4; d < D; d++) {
+    const v = load<f32>(r + (<usize>d << 2))
+    if (v - v != 0) badS = true
+    mx = max(mx, abs(v))
+    s1 += abs(v)
+  }
+  if (badS) return -1
+  store<f32>(l1At, s1)
+  return mx
+}
+
 /**
  * Quantize `n` float32 rows `[n, D]` to int16 rows `[n, Dp]` (`Dp` = D rounded up to 8, zero padded):
  * `x̃ = round(x / s)` with `s = max|x| / 2047` per row, written to `scale[j]`, and the row's L1 norm to `l1[j]`.
  * Returns false when a value is not finite.
  */
 export function quantizeRows(x: usize, n: i32, D: i32, Dp: i32, out: usize, scale: usize, l1: usize): bool {
-  const D4 = D & ~3
   const inRow = <usize>D << 2
   const outRow = <usize>Dp << 1
   for (let j = 0; j < n; j++) {
     const r = x + <usize>j * inRow
-    let vmax = f32x4.splat(0)
-    let vl1 = f32x4.splat(0)
-    let bad = i32x4.splat(0)
-    for (let d = 0; d < D4; d += 4) {
-      const v = v128.load(r + (<usize>d << 2))
-      bad = v128.or(bad, nonFinite(v))
-      const a = f32x4.abs(v)
-      vmax = f32x4.pmax(vmax, a)
-      vl1 = f32x4.add(vl1, a)
-    }
-    let mx = hmax(vmax)
-    let s1 = hsum(vl1)
-    let badS = v128.any_true(bad)
-    for (let d = D4; d < D; d++) {
-      const v = load<f32>(r + (<usize>d << 2))
-      if (v - v != 0) badS = true
-      mx = max(mx, abs(v))
-      s1 += abs(v)
-    }
-    if (badS) return false
+    const mx = rowMaxAbs(r, D, l1 + (<usize>j << 2))
+    if (mx < 0) return false
     const s: f32 = mx / QMAX
     const inv: f32 = mx > 0 ? QMAX / mx : 0
     store<f32>(scale + (<usize>j << 2), s)
-    store<f32>(l1 + (<usize>j << 2), s1)
     const o = out + <usize>j * outRow
     const vinv = f32x4.splat(inv)
     const magic = f32x4.splat(MAGIC)
@@ -1063,34 +1070,14 @@ const QMAX8: f32 = 127
  * same formula with this coarser `s_j`.
  */
 export function quantizeRows8(x: usize, n: i32, D: i32, Dp: i32, out: usize, scale: usize, l1: usize): bool {
-  const D4 = D & ~3
   const inRow = <usize>D << 2
   for (let j = 0; j < n; j++) {
     const r = x + <usize>j * inRow
-    let vmax = f32x4.splat(0)
-    let vl1 = f32x4.splat(0)
-    let bad = i32x4.splat(0)
-    for (let d = 0; d < D4; d += 4) {
-      const v = v128.load(r + (<usize>d << 2))
-      bad = v128.or(bad, nonFinite(v))
-      const a = f32x4.abs(v)
-      vmax = f32x4.pmax(vmax, a)
-      vl1 = f32x4.add(vl1, a)
-    }
-    let mx = hmax(vmax)
-    let s1 = hsum(vl1)
-    let badS = v128.any_true(bad)
-    for (let d = D4; d < D; d++) {
-      const v = load<f32>(r + (<usize>d << 2))
-      if (v - v != 0) badS = true
-      mx = max(mx, abs(v))
-      s1 += abs(v)
-    }
-    if (badS) return false
+    const mx = rowMaxAbs(r, D, l1 + (<usize>j << 2))
+    if (mx < 0) return false
     const s: f32 = mx / QMAX8
     const inv: f32 = mx > 0 ? QMAX8 / mx : 0
     store<f32>(scale + (<usize>j << 2), s)
-    store<f32>(l1 + (<usize>j << 2), s1)
     const o = out + <usize>j * <usize>Dp
     const vinv = f32x4.splat(inv)
     const magic = f32x4.splat(MAGIC)

@@ -10,6 +10,7 @@ import * as Embedder from "../src/embedders/Embedder.js"
 import { latestVersion, migrate } from "../src/store/Migrations.js"
 import * as Records from "../src/store/Records.js"
 import type { Filters } from "../src/store/Retrieval.js"
+import { cosine } from "../src/store/Retrieval.js"
 import type { Backend } from "../src/store/SqlBackend.js"
 import * as Store from "../src/store/Store.js"
 import type { StoreOpenError } from "../src/store/StoreErrors.js"
@@ -37,18 +38,6 @@ const basis = (weights: Record<number, number>): Float32Array => {
   const v = new Float32Array(DIM)
   for (const [i, w] of Object.entries(weights)) v[Number(i)] = w
   return v
-}
-
-const cosineOf = (a: Float32Array, b: Float32Array) => {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i]
-    na += a[i] * a[i]
-    nb += b[i] * b[i]
-  }
-  return dot / Math.sqrt(na * nb)
 }
 
 const HOUR = 3_600_000
@@ -210,7 +199,7 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
               })
               const expected = [...alive.entries()]
                 .filter(([, r]) => task === undefined || r.task === task)
-                .map(([id, r]) => ({ id, s: cosineOf(q, r.embedding) }))
+                .map(([id, r]) => ({ id, s: cosine(q, r.embedding) }))
                 .sort((x, y) => y.s - x.s)
                 .slice(0, 10)
                 .map((x) => x.id)
