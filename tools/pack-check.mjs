@@ -15,7 +15,7 @@
  *
  * Exits non-zero on the first failure, printing the failing command's output.
  */
-import { execFileSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -66,15 +66,41 @@ for (const m of publishable) {
 log(`packed ${packed.size} packages into ${tarballs}`)
 
 // ---- lint every tarball ----
-for (const [name, t] of packed) {
-  const publint = run("npx", ["publint", "run", t.file, "--level", "warning"], { cwd: root })
+// publint and attw read one tarball each and share nothing: up to `lintPool` tarballs are linted at a time (a few seconds
+// each, mostly process start-up), the lines printed in package order. The tools run from the workspace's own bins.
+const bin = (name) => path.join(root, "node_modules", ".bin", name)
+/** Like {@link run}, without blocking: resolves stdout; on failure prints the command's output and exits. */
+const runAsync = (cmd, cmdArgs, options = {}) =>
+  new Promise((resolve) =>
+    execFile(cmd, cmdArgs, { encoding: "utf8", maxBuffer: 1 << 28, ...options }, (error, stdout, stderr) => {
+      if (error) {
+        log(`FAILED: ${cmd} ${cmdArgs.join(" ")}${options.cwd ? ` (in ${options.cwd})` : ""}`)
+        log(String(stdout ?? ""))
+        log(String(stderr ?? ""))
+        process.exit(1)
+      }
+      resolve(stdout)
+    })
+  )
+const lintTarball = async (name, t) => {
+  const publint = await runAsync(bin("publint"), ["run", t.file, "--level", "warning"], { cwd: root })
   if (!/All good|No issues/i.test(publint)) {
     log(`publint reports problems in ${name}:\n${publint}`)
     process.exit(1)
   }
   // ESM-only packages: CommonJS `require` resolution is out of scope (profile esm-only).
-  run("npx", ["attw", t.file, "--profile", "esm-only", "--format", "ascii", "--no-emoji", "--no-color"], { cwd: root })
-  log(`  ${name.padEnd(22)} publint ok, attw ok   ${(t.size / 1024).toFixed(0)} kB packed, ${t.files} files`)
+  await runAsync(bin("attw"), [t.file, "--profile", "esm-only", "--format", "ascii", "--no-emoji", "--no-color"], { cwd: root })
+  return `  ${name.padEnd(22)} publint ok, attw ok   ${(t.size / 1024).toFixed(0)} kB packed, ${t.files} files`
+}
+const lintPool = Math.max(2, Math.min(4, os.availableParallelism()))
+{
+  const queue = [...packed]
+  const lines = new Map()
+  const worker = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) lines.set(next[0], await lintTarball(...next))
+  }
+  await Promise.all(Array.from({ length: lintPool }, worker))
+  for (const name of packed.keys()) log(lines.get(name))
 }
 
 // ---- one fresh project with every package ----

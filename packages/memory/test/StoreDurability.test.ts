@@ -7,12 +7,13 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import * as Embedder from "../src/embedders/Embedder.js"
 import * as Records from "../src/store/Records.js"
 import * as SqlBackend from "../src/store/SqlBackend.js"
 import * as Store from "../src/store/Store.js"
+import { copyStoreTemplate } from "./StoreTemplate.js"
 
 const here = Path.dirname(new URL(import.meta.url).pathname)
 const pkg = Path.resolve(here, "..")
@@ -98,6 +99,11 @@ const openEmptyAndUse = (d: string) =>
   }).pipe(Effect.provide(open(d)))
 
 describe("ExperienceStore durability (PGlite directory)", () => {
+  // the store the writer child fills and the lock, corruption tests use: an existing empty store (creation is tested
+  // by the kill-during-creation tests below)
+  beforeAll(() => {
+    copyStoreTemplate(dir)
+  })
   afterAll(() => {
     for (const c of children) c.kill("SIGKILL") // a test that timed out leaves its child blocked
     Fs.rmSync(tmp, { recursive: true, force: true })
@@ -198,7 +204,7 @@ describe("ExperienceStore durability (PGlite directory)", () => {
 
   it.effect("bulk load: records put into an exact store get the HNSW index on reopening with hnsw, same answers", () =>
     Effect.gen(function*() {
-      const bulkDir = Path.join(tmp, "bulk")
+      const bulkDir = copyStoreTemplate(Path.join(tmp, "bulk"))
       const texts = Array.from({ length: 600 }, (_, i) => `tip ${i}: ${["open", "take", "heat", "cool"][i % 4]} the ${["mug", "apple", "egg"][i % 3]} ${i % 7}`)
       const opened = (vectorIndex: "hnsw" | "exact" | "auto") =>
         Store.layerPglite({ dir: bulkDir, vectorIndex }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 16 })))
