@@ -15,7 +15,7 @@
  *
  * Exits non-zero on the first failure, printing the failing command's output.
  */
-import { execFileSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -57,25 +57,58 @@ if (!args.has("--no-build")) {
   run("npx", ["nx", "run-many", "-t", "build", "--outputStyle=static"], { cwd: root })
 }
 
+// npm pack, publint and attw read or write one package each and share nothing: up to `pool` of them run at a time
+// (a few seconds each, mostly process start-up); the lines are printed in package order.
+const pool = Math.max(2, Math.min(4, os.availableParallelism()))
+/** Like {@link run}, without blocking: resolves stdout; on failure prints the command's output and exits. */
+const runAsync = (cmd, cmdArgs, options = {}) =>
+  new Promise((resolve) =>
+    execFile(cmd, cmdArgs, { encoding: "utf8", maxBuffer: 1 << 28, ...options }, (error, stdout, stderr) => {
+      if (error) {
+        log(`FAILED: ${cmd} ${cmdArgs.join(" ")}${options.cwd ? ` (in ${options.cwd})` : ""}`)
+        log(String(stdout ?? ""))
+        log(String(stderr ?? ""))
+        process.exit(1)
+      }
+      resolve(stdout)
+    })
+  )
+/** `f` over `items`, at most `pool` at a time; the results in the order of `items`. */
+const inPool = async (items, f) => {
+  const results = new Array(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++
+      results[i] = await f(items[i])
+    }
+  }
+  await Promise.all(Array.from({ length: pool }, worker))
+  return results
+}
+
 // ---- pack ----
 const packed = new Map()
-for (const m of publishable) {
-  const out = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", tarballs], { cwd: m.dir }))[0]
+const packs = await inPool(publishable, (m) => runAsync("npm", ["pack", "--json", "--pack-destination", tarballs], { cwd: m.dir }))
+publishable.forEach((m, i) => {
+  const out = JSON.parse(packs[i])[0]
   packed.set(m.pkg.name, { file: path.join(tarballs, out.filename), size: out.size, unpacked: out.unpackedSize, files: out.entryCount })
-}
+})
 log(`packed ${packed.size} packages into ${tarballs}`)
 
-// ---- lint every tarball ----
-for (const [name, t] of packed) {
-  const publint = run("npx", ["publint", "run", t.file, "--level", "warning"], { cwd: root })
+// ---- lint every tarball (the tools from the workspace's own bins) ----
+const bin = (name) => path.join(root, "node_modules", ".bin", name)
+const lintTarball = async ([name, t]) => {
+  const publint = await runAsync(bin("publint"), ["run", t.file, "--level", "warning"], { cwd: root })
   if (!/All good|No issues/i.test(publint)) {
     log(`publint reports problems in ${name}:\n${publint}`)
     process.exit(1)
   }
   // ESM-only packages: CommonJS `require` resolution is out of scope (profile esm-only).
-  run("npx", ["attw", t.file, "--profile", "esm-only", "--format", "ascii", "--no-emoji", "--no-color"], { cwd: root })
-  log(`  ${name.padEnd(22)} publint ok, attw ok   ${(t.size / 1024).toFixed(0)} kB packed, ${t.files} files`)
+  await runAsync(bin("attw"), [t.file, "--profile", "esm-only", "--format", "ascii", "--no-emoji", "--no-color"], { cwd: root })
+  return `  ${name.padEnd(22)} publint ok, attw ok   ${(t.size / 1024).toFixed(0)} kB packed, ${t.files} files`
 }
+for (const line of await inPool([...packed], lintTarball)) log(line)
 
 // ---- one fresh project with every package ----
 const writeProject = (dir) => {

@@ -1,4 +1,7 @@
+import * as Os from "node:os"
 import { mergeConfig } from "vitest/config"
 import { sharedConfig } from "../../vitest.shared.js"
 
-export default mergeConfig(sharedConfig, {})
+// At least two workers (vitest's default is one on a 2-core machine): Nx starts this project among the last, and its
+// tests mostly wait on the processes they start, so two files at a time use the cores the finished projects leave.
+export default mergeConfig(sharedConfig, { test: { maxWorkers: Math.max(2, Os.availableParallelism() - 1) } })

@@ -1,4 +1,10 @@
+import * as Os from "node:os"
 import { mergeConfig } from "vitest/config"
 import { sharedConfig } from "../../vitest.shared.js"
 
-export default mergeConfig(sharedConfig, {})
+// test/StoreTemplate.ts: one PGlite store directory created per run, copied by the tests that need an existing one.
+// At least two workers (vitest's default is one on a 2-core machine): the store tests are the longest of the workspace
+// and Nx starts this project late, so it spreads over both cores once the other projects are done.
+export default mergeConfig(sharedConfig, {
+  test: { globalSetup: ["test/StoreTemplate.ts"], maxWorkers: Math.max(2, Os.availableParallelism() - 1) }
+})

@@ -27,8 +27,9 @@ describe("autodidact start", () => {
       vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => (stderr.push(String(chunk)), true))
       vi.spyOn(process.stdout, "write").mockImplementation(() => true)
       // solved = mean return of the last 100 episodes ≥ 15: an untrained CartPole policy gets there within a few updates
-      yield* handleStart({ seed: 1, out, levels, json: false }, { totalSteps: 50_000, evalEpisodes: 3, levels: 2, maxNodes: 10_000, solveThreshold: 15 })
-      vi.restoreAllMocks()
+      yield* handleStart({ seed: 1, out, levels, json: false }, { totalSteps: 50_000, evalEpisodes: 3, levels: 2, maxNodes: 10_000, solveThreshold: 15 }).pipe(
+        Effect.ensuring(Effect.sync(() => vi.restoreAllMocks())) // the worker runs other files after this one
+      )
       const said = stderr.join("")
 
       const kept = fs.readdirSync(dir).filter((n) => n.startsWith("start.prev-"))

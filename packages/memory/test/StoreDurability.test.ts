@@ -1,18 +1,19 @@
 /**
  * Durability of the PGlite backend: a writer killed with SIGKILL in the middle of a batch leaves every batch
- * all-or-nothing; a process killed while creating a store leaves no half-created directory; the single-writer lock;
- * corrupted directories fail with a typed error.
+ * all-or-nothing; the single-writer lock; corrupted directories fail with a typed error. (A process killed while
+ * creating a store: `StoreCreation.test.ts`.)
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
 import * as Embedder from "../src/embedders/Embedder.js"
 import * as Records from "../src/store/Records.js"
 import * as SqlBackend from "../src/store/SqlBackend.js"
 import * as Store from "../src/store/Store.js"
+import { copyStoreTemplate } from "./StoreTemplate.js"
 
 const here = Path.dirname(new URL(import.meta.url).pathname)
 const pkg = Path.resolve(here, "..")
@@ -43,65 +44,13 @@ const runAndKill = (after: number) =>
       signal === "SIGKILL" ? resolve(last) : reject(new Error(`child exited without being killed: ${stderr}`)))
   })
 
-const children = new Set<ChildProcess>()
-
-const entries = (d: string): number => {
-  try {
-    return Fs.readdirSync(d).length
-  } catch {
-    return -1
-  }
-}
-
-/**
- * Start `StoreCreateChild.ts` on `target` and SIGKILL it when `killWhen` (polled every 2 ms and on each line of its
- * output) holds; rejects when the child exits by itself (it failed, or got past the point without being killed).
- */
-const createAndKill = (target: string, blockAt: string, killWhen: (out: string) => boolean) =>
-  new Promise<string>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=@autodidact/source", "--import", "tsx", Path.join(here, "StoreCreateChild.ts"), target, blockAt],
-      { cwd: pkg, stdio: ["pipe", "pipe", "pipe"] } // the child exits when its stdin closes (this process died)
-    )
-    children.add(child)
-    let out = ""
-    let stderr = ""
-    const check = () => {
-      if (killWhen(out)) {
-        clearInterval(poll)
-        child.kill("SIGKILL")
-      }
-    }
-    const poll = setInterval(check, 2)
-    child.stderr.on("data", (d) => (stderr += String(d)))
-    child.stdout.on("data", (d) => {
-      out += String(d)
-      check()
-    })
-    child.on("exit", (_code, signal) => {
-      clearInterval(poll)
-      children.delete(child)
-      if (signal === "SIGKILL") resolve(out)
-      else reject(new Error(`child exited without being killed; stdout: ${out} stderr: ${stderr}`))
-    })
-  })
-
-/** Open the store on `d` in this process: it must be empty and take a record. */
-const openEmptyAndUse = (d: string) =>
-  Effect.gen(function*() {
-    const store = yield* Store.ExperienceStore
-    const before = yield* store.count()
-    const put = yield* store.put(Records.tip("after the crash", { tags: ["x"] }))
-    const got = Option.getOrUndefined(yield* store.get(put.id))
-    return { before, after: yield* store.count(), text: got?.text }
-  }).pipe(Effect.provide(open(d)))
-
 describe("ExperienceStore durability (PGlite directory)", () => {
-  afterAll(() => {
-    for (const c of children) c.kill("SIGKILL") // a test that timed out leaves its child blocked
-    Fs.rmSync(tmp, { recursive: true, force: true })
+  // the store the writer child fills and the lock, corruption tests use: an existing empty store (creation is tested
+  // by StoreCreation.test.ts)
+  beforeAll(() => {
+    copyStoreTemplate(dir)
   })
+  afterAll(() => Fs.rmSync(tmp, { recursive: true, force: true }))
 
   it.effect("a writer killed mid-batch leaves every batch all-or-nothing; the stale lock is taken over", () =>
     Effect.gen(function*() {
@@ -118,41 +67,6 @@ describe("ExperienceStore durability (PGlite directory)", () => {
       expect(counts.total % 20).toBe(0)
       expect(Fs.existsSync(`${dir}.lock`)).toBe(false) // released with the scope
     }), 120_000)
-
-  it.effect("a process killed the moment the new store directory appears leaves a store that opens, empty", () =>
-    Effect.gen(function*() {
-      // Before creation was atomic, PGlite's initdb wrote into the directory itself: killed there, it left a
-      // directory without PG_VERSION that every later open refused (StoreOpenError "not a PGlite store").
-      const d = Path.join(tmp, "created-kill")
-      yield* Effect.promise(() => createAndKill(d, "none", () => entries(d) > 0))
-      expect(Fs.existsSync(SqlBackend.creatingPath(d))).toBe(false)
-      expect(yield* openEmptyAndUse(d)).toEqual({ before: 0, after: 1, text: "after the crash" })
-    }), 300_000)
-
-  it.effect("killed at each stage of creation (in an existing empty directory), the store opens empty and usable", () =>
-    Effect.gen(function*() {
-      const d = Path.join(tmp, "created-stages")
-      const creating = SqlBackend.creatingPath(d)
-      Fs.mkdirSync(d) // an empty directory is a place for a new store
-      // 1. initdb finished in the sibling, not yet renamed: the target is untouched
-      yield* Effect.promise(() => createAndKill(d, "initialized", (out) => out.includes("stage initialized")))
-      expect(entries(d)).toBe(0)
-      expect(Fs.existsSync(Path.join(creating, "PG_VERSION"))).toBe(true)
-      // 2. the next open deletes the leftover and starts over; killed in the middle of initdb
-      yield* Effect.promise(() =>
-        createAndKill(
-          d,
-          "initialized",
-          (out) => (out.includes("stage initializing") && entries(creating) >= 5) || out.includes("stage initialized")
-        )
-      )
-      expect(entries(d)).toBe(0)
-      // 3. renamed into place, killed before opening it
-      yield* Effect.promise(() => createAndKill(d, "renamed", (out) => out.includes("stage renamed")))
-      expect(Fs.existsSync(Path.join(d, "PG_VERSION"))).toBe(true)
-      expect(Fs.existsSync(creating)).toBe(false)
-      expect(yield* openEmptyAndUse(d)).toEqual({ before: 0, after: 1, text: "after the crash" })
-    }), 600_000)
 
   it.effect("one writer per directory: a second open in the same process fails with StoreOpenError", () =>
     Effect.gen(function*() {
@@ -198,7 +112,7 @@ describe("ExperienceStore durability (PGlite directory)", () => {
 
   it.effect("bulk load: records put into an exact store get the HNSW index on reopening with hnsw, same answers", () =>
     Effect.gen(function*() {
-      const bulkDir = Path.join(tmp, "bulk")
+      const bulkDir = copyStoreTemplate(Path.join(tmp, "bulk"))
       const texts = Array.from({ length: 600 }, (_, i) => `tip ${i}: ${["open", "take", "heat", "cool"][i % 4]} the ${["mug", "apple", "egg"][i % 3]} ${i % 7}`)
       const opened = (vectorIndex: "hnsw" | "exact" | "auto") =>
         Store.layerPglite({ dir: bulkDir, vectorIndex }).pipe(Layer.provide(Embedder.layerHashed({ dimension: 16 })))

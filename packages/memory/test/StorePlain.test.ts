@@ -14,6 +14,7 @@ import * as Records from "../src/store/Records.js"
 import * as Store from "../src/store/Store.js"
 import { EmbedderError, InvalidQueryError, InvalidRecordError, StoreOpenError } from "../src/store/StoreErrors.js"
 import { mergeRule } from "./StoreSuite.js"
+import { copyStoreTemplate } from "./StoreTemplate.js"
 
 const tmp = Fs.mkdtempSync(Path.join(Os.tmpdir(), "autodidact-plain-store-"))
 
@@ -23,7 +24,7 @@ describe("ExperienceStore.open (plain, Promises)", () => {
   afterAll(() => Fs.rmSync(tmp, { recursive: true, force: true }))
 
   it("puts, queries, counts and closes a directory store; a wrong argument rejects with the Effect call's error", async () => {
-    const path = Path.join(tmp, "memory-db")
+    const path = copyStoreTemplate(Path.join(tmp, "memory-db")) // an existing empty store
     const store = await ExperienceStore.open({ path, dimension: 64 })
     try {
       expect([store.backend, store.location, store.dimension]).toEqual(["pglite", path, 64])

@@ -11,6 +11,7 @@ import * as Embedder from "../src/embedders/Embedder.js"
 import * as Records from "../src/store/Records.js"
 import * as Store from "../src/store/Store.js"
 import * as Summary from "../src/store/Summary.js"
+import { copyStoreTemplate } from "./StoreTemplate.js"
 
 const tmp = Fs.mkdtempSync(Path.join(Os.tmpdir(), "autodidact-summary-"))
 const embedder = Embedder.layerHashed({ dimension: 16 })
@@ -21,7 +22,7 @@ describe("memory-summary.json", () => {
 
   it.effect("a PGlite directory store writes the counts per kind when its scope closes, and reopens with the file there", () =>
     Effect.gen(function*() {
-      const dir = Path.join(tmp, "run", "memory")
+      const dir = copyStoreTemplate(Path.join(tmp, "run", "memory")) // an existing empty store
       const file = Path.join(dir, Summary.fileName)
       const fill = Effect.gen(function*() {
         const store = yield* Store.ExperienceStore
@@ -65,7 +66,7 @@ describe("memory-summary.json", () => {
 
       // a directory store that cannot write its summary at close (a directory is in the way): it still closes, the
       // failure is only logged, and the store reopens
-      const dir = Path.join(tmp, "blocked-store")
+      const dir = Path.join(tmp, "blocked-store") // a new store: Store.open creates the directory
       yield* Effect.scoped(Effect.gen(function*() {
         const store = yield* Store.open({ dir })
         yield* store.put(Records.tip("y"))
