@@ -534,6 +534,10 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
         const backend = yield* TestBackend
         const sqlLayer = Layer.succeed(SqlClient.SqlClient, backend.sql)
         expect(yield* migrate(backend.location).pipe(Effect.provide(sqlLayer))).toEqual([])
+        // migration 3: room on each page for heap-only access-time updates
+        const options = yield* backend.sql<{ reloptions: ReadonlyArray<string> | null }>`
+          SELECT reloptions FROM pg_class WHERE relname = 'experience'`
+        expect(options[0].reloptions).toContain("fillfactor=90")
         const again = yield* Store.make(backend).pipe(Effect.provide(Embedder.layerHashed({ dimension: DIM })))
         expect(again.schemaVersion).toBe(latestVersion)
         const other = yield* Effect.exit(Store.make(backend).pipe(Effect.provide(Embedder.layerHashed({ dimension: 8 }))))

@@ -10,7 +10,8 @@
  * again is a no-op. This small runner is used instead of `effect/sql`'s `Migrator` because the latter neither detects
  * a newer version nor takes a lock.
  *
- * Version 2 adds the generated column `tsv = to_tsvector('english', text)` and its GIN index (full-text search).
+ * Version 2 adds the generated column `tsv = to_tsvector('english', text)` and its GIN index (full-text search);
+ * version 3 sets the table's fillfactor to 90 (heap-only access-time updates).
  *
  * Times are `double precision` epoch milliseconds (exact in a float64, and decoded as plain numbers by every driver);
  * embeddings are float32 little-endian `bytea` (the exact, canonical copy); the optional pgvector column `vec` and its
@@ -80,6 +81,14 @@ export const migrations: ReadonlyArray<Migration> = [
         GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED`,
       `CREATE INDEX experience_tsv ON experience USING gin (tsv)`
     ]
+  },
+  {
+    // Room on each heap page for the access-time updates of `query` (`touch`): with 10% of a page free, updating
+    // `last_accessed_at` (no indexed column) is a heap-only tuple update that touches no index — about half the cost
+    // of a touch of 10 rows on PGlite (0.55 vs 1.18 ms p50 at 20k rows). Applies to pages written from now on.
+    version: 3,
+    name: "heap fillfactor for access-time updates",
+    statements: [`ALTER TABLE experience SET (fillfactor = 90)`]
   }
 ]
 
@@ -170,7 +179,7 @@ export const vectorAvailable: Effect.Effect<boolean, never, SqlClient.SqlClient>
  * **Bulk load**: when the index does not exist yet, `vec` is back-filled first (batched `UPDATE ... FROM (VALUES
  * ...)`) and the HNSW index is built once afterwards, over all rows (with `maintenance_work_mem` raised for the build):
  * far faster than maintaining the graph per insert. So the fast way to load many records is to open the store with
- * `vectorIndex: "exact"`, insert, close, and reopen with `"auto"`. When the index already exists, the few rows
+ * `vectorIndex: "exact"`, insert, close, and reopen with `"hnsw"`. When the index already exists, the few rows
  * written by a backend without pgvector are back-filled through it.
  *
  * @category migrations

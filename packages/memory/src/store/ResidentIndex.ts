@@ -65,6 +65,8 @@ export interface ResidentIndex {
   readonly remove: (ids: ReadonlyArray<string>) => void
   /** The ranking fields of a held record. */
   readonly meta: (id: string) => Meta | undefined
+  /** A copy of a held record's embedding (the exact float32 values stored). */
+  readonly embedding: (id: string) => Float32Array | undefined
   /** BM25 top-n for a query text (see `LexicalIndex.search`), among `allowed` when given. */
   readonly lexical: (text: string, n: number, allowed?: ReadonlySet<string>) => LexicalIndex.Search
   /**
@@ -168,6 +170,10 @@ export const make = (dim: number, capacity = 1024): ResidentIndex => {
     },
     remove,
     meta: (id) => metas.get(id),
+    embedding: (id) => {
+      const p = position.get(id)
+      return p === undefined ? undefined : rowOf(index.matrix, p).slice()
+    },
     lexical: (text, n, allowed) => words.search(text, n, allowed),
     search,
     similarities: (query, of) => {

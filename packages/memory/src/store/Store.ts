@@ -329,6 +329,8 @@ export type VectorIndex = "resident" | "hnsw" | "exact"
 const COLUMNS =
   "id, kind, text, task, env, outcome, ret, created_at, last_accessed_at, importance, tags, support, upvotes, " +
   "downvotes, embedding, payload"
+/** {@link COLUMNS} without the embedding (the resident index holds an exact copy: no bytes to read and decode). */
+const COLUMNS_NO_EMBEDDING = COLUMNS.replace(" embedding,", "")
 
 interface Row {
   readonly id: string
@@ -345,11 +347,11 @@ interface Row {
   readonly support: number
   readonly upvotes: number
   readonly downvotes: number
-  readonly embedding: Uint8Array
+  readonly embedding?: Uint8Array
   readonly payload: unknown
 }
 
-const fromRow = (r: Row): ExperienceRecord => ({
+const fromRow = (r: Row, embedding?: Float32Array): ExperienceRecord => ({
   id: r.id,
   kind: r.kind,
   text: r.text,
@@ -364,7 +366,7 @@ const fromRow = (r: Row): ExperienceRecord => ({
   support: r.support,
   upvotes: r.upvotes,
   downvotes: r.downvotes,
-  embedding: bytesToEmbedding(r.embedding),
+  embedding: embedding ?? bytesToEmbedding(r.embedding!),
   payload: r.payload
 })
 
@@ -913,10 +915,11 @@ export const make = (
         if (components.length === 0) return []
         const ranked = rank(components, opts.weights, opts.k, { rankers, rrfK: opts.rrfK, depth: pool })
         const ids = ranked.map((r) => r.id)
+        const columns = sql.literal(resident === undefined ? COLUMNS : COLUMNS_NO_EMBEDDING)
         // one statement: the CTE reads the rows as they were (its snapshot precedes the update), the update touches
         const rows = yield* (q.touch === false
-          ? sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM experience WHERE id = ANY(${ids}::text[])`
-          : sql<Row>`WITH hit AS (SELECT ${sql.literal(COLUMNS)} FROM experience WHERE id = ANY(${ids}::text[])),
+          ? sql<Row>`SELECT ${columns} FROM experience WHERE id = ANY(${ids}::text[])`
+          : sql<Row>`WITH hit AS (SELECT ${columns} FROM experience WHERE id = ANY(${ids}::text[])),
               touched AS (UPDATE experience SET last_accessed_at = GREATEST(last_accessed_at, ${now})
                 WHERE id = ANY(${ids}::text[]) RETURNING 1)
               SELECT * FROM hit`).pipe(Effect.mapError(sqlFail("query")))
@@ -932,7 +935,7 @@ export const make = (
           const row = byId.get(r.id)
           if (row === undefined) continue // deleted concurrently
           out.push({
-            record: fromRow(row),
+            record: fromRow(row, resident?.embedding(row.id)),
             score: r.score,
             relevance: r.relevance,
             similarity: r.similarity ?? 0,
@@ -1069,7 +1072,7 @@ export const make = (
             let merged = 0
             for (const kind of mergeKinds) {
               const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM experience WHERE kind = ${kind}`
-              const records = rows.map(fromRow)
+              const records = rows.map((r) => fromRow(r))
               const byId = new Map(records.map((r) => [r.id, r]))
               for (const m of planMerges(records, threshold)) {
                 const group = [byId.get(m.into)!, ...m.absorbed.map((id) => byId.get(id)!)]
