@@ -93,5 +93,5 @@ describe("ExemplarAgent on a TextHousehold-v0 stream", () => {
       expect(withMemory.successRate).toBeGreaterThanOrEqual(without.successRate + 0.2)
       // the gain comes from later tasks, once memory holds successes of their template
       expect(withMemory.windows[1]!).toBeGreaterThan(without.windows[1]! + 0.2)
-    }).pipe(Effect.provide(StoreLive)), 60_000)
+    }).pipe(Effect.provide(StoreLive)), 180_000)
 })

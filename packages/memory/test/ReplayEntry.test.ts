@@ -44,7 +44,7 @@ describe("@autodidact/memory/replay", () => {
       const error = await bundleForBrowser(entry).then(() => undefined, (e: Error) => e)
       expect(error?.message).toMatch(/node:(fs|crypto|path|os)/)
     }
-  }, 60_000)
+  }, 180_000)
 
   it("loads no database, tokenizer, ONNX Runtime or TensorFlow.js (module resolutions of a fresh process)", () => {
     const dir = mkdtempSync(join(tmpdir(), "memory-replay-entry-"))
@@ -70,5 +70,5 @@ process.stdout.write(String(per.sample(1).indices[0]) + "\\n") // not console.lo
     expect(resolved.some((u) => u.endsWith("/kernels/src/trees/SumTree.ts"))).toBe(true)
     expect(resolved.filter((u) => /pglite|@effect\/sql|onnxruntime|tensorflow|tokenizers|kernels\/src\/index\.ts/.test(u))).toEqual([])
     expect(resolved.filter((u) => u.startsWith("node:"))).toEqual([])
-  }, 60_000)
+  }, 180_000)
 })

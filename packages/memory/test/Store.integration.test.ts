@@ -36,6 +36,6 @@ if (url === undefined || url === "") {
       } finally {
         await store.close()
       }
-    }, 60_000)
+    }, 180_000)
   })
 }

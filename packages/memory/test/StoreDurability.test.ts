@@ -76,7 +76,7 @@ describe("ExperienceStore durability (PGlite directory)", () => {
       }).pipe(Effect.provide(open(dir)), Effect.scoped)
       expect(err).toMatchObject({ _tag: "StoreOpenError" })
       expect(err.message).toContain(`locked by process ${process.pid}`)
-    }), 60_000)
+    }), 180_000)
 
   it.effect("corrupted or foreign directories fail with StoreOpenError", () =>
     Effect.gen(function*() {
@@ -108,7 +108,7 @@ describe("ExperienceStore durability (PGlite directory)", () => {
       Fs.writeFileSync(control, Buffer.alloc(Fs.statSync(control).size))
       const e4 = yield* Effect.flip(Layer.build(open(zeroed))).pipe(Effect.scoped)
       expect(e4).toMatchObject({ _tag: "StoreOpenError", location: zeroed })
-    }), 60_000)
+    }), 180_000)
 
   it.effect("bulk load: records put into an exact store get the HNSW index on reopening with hnsw, same answers", () =>
     Effect.gen(function*() {

@@ -114,7 +114,7 @@ describe("ExperienceStore.open (plain, Promises)", () => {
     } finally {
       await store.close()
     }
-  }, 60_000)
+  }, 180_000)
 
   it("rejects options that name no target, or two, with InvalidOptionError", async () => {
     for (const options of [{}, { path: "a", memory: true }, { url: "postgres://x@localhost/y", path: "b" }]) {

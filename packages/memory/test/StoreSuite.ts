@@ -161,7 +161,7 @@ export const mergeRule = async (api: PutApi): Promise<void> => {
 }
 
 export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLayer>) =>
-  layer(storeLayer, { timeout: "60 seconds" })(name, (it) => {
+  layer(storeLayer, { timeout: "180 seconds" })(name, (it) => {
     const fresh = Effect.gen(function*() {
       const store = yield* Store.ExperienceStore
       yield* store.removeWhere({})

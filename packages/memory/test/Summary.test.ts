@@ -45,7 +45,7 @@ describe("memory-summary.json", () => {
       })).pipe(Effect.provide(embedder))
       expect(readSummary(file).counts).toEqual({ trajectory: 0, insight: 1, reflection: 1, tip: 1 })
       expect(Fs.readdirSync(dir).filter((f) => f.includes(".tmp"))).toEqual([]) // atomic: no temp file left
-    }), 60_000)
+    }), 180_000)
 
   it.effect("Summary.write on demand; an unwritable path is SummaryWriteError and the store still closes", () =>
     Effect.gen(function*() {
@@ -66,7 +66,7 @@ describe("memory-summary.json", () => {
 
       // a directory store that cannot write its summary at close (a directory is in the way): it still closes, the
       // failure is only logged, and the store reopens
-      const dir = Path.join(tmp, "blocked-store") // a new store: Store.open creates the directory
+      const dir = copyStoreTemplate(Path.join(tmp, "blocked-store")) // an existing empty store (creation is not the point)
       yield* Effect.scoped(Effect.gen(function*() {
         const store = yield* Store.open({ dir })
         yield* store.put(Records.tip("y"))
@@ -77,5 +77,5 @@ describe("memory-summary.json", () => {
       const reopened = yield* Effect.scoped(Effect.flatMap(Store.open({ dir }), (store) => store.count())).pipe(Effect.provide(embedder))
       expect(reopened).toBe(1)
       expect(readSummary(Path.join(dir, Summary.fileName)).counts["tip"]).toBe(1)
-    }), 60_000)
+    }), 120_000)
 })

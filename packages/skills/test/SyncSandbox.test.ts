@@ -35,7 +35,9 @@ describe("SyncSandbox", () => {
 
   it.effect("hostile skills end in typed errors and the runner stays usable", () =>
     Effect.gen(function*() {
-      const sb = yield* SyncSandbox.make({ timeoutMs: 300, memoryLimitBytes: 16 << 20 })
+      // The runner's clock is wall time: a 300 ms default made even `a * 2` end in SkillTimeoutError on a starved CI
+      // host. The default here is generous; the clock's own case ("infinite loop") asks for 300 ms itself.
+      const sb = yield* SyncSandbox.make({ timeoutMs: 10_000, memoryLimitBytes: 16 << 20 })
       const cases: ReadonlyArray<readonly [string, string, string]> = [
         ["infinite loop", "function main() { for (;;) {} }", "SkillTimeoutError"],
         ["string doubling", "function main() { let s = 'x'; for (;;) s += s }", "SkillMemoryError"],
@@ -52,7 +54,11 @@ describe("SyncSandbox", () => {
       // wall time: with the runner's 300 ms, "array growth" ended in SkillTimeoutError on a busy CI host), so the
       // memory limit is the one that fires; the clock has its own case ("infinite loop", 300 ms).
       for (const [label, source, tag] of cases) {
-        const request = tag === "SkillMemoryError" ? { source, timeoutMs: MEMORY_BOMB_TIMEOUT_MS } : { source }
+        const request = tag === "SkillMemoryError"
+          ? { source, timeoutMs: MEMORY_BOMB_TIMEOUT_MS }
+          : tag === "SkillTimeoutError"
+          ? { source, timeoutMs: 300 }
+          : { source }
         expect([label, tagOf(() => sb.run(request))]).toEqual([label, tag])
       }
       // a host function that refuses (throws) ends the call with HostCallError, even if the guest catches it
