@@ -45,7 +45,12 @@ export interface MakeOptions {
   readonly prefilter?: "int16" | "int8" | undefined
 }
 
-/** An empty index of `dim`-dimensional rows. */
+/**
+ * An empty index of `dim`-dimensional rows (`dim` a positive integer; `options.capacity` ≥ 0 rows reserved, default
+ * 1024, growing by doubling). Rows go in with `append(rows, count)` (`[count, dim]` row-major) and are searched with
+ * `search(queries, numQueries, k, metric)` (exact, same contract as `TopK.topKSync`). Fails with `KernelInputError`
+ * on a bad `dim` or capacity (and, later, on the bad inputs listed in the module docs).
+ */
 export const make = (dim: number, options: MakeOptions = {}): TopKIndex => {
   const capacity = options.capacity ?? 1024
   if (options.backend !== "typed-array" && load().ok) {
@@ -66,11 +71,6 @@ const typedArrayIndex = (D: number, requested: number): TopKIndex => {
   let disposed = false
   const live = () => {
     if (disposed) throw new Error("TopKIndex used after dispose()")
-  }
-  const normOf = (j: number) => {
-    let s = 0
-    for (let d = j * D, e = d + D; d < e; d++) s += rows[d]! * rows[d]!
-    return Math.sqrt(s)
   }
   return {
     backend: "typed-array",
@@ -100,7 +100,7 @@ const typedArrayIndex = (D: number, requested: number): TopKIndex => {
         norms = n
       }
       rows.set(x as ArrayLike<number>, M * D)
-      for (let j = M; j < M + count; j++) norms[j] = normOf(j)
+      norms.set(TopK.rowNorms(rows.subarray(M * D, (M + count) * D), count, D), M)
       M += count
     },
     removeRow: (row) => {
@@ -131,7 +131,7 @@ const typedArrayIndex = (D: number, requested: number): TopKIndex => {
     },
     refresh: () => {
       live()
-      for (let j = 0; j < M; j++) norms[j] = normOf(j)
+      norms.set(TopK.rowNorms(rows, M, D))
     },
     dispose: () => {
       disposed = true
