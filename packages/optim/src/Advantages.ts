@@ -185,7 +185,12 @@ export const validate = (
   }
 }
 
-const checkOptions = (estimator: string, o: Options): void => {
+/**
+ * Check the shared {@link Options} for `estimator` (named in the error): γ and λ in [0, 1], ω finite, ε ≥ 0. Throws
+ * {@link AdvantageInputError} with reason `"invalidOption"` naming the offending value. Every built-in calls it; a
+ * contributed estimator should too (`CheckEstimator.checkEstimator` asserts bad options are rejected).
+ */
+export const validateOptions = (estimator: string, o: Options): void => {
   if (!(o.gamma >= 0 && o.gamma <= 1)) throw new AdvantageInputError({ reason: "invalidOption", estimator, value: o.gamma, detail: "gamma must be in [0, 1]" })
   if (!(o.lambda >= 0 && o.lambda <= 1)) throw new AdvantageInputError({ reason: "invalidOption", estimator, value: o.lambda, detail: "lambda must be in [0, 1]" })
   if (!Number.isFinite(o.omega)) throw new AdvantageInputError({ reason: "invalidOption", estimator, value: o.omega, detail: "omega must be finite" })
@@ -271,7 +276,7 @@ const broadcastBatch = (batch: ReadonlyArray<Group>, perTrajectory: Float64Array
  */
 export const grpo: Estimator = (batch, o) => {
   validate("grpo", batch)
-  checkOptions("grpo", o)
+  validateOptions("grpo", o)
   return broadcastBatch(batch, episodeLevel(batch, true, o.eps))
 }
 
@@ -282,7 +287,7 @@ export const grpo: Estimator = (batch, o) => {
  */
 export const drGrpo: Estimator = (batch, o) => {
   validate("dr-grpo", batch)
-  checkOptions("dr-grpo", o)
+  validateOptions("dr-grpo", o)
   return broadcastBatch(batch, episodeLevel(batch, false, o.eps))
 }
 
@@ -293,7 +298,7 @@ export const drGrpo: Estimator = (batch, o) => {
  */
 export const rloo: Estimator = (batch, o) => {
   validate("rloo", batch)
-  checkOptions("rloo", o)
+  validateOptions("rloo", o)
   const { count, ids, returns } = batchReturns(batch)
   const advantages = new Float64Array(returns.length)
   GroupNorm.rlooInto(returns, ids, count, new Float64Array(batch.length), new Float64Array(returns.length), advantages)
@@ -307,7 +312,7 @@ export const rloo: Estimator = (batch, o) => {
  */
 export const reinforcePlusPlus: Estimator = (batch, o) => {
   validate("reinforce++", batch)
-  checkOptions("reinforce++", o)
+  validateOptions("reinforce++", o)
   let n = 0
   for (const group of batch) for (const tr of group) n += tr.rewards.length
   const all = new Float64Array(n)
@@ -335,7 +340,7 @@ export const reinforcePlusPlus: Estimator = (batch, o) => {
  */
 export const gigpoStep = (batch: ReadonlyArray<Group>, o: Options): Result => {
   validate("gigpo", batch, { stateKeys: true })
-  checkOptions("gigpo", o)
+  validateOptions("gigpo", o)
   const byStd = o.normalize === "std"
   return batch.map((group) => {
     // every step of the group, flattened trajectory by trajectory, with its discounted return and its anchor group:
@@ -402,7 +407,7 @@ export const gigpo: Estimator = (batch, o) => {
  */
 export const gae: Estimator = (batch, o) => {
   validate("gae", batch, { values: true })
-  checkOptions("gae", o)
+  validateOptions("gae", o)
   return batch.map((group) =>
     group.map((tr) => {
       const T = tr.rewards.length
@@ -441,9 +446,48 @@ const registry = new Map<string, Estimator>([
   ["gigpo", gigpo]
 ])
 
-/** Register (or replace) an estimator under `name`, for {@link get}, {@link compute} and `MultiTurnTrainer`'s `algo`. */
-export const register = (name: string, estimator: Estimator): void => {
+/**
+ * The family of an estimator: which invariances its definition guarantees (asserted by `CheckEstimator`).
+ * - `"group-normalized"` — `(R_i − mean) / (std + ε)` within each group, one value per trajectory (GRPO).
+ * - `"group-centered"` — `R_i − baseline(group)`, one value per trajectory (Dr. GRPO, RLOO).
+ * - `"batch-normalized"` — normalized over every step of the whole batch (REINFORCE++).
+ * - `"anchor-state"` — episode level plus anchor-state step level, both within each group (GiGPO).
+ * - `"critic"` — per trajectory from its critic values (GAE).
+ * - `"custom"` — none declared: only the contract every estimator keeps (shapes, finiteness, errors, determinism).
+ */
+export type Family = "group-normalized" | "group-centered" | "batch-normalized" | "anchor-state" | "critic" | "custom"
+
+/** What an estimator declares about itself beside its function. */
+export interface Traits {
+  /** Its {@link Family}. */
+  readonly family: Family
+  /** Whether it requires `stateKeys` (gigpo) / `values` (gae) on every trajectory. */
+  readonly needs?: { readonly stateKeys?: boolean | undefined; readonly values?: boolean | undefined } | undefined
+}
+
+const traitsRegistry = new Map<string, Traits>([
+  ["gae", { family: "critic", needs: { values: true } }],
+  ["grpo", { family: "group-normalized" }],
+  ["dr-grpo", { family: "group-centered" }],
+  ["rloo", { family: "group-centered" }],
+  ["reinforce++", { family: "batch-normalized" }],
+  ["gigpo", { family: "anchor-state", needs: { stateKeys: true } }]
+])
+
+/**
+ * Register (or replace) an estimator under `name`, for {@link get}, {@link compute} and `MultiTurnTrainer`'s `algo`,
+ * with its {@link Traits} (default `{ family: "custom" }`), read back by {@link traits}.
+ */
+export const register = (name: string, estimator: Estimator, traits: Traits = { family: "custom" }): void => {
   registry.set(name, estimator)
+  traitsRegistry.set(name, traits)
+}
+
+/** The {@link Traits} registered with `name`; throws {@link UnknownEstimatorError} for an unknown name. */
+export const traits = (name: string): Traits => {
+  const t = traitsRegistry.get(name)
+  if (t === undefined || !registry.has(name)) throw new UnknownEstimatorError({ name, known: names() })
+  return t
 }
 
 /** Registered names, sorted. */

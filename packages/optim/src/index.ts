@@ -7,8 +7,8 @@
  *   TensorFlow.js interop (`ActorCriticTf`) in `@autodidact/optim/tfjs`; this entry point has no Node built-in.
  * - multi-turn text agents: group rollouts ({@link GroupRollout}), a DRRN text policy ({@link DrrnPolicy}) over
  *   abstracted observations ({@link TextAbstraction}), the GRPO / Dr. GRPO / RLOO / REINFORCE++ / GiGPO advantage
- *   estimators ({@link Advantages}) and their trainer ({@link MultiTurnTrainer}), with the text-env task setups
- *   ({@link TextTasks}).
+ *   estimators ({@link Advantages}; the conformance check {@link CheckEstimator}) and their trainer
+ *   ({@link MultiTurnTrainer}), with the text-env task setups ({@link TextTasks}).
  *
  * The in-context LLM learners (LLM policy, Training-Free GRPO, ExpeL, GEPA, experience library, release gate) are in
  * `@autodidact/llm`, which imports this package; this package never imports `@autodidact/llm`.
@@ -20,6 +20,7 @@ export { CheckpointError, CorruptCheckpointError } from "./CheckpointError.js"
 export * as Evaluate from "./Evaluate.js"
 export * as Ppo from "./Ppo.js"
 export * as Advantages from "./Advantages.js"
+export * as CheckEstimator from "./CheckEstimator.js"
 export * as DrrnPolicy from "./DrrnPolicy.js"
 export * as GroupRollout from "./GroupRollout.js"
 export * as MultiTurnTrainer from "./MultiTurnTrainer.js"
