@@ -1,7 +1,8 @@
 /**
  * `@autodidact/solvers`: game-theoretic optimizers: the CFR family (CFR, CFR+, LCFR, DCFR) and MCCFR (external and
  * outcome sampling) on compiled game trees, best response, NashConv and exploitability; normal-form meta-solvers
- * (LP Nash, replicator dynamics, CE/CCE and Maximum Gini (C)CE via HiGHS), PSRO and JPSRO.
+ * (LP Nash, replicator dynamics, CE/CCE and Maximum Gini (C)CE via HiGHS) and their conformance check
+ * (`CheckMetaSolver`), PSRO and JPSRO.
  *
  * This main entry has no Node built-in in its import graph (it bundles for browsers). The HiGHS runtime (the
  * optional peer `highs`) is reached through `@autodidact/solvers/lp` (`Highs.layer`), the solver state files through
@@ -19,6 +20,7 @@ export * as PayoffTensor from "./normalform/PayoffTensor.js"
 export * as Highs from "./normalform/Highs.js"
 export * as Equilibrium from "./normalform/Equilibrium.js"
 export * as MetaSolvers from "./normalform/MetaSolvers.js"
+export * as CheckMetaSolver from "./normalform/CheckMetaSolver.js"
 export * as PsroLoop from "./psro/PsroLoop.js"
 export * as Psro from "./psro/Psro.js"
 export * as Jpsro from "./psro/Jpsro.js"

@@ -461,8 +461,38 @@ export const maxWelfareCce = (tensor: PayoffTensor, options: Omit<CorrelatedOpti
 // Meta-solver adapters
 // ---------------------------------------------------------------------------------------------------------------
 
+/** What a meta-solver claims of its output, checked by `CheckMetaSolver.checkMetaSolver`. */
+export type Claim = "nash" | "correlated" | "coarse-correlated" | "uniform" | "none"
+
+/** What a meta-solver declares about itself: its output, its claim, and the games it accepts. */
+export interface Declaration {
+  /** `"profile"`: one strategy per player ({@link MetaSolver}); `"joint"`: a joint distribution ({@link JointMetaSolver}). Default `"profile"`. */
+  readonly output?: "profile" | "joint" | undefined
+  /** Default `"none"` (only a distribution is promised). */
+  readonly claims?: Claim | undefined
+  /** `"two-player-zero-sum"` (the maximin LP) or `"general"` (default). */
+  readonly scope?: "general" | "two-player-zero-sum" | undefined
+}
+
+/** The names {@link named} knows. */
+export const metaSolverNames = ["uniform", "nash", "prd"] as const
+
+/** A name of {@link named}. */
+export type MetaSolverName = typeof metaSolverNames[number]
+
+/**
+ * What each named PSRO meta-solver claims: `uniform` is exactly uniform; `nash` (the maximin LP) a Nash equilibrium
+ * of two-player zero-sum games; `prd` (projected replicator dynamics) only a distribution — its average approaches
+ * an equilibrium in many games but its definition guarantees none.
+ */
+export const claims: { readonly [K in MetaSolverName]: Declaration } = {
+  uniform: { output: "profile", claims: "uniform", scope: "general" },
+  nash: { output: "profile", claims: "nash", scope: "two-player-zero-sum" },
+  prd: { output: "profile", claims: "none", scope: "general" }
+}
+
 /** PSRO meta-solvers by name: `"uniform"`, `"nash"` (2-player zero-sum LP), `"prd"` (projected replicator dynamics). */
-export const named = (name: "uniform" | "nash" | "prd", prd: ReplicatorOptions = {}): MetaSolver => {
+export const named = (name: MetaSolverName, prd: ReplicatorOptions = {}): MetaSolver => {
   switch (name) {
     case "uniform":
       return uniform
@@ -473,8 +503,23 @@ export const named = (name: "uniform" | "nash" | "prd", prd: ReplicatorOptions =
   }
 }
 
+/** The names {@link namedJoint} knows. */
+export const jointMetaSolverNames = ["mgce", "mgcce", "maxWelfareCe", "maxWelfareCce", "uniform"] as const
+
+/** A name of {@link namedJoint}. */
+export type JointMetaSolverName = typeof jointMetaSolverNames[number]
+
+/** What each named JPSRO meta-solver claims: a CE (`mgce`, `maxWelfareCe`), a CCE (`mgcce`, `maxWelfareCce`), uniform. */
+export const jointClaims: { readonly [K in JointMetaSolverName]: Declaration } = {
+  mgce: { output: "joint", claims: "correlated", scope: "general" },
+  mgcce: { output: "joint", claims: "coarse-correlated", scope: "general" },
+  maxWelfareCe: { output: "joint", claims: "correlated", scope: "general" },
+  maxWelfareCce: { output: "joint", claims: "coarse-correlated", scope: "general" },
+  uniform: { output: "joint", claims: "uniform", scope: "general" }
+}
+
 /** JPSRO meta-solvers by name: MG(C)CE, max-welfare (C)CE, uniform joint. */
-export const namedJoint = (name: "mgce" | "mgcce" | "maxWelfareCe" | "maxWelfareCce" | "uniform", options: Omit<CorrelatedOptions, "kind" | "objective"> = {}): JointMetaSolver => {
+export const namedJoint = (name: JointMetaSolverName, options: Omit<CorrelatedOptions, "kind" | "objective"> = {}): JointMetaSolver => {
   switch (name) {
     case "mgce":
       return (g) => Effect.map(mgce(g, options), (s) => s.distribution)
