@@ -62,6 +62,10 @@ describe("checkEstimator on every registered built-in", () => {
   it("a registered contributed estimator is checked with its declared traits; the Effect face succeeds", async () => {
     Advantages.register("check-test-loo", outcome((R, g) => g.length === 1 ? 0 : R - (g.reduce((s, x) => s + x, 0) - R) / (g.length - 1)), { family: "group-centered" })
     expect(CheckEstimator.checkRegistered("check-test-loo").family).toBe("group-centered")
+    expect(() => Advantages.traits("no-such-estimator")).toThrow(Advantages.UnknownEstimatorError)
+    // registered without traits: the general contract only
+    Advantages.register("check-test-plain", Advantages.drGrpo)
+    expect(CheckEstimator.checkRegistered("check-test-plain").properties).toEqual([...CheckEstimator.generalProperties])
     const report = await Effect.runPromise(CheckEstimator.check(Advantages.get("grpo"), { name: "grpo", family: "group-normalized" }))
     expect(report.properties).toContain("groupScaleInvariance")
   })

@@ -75,6 +75,19 @@ describe("checkRewardModel on every built-in constructor of the RewardModel cont
   it("fromTexts", async () => {
     await CheckRewardModel.checkRewardModel(RewardModel.fromTexts("text-length", (texts) => Effect.succeed(texts.map((t) => t.length))))
   })
+  it("make (raw scorers) and createEnsemble (the plain ensemble)", async () => {
+    await CheckRewardModel.checkRewardModel(RewardModel.make("raw", {
+      outcome: (b) => Effect.succeed(b.map((c) => (c.prompt ?? "").length)),
+      steps: (flat) => Effect.succeed(flat.map((s) => s.action.length))
+    }))
+    await CheckRewardModel.checkRewardModel(RewardModel.createEnsemble("plain-ensemble", [exact, RewardModel.toScorer(length)], { _tag: "weighted", weights: [1, 1] }))
+  })
+  it("every constructor of the RewardModel module is covered here (add a new one above)", () => {
+    const covered = ["make", "rules", "fromFeatures", "fromTexts", "ensemble", "toScorer", "createRules", "createEnsemble"]
+    const notConstructors = ["RewardModel", "layer"]
+    const exported = Object.entries(RewardModel).filter(([, v]) => typeof v === "function").map(([k]) => k)
+    expect(exported.filter((k) => !covered.includes(k) && !notConstructors.includes(k))).toEqual([])
+  })
   it("the plain face: a Scorer from createRules", async () => {
     const report = await CheckRewardModel.checkRewardModel(RewardModel.createRules("plain", { outcome: () => 0.5, step: () => 0.25 }), { range: [0, 1] })
     expect(report.model).toBe("plain")
