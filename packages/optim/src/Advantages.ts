@@ -53,6 +53,10 @@
  * the value), `"missingStateKeys"` (gigpo), `"missingValues"` (gae), `"invalidOption"`;
  * {@link UnknownEstimatorError} from {@link get}.
  *
+ * **Registry**: {@link register} adds an estimator with its {@link Traits} (its {@link Family}, which says which
+ * invariances its definition guarantees, and the inputs it needs); `CheckEstimator.checkRegistered(name)` checks it
+ * against them. A contributed estimator validates with {@link validate} and {@link validateOptions}.
+ *
  * @example
  * ```ts
  * import { Advantages } from "@autodidact/optim"
