@@ -450,6 +450,9 @@ const registry = new Map<string, Estimator>([
   ["gigpo", gigpo]
 ])
 
+/** The built-in estimators' names (the registry as this module creates it, before any {@link register}), sorted. */
+export const builtinNames: ReadonlyArray<string> = [...registry.keys()].sort()
+
 /**
  * The family of an estimator: which invariances its definition guarantees (asserted by `CheckEstimator`).
  * - `"group-normalized"` — `(R_i − mean) / (std + ε)` within each group, one value per trajectory (GRPO).
@@ -480,11 +483,24 @@ const traitsRegistry = new Map<string, Traits>([
 
 /**
  * Register (or replace) an estimator under `name`, for {@link get}, {@link compute} and `MultiTurnTrainer`'s `algo`,
- * with its {@link Traits} (default `{ family: "custom" }`), read back by {@link traits}.
+ * with its {@link Traits} (default `{ family: "custom" }`), read back by {@link traits}. Returns a function that
+ * undoes this registration (restoring what `name` held before, if anything).
  */
-export const register = (name: string, estimator: Estimator, traits: Traits = { family: "custom" }): void => {
+export const register = (name: string, estimator: Estimator, traits: Traits = { family: "custom" }): (() => void) => {
+  const before = registry.get(name)
+  const beforeTraits = traitsRegistry.get(name)
   registry.set(name, estimator)
   traitsRegistry.set(name, traits)
+  return () => {
+    if (registry.get(name) !== estimator) return
+    if (before === undefined) {
+      registry.delete(name)
+      traitsRegistry.delete(name)
+    } else {
+      registry.set(name, before)
+      traitsRegistry.set(name, beforeTraits ?? { family: "custom" })
+    }
+  }
 }
 
 /** The {@link Traits} registered with `name`; throws {@link UnknownEstimatorError} for an unknown name. */

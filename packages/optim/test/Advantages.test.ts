@@ -186,8 +186,10 @@ describe("registry", () => {
   it("has the built-ins and takes user estimators", () => {
     expect(Advantages.names()).toEqual(expect.arrayContaining(["gae", "grpo", "dr-grpo", "rloo", "reinforce++", "gigpo"]))
     const constant: Advantages.Estimator = (batch) => batch.map((g) => g.map((t) => new Float64Array(t.rewards.length).fill(7)))
-    Advantages.register("constant-test", constant)
+    const unregister = Advantages.register("constant-test", constant)
     expect(arr(Advantages.get("constant-test")([outcome(1)], o)[0]![0]!)).toEqual([7, 7])
+    unregister()
+    expect(() => Advantages.get("constant-test")).toThrow(Advantages.UnknownEstimatorError)
   })
 })
 
