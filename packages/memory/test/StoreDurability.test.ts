@@ -8,7 +8,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import * as Embedder from "../src/embedders/Embedder.js"
 import * as Records from "../src/store/Records.js"
 import * as SqlBackend from "../src/store/SqlBackend.js"
@@ -145,7 +145,20 @@ describe("ExperienceStore durability (PGlite directory)", () => {
       const exactNearest = yield* nearest.pipe(Effect.provide(opened("exact")))
       const resident = yield* Effect.all([ask, nearest]).pipe(Effect.provide(opened("auto")))
       expect([resident[0].index, resident[0].count, resident[1]]).toEqual(["resident", 600, exactNearest])
-      const reloaded = yield* ask.pipe(Effect.provide(opened("auto")))
+      // the resident store queues its touches: the queued access times reach the directory when the store closes
+      const touchedAt = Date.UTC(2030, 0, 1)
+      const touch = Effect.gen(function*() {
+        const store = yield* Store.ExperienceStore
+        const hits = yield* store.query({ text: "cool the apple 2", k: 4, now: touchedAt })
+        return hits.map((h) => h.record.id)
+      })
+      const [reloaded, touchedIds] = yield* Effect.all([ask, touch]).pipe(Effect.provide(opened("auto")))
       expect(reloaded.ids).toEqual(resident[0].ids)
+      const stored = yield* Effect.gen(function*() {
+        const store = yield* Store.ExperienceStore
+        return yield* Effect.forEach(touchedIds, (id) => store.get(id))
+      }).pipe(Effect.provide(opened("exact")))
+      expect(touchedIds.length).toBe(4)
+      expect(stored.map((r) => Option.getOrThrow(r).lastAccessedAt)).toEqual([touchedAt, touchedAt, touchedAt, touchedAt])
     }), 180_000)
 })

@@ -375,6 +375,19 @@ export const storeSuite = (name: string, storeLayer: ReturnType<typeof suiteLaye
         const accessed = yield* store.query({ ...q, now: NOW + 100 * HOUR, recencyFrom: "accessed" })
         expect(accessed.find((h) => h.record.id === "B")!.recency).toBe(1)
         expect(accessed.find((h) => h.record.id === "A")!.recency).toBeCloseTo(0.995 ** 100, 6)
+        // a later duplicate of B with an older access time merges: the later access time (the touch) is kept, in what
+        // `get` returns and in what ranking sees (a resident store writes touches in batches: the merge must see it)
+        const [dupB] = yield* store.putMany([Records.tip("record B", {
+          embedding: basis({ 0: Math.SQRT1_2, 1: Math.SQRT1_2 }),
+          importance: 0.1,
+          createdAt: NOW - 10 * HOUR,
+          lastAccessedAt: NOW - 10 * HOUR,
+          task: "ranking"
+        })])
+        expect(dupB).toEqual({ id: "B", status: "merged" })
+        expect(Option.getOrThrow(yield* store.get("B")).lastAccessedAt).toBe(NOW + 100 * HOUR)
+        const merged = yield* store.query({ ...q, now: NOW + 100 * HOUR, recencyFrom: "accessed" })
+        expect(merged.find((h) => h.record.id === "B")!.recency).toBe(1)
         // Text queries go through the embedder.
         yield* store.putMany([
           Records.tip("The kettle is on the kitchen counter", { task: "text" }),

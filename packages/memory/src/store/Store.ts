@@ -244,9 +244,13 @@ export class ExperienceStore extends Context.Service<
      * - Order: score descending, then relevance, then similarity descending, then id; at most `k` hits (default 10,
      *   at most `Retrieval.maxK` = 1000). Each hit carries the record as it was before this query, its score and
      *   its components.
-     * - `touch` (default true) then sets `lastAccessedAt = max(lastAccessedAt, now)` on the hits in the same
-     *   transaction as their read. With the default `recencyFrom: "created"` this never changes later rankings
-     *   (reading does not degrade retrieval); it feeds consolidation's eviction.
+     * - `touch` (default true) then sets `lastAccessedAt = max(lastAccessedAt, now)` on the hits: in the same
+     *   statement as their read on the server and `"hnsw"`/`"exact"` stores; on a resident store at once in memory
+     *   (later queries, `get` and hits see it) and in the database in batches — when 1,000 ids are queued or the
+     *   oldest is 1 s old (checked at each query), before a write or consolidation, and when the store closes (a
+     *   killed process loses at most those queued access times, never a record). With the default
+     *   `recencyFrom: "created"` this never changes later rankings (reading does not degrade retrieval); it feeds
+     *   consolidation's eviction.
      *
      * **Gotchas**: relevance depends on ranks among the candidates, so scores are comparable within one query only.
      * @returns the hits, best first (an empty array when nothing passes the filters); fails with InvalidQueryError
@@ -325,6 +329,11 @@ export interface StoreOptions {
  * @since 0.2.0
  */
 export type VectorIndex = "resident" | "hnsw" | "exact"
+
+/** A resident store writes its queued access-time updates once this many ids are queued… */
+const TOUCH_FLUSH_IDS = 1000
+/** …or once the oldest is this old (ms, checked at each query), before a write, consolidation and close. */
+const TOUCH_FLUSH_MS = 1000
 
 const COLUMNS =
   "id, kind, text, task, env, outcome, ret, created_at, last_accessed_at, importance, tags, support, upvotes, " +
@@ -658,6 +667,41 @@ export const make = (
     const sqlFail = (operation: string) => (cause: SqlError.SqlError) =>
       new StoreSqlError({ operation, reason: cause.message, cause })
 
+    // Deferred touches (resident stores only): a query updates the access times in the resident index at once and
+    // queues the SQL update; the queue is written as one statement when it holds TOUCH_FLUSH_IDS ids or its oldest
+    // entry is TOUCH_FLUSH_MS old (checked at each query), before any write or consolidation, and when the store
+    // closes. Reads of the record (`get`, query hits) overlay the queued time, so no caller sees the lag.
+    const pendingTouches = new Map<string, number>()
+    let pendingSince = 0
+    const touchedAt = (id: string, stored: number) => {
+      const t = pendingTouches.get(id)
+      return t !== undefined && t > stored ? t : stored
+    }
+    const flushTouches = (operation: string): Effect.Effect<void, StoreSqlError> => Effect.suspend(() => {
+      if (pendingTouches.size === 0) return Effect.void
+      const batch = [...pendingTouches]
+      pendingTouches.clear()
+      return sql`UPDATE experience AS e SET last_accessed_at = GREATEST(e.last_accessed_at, t.at)
+        FROM unnest(${batch.map(([id]) => id)}::text[], ${batch.map(([, at]) => at)}::float8[]) AS t(id, at)
+        WHERE e.id = t.id`.pipe(
+        Effect.asVoid,
+        Effect.mapError(sqlFail(operation)),
+        // not written: queue them again (a later flush or the close retries)
+        Effect.tapError(() =>
+          Effect.sync(() => {
+            for (const [id, at] of batch) pendingTouches.set(id, Math.max(at, pendingTouches.get(id) ?? at))
+          })
+        )
+      )
+    })
+    if (resident !== undefined) {
+      yield* Effect.addFinalizer(() =>
+        flushTouches("close").pipe(
+          Effect.catch((e) => Effect.logWarning(`memory store: access times not written: ${e.message}`))
+        )
+      )
+    }
+
     const embedMissing = (records: ReadonlyArray<NewRecord>) =>
       Effect.gen(function*() {
         const missing: Array<number> = []
@@ -733,6 +777,8 @@ export const make = (
           occurrences.set(p.dedupKey, k + 1)
           ;(rounds[k] ??= []).push(i)
         }
+        // a merge keeps the later access time: the stored one must be current
+        yield* flushTouches("put")
         const results: Array<PutResult> = new Array(prepared.length)
         // the ranking fields of merged rows as they are after the transaction (for the resident index)
         const mergedMeta = new Map<string, { importance: number; lastAccessedAt: number }>()
@@ -783,7 +829,11 @@ export const make = (
 
     const get = (id: string) =>
       sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM experience WHERE id = ${id}`.pipe(
-        Effect.map((rows) => rows.length === 0 ? Option.none() : Option.some(fromRow(rows[0]))),
+        Effect.map((rows) =>
+          rows.length === 0
+            ? Option.none()
+            : Option.some(fromRow({ ...rows[0], last_accessed_at: touchedAt(rows[0].id, rows[0].last_accessed_at) }))
+        ),
         Effect.mapError(sqlFail("get"))
       )
 
@@ -916,20 +966,31 @@ export const make = (
         const ranked = rank(components, opts.weights, opts.k, { rankers, rrfK: opts.rrfK, depth: pool })
         const ids = ranked.map((r) => r.id)
         const columns = sql.literal(resident === undefined ? COLUMNS : COLUMNS_NO_EMBEDDING)
-        // one statement: the CTE reads the rows as they were (its snapshot precedes the update), the update touches
-        const rows = yield* (q.touch === false
+        // resident: read the hits, queue their touches (see flushTouches); else one statement: the CTE reads the rows
+        // as they were (its snapshot precedes the update), the update touches
+        const rows = yield* (q.touch === false || resident !== undefined
           ? sql<Row>`SELECT ${columns} FROM experience WHERE id = ANY(${ids}::text[])`
           : sql<Row>`WITH hit AS (SELECT ${columns} FROM experience WHERE id = ANY(${ids}::text[])),
               touched AS (UPDATE experience SET last_accessed_at = GREATEST(last_accessed_at, ${now})
                 WHERE id = ANY(${ids}::text[]) RETURNING 1)
               SELECT * FROM hit`).pipe(Effect.mapError(sqlFail("query")))
+        // the hits as they were before this query: with the access times still queued by earlier queries
+        const before = resident === undefined
+          ? rows
+          : rows.map((r) => ({ ...r, last_accessed_at: touchedAt(r.id, r.last_accessed_at) }))
         if (resident !== undefined && q.touch !== false) {
+          const clock = performance.now()
+          if (pendingTouches.size === 0) pendingSince = clock
           for (const id of ids) {
             const m = resident.meta(id)
             if (m !== undefined && m.lastAccessedAt < now) resident.update(id, { lastAccessedAt: now })
+            if (m !== undefined) pendingTouches.set(id, Math.max(now, pendingTouches.get(id) ?? now))
+          }
+          if (pendingTouches.size >= TOUCH_FLUSH_IDS || clock - pendingSince >= TOUCH_FLUSH_MS) {
+            yield* flushTouches("query")
           }
         }
-        const byId = new Map(rows.map((r) => [r.id, r]))
+        const byId = new Map(before.map((r) => [r.id, r]))
         const out: Array<ScoredRecord> = []
         for (const r of ranked) {
           const row = byId.get(r.id)
@@ -1064,6 +1125,7 @@ export const make = (
         const importanceWeight = options.weights?.importance ?? 1
         const deleted: Array<{ id: string }> = []
         const updated = new Map<string, ResidentIndex.Meta>()
+        yield* flushTouches("consolidate") // merges and eviction read the access times
         const report = yield* sql.withTransaction(
           Effect.gen(function*() {
             deleted.length = 0 // (a retried transaction starts over)
