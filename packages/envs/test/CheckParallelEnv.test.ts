@@ -159,6 +159,17 @@ describe("checkParallelEnv (PettingZoo's parallel_api_test)", () => {
       const f = findingsOf(delegate(env, mapStep(env, (r) => ({ ...r, terminations: { player_0: false, player_1: false } }))))
       expect(f.join("\n")).toMatch(/episodeEnd: agents is empty but \[player_0, player_1\] never terminated or were truncated/)
     })
+    it("unexpected", () => {
+      const env = game("matrix_pd")
+      let calls = 0
+      const f = findingsOf(delegate(env, {
+        get agents(): ReadonlyArray<string> {
+          if (++calls > 3) throw new Error("agents is gone")
+          return env.agents
+        }
+      }))
+      expect(f).toContain("unexpected: the env threw outside the calls the check guards: agents is gone")
+    })
     it("determinism", () => {
       const env = game("kuhn_poker")
       let calls = 0

@@ -136,6 +136,14 @@ describe("checkTextEnv (the TextEnv contract)", () => {
       expect(findingsOf(delegate({ stateKey: () => 42 as unknown as string })))
         .toContain("stateKey: rollout 1: after reset: stateKey() is not a string: 42")
     })
+    it("unexpected", () => {
+      const f = findingsOf(delegate({
+        get task(): string {
+          throw new Error("no task")
+        }
+      }))
+      expect(f).toEqual(["unexpected: the env threw outside the calls the check guards: no task"])
+    })
     it("determinism", () => {
       let calls = 0
       const f = findingsOf(delegate((env) => ({ reset: (o = {}) => env.reset({ ...o, seed: (o.seed ?? 0) + 7919 * calls++ }) })))

@@ -155,6 +155,14 @@ describe("checkVectorEnv (Gymnasium's vector API and autoreset modes)", () => {
       })
       expect(f[0]).toMatch(/^autoreset: sub-env \d at step \d+ \(before or at its first end\): NextStep gave \[.*\], SameStep gave \[/)
     })
+    it("unexpected", () => {
+      const f = findingsOf(delegate(cartPole("SameStep"), mapStep((r) => Object.defineProperty({ ...r }, "infos", {
+        get() {
+          throw new Error("no infos")
+        }
+      }))))
+      expect(f).toContain("unexpected: SameStep: the vector env threw outside the calls the check guards: no infos")
+    })
     it("close", () => {
       const env = cartPole("NextStep")
       const f = findingsOf(delegate(env, () => ({ close: () => {} })))

@@ -36,6 +36,8 @@
  *     and Disabled's observation is SameStep's final observation, and SameStep's observation (the reset one) is
  *     NextStep's next observation and the one Disabled's masked reset returns.
  * - `close`: `close()` is idempotent, and `step` after it throws.
+ * - `unexpected`: the vector env threw where no call was expected to fail (a getter of a result): reported as a
+ *   finding instead of escaping the check.
  *
  * @example
  * ```ts
@@ -156,6 +158,8 @@ export const checkVectorEnv = (target: VectorEnv | VectorEnvFactory, options: Ch
         numEnvs = env.numEnvs
         reports.push({ mode, steps: r.steps.length, episodesEnded: r.ended })
       }
+    } catch (e) {
+      add("unexpected", `${mode}: the vector env threw outside the calls the check guards: ${errorText(e)}`)
     } finally {
       checkClose(env, mode, add)
     }
@@ -319,7 +323,7 @@ const checkOne = (env: VectorEnv, mode: AutoresetMode, fromFactory: boolean, see
       if (obs === undefined) return undefined
       const done = Array.from({ length: n }, (_, i) => r.terminations[i] === 1 || r.truncations[i] === 1)
       // Autoreset rules that one mode shows alone.
-      const finalObs = r.infos.finalObservation
+      const finalObs = r.infos?.finalObservation
       let final: Array<string | undefined> | undefined
       if (mode === "NextStep") {
         for (let i = 0; i < n; i++) {
@@ -331,7 +335,7 @@ const checkOne = (env: VectorEnv, mode: AutoresetMode, fromFactory: boolean, see
         final = []
         for (let i = 0; i < n; i++) {
           const fo = finalObs?.[i]
-          const fi = r.infos.finalInfo?.[i]
+          const fi = r.infos?.finalInfo?.[i]
           if (done[i]) {
             if (fo === undefined || !Space.contains(obsSpace, fo)) bad("autoreset", `step ${t}: sub-env ${i} ended but infos.finalObservation[${i}] is not an observation in ${Space.describe(obsSpace)}: ${show(fo)}`)
             if (!isInfo(fi)) bad("autoreset", `step ${t}: sub-env ${i} ended but infos.finalInfo[${i}] is not an object: ${show(fi)}`)
