@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Space } from "@autodidact/core"
+import { InvalidOptionError, Space } from "@autodidact/core"
 import { Effect, Exit } from "effect"
 import * as CheckParallelEnv from "../src/checks/CheckParallelEnv.js"
 import type { Info } from "../src/Env.js"
@@ -60,6 +60,11 @@ describe("checkParallelEnv (PettingZoo's parallel_api_test)", () => {
     const broken = delegate(game("matrix_pd"), { possibleAgents: [] })
     const exit = Effect.runSyncExit(CheckParallelEnv.check(broken))
     expect(Exit.isFailure(exit)).toBe(true)
+  })
+
+  it("refuses bad options with InvalidOptionError", () => {
+    expect(() => CheckParallelEnv.checkParallelEnv(game("matrix_pd"), { numCycles: -1 })).toThrow(InvalidOptionError)
+    expect(() => CheckParallelEnv.checkParallelEnv(game("matrix_pd"), { seed: 0.5 })).toThrow(/Invalid seed = 0.5/)
   })
 
   describe("rejects a broken env, naming the property", () => {

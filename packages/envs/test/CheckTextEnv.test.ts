@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Space } from "@autodidact/core"
+import { InvalidOptionError, Space } from "@autodidact/core"
 import { Effect, Exit } from "effect"
 import * as CheckTextEnv from "../src/checks/CheckTextEnv.js"
 import type { Env } from "../src/Env.js"
@@ -85,6 +85,11 @@ describe("checkTextEnv (the TextEnv contract)", () => {
   it("is an Effect too, failing with the tagged error", () => {
     expect(Effect.runSync(CheckTextEnv.check(Registry.make("TextFrozenLake-v1"), { steps: 3 })).steps).toBeGreaterThan(0)
     expect(Exit.isFailure(Effect.runSyncExit(CheckTextEnv.check(Registry.make("CartPole-v1"))))).toBe(true)
+  })
+
+  it("refuses bad options with InvalidOptionError", () => {
+    expect(() => CheckTextEnv.checkTextEnv(Registry.make("TextFrozenLake-v1"), { steps: 1.5 })).toThrow(InvalidOptionError)
+    expect(() => CheckTextEnv.checkTextEnv(Registry.make("TextFrozenLake-v1"), { seed: -3 })).toThrow(/Invalid seed = -3/)
   })
 
   describe("rejects a broken env, naming the property", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Space } from "@autodidact/core"
+import { InvalidOptionError, Space } from "@autodidact/core"
 import { Effect, Exit } from "effect"
 import * as CheckVectorEnv from "../src/checks/CheckVectorEnv.js"
 import * as Registry from "../src/Registry.js"
@@ -58,10 +58,18 @@ describe("checkVectorEnv (Gymnasium's vector API and autoreset modes)", () => {
     expect(Exit.isFailure(Effect.runSyncExit(CheckVectorEnv.check(broken)))).toBe(true)
   })
 
+  it("refuses bad options with InvalidOptionError", () => {
+    const factory = (mode: AutoresetMode) => cartPole(mode)
+    expect(() => CheckVectorEnv.checkVectorEnv(factory, { steps: Number.NaN })).toThrow(InvalidOptionError)
+    expect(() => CheckVectorEnv.checkVectorEnv(factory, { modes: ["Sometimes" as AutoresetMode] })).toThrow(/Invalid modes = \["Sometimes"\]/)
+  })
+
   describe("rejects a broken vector env, naming the property", () => {
     it("spaces", () => {
       const f = findingsOf((mode) => delegate(cartPole(mode), () => ({ autoresetMode: "NextStep" })), ["SameStep"])
       expect(f[0]).toBe("spaces: SameStep: autoresetMode is \"NextStep\", but the factory was asked for SameStep")
+      expect(findingsOf(delegate(cartPole("NextStep"), () => ({ autoresetMode: "Sometimes" as AutoresetMode }))))
+        .toEqual(["spaces: Sometimes: autoresetMode \"Sometimes\" is not one of NextStep, SameStep, Disabled"])
       expect(findingsOf(delegate(cartPole("NextStep"), () => ({ singleActionSpace: { _tag: "Discrete" } as Space.Space })))[0])
         .toBe("spaces: NextStep: singleActionSpace is not a valid space: {\"_tag\":\"Discrete\"}")
     })

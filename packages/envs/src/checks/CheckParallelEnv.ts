@@ -40,7 +40,7 @@
  */
 import { Rng, Space } from "@autodidact/core"
 import { Effect, Schema } from "effect"
-import { errorText, Findings, isInfo, isSpace, legalActions, serialize, show } from "../internal/CheckCommon.js"
+import { countOption, errorText, Findings, isInfo, isSpace, legalActions, seedOption, serialize, show } from "../internal/CheckCommon.js"
 import type { ParallelEnv, ParallelStepResult } from "../multiagent/ParallelEnv.js"
 
 /**
@@ -82,11 +82,12 @@ const keyList = (d: Dict): string => Object.keys(d).sort().join(",")
  * PettingZoo's `parallel_api_test` (and `parallel_seed_test`) for `env` (see the module docs for the properties). The
  * env is reset and stepped: pass one you do not need in a particular state.
  * @returns the number of parallel steps, episodes and agent actions of the main rollout.
- * @throws ParallelEnvCheckError listing every finding (deduplicated, at most 50).
+ * @throws ParallelEnvCheckError listing every finding (deduplicated, at most 50); InvalidOptionError for a
+ *   `numCycles` or `seed` that is not a non-negative integer.
  */
 export const checkParallelEnv = <Obs, Act>(env: ParallelEnv<Obs, Act>, options: CheckParallelEnvOptions = {}): ParallelCheckReport => {
-  const numCycles = options.numCycles ?? 1000
-  const seed = options.seed ?? 42
+  const numCycles = countOption("numCycles", options.numCycles, 1000)
+  const seed = seedOption(options.seed, 42)
   const findings = new Findings()
   const add = (property: string, message: string) => findings.add(property, message)
   const possible = env.possibleAgents

@@ -45,7 +45,7 @@
 import { Rng, Space, Trajectory } from "@autodidact/core"
 import { Effect, Schema } from "effect"
 import type { AnyEnv, StepResult } from "../Env.js"
-import { errorText, Findings, isInfo, serialize, show } from "../internal/CheckCommon.js"
+import { countOption, errorText, Findings, isInfo, seedOption, serialize, show } from "../internal/CheckCommon.js"
 import { type InvalidActionPolicy, isTextEnv, type TextEnv } from "../text/TextEnv.js"
 
 /**
@@ -104,11 +104,12 @@ const isTagged = (e: unknown, tag: string): boolean => typeof e === "object" && 
  * Check `env` against the text-env contract (see the module docs for the properties). `env` may be a text env or
  * a wrapper around one (`Registry.make("TextFrozenLake-v1")`). The env is reset and stepped.
  * @returns the admissible steps played, the invalid-action policy seen, and the invalid steps played.
- * @throws TextEnvCheckError listing every finding (deduplicated, at most 50).
+ * @throws TextEnvCheckError listing every finding (deduplicated, at most 50); InvalidOptionError for a `steps`
+ *   or `seed` that is not a non-negative integer.
  */
 export const checkTextEnv = (env: TextEnv | AnyEnv, options: CheckTextEnvOptions = {}): TextCheckReport => {
-  const seed = options.seed ?? 123
-  const steps = options.steps ?? 20
+  const seed = seedOption(options.seed, 123)
+  const steps = countOption("steps", options.steps, 20)
   const invalid = options.invalidAction ?? "xyzzy plugh"
   const findings = new Findings()
   const add = (property: string, message: string) => findings.add(property, message)

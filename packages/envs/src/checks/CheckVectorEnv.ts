@@ -49,9 +49,9 @@
  * @see https://farama.org/Vector-Autoreset-Mode (the three autoreset modes)
  * @since 0.3.0
  */
-import { Rng, Space } from "@autodidact/core"
+import { InvalidOptionError, Rng, Space } from "@autodidact/core"
 import { Effect, Schema } from "effect"
-import { errorText, Findings, isInfo, isSpace, serialize, show } from "../internal/CheckCommon.js"
+import { countOption, errorText, Findings, isInfo, isSpace, seedOption, serialize, show } from "../internal/CheckCommon.js"
 import * as VectorBatch from "../vector/VectorBatch.js"
 import type { AutoresetMode, Batch, VectorEnv, VectorStepResult } from "../vector/VectorEnv.js"
 
@@ -127,11 +127,12 @@ interface Rollout {
  * Check a vector env, or every autoreset mode of a factory's vector envs (see the module docs for the properties).
  * The vector envs are reset, stepped and closed.
  * @returns per mode, the steps played and the sub-env episodes that ended.
- * @throws VectorEnvCheckError listing every finding (deduplicated, at most 50).
+ * @throws VectorEnvCheckError listing every finding (deduplicated, at most 50); InvalidOptionError for a `steps`
+ *   or `seed` that is not a non-negative integer, or a mode in `modes` that is not an autoreset mode.
  */
 export const checkVectorEnv = (target: VectorEnv | VectorEnvFactory, options: CheckVectorEnvOptions = {}): VectorCheckReport => {
-  const seed = options.seed ?? 0
-  const maxSteps = options.steps ?? 300
+  const seed = seedOption(options.seed, 0)
+  const maxSteps = countOption("steps", options.steps, 300)
   const findings = new Findings()
   const add = (property: string, message: string) => findings.add(property, message)
   const envId = options.envId ?? "VectorEnv"
@@ -139,6 +140,9 @@ export const checkVectorEnv = (target: VectorEnv | VectorEnvFactory, options: Ch
     throw new VectorEnvCheckError({ envId, findings: findings.list() })
   }
   const modes = typeof target === "function" ? options.modes ?? MODES : [target.autoresetMode]
+  for (const m of options.modes ?? []) {
+    if (!MODES.includes(m)) throw new InvalidOptionError({ option: "modes", value: options.modes, reason: `expected modes among ${MODES.join(", ")}` })
+  }
   const reports: Array<VectorModeReport> = []
   const rollouts = new Map<AutoresetMode, Rollout>()
   let numEnvs = 0
@@ -193,7 +197,8 @@ const checkOne = (env: VectorEnv, mode: AutoresetMode, fromFactory: boolean, see
   if (!Number.isInteger(n) || n <= 0) bad("spaces", `numEnvs is not a positive integer: ${show(n)}`)
   if (!isSpace(obsSpace)) bad("spaces", `singleObservationSpace is not a valid space: ${show(obsSpace)}`)
   if (!isSpace(actSpace)) bad("spaces", `singleActionSpace is not a valid space: ${show(actSpace)}`)
-  if (env.autoresetMode !== mode) bad("spaces", `autoresetMode is ${show(env.autoresetMode)}${fromFactory ? `, but the factory was asked for ${mode}` : ""}`)
+  if (!MODES.includes(env.autoresetMode)) bad("spaces", `autoresetMode ${show(env.autoresetMode)} is not one of ${MODES.join(", ")}`)
+  else if (env.autoresetMode !== mode) bad("spaces", `autoresetMode is ${show(env.autoresetMode)}${fromFactory ? `, but the factory was asked for ${mode}` : ""}`)
   if (!ok) return undefined
 
   /** The rows of an observation batch (serialized), after checking its layout and that each row is in the space. */

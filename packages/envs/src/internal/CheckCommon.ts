@@ -6,7 +6,7 @@
  * @internal
  * @since 0.3.0
  */
-import { Space, Trajectory } from "@autodidact/core"
+import { InvalidOptionError, Space, Trajectory } from "@autodidact/core"
 import { Schema } from "effect"
 
 /** Whether `x` decodes as a core `Space`. */
@@ -64,3 +64,19 @@ export class Findings {
     return [...this.set]
   }
 }
+
+/**
+ * A count option of a check (`numCycles`, `steps`): `fallback` when undefined, else a non-negative safe integer.
+ * @throws InvalidOptionError naming the option and the value otherwise.
+ */
+export const countOption = (option: string, value: number | undefined, fallback: number): number => {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value < 0) throw new InvalidOptionError({ option, value, reason: "expected a non-negative integer" })
+  return value
+}
+
+/**
+ * The seed option of a check: `fallback` when undefined, else a non-negative safe integer (what `reset({ seed })` takes).
+ * @throws InvalidOptionError naming the value otherwise.
+ */
+export const seedOption = (value: number | undefined, fallback: number): number => countOption("seed", value, fallback)
