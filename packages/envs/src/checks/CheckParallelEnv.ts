@@ -4,6 +4,13 @@
  * `api_test` for AEC envs. It plays random legal actions for `numCycles` parallel steps, resetting when every agent is
  * gone, and records each broken rule as a finding `property: what was wrong (offending value)`.
  *
+ * **When to use**: in the test of a new Parallel env (or an AEC env through `aecToParallel`), in any test runner.
+ *
+ * **Gotchas**
+ * - The env is reset and stepped; pass a fresh one. Stricter than PettingZoo in one place: `reset`'s dicts must
+ *   have exactly the live agents as keys (PettingZoo tolerates extra keys such as `"common"`).
+ * - The determinism check needs `reset({ seed })` to fix every random draw of the episode.
+ *
  * **Checks** (the finding's property name first)
  * - `possibleAgents`: a non-empty list without duplicates.
  * - `spaces`: `observationSpace(agent)` and `actionSpace(agent)` are valid spaces for every possible agent.
@@ -36,7 +43,7 @@
  * ```
  * @see https://github.com/Farama-Foundation/PettingZoo/blob/master/pettingzoo/test/parallel_test.py
  * @see https://github.com/Farama-Foundation/PettingZoo/blob/master/pettingzoo/test/seed_test.py
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { Rng, Space } from "@autodidact/core"
 import { Effect, Schema } from "effect"

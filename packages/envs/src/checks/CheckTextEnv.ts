@@ -4,6 +4,12 @@
  * rollouts from one seed, anchor-state keys, chat rendering). It plays admissible actions from `reset({ seed })` and
  * records each broken rule as a finding `property: what was wrong (offending value)`.
  *
+ * **When to use**: in the test of a new text env, on the bare env or on `Registry.make(id)` of its registration.
+ *
+ * **Gotchas**
+ * - The env is reset and stepped; pass a fresh one. The invalid-action probe is `"xyzzy plugh"`: pass another
+ *   `invalidAction` if that command can be admissible in your env.
+ *
  * **Checks** (the finding's property name first)
  * - `contract`: the env, or its `unwrapped` env (what `Registry.make` wraps), has `task`, `admissibleActions`,
  *   `stateKey` and `toMessages`; `reset`/`step` are called on the env given (wrappers included), the text members on
@@ -40,7 +46,7 @@
  * ```
  * @see https://github.com/Farama-Foundation/Gymnasium/blob/v1.4.0/gymnasium/utils/env_checker.py
  * @see Shridhar et al., "ALFWorld: Aligning Text and Embodied Environments for Interactive Learning", arXiv:2010.03768
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { Rng, Space, Trajectory } from "@autodidact/core"
 import { Effect, Schema } from "effect"

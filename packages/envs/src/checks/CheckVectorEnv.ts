@@ -10,6 +10,14 @@
  * (as `makeVec` builds them), and must end now and then under random actions: a check in which no sub-env ended
  * fails with an `autoreset` finding rather than passing without checking the mode.
  *
+ * **When to use**: in the test of a new vector env class (a factory over its modes), or on one instance of a
+ * costly vector env such as `AsyncVectorEnv` (its own mode only).
+ *
+ * **Gotchas**
+ * - The vector envs are closed at the end (the `close` check); a single env passed in cannot be used afterwards.
+ * - `Disabled`'s "throws until reset" rule is this package's documented one (`VectorEnv.step` throws
+ *   `ResetNeededError` for an ended sub-env); a vector env that steps it anyway fails the check.
+ *
  * **Checks** (the finding's property name first)
  * - `spaces`: `numEnvs` is a positive integer, `singleObservationSpace`/`singleActionSpace` are valid spaces, and
  *   `autoresetMode` is the mode asked for (one of `NextStep`, `SameStep`, `Disabled`).
@@ -47,7 +55,7 @@
  * ```
  * @see https://github.com/Farama-Foundation/Gymnasium/blob/v1.4.0/gymnasium/vector/sync_vector_env.py
  * @see https://farama.org/Vector-Autoreset-Mode (the three autoreset modes)
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { InvalidOptionError, Rng, Space } from "@autodidact/core"
 import { Effect, Schema } from "effect"

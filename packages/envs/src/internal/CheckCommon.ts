@@ -4,7 +4,7 @@
  * PettingZoo-style masked observation, and a collector of deduplicated `property: message` findings. Internal (not
  * exported from the package).
  * @internal
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { InvalidOptionError, Space, Trajectory } from "@autodidact/core"
 import { Schema } from "effect"
