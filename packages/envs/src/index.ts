@@ -3,7 +3,8 @@
  * (Boxoban loader, generator, push-optimal solver), extensive-form games with OpenSpiel semantics (Kuhn and Leduc
  * poker, tic-tac-toe, Liar's dice, normal-form games, user trees) and the PettingZoo AEC/Parallel APIs, wrappers, vector
  * environments (in-thread here; on worker threads in `@autodidact/envs/node`), a registry with `make`, conformance
- * checks (`CheckEnv` for Gymnasium envs, `CheckAecEnv` for PettingZoo AEC envs) and a throughput benchmark. This
+ * checks (`CheckEnv` for Gymnasium envs, `CheckAecEnv` / `CheckParallelEnv` for PettingZoo AEC / Parallel envs,
+ * `CheckTextEnv` for text envs, `CheckVectorEnv` for vector envs and their autoreset modes) and a throughput benchmark. This
  * entry has no Node built-in in its import graph (it bundles for browsers); `@autodidact/envs/node` adds
  * `AsyncVectorEnv` and reading Sokoban level files. `src/` is laid out by family
  * (`classic/`, `toytext/`, `sokoban/`, `text/`, `multiagent/`, `vector/`, `wrappers/`, `checks/`); only what this
@@ -39,6 +40,9 @@ export * as VectorBatch from "./vector/VectorBatch.js"
 export * as SyncVectorEnv from "./vector/SyncVectorEnv.js"
 export * as CheckEnv from "./checks/CheckEnv.js"
 export * as CheckAecEnv from "./checks/CheckAecEnv.js"
+export * as CheckParallelEnv from "./checks/CheckParallelEnv.js"
+export * as CheckTextEnv from "./checks/CheckTextEnv.js"
+export * as CheckVectorEnv from "./checks/CheckVectorEnv.js"
 export * as Throughput from "./checks/Throughput.js"
 export * as Libm from "./classic/Libm.js"
 export { make, makeVec, register, spec, UnknownEnvError } from "./Registry.js"

@@ -1,5 +1,6 @@
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
+import * as CheckVectorEnv from "../src/checks/CheckVectorEnv.js"
 import { AsyncVectorEnv, makeVec } from "../src/node.js"
 import * as Registry from "../src/Registry.js"
 import { SyncVectorEnv } from "../src/vector/SyncVectorEnv.js"
@@ -50,6 +51,8 @@ describe("AsyncVectorEnv", () => {
           expect(async_.numWorkers).toBe(2)
           const ended = compare(sync, async_, envId === "CartPole-v1" ? 2 : 4, 150)
           expect(ended).toBeGreaterThan(3)
+          // The conformance suite on the same workers (no extra start-up): checks this mode, then closes the env.
+          expect(CheckVectorEnv.checkVectorEnv(async_, { envId }).modes).toEqual([expect.objectContaining({ mode })])
         } finally {
           async_.close()
           sync.close()

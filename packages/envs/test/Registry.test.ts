@@ -2,6 +2,7 @@ import { InvalidActionError, InvalidOptionError, NonFiniteValueError, ResetNeede
 import { describe, expect, it } from "@effect/vitest"
 import * as CartPole from "../src/classic/CartPole.js"
 import * as FrozenLake from "../src/toytext/FrozenLake.js"
+import { asyncVectorEnv, installAsyncVectorEnv } from "../src/internal/AsyncVectorHook.js"
 import * as Registry from "../src/Registry.js"
 import { SyncVectorEnv } from "../src/vector/SyncVectorEnv.js"
 import * as Wrappers from "../src/wrappers/Wrappers.js"
@@ -105,12 +106,18 @@ describe("Registry", () => {
     envs.close()
   })
 
-  it("makeVec async without @autodidact/envs/node (this file never loads it) fails naming that entry", () => {
+  it("makeVec async without @autodidact/envs/node fails naming that entry", () => {
+    // Test files share a process (isolate: false): another file may have loaded the node entry, which installs the
+    // async constructor; clear it for this test and put it back after.
+    const installed = asyncVectorEnv()
+    installAsyncVectorEnv(undefined)
     let error: unknown
     try {
       Registry.makeVec("CartPole-v1", 2, { vectorizationMode: "async" })
     } catch (e) {
       error = e
+    } finally {
+      installAsyncVectorEnv(installed)
     }
     expect(error).toBeInstanceOf(InvalidOptionError)
     expect((error as InvalidOptionError).option).toBe("vectorizationMode")

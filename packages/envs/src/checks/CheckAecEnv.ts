@@ -18,6 +18,7 @@
  * @since 0.2.0
  */
 import { Rng, Space } from "@autodidact/core"
+import { legalActions, serialize } from "../internal/CheckCommon.js"
 import { type AecEnv, ApiTestError } from "../multiagent/AecEnv.js"
 
 /** Options of {@link checkAecEnv}. */
@@ -40,12 +41,6 @@ export interface AecCheckReport {
 export type ApiTestOptions = CheckAecEnvOptions
 /** @deprecated Use {@link AecCheckReport}. */
 export type ApiTestReport = AecCheckReport
-
-const serialize = (x: unknown): string =>
-  JSON.stringify(x, (_k, v) => (ArrayBuffer.isView(v) ? Array.from(v as unknown as ArrayLike<number>) : v))
-
-const hasMask = (obs: unknown): obs is { readonly action_mask: Uint8Array } =>
-  typeof obs === "object" && obs !== null && "action_mask" in obs
 
 /**
  * PettingZoo's `api_test` for an AEC env: plays random legal actions (from the action mask when the observation has
@@ -121,10 +116,8 @@ export const checkAecEnv = <Obs, Act>(env: AecEnv<Obs, Act>, options: CheckAecEn
       let action: Act | null = null
       if (!dead) {
         const actSpace = env.actionSpace(agent)
-        if (hasMask(observation)) {
-          const mask = observation.action_mask
-          const legal: Array<number> = []
-          for (let i = 0; i < mask.length; i++) if (mask[i] === 1) legal.push(i)
+        const legal = legalActions(observation)
+        if (legal !== undefined) {
           if (legal.length === 0) {
             add(`action mask of live agent ${agent} is all zeros`)
             break
@@ -181,11 +174,8 @@ export const checkAecEnv = <Obs, Act>(env: AecEnv<Obs, Act>, options: CheckAecEn
       let action: Act | null = null
       if (!(last.termination || last.truncation)) {
         const obs = last.observation
-        if (hasMask(obs)) {
-          const legal: Array<number> = []
-          obs.action_mask.forEach((m, i) => {
-            if (m === 1) legal.push(i)
-          })
+        const legal = legalActions(obs)
+        if (legal !== undefined) {
           if (legal.length === 0) break
           action = legal[rng.integers(legal.length)]! as Act
         } else action = Space.sample(env.actionSpace(agent), rng) as Act

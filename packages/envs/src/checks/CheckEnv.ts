@@ -26,6 +26,7 @@
 import { Rng, Space, Trajectory } from "@autodidact/core"
 import { Effect, Schema } from "effect"
 import type { AnyEnv, ResetResult, StepResult } from "../Env.js"
+import { isInfo, isSpace, same, show } from "../internal/CheckCommon.js"
 
 /** One finding of {@link checkEnv}. */
 export interface Finding {
@@ -58,15 +59,6 @@ export interface CheckEnvOptions {
   readonly steps?: number | undefined
   /** Skip the render check (Gymnasium's `skip_render_check`). Default false. */
   readonly skipRenderCheck?: boolean | undefined
-}
-
-const isSpace = Schema.is(Space.Space)
-const same = (a: unknown, b: unknown): boolean =>
-  JSON.stringify(Trajectory.toJsonValue(a)) === JSON.stringify(Trajectory.toJsonValue(b))
-const isInfo = (x: unknown): boolean => x !== null && typeof x === "object" && !Array.isArray(x)
-const show = (x: unknown): string => {
-  const s = JSON.stringify(Trajectory.toJsonValue(x)) ?? String(x)
-  return s.length > 120 ? `${s.slice(0, 117)}...` : s
 }
 
 /**

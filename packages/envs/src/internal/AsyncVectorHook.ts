@@ -19,8 +19,11 @@ export interface AsyncVectorRequest {
 
 let factory: ((request: AsyncVectorRequest) => VectorEnv) | undefined
 
-/** Install the async vector-env constructor (called once by `vector/AsyncVectorEnv.ts` at load). */
-export const installAsyncVectorEnv = (make: (request: AsyncVectorRequest) => VectorEnv): void => {
+/**
+ * Install the async vector-env constructor (called once by `vector/AsyncVectorEnv.ts` at load); `undefined`
+ * uninstalls it (tests of the "node entry not loaded" path, which share a process with files that load it).
+ */
+export const installAsyncVectorEnv = (make: ((request: AsyncVectorRequest) => VectorEnv) | undefined): void => {
   factory = make
 }
 
