@@ -147,7 +147,7 @@ const acquire = async (opener: Opener): Promise<Held> => {
     }
     return { service: Context.get(exit.value, ExperienceStore), close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
   }
-  const store = await opened
+  const store = await (opened as Promise<OpenStore>)
   return { service: store.service, close: () => store.close() }
 }
 
@@ -156,7 +156,7 @@ const show = (x: unknown): string => {
   return s.length > 160 ? `${s.slice(0, 157)}...` : s
 }
 const describe = (e: unknown): string =>
-  e !== null && typeof e === "object" && "_tag" in e ? `${String((e as { _tag: unknown })._tag)}: ${(e as Error).message}` : String(e)
+  e !== null && typeof e === "object" && "_tag" in e ? `${String((e as { _tag: unknown })._tag)}: ${(e as unknown as Error).message}` : String(e)
 
 /** A failed property: thrown inside a property's body, turned into a finding. */
 class Broken extends Error {}
@@ -234,7 +234,7 @@ export const checkMemoryBackend = async (backend: MemoryBackend): Promise<Memory
     {
       const m = s()
       const bad: Array<string> = []
-      if (typeof m.backend !== "string" || m.backend === "") bad.push(`backend ${show(m.backend)}`)
+      if (typeof m.backend !== "string" || (m.backend as string) === "") bad.push(`backend ${show(m.backend)}`)
       if (typeof m.location !== "string") bad.push(`location ${show(m.location)}`)
       if (!(Number.isInteger(m.dimension) && m.dimension > 0)) bad.push(`dimension ${show(m.dimension)} is not a positive integer`)
       if (!["resident", "hnsw", "exact"].includes(m.vectorIndex)) bad.push(`vectorIndex ${show(m.vectorIndex)} is not resident, hnsw or exact`)
