@@ -1,10 +1,9 @@
 /**
  * `checkMemoryBackend` on every built-in store configuration (in-memory PGlite with the resident and the exact vector
- * path, a directory store with reopen and a writer killed mid-batch, a PostgreSQL server when `AUTODIDACT_PG_URL` is
+ * path, a directory store with reopen, a PostgreSQL server when `AUTODIDACT_PG_URL` is
  * set) and on broken backends: wrappers over one real store, each violating one property. One real in-memory store
  * is shared by the broken cases (PGlite stores cost seconds each).
  */
-import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -18,7 +17,6 @@ import { StoreOpenError } from "../src/store/StoreErrors.js"
 import { copyStoreTemplate } from "./StoreTemplate.js"
 
 const DIM = 16
-const here = Path.dirname(new URL(import.meta.url).pathname)
 const tmp = Fs.mkdtempSync(Path.join(Os.tmpdir(), "autodidact-check-store-"))
 
 type Service = ExperienceStore["Service"]
@@ -48,22 +46,6 @@ const findingsOf = async (backend: CheckMemoryBackend.MemoryBackend): Promise<Re
 const expectFinding = (findings: ReadonlyArray<string>, property: CheckMemoryBackend.Property, fragment: string) =>
   expect(findings.filter((f) => f.startsWith(`${property}: `)).join("\n"), findings.join("\n")).toContain(fragment)
 
-/** Run `StoreKillChild.ts` (batches of 20 tips) on `dir` and SIGKILL it right after its first commit. */
-const killWriter = (dir: string) => () =>
-  new Promise<void>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=@autodidact/source", "--import", "tsx", Path.join(here, "StoreKillChild.ts"), dir],
-      { cwd: Path.resolve(here, ".."), stdio: ["ignore", "pipe", "pipe"] }
-    )
-    let err = ""
-    child.stderr.on("data", (d) => (err += String(d)))
-    child.stdout.on("data", (d: Buffer) => {
-      if (/committed \d+/.test(String(d))) setTimeout(() => child.kill("SIGKILL"), Math.floor(Math.random() * 10))
-    })
-    child.on("exit", (_code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`writer exited without being killed: ${err}`))))
-  })
-
 describe("checkMemoryBackend: the built-in stores", () => {
   it("in-memory PGlite with the resident vector index (plain face)", async () => {
     const report = await CheckMemoryBackend.checkMemoryBackend({
@@ -81,11 +63,13 @@ describe("checkMemoryBackend: the built-in stores", () => {
     expect(await shared.count()).toBe(0) // the check leaves its scratch store empty
   })
 
-  it("a PGlite directory: every acknowledged write survives close + reopen and a writer killed mid-batch", async () => {
+  // (a writer killed with SIGKILL mid-batch, the `interruptWrite` hook of a real directory store, costs a child
+  // process and a third open: StoreDurability.test.ts kills one; here the property's failing side is tested below)
+  it("a PGlite directory: every acknowledged write survives close + reopen", async () => {
     const dir = copyStoreTemplate(Path.join(tmp, "dir"))
     const open = () => openStore({ path: dir, dimension: DIM })
-    const report = await CheckMemoryBackend.checkMemoryBackend({ name: "pglite directory", open, reopen: open, interruptWrite: killWriter(dir) })
-    expect(report.checked).toEqual(CheckMemoryBackend.properties)
+    const report = await CheckMemoryBackend.checkMemoryBackend({ name: "pglite directory", open, reopen: open })
+    expect(report.checked).toEqual(CheckMemoryBackend.properties.filter((p) => p !== "interrupted-write"))
     expect(report.vectorIndex).toBe("resident")
     expect(Fs.existsSync(`${dir}.lock`)).toBe(false)
   })
