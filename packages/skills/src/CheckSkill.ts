@@ -14,9 +14,11 @@
  *   stage of `SkillLibrary.check`.
  * - `parameters`: at least one test input conforms to the `parameters` schema (the documented input is exercised;
  *   tests of bad arguments may add inputs that do not).
- * - `result`: every value the skill returns, in its tests and on bad arguments, conforms to the `result` schema.
- * - `limits`: no call ends in `SkillTimeoutError`, `SkillMemoryError` or `SkillStackOverflowError` under the
- *   runner's limits (`timeoutMs`, default 2000 ms).
+ * - `result`: every value the skill returns in its tests conforms to the `result` schema (a subset of JSON Schema:
+ *   `type`, `const`, `enum`, `anyOf`/`oneOf`/`allOf`/`not`, `properties`, `required`, `additionalProperties`,
+ *   `items`, numeric and string bounds, `pattern`).
+ * - `limits`: no test call ends in `SkillTimeoutError`, `SkillMemoryError` or `SkillStackOverflowError` under the
+ *   runner's limits (`timeoutMs`, default 2000 ms); a bad-argument probe that does is a `bad-arguments` finding.
  * - `determinism`: the same input and the same host replies give the same result and the same host calls (no
  *   `Math.random`, clock or other hidden input).
  * - `bad-arguments`: calls with bad arguments (`undefined`, `null`, `42`, `"x"`, `{}`, `[]`, and each required
