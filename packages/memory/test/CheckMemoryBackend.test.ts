@@ -136,6 +136,14 @@ describe("checkMemoryBackend: broken backends are rejected naming the property",
     expectFinding(f, "query", "scores not sorted descending")
   })
 
+  it("exemplars: failed trajectories returned too", async () => {
+    const f = await findingsOf({
+      name: "exemplars",
+      open: wrapped((real) => ({ exemplars: (q) => Effect.map(real.query({ embedding: q.embedding, mode: "vector", filters: { kind: "trajectory" }, k: q.k ?? 3 }), (hits) => hits.map((h) => ({ record: h.record, trajectory: Records.decodeTrajectory(h.record), similarity: h.similarity }))) }))
+    })
+    expectFinding(f, "exemplars", "exemplars with k 3 over 2 successful trajectories gave 3")
+  })
+
   it("vote: n is ignored", async () => {
     const f = await findingsOf({ name: "vote", open: wrapped((real) => ({ vote: (id, d) => real.vote(id, d) })) })
     expectFinding(f, "vote", "upvotes 2, downvotes 1 (want 3, 1)")

@@ -31,6 +31,9 @@
  *   and a filtered query finds every matching record when `k` allows; the vector query with a stored record's own
  *   embedding ranks that record first with similarity 1; a lexical query for a word only one record holds ranks it
  *   first; a filter nothing matches gives `[]`.
+ * - `exemplars`: the successful trajectory whose embedding is the query's comes first, decoded (its steps and return
+ *   as stored) with similarity 1; failed trajectories and other kinds are never returned; a query with neither text
+ *   nor embedding fails with `InvalidQueryError`.
  * - `vote`: `vote(id, "up", 2)` and `vote(id, "down")` add 2 upvotes and 1 downvote; an unknown id fails with
  *   `InvalidQueryError`.
  * - `remove`: `remove([id, unknown])` returns 1 and the record is gone; `removeWhere(filters)` returns how many
@@ -63,6 +66,7 @@
  * @see https://github.com/Farama-Foundation/Gymnasium/blob/v1.4.0/gymnasium/utils/env_checker.py (the model)
  * @since 0.1.0
  */
+import { Trajectory } from "@autodidact/core"
 import { Cause, Context, Effect, Exit, Layer, Option, Schema, Scope } from "effect"
 import * as Records from "./Records.js"
 import type { Filters, Query } from "./Retrieval.js"
@@ -91,6 +95,7 @@ export const properties = [
   "atomicity",
   "get",
   "query",
+  "exemplars",
   "vote",
   "remove",
   "consolidate",
@@ -429,6 +434,34 @@ export const checkMemoryBackend = async (backend: MemoryBackend): Promise<Memory
       ensure(same(food.map((h) => h.record.id).sort(), [ids[0], ids[2], ids[4]].sort()), `filter task "food" found ${show(food.map((h) => h.record.text))}, not the 3 food records`)
       const none = await q("a filter nothing matches", { text: "food", filters: { task: "no-such-task" } })
       ensure(none.length === 0, `a filter nothing matches gave ${none.length} hits`)
+    })
+
+    // exemplars
+    checked.push("exemplars")
+    await property("exemplars", async () => {
+      const traj = (success: boolean, reward: number) =>
+        Trajectory.fromSteps("TextHousehold-v0", [
+          { observation: "kitchen", action: "go to fridge 1", reward: 0, terminated: false, truncated: false },
+          { observation: "fridge", action: "take apple 1", reward, terminated: true, truncated: false }
+        ], { task: "take apple", success })
+      const won = traj(true, 1)
+      const rs = await run(s().putMany([
+        Records.trajectory(won, { embedding: basis([31, 1]) }),
+        Records.trajectory(traj(false, 0), { embedding: basis([31, 1], [32, 0.1]) }),
+        Records.trajectory(traj(true, 0.5), { embedding: basis([33, 1]), text: "another success" }),
+        Records.tip("a tip near the query", { embedding: basis([31, 1], [34, 0.1]) })
+      ]))
+      const ex = await run(s().exemplars({ embedding: basis([31, 1]), k: 3 }))
+      ensure(ex.length === 2, `exemplars with k 3 over 2 successful trajectories gave ${ex.length}: ${show(ex.map((e) => e.record.id))}`)
+      ensure(ex[0]?.record.id === rs[0]!.id, `the successful trajectory with the query's own embedding is not first: ${show(ex.map((e) => e.record.id))}`)
+      ensure(Math.abs((ex[0]?.similarity ?? 0) - 1) < 1e-5, `its similarity is ${show(ex[0]?.similarity)}, not 1`)
+      ensure(
+        same(ex[0]?.trajectory.steps.map((st) => st.action), won.steps.map((st) => st.action)) && ex[0]?.trajectory.return === won.return,
+        `the exemplar's trajectory ${show(ex[0]?.trajectory)} is not the one stored`
+      )
+      for (const e of ex) ensure(e.record.kind === "trajectory" && e.record.outcome === "success", `exemplars returned a ${e.record.outcome} ${e.record.kind}`)
+      const bad = await failure(s().exemplars({}))
+      ensure((bad as { _tag?: string } | undefined)?._tag === "InvalidQueryError", `exemplars with neither text nor embedding gave ${bad === undefined ? "success" : describe(bad)}, not InvalidQueryError`)
     })
 
     // vote
