@@ -25,7 +25,14 @@
  *   parameter missing or set to `null`) end in a typed guest error (`SkillRuntimeError`, `HostCallError`) or a value
  *   conforming to `result` — never a hang, an exhausted limit or an untyped exception.
  * - `isolation`: running the tests in reverse order on the same runner gives the same results as in order (no state
- *   carried between calls), and a run leaves the host's `globalThis` keys and the spec itself unchanged.
+ *   carried between calls), and a run leaves the host's `globalThis` keys and the spec itself unchanged (with
+ *   `asOptions` and `env`, grounding leaves the environment unchanged too).
+ * - `option` (with `options.asOptions`, the skill's groundings as options, {@link Skill.SkillOption}): each has the
+ *   skill's name and parameter names among the `parameters` properties, covering the required ones; in
+ *   `options.env` (a reset text environment) `ground(env)` returns argument tuples of strings, one per parameter,
+ *   the same twice; `expand`, when given, returns commands (strings) for the first tuple; neither throws, and
+ *   neither changes the environment (`stateKey()` and `render()` unchanged) — the grounding runs on every step of
+ *   an options environment, so it must only read.
  * - `admission`: with `options.library`, the library's own admission check (`SkillLibrary.check`, including its
  *   verifier) accepts the spec.
  *
@@ -41,6 +48,7 @@
  * @see Wang et al., "Voyager: An Open-Ended Embodied Agent with Large Language Models", arXiv:2305.16291
  * @since 0.1.0
  */
+import type { TextEnv } from "@autodidact/envs"
 import { Effect, Schema } from "effect"
 import { deepEqual, violation } from "./internal/Json.js"
 import { clip } from "./internal/Text.js"
@@ -74,6 +82,7 @@ export const properties = [
   "determinism",
   "bad-arguments",
   "isolation",
+  "option",
   "admission"
 ] as const
 export type Property = (typeof properties)[number]
@@ -94,6 +103,10 @@ export interface CheckSkillOptions {
   readonly runner?: Runner | undefined
   /** Time limit of the default runner's calls, in ms. Default 2000. */
   readonly timeoutMs?: number | undefined
+  /** Check these groundings of the skill as options (property `option`); `env` is where they are grounded. */
+  readonly asOptions?: ReadonlyArray<Skill.SkillOption> | undefined
+  /** A text environment, reset, for grounding `asOptions` (without it only their names and parameters are checked). */
+  readonly env?: TextEnv.TextEnv | undefined
   /** Also apply this library's admission check (its verifier included). */
   readonly library?: AdmissionCheck | undefined
 }
@@ -101,7 +114,7 @@ export interface CheckSkillOptions {
 /** What {@link checkSkill} checked. */
 export interface SkillCheckReport {
   readonly skill: string
-  /** Every property checked (all of {@link properties}; `admission` only with `options.library`). */
+  /** Every property checked (all of {@link properties}; `option` only with `asOptions`, `admission` with `library`). */
   readonly checked: ReadonlyArray<Property>
   /** Own tests run (each at least three times: in order, again, and in reverse). */
   readonly tests: number
@@ -137,7 +150,8 @@ export const checkSkill = async (spec: Skill.SkillSpec, options: CheckSkillOptio
   const name = typeof (spec as { name?: unknown } | undefined)?.name === "string" ? spec.name : "(unnamed)"
   const done = (report: Omit<SkillCheckReport, "skill" | "checked">): SkillCheckReport => {
     if (findings.length > 0) throw new SkillCheckError({ skill: name, findings })
-    return { skill: name, checked: properties.filter((p) => p !== "admission" || options.library !== undefined), ...report }
+    const skip = (p: Property) => (p === "admission" && options.library === undefined) || (p === "option" && options.asOptions === undefined)
+    return { skill: name, checked: properties.filter((p) => !skip(p)), ...report }
   }
 
   // metadata
@@ -278,6 +292,49 @@ export const checkSkill = async (spec: Skill.SkillSpec, options: CheckSkillOptio
     fail("isolation", `the host's globalThis changed: added ${show(added)}, removed ${show(removed)}`)
   }
   if (JSON.stringify(spec) !== snapshot) fail("isolation", `running the skill changed its spec: ${show(JSON.parse(snapshot))} became ${show(spec)}`)
+
+  // option
+  for (const [i, o] of (options.asOptions ?? []).entries()) {
+    const what = `option ${i} (${show(o.name)})`
+    if (o.name !== spec.name) fail("option", `${what} is named ${show(o.name)}, not ${show(spec.name)}`)
+    for (const p of o.params) if (!(p in props)) fail("option", `${what} has parameter ${show(p)}, which is not among the properties ${show(Object.keys(props))}`)
+    for (const r of requiredNames) if (!o.params.includes(r)) fail("option", `${what} does not pass the required parameter ${show(r)}`)
+    const env = options.env
+    if (env === undefined) continue
+    const state = () => {
+      try {
+        return JSON.stringify([env.stateKey(), env.render()])
+      } catch (e) {
+        return `unreadable: ${String(e)}`
+      }
+    }
+    const before = state()
+    const attempt = <A>(f: () => A, call: string): A | undefined => {
+      try {
+        return f()
+      } catch (e) {
+        fail("option", `${what}: ${call} threw ${e instanceof Error ? `${e.name}: ${e.message}` : show(e)}`)
+        return undefined
+      }
+    }
+    const a = attempt(() => o.ground(env), "ground(env)")
+    const b = attempt(() => o.ground(env), "ground(env)")
+    if (a !== undefined) {
+      const bad = Array.isArray(a) ? a.find((t) => !Array.isArray(t) || t.length !== o.params.length || !t.every((x) => typeof x === "string")) : a
+      if (!Array.isArray(a) || bad !== undefined) {
+        fail("option", `${what}: ground(env) returned ${show(bad)}, not a tuple of ${o.params.length} strings (${show(o.params)})`)
+      } else if (b !== undefined && !deepEqual(a, b)) fail("option", `${what}: ground(env) twice gave ${show(a)}, then ${show(b)}`)
+      const first = Array.isArray(a) ? a[0] : undefined
+      if (o.expand !== undefined && first !== undefined) {
+        const steps = attempt(() => o.expand!(first), `expand(${show(first)})`)
+        if (steps !== undefined && !(Array.isArray(steps) && steps.every((x) => typeof x === "string"))) {
+          fail("option", `${what}: expand(${show(first)}) returned ${show(steps)}, not an array of commands`)
+        }
+      }
+    }
+    const after = state()
+    if (after !== before) fail("isolation", `${what}: grounding changed the environment: ${clip(before, 80)} became ${clip(after, 80)}`)
+  }
 
   // admission
   if (options.library !== undefined) {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { SokobanLevel, type TextEnv, TextHousehold, TextSokoban } from "@autodidact/envs"
 import { Effect, Schema } from "effect"
 import * as Skills from "../src/index.js"
-import { CheckSkill, type Sandbox, Skill, SkillLibrary, SyncSandbox } from "../src/index.js"
+import { CheckSkill, HouseholdSkills, type Sandbox, Skill, SkillLibrary, SokobanSkills, SyncSandbox } from "../src/index.js"
 
 /** Every built-in skill: each SkillSpec (or array of them) exported by any module of the package, by name. */
 const builtIns = (): Array<Skill.SkillSpec> => {
@@ -55,18 +56,32 @@ const expectFinding = (findings: ReadonlyArray<string>, property: CheckSkill.Pro
   expect(findings.filter((f) => f.startsWith(`${property}: `)).join("\n"), findings.join("\n")).toContain(fragment)
 
 describe("checkSkill", () => {
-  it("passes every built-in skill, admitted by the library", async () => {
+  it("passes every built-in skill, admitted by the library, with its groundings as options", async () => {
     const specs = builtIns()
     // the two skill families the package ships are all found
     expect(specs.map((s) => s.name)).toEqual(expect.arrayContaining(["find-and-take", "heat-object", "cool-object", "clean-object", "put-in", "walk-to", "push-box-along-path"]))
+    const household = new TextHousehold.TextHousehold({ difficulty: "easy", taskTypes: ["pick_and_place_simple"] })
+    household.reset({ seed: 0, options: { taskIndex: 0 } })
+    const sokoban = new TextSokoban.TextSokoban({ size: 6 })
+    sokoban.reset({ options: { level: SokobanLevel.fromRows(["######", "#@   #", "# $  #", "#    #", "#   .#", "######"]) } })
+    const groundings: ReadonlyArray<{ tag: string; env: TextEnv.TextEnv; options: ReadonlyArray<Skill.SkillOption> }> = [
+      { tag: "TextHousehold-v0", env: household, options: HouseholdSkills.householdOptions() },
+      { tag: "Sokoban", env: sokoban, options: SokobanSkills.sokobanOptions({ walkTo: true }) }
+    ]
+    let grounded = 0
     for (const spec of specs) {
-      const report = await CheckSkill.checkSkill(spec, { runner, library })
+      const g = groundings.find((x) => spec.tags?.includes(x.tag))
+      const asOptions = g?.options.filter((o) => o.name === spec.name)
+      const report = await CheckSkill.checkSkill(spec, { runner, library, ...(g !== undefined ? { asOptions, env: g.env } : {}) })
       expect(report.skill).toBe(spec.name)
-      expect(report.checked).toEqual(CheckSkill.properties)
+      if (g !== undefined) grounded += asOptions!.length
+      expect(report.checked).toEqual(CheckSkill.properties.filter((p) => p !== "option" || g !== undefined))
       expect(report.tests).toBe(spec.tests.length)
       // compile (2) + three runs per test + the probes
       expect(report.calls).toBe(2 + 3 * spec.tests.length + report.probes)
     }
+    // every grounding the two option families offer was checked (household: 5, sokoban with walk-to: 3)
+    expect(grounded).toBe(8)
   }, 60_000)
 
   it("passes a small valid skill with its own runner and without a library", async () => {
@@ -157,6 +172,27 @@ describe("checkSkill", () => {
     } finally {
       delete (globalThis as Record<string, unknown>)["__checkSkillLeak"]
     }
+  })
+
+  it("option: a grounding with another name, an unknown parameter, tuples of the wrong shape, or one that steps the env", async () => {
+    const env = new TextHousehold.TextHousehold({ difficulty: "easy", taskTypes: ["pick_and_place_simple"] })
+    env.reset({ seed: 1, options: { taskIndex: 1 } })
+    const f = await findingsOf(good, {
+      runner,
+      env,
+      asOptions: [
+        { name: "triple", params: ["x"], ground: () => [["1"]] },
+        { name: "double", params: ["x", "colour"], ground: () => [["1", "red"]] },
+        { name: "double", params: ["x"], ground: () => [[1 as unknown as string]] },
+        { name: "double", params: ["x"], ground: (e) => (e.step(e.admissibleActions()[0]!), [["2"]]), expand: () => [7 as unknown as string] }
+      ]
+    })
+    expectFinding(f, "option", `option 0 ("triple") is named "triple", not "double"`)
+    expectFinding(f, "option", `option 1 ("double") has parameter "colour"`)
+    expectFinding(f, "option", `option 2 ("double"): ground(env) returned [1], not a tuple of 1 strings`)
+    expectFinding(f, "option", `option 3 ("double"): expand(["2"]) returned [7]`)
+    expectFinding(f, "isolation", `option 3 ("double"): grounding changed the environment`)
+    expect(f.some((x) => x.startsWith("isolation: option 2")), f.join("\n")).toBe(false)
   })
 
   it("admission: the library's verifier refuses it", async () => {
