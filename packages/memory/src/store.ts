@@ -12,6 +12,7 @@
  * `@electric-sql/pglite-socket` (PGlite). A missing one fails the open with core's `MissingPeerError` naming it.
  * @since 0.1.0
  */
+export * as CheckMemoryBackend from "./store/CheckMemoryBackend.js"
 export * as Consolidation from "./store/Consolidation.js"
 export * as Embedder from "./embedders/Embedder.js"
 export * as ExemplarAgent from "./store/ExemplarAgent.js"

@@ -27,6 +27,7 @@ import type { EmbedderError } from "@autodidact/memory"
 import { Cause, Data, Effect, Exit, Layer, Schema, Scope } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { deepEqual } from "./internal/Json.js"
 import * as Sandbox from "./Sandbox.js"
 import * as Skill from "./Skill.js"
 import * as SkillIndex from "./SkillIndex.js"
@@ -95,11 +96,6 @@ export interface Hit {
 const now = () => new Date().toISOString()
 const decodeRecord = Schema.decodeUnknownSync(Skill.SkillRecord)
 
-const deepEqual = (a: unknown, b: unknown): boolean => JSON.stringify(canon(a)) === JSON.stringify(canon(b))
-const canon = (v: unknown): unknown =>
-  Array.isArray(v) ? v.map(canon) : v !== null && typeof v === "object"
-    ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
-    : v
 
 /**
  * Host functions that replay scripted replies (a skill test's `host`, or `autodidact skills call --host`): each name

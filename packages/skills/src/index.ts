@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+export * as CheckSkill from "./CheckSkill.js"
 export * as Discovery from "./Discovery.js"
 export * as EpisodeCheck from "./EpisodeCheck.js"
 export * as HouseholdSkills from "./HouseholdSkills.js"
