@@ -131,14 +131,14 @@ describe("estimator generator", () => {
     await estimatorGenerator(tree, { name: "mean-baseline" })
     const mod = text(tree, "packages/optim/src/estimators/MeanBaseline.ts")
     expect(mod).toContain('export const NAME = "mean-baseline"')
-    expect(mod).toContain("Advantages.register(NAME, estimator)")
+    expect(mod).toContain("Advantages.register(NAME, estimator, { family: \"custom\" })")
     expect(mod).toContain('file: "packages/optim/src/estimators/MeanBaseline.ts"')
     expect(text(tree, "packages/optim/src/index.ts")).toContain('export * as MeanBaseline from "./estimators/MeanBaseline.js"')
     expect(JSON.parse(text(tree, "packages/optim/package.json")).sideEffects).toEqual([
       "./src/estimators/MeanBaseline.ts",
       "./dist/estimators/MeanBaseline.js"
     ])
-    expect(text(tree, "packages/optim/test/MeanBaseline.test.ts")).toContain("CheckEstimator.checkEstimator(MeanBaseline.estimator)")
+    expect(text(tree, "packages/optim/test/MeanBaseline.test.ts")).toContain("CheckEstimator.checkEstimator(MeanBaseline.estimator, { name: MeanBaseline.NAME, ...Advantages.traits(MeanBaseline.NAME) })")
     expect(text(tree, ".changeset/optim-mean-baseline.md")).toContain('"@autodidact/optim": minor')
     expect(leftovers(tree)).toEqual([])
   })
