@@ -2,7 +2,8 @@
  * What the generators share: name forms, checked names, edits of registration files, changesets.
  * Plain ESM JavaScript so that `nx g` loads it without a TypeScript transpiler (Nx 23 on Node 20 has none).
  */
-import { names } from "@nx/devkit"
+import * as path from "node:path"
+import { generateFiles, names } from "@nx/devkit"
 
 /** A typed, readable failure of a generator (bad name, target exists, file not in the expected shape). */
 export class GeneratorError extends Error {
@@ -115,3 +116,25 @@ export const addChangeset = (tree, pkg, slug, summary, bump = "minor") => {
  * @param {import("@nx/devkit").Tree} tree @param {string} dir e.g. `packages/core`
  */
 export const caretVersion = (tree, dir) => `^${JSON.parse(readText(tree, `${dir}/package.json`)).version}`
+
+/**
+ * A generator of one module of a package: `<pkgDir>/src/<folder>/<ClassName>.ts` and `<pkgDir>/test/<ClassName>.test.ts`
+ * from the generator's `files/` templates, exported from the package's `src/index.ts` as `<ClassName>`, with a changeset.
+ * @param {{ here: string, pkgDir: string, pkg: string, folder: string, what: string, summary: (name: string) => string }} spec
+ */
+export const moduleGenerator = (spec) =>
+  /**
+   * @param {import("@nx/devkit").Tree} tree
+   * @param {{ name: string }} options
+   */
+  async (tree, options) => {
+    const forms = nameForms(options.name, spec.what)
+    const name = forms.fileName
+    const { className } = forms
+    const rel = spec.folder === "" ? className : `${spec.folder}/${className}`
+    assertAbsent(tree, `${spec.pkgDir}/src/${rel}.ts`)
+    assertAbsent(tree, `${spec.pkgDir}/test/${className}.test.ts`)
+    addModuleExport(tree, `${spec.pkgDir}/src/index.ts`, className, `./${rel}.js`)
+    generateFiles(tree, path.join(spec.here, "files"), spec.pkgDir, { ...forms, name, tmpl: "" })
+    addChangeset(tree, spec.pkg, `${spec.pkg.replace("@autodidact/", "")}-${name}`, spec.summary(name))
+  }

@@ -6,7 +6,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import envGenerator from "../generators/env/generator.js"
 import estimatorGenerator from "../generators/estimator/generator.js"
+import metaSolverGenerator from "../generators/meta-solver/generator.js"
 import packageGenerator from "../generators/package/generator.js"
+import rewardModelGenerator from "../generators/reward-model/generator.js"
 import { leftovers, text, treeWith } from "./helpers.js"
 
 const ENV_FILES = [
@@ -146,5 +148,38 @@ describe("estimator generator", () => {
   it("refuses a built-in name and a module name the index exports", async () => {
     await expect(estimatorGenerator(treeWith(OPTIM_FILES), { name: "grpo" })).rejects.toThrow(/already has an estimator named grpo/)
     await expect(estimatorGenerator(treeWith(OPTIM_FILES), { name: "advantages" })).rejects.toThrow(/already exports a module named Advantages/)
+  })
+})
+
+describe("reward-model and meta-solver generators", () => {
+  it("reward-model: a rules model in rewards/src, exported, with a CheckRewardModel test", async () => {
+    const tree = treeWith(["packages/rewards/src/index.ts"])
+    await rewardModelGenerator(tree, { name: "exact-match" })
+    const mod = text(tree, "packages/rewards/src/ExactMatch.ts")
+    expect(mod).toContain('export const NAME = "exact-match"')
+    expect(mod).toContain("RewardModel.rules(NAME, { outcome, step })")
+    expect(mod).toContain('throw new NotImplementedError({ what: "outcome()", file: "packages/rewards/src/ExactMatch.ts" })')
+    expect(text(tree, "packages/rewards/src/index.ts")).toContain('export * as ExactMatch from "./ExactMatch.js"')
+    expect(text(tree, "packages/rewards/test/ExactMatch.test.ts")).toContain("await CheckRewardModel.checkRewardModel(ExactMatch.make(), { range: [0, 1] })")
+    expect(text(tree, ".changeset/rewards-exact-match.md")).toBe('---\n"@autodidact/rewards": minor\n---\nNew reward model `exact-match`.\n')
+    expect(leftovers(tree)).toEqual([])
+  })
+
+  it("meta-solver: a MetaSolver in solvers/src/normalform, exported, with a CheckMetaSolver test", async () => {
+    const tree = treeWith(["packages/solvers/src/index.ts"])
+    await metaSolverGenerator(tree, { name: "softmax-nash" })
+    const mod = text(tree, "packages/solvers/src/normalform/SoftmaxNash.ts")
+    expect(mod).toContain("export const metaSolver: MetaSolver = (metaGame) =>")
+    expect(mod).toContain('file: "packages/solvers/src/normalform/SoftmaxNash.ts"')
+    expect(text(tree, "packages/solvers/src/index.ts")).toContain('export * as SoftmaxNash from "./normalform/SoftmaxNash.js"')
+    expect(text(tree, "packages/solvers/test/SoftmaxNash.test.ts")).toContain(
+      "await CheckMetaSolver.checkMetaSolver(SoftmaxNash.metaSolver, { name: SoftmaxNash.NAME, ...SoftmaxNash.declaration })"
+    )
+    expect(leftovers(tree)).toEqual([])
+  })
+
+  it("refuses a module name the package already exports", async () => {
+    await expect(rewardModelGenerator(treeWith(["packages/rewards/src/index.ts"]), { name: "calibration" })).rejects.toThrow(/already exports a module named Calibration/)
+    await expect(metaSolverGenerator(treeWith(["packages/solvers/src/index.ts"]), { name: "psro" })).rejects.toThrow(/already exports a module named Psro/)
   })
 })
