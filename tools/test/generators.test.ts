@@ -9,6 +9,7 @@ import estimatorGenerator from "../generators/estimator/generator.js"
 import metaSolverGenerator from "../generators/meta-solver/generator.js"
 import packageGenerator from "../generators/package/generator.js"
 import rewardModelGenerator from "../generators/reward-model/generator.js"
+import skillGenerator from "../generators/skill/generator.js"
 import { leftovers, text, treeWith } from "./helpers.js"
 
 const ENV_FILES = [
@@ -151,7 +152,7 @@ describe("estimator generator", () => {
   })
 })
 
-describe("reward-model and meta-solver generators", () => {
+describe("reward-model, meta-solver and skill generators", () => {
   it("reward-model: a rules model in rewards/src, exported, with a CheckRewardModel test", async () => {
     const tree = treeWith(["packages/rewards/src/index.ts"])
     await rewardModelGenerator(tree, { name: "exact-match" })
@@ -175,6 +176,18 @@ describe("reward-model and meta-solver generators", () => {
     expect(text(tree, "packages/solvers/test/SoftmaxNash.test.ts")).toContain(
       "await CheckMetaSolver.checkMetaSolver(SoftmaxNash.metaSolver, { name: SoftmaxNash.NAME, ...SoftmaxNash.declaration })"
     )
+    expect(leftovers(tree)).toEqual([])
+  })
+
+  it("skill: a SkillSpec in skills/src with scripted-host tests, exported, with a CheckSkill test", async () => {
+    const tree = treeWith(["packages/skills/src/index.ts"])
+    await skillGenerator(tree, { name: "take-first" })
+    const mod = text(tree, "packages/skills/src/TakeFirst.ts")
+    expect(mod).toContain('name: "take-first"')
+    expect(mod).toContain('throw new Error("fill in main() in packages/skills/src/TakeFirst.ts");')
+    expect(text(tree, "packages/skills/src/index.ts")).toContain('export * as TakeFirst from "./TakeFirst.js"')
+    expect(text(tree, "packages/skills/test/TakeFirst.test.ts")).toContain("await CheckSkill.checkSkill(TakeFirst.skill)")
+    expect(text(tree, ".changeset/skills-take-first.md")).toContain('"@autodidact/skills": minor')
     expect(leftovers(tree)).toEqual([])
   })
 
