@@ -137,7 +137,7 @@ describe("env generator, end to end", { timeout: 300_000 }, () => {
       "    const next = Math.min(this.size - 1, Math.max(0, this.state + (action === 1 ? 1 : -1)))",
       "    this.state = next",
       "    this.done = next === this.size - 1",
-      "    return { observation: next, reward: this.done ? 1 : 0, terminated: this.done, truncated: false, info: {} }",
+      "    return { observation: this.observe(), reward: this.done ? 1 : 0, terminated: this.done, truncated: false, info: {} }",
       ""
     ].join("\n"))
     // matching pennies, played in turn: both pick 0 or 1; player 0 wins when the picks match

@@ -74,7 +74,7 @@ describe("env generator", () => {
     const tree = treeWith(ENV_FILES)
     await envGenerator(tree, { name: "line-walk", kind: "single" })
     const mod = text(tree, "packages/envs/src/classic/LineWalk.ts")
-    expect(mod).toContain("export class LineWalkEnv implements Env<number, number>")
+    expect(mod).toContain("export class LineWalkEnv implements Env<Float32Array, number>")
     expect(mod).toContain('throw new NotImplementedError({ what: "step()", file: "packages/envs/src/classic/LineWalk.ts" })')
     const builtins = text(tree, "packages/envs/src/internal/BuiltinEnvs.ts")
     expect(builtins).toContain('import * as LineWalk from "../classic/LineWalk.js"')
