@@ -177,6 +177,9 @@ export const checkSkill = async (spec: Skill.SkillSpec, options: CheckSkillOptio
   if (spec.tests.length === 0) fail("metadata", "the skill has no tests (admission needs at least one)")
 
   const snapshot = JSON.stringify(spec)
+  // Effect registers its own global (`~effect/Fiber/currentFiber`) the first time a fiber runs asynchronously in a
+  // process: run one first, so that it is not taken for the skill's doing
+  await Effect.runPromise(Effect.void)
   const globalsBefore = Object.keys(globalThis).sort()
   let runner = options.runner
   const ownRunner = runner === undefined

@@ -90,6 +90,20 @@ describe("checkSkill", () => {
     expect(report.probes).toBe(6 + 2)
   }, 30_000)
 
+  it("in a process where no effect has run yet (Effect's own fiber global is not the skill's doing)", async () => {
+    // what a generated skill test sees when it is the only file: Effect adds `~effect/Fiber/currentFiber` to
+    // globalThis the first time a fiber runs asynchronously
+    const key = "~effect/Fiber/currentFiber"
+    const g = globalThis as Record<string, unknown>
+    const saved = g[key]
+    delete g[key]
+    try {
+      await expect(CheckSkill.checkSkill(good)).resolves.toMatchObject({ skill: good.name })
+    } finally {
+      g[key] = saved
+    }
+  }, 30_000)
+
   it("metadata: a bad name, a non-object parameters schema, a required name that is no property, no tests", async () => {
     const f = await findingsOf({
       ...good,
