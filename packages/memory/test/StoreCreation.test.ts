@@ -79,6 +79,44 @@ describe("ExperienceStore creation (PGlite directory)", () => {
     Fs.rmSync(tmp, { recursive: true, force: true })
   })
 
+  it.effect("a PGlite template: new databases are unpacked from it (directory and in-memory); a damaged one is ignored", () =>
+    Effect.gen(function*() {
+      // a template that marks what comes from it: a table in an otherwise fresh data directory
+      const marked = Path.join(tmp, "marked.tar")
+      yield* Effect.promise(async () => {
+        const { PGlite } = await import("@electric-sql/pglite")
+        const db = await PGlite.create({})
+        await db.exec("CREATE TABLE from_template (x int)")
+        Fs.writeFileSync(marked, new Uint8Array(await (await db.dumpDataDir("none")).arrayBuffer()))
+        await db.close()
+      })
+      const damaged = Path.join(tmp, "damaged.tar")
+      Fs.writeFileSync(damaged, "not a tarball")
+      const hasMarker = (options: { dir?: string; template: string }) =>
+        Effect.scoped(Effect.gen(function*() {
+          const backend = yield* SqlBackend.pglite(options)
+          const rows = yield* backend.sql<{ t: string | null }>`SELECT to_regclass('from_template')::text AS t`
+          return rows[0].t !== null
+        }))
+      expect(yield* hasMarker({ template: marked })).toBe(true)
+      expect(yield* hasMarker({ dir: Path.join(tmp, "from-template"), template: marked })).toBe(true)
+      expect(Fs.existsSync(SqlBackend.creatingPath(Path.join(tmp, "from-template")))).toBe(false)
+      // damaged (PGlite refuses it; the half-unpacked sibling is cleared) or missing: initdb, as without a template
+      expect(yield* hasMarker({ dir: Path.join(tmp, "damaged-template"), template: damaged })).toBe(false)
+      expect(yield* hasMarker({ template: Path.join(tmp, "no-such.tar") })).toBe(false)
+      // writeTemplate gives a data directory PGlite loads as it is (no fallback here), empty
+      const written = Path.join(tmp, "written", "template.tar")
+      yield* SqlBackend.writeTemplate(written)
+      const tables = yield* Effect.promise(async () => {
+        const { PGlite } = await import("@electric-sql/pglite")
+        const db = await PGlite.create({ loadDataDir: new Blob([Fs.readFileSync(written)]) })
+        const r = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")
+        await db.close()
+        return r.rows[0].n
+      })
+      expect(tables).toBe(0)
+    }).pipe(Effect.orDie), 300_000)
+
   it.effect("a process killed the moment the new store directory appears leaves a store that opens, empty", () =>
     Effect.gen(function*() {
       // Before creation was atomic, PGlite's initdb wrote into the directory itself: killed there, it left a
