@@ -3,7 +3,7 @@
  * `npm run test:docs`: every ```ts code block in the docs is type-checked, and run.
  *
  * Markdown files read: README.md, CONTRIBUTING.md, docs/**\/*.md, packages/*\/README.md, apps/*\/README.md.
- * Each ```ts (or ```typescript) block becomes one module in `tmp/doctest/` (inside the repository, so workspace
+ * Each ```ts (or ```typescript) block becomes one module in `tmp/doctest-<pid>/` (inside the repository, so workspace
  * packages and their dependencies resolve as they do for the tests: through the `@autodidact/source` condition,
  * `src/` without a build). Then:
  *   1. one `tsc` program type-checks every block (strict, the workspace's tsconfig.base.json) against the packages'
@@ -24,6 +24,7 @@
  *   npm run test:docs -- docs/guides/x.md  # only these files
  *   npm run test:docs -- --verbose         # show the blocks' own output and each block's time
  *   npm run test:docs -- --slow            # run the `slow` blocks too
+ *   npm run test:docs -- --keep            # keep tmp/doctest-<pid>/ (the extracted blocks) for a look
  */
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -93,9 +94,14 @@ export const extractBlocks = (text) => {
 }
 
 const started = Date.now()
-const dir = join(root, "tmp", "doctest")
+// one directory per run (two runs at once do not clobber each other), removed at the end unless --keep
+const dir = join(root, "tmp", `doctest-${process.pid}`)
 rmSync(dir, { recursive: true, force: true })
 mkdirSync(dir, { recursive: true })
+const finish = (code) => {
+  if (!argv.includes("--keep")) rmSync(dir, { recursive: true, force: true })
+  process.exit(code)
+}
 
 const modules = []
 for (const file of markdownFiles()) {
@@ -144,14 +150,14 @@ const build = spawnSync(process.execPath, [tscBin, "-b", ...libs], { cwd: root, 
 if (build.status !== 0) {
   console.error(`${build.stdout}${build.stderr}`.trim())
   console.error("doctest: the packages do not build (tsc -b); fix that first")
-  process.exit(1)
+  finish(1)
 }
 const tsc = spawnSync(process.execPath, [tscBin, "-p", dir, "--pretty", "false"], { cwd: root, encoding: "utf8" })
 const tscSeconds = ((Date.now() - started) / 1000).toFixed(1)
 if (tsc.status !== 0) {
   const out = `${tsc.stdout}${tsc.stderr}`.trim()
   const errorLines = out.split("\n").map((l) =>
-    l.replace(/^(?:tmp\/doctest\/)?([^(\s]+\.ts)\((\d+),(\d+)\)/, (_, f, line, col) => `${locate(f, Number(line))}:${col}`)
+    l.replace(/^(?:tmp\/doctest-\d+\/)?([^(\s]+\.ts)\((\d+),(\d+)\)/, (_, f, line, col) => `${locate(f, Number(line))}:${col}`)
   )
   const count = errorLines.filter((l) => /error TS\d+/.test(l)).length
   console.error(errorLines.join("\n"))
@@ -222,7 +228,7 @@ const run = spawnSync(process.execPath, ["--conditions=@autodidact/source", "--i
   timeout: budget,
   env: { ...process.env, NODE_NO_WARNINGS: "1" }
 })
-const out = `${run.stdout ?? ""}${run.stderr ?? ""}`.replace(/(?:file:\/\/)?\S*?tmp\/doctest\/([^:\s]+\.ts):(\d+)/g, (_, f, l) =>
+const out = `${run.stdout ?? ""}${run.stderr ?? ""}`.replace(/(?:file:\/\/)?\S*?tmp\/doctest-\d+\/([^:\s]+\.ts):(\d+)/g, (_, f, l) =>
   locate(f, Number(l))
 )
 if (out.trim() !== "") console.error(out.trim())
@@ -238,4 +244,4 @@ console.log(
     `${modules.filter((m) => !m.run).length} no-run, ${modules.filter((m) => m.run && m.slow && !runSlow).length} slow not run; ` +
     `${failed === 0 ? "all passed" : `${failed} failure(s)`} in ${seconds} s`
 )
-process.exit(failed === 0 ? 0 : 1)
+finish(failed === 0 ? 0 : 1)
