@@ -140,6 +140,7 @@ describe("env generator, end to end", { timeout: 300_000 }, () => {
       "    return { observation: this.observe(), reward: this.done ? 1 : 0, terminated: this.done, truncated: false, info: {} }",
       ""
     ].join("\n"))
+    replace(SINGLE, /NotImplementedError, /, "") // the stub's error is no longer used
     // matching pennies, played in turn: both pick 0 or 1; player 0 wins when the picks match
     replace(MULTI, /export const legalActions = [\s\S]*?\n}\n/, "export const legalActions = (_history: ReadonlyArray<number>): ReadonlyArray<number> => [0, 1]\n")
     replace(MULTI, /export const terminalReturns = [\s\S]*?\n}\n/, [
@@ -149,6 +150,7 @@ describe("env generator, end to end", { timeout: 300_000 }, () => {
       "}",
       ""
     ].join("\n"))
+    replace(MULTI, /import \{ NotImplementedError \} from "@autodidact\/core"\n/, "")
     expect(typecheck()).toEqual([])
     expect(await lint()).toEqual([])
     const outcomes = runTests()

@@ -4,13 +4,15 @@
  * The end-to-end case (typecheck, lint, test of a generated env before and after its fill-in) is env.e2e.test.ts.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import envGenerator from "../generators/env/generator.js"
 import estimatorGenerator from "../generators/estimator/generator.js"
 import metaSolverGenerator from "../generators/meta-solver/generator.js"
 import packageGenerator from "../generators/package/generator.js"
 import rewardModelGenerator from "../generators/reward-model/generator.js"
 import skillGenerator from "../generators/skill/generator.js"
-import { leftovers, text, treeWith } from "./helpers.js"
+import { leftovers, repoRoot, text, treeWith } from "./helpers.js"
 
 const ENV_FILES = [
   "packages/envs/src/internal/BuiltinEnvs.ts",
@@ -194,5 +196,24 @@ describe("reward-model, meta-solver and skill generators", () => {
   it("refuses a module name the package already exports", async () => {
     await expect(rewardModelGenerator(treeWith(["packages/rewards/src/index.ts"]), { name: "calibration" })).rejects.toThrow(/already exports a module named Calibration/)
     await expect(metaSolverGenerator(treeWith(["packages/solvers/src/index.ts"]), { name: "psro" })).rejects.toThrow(/already exports a module named Psro/)
+  })
+})
+
+describe("generated stubs", () => {
+  /** Every template file under tools/generators/<generator>/files. */
+  const templates = (dir: string): Array<string> =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? templates(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+  const all = fs.readdirSync(path.join(repoRoot, "tools/generators"), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .flatMap((e) => templates(path.join(repoRoot, "tools/generators", e.name, "files")))
+
+  it("throw the one NotImplementedError of @autodidact/core, declaring none of their own", () => {
+    const users = all.filter((f) => fs.readFileSync(f, "utf8").includes("new NotImplementedError("))
+    expect(users.length).toBeGreaterThanOrEqual(6)
+    for (const f of users) {
+      const source = fs.readFileSync(f, "utf8")
+      expect(source, f).toMatch(/^import \{[^}]*\bNotImplementedError\b[^}]*\} from "@autodidact\/core"$/m)
+      expect(source, f).not.toMatch(/class NotImplementedError/)
+    }
   })
 })

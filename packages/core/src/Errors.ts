@@ -50,6 +50,19 @@ export class InvalidOptionError extends Schema.TaggedError<InvalidOptionError>()
   }
 }
 
+/**
+ * A part of a generated module that its author has not written yet: the stubs that `nx g @autodidact/tools:<kind>`
+ * writes throw (or fail with) it, naming what to fill in and where, until the logic is written.
+ */
+export class NotImplementedError extends Schema.TaggedError<NotImplementedError>()("NotImplementedError", {
+  what: Schema.String,
+  file: Schema.String
+}) {
+  override get message() {
+    return `fill in ${this.what} in ${this.file}`
+  }
+}
+
 /** Render an offending value compactly (typed arrays as lists, long values cut). */
 export const show = (value: unknown): string => {
   let s: string
