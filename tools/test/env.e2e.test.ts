@@ -9,14 +9,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ESLint } from "eslint"
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { FsTree, flushChanges } from "nx/src/generators/tree.js"
 import ts from "typescript"
 import envGenerator from "../generators/env/generator.js"
-import { repoRoot } from "./helpers.js"
+import { makeScratch, runVitest } from "./helpers.js"
 
 const SINGLE = "packages/envs/src/classic/LineWalk.ts"
 const MULTI = "packages/envs/src/multiagent/CoinMatch.ts"
@@ -24,22 +22,6 @@ const TESTS = ["test/LineWalk.test.ts", "test/CoinMatch.test.ts"]
 
 let scratch = ""
 let changed: Array<string> = []
-
-/** Build the scratch workspace: root configs copied, packages/envs copied without tests/dist, the rest linked. */
-const makeScratch = (): string => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-gen-e2e-"))
-  for (const f of ["package.json", "tsconfig.base.json", "vitest.shared.ts", "eslint.config.js"]) fs.copyFileSync(path.join(repoRoot, f), path.join(dir, f))
-  fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir")
-  fs.mkdirSync(path.join(dir, "packages/envs/test"), { recursive: true })
-  fs.mkdirSync(path.join(dir, ".changeset"))
-  fs.symlinkSync(path.join(repoRoot, "packages/core"), path.join(dir, "packages/core"), "dir")
-  const envs = path.join(repoRoot, "packages/envs")
-  fs.cpSync(path.join(envs, "src"), path.join(dir, "packages/envs/src"), { recursive: true })
-  for (const f of ["package.json", "tsconfig.json", "tsconfig.lib.json", "tsconfig.test.json", "vitest.config.ts"]) {
-    fs.copyFileSync(path.join(envs, f), path.join(dir, "packages/envs", f))
-  }
-  return dir
-}
 
 /** Typecheck packages/envs' entry and the generated tests; a builder program so the second check re-checks only what changed. */
 let builder: ts.SemanticDiagnosticsBuilderProgram | undefined
@@ -72,27 +54,8 @@ const lint = async (): Promise<Array<string>> => {
   return results.flatMap((r) => r.messages.map((m) => `${path.relative(scratch, r.filePath)}:${m.line} ${m.ruleId}: ${m.message}`))
 }
 
-interface TestOutcome {
-  readonly name: string
-  readonly status: string
-  readonly failureMessages: Array<string>
-}
-/** Run the generated tests in a child Vitest (its own process, as `npx vitest run` would), reading its JSON report. */
-const runTests = (): Array<TestOutcome> => {
-  const out = path.join(scratch, "vitest-report.json")
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS"))
-  try {
-    execFileSync(process.execPath, [path.join(repoRoot, "node_modules/vitest/vitest.mjs"), "run", ...TESTS, "--reporter=json", `--outputFile=${out}`], {
-      cwd: path.join(scratch, "packages/envs"),
-      env,
-      stdio: "pipe"
-    })
-  } catch {
-    // a failing test run exits non-zero; the report says which tests failed
-  }
-  const report = JSON.parse(fs.readFileSync(out, "utf8")) as { testResults: Array<{ assertionResults: Array<{ fullName: string; status: string; failureMessages: Array<string> }> }> }
-  return report.testResults.flatMap((f) => f.assertionResults.map((a) => ({ name: a.fullName, status: a.status, failureMessages: a.failureMessages })))
-}
+/** Run the generated tests in a child Vitest. */
+const runTests = () => runVitest(path.join(scratch, "packages/envs"), TESTS)
 
 const replace = (file: string, pattern: RegExp, replacement: string) => {
   const p = path.join(scratch, file)
@@ -103,7 +66,7 @@ const replace = (file: string, pattern: RegExp, replacement: string) => {
 
 describe("env generator, end to end", { timeout: 300_000 }, () => {
   beforeAll(async () => {
-    scratch = makeScratch()
+    scratch = makeScratch("envs")
     const tree = new FsTree(scratch, false)
     await envGenerator(tree, { name: "line-walk", kind: "single" })
     await envGenerator(tree, { name: "coin-match", kind: "multi" })

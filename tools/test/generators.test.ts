@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import envGenerator from "../generators/env/generator.js"
 import estimatorGenerator from "../generators/estimator/generator.js"
+import memoryBackendGenerator from "../generators/memory-backend/generator.js"
 import metaSolverGenerator from "../generators/meta-solver/generator.js"
 import packageGenerator from "../generators/package/generator.js"
 import rewardModelGenerator from "../generators/reward-model/generator.js"
@@ -196,6 +197,46 @@ describe("reward-model, meta-solver and skill generators", () => {
   it("refuses a module name the package already exports", async () => {
     await expect(rewardModelGenerator(treeWith(["packages/rewards/src/index.ts"]), { name: "calibration" })).rejects.toThrow(/already exports a module named Calibration/)
     await expect(metaSolverGenerator(treeWith(["packages/solvers/src/index.ts"]), { name: "psro" })).rejects.toThrow(/already exports a module named Psro/)
+  })
+})
+
+const MEMORY_FILES = ["packages/memory/src/store.ts", "packages/memory/src/store/Store.ts"]
+
+describe("memory-backend generator", () => {
+  it("writes an ExperienceStore layer in memory/src/store/backends, exported from the store entry, with a CheckMemoryBackend test", async () => {
+    const tree = treeWith(MEMORY_FILES)
+    await memoryBackendGenerator(tree, { name: "sqlite-file" })
+    const mod = text(tree, "packages/memory/src/store/backends/SqliteFile.ts")
+    expect(mod).toContain('export const NAME = "sqlite-file"')
+    expect(mod).toContain('const FILE = "packages/memory/src/store/backends/SqliteFile.ts"')
+    expect(mod).toContain("export const layerSqliteFile = (\n  options: SqliteFileOptions = {}\n): Layer.Layer<ExperienceStore, StoreOpenError, Embedder> =>")
+    expect(mod).toContain("Effect.die(new NotImplementedError({ what: `${operation}()`, file: FILE }))")
+    // every operation of the service is a stub naming itself
+    for (const op of ["put", "putMany", "get", "query", "exemplars", "vote", "remove", "removeWhere", "count", "consolidate"]) {
+      expect(mod).toMatch(new RegExp(`\\n {6}${op}: \\([^)]*\\) => todo\\("${op}"\\)`))
+    }
+    const entry = text(tree, "packages/memory/src/store.ts")
+    expect(entry).toContain('export * as SqliteFile from "./store/backends/SqliteFile.js"')
+    expect(entry.replace('export * as SqliteFile from "./store/backends/SqliteFile.js"\n', "")).toBe(fs.readFileSync(path.join(repoRoot, "packages/memory/src/store.ts"), "utf8"))
+    const test = text(tree, "packages/memory/test/SqliteFile.test.ts")
+    expect(test).toContain("await CheckMemoryBackend.checkMemoryBackend({")
+    expect(test).toContain("open: () => SqliteFile.layerSqliteFile().pipe(Layer.provide(Embedder.layerHashed({ dimension: 16 })))")
+    expect(text(tree, ".changeset/memory-sqlite-file.md")).toBe(
+      '---\n"@autodidact/memory": minor\n---\nNew experience-store backend `sqlite-file` (`SqliteFile.layerSqliteFile` in `@autodidact/memory/store`).\n'
+    )
+    expect(leftovers(tree)).toEqual([])
+  })
+
+  it("refuses a bad name, an existing backend or test, a module the store entry exports and a built-in backend's name", async () => {
+    await expect(memoryBackendGenerator(treeWith(MEMORY_FILES), { name: "2fast" })).rejects.toThrow(/memory-backend name "2fast" is not valid/)
+    const existing = treeWith(MEMORY_FILES)
+    existing.write("packages/memory/src/store/backends/Lance.ts", "export {}\n")
+    await expect(memoryBackendGenerator(existing, { name: "lance" })).rejects.toThrow(/packages\/memory\/src\/store\/backends\/Lance\.ts already exists/)
+    await expect(memoryBackendGenerator(treeWith([...MEMORY_FILES, "packages/memory/test/Summary.test.ts"]), { name: "summary" })).rejects.toThrow(/packages\/memory\/test\/Summary\.test\.ts already exists/)
+    await expect(memoryBackendGenerator(treeWith(MEMORY_FILES), { name: "records" })).rejects.toThrow(/already exports a module named Records/)
+    for (const builtin of ["pglite", "pg", "memory"]) {
+      await expect(memoryBackendGenerator(treeWith(MEMORY_FILES), { name: builtin })).rejects.toThrow(/Store\.ts already has a built-in backend layer(Pglite|Pg|Memory)\b/)
+    }
   })
 })
 
