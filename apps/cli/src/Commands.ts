@@ -3,7 +3,10 @@
  * No command's implementation is imported here: each leaf's handler is supplied by {@link makeApp}'s `run`, which
  * loads the command's module (`Exec.ts`, `commands/*.ts`) only when that command runs. This module imports
  * `effect/cli` and nothing of the Autodidact packages, so that `--help` stays fast; the few value lists the flags
- * need (algorithm names, env ids) are written here and checked against the packages by a test.
+ * need (algorithm names, env ids) are written here and checked against the packages by a test. The one list that
+ * grows at run time, the advantage estimators `train --algo` and `compare --algos` accept (every estimator
+ * registered in `@autodidact/optim`, contributed ones included), is passed to {@link makeApp} by its caller
+ * ({@link AppOptions}); `main.ts` reads it from the registry only for a `train` or `compare` command line.
  * @since 0.1.0
  */
 import type { Effect } from "effect"
@@ -18,7 +21,11 @@ export const version = "0.1.0"
 
 /** `Solver.algorithms` of `@autodidact/solvers` (checked by a test). */
 export const solverAlgorithms = ["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"] as const
-/** The text-env algorithms of `train` / `compare` (`TextTrain.textAlgos`, checked by a test). */
+/**
+ * The built-in advantage estimators of `@autodidact/optim` that train the text envs (`Advantages.builtinNames`
+ * without `gae`, which needs a critic; checked by a test), the default first: what `train --algo` and
+ * `compare --algos` accept when {@link makeApp} is given no registry ({@link AppOptions}).
+ */
 export const textAlgos = ["gigpo", "grpo", "dr-grpo", "rloo", "reinforce++"] as const
 /** `TextTasks.envIds` of `@autodidact/optim` (checked by a test). */
 export const textEnvIds = ["TextHousehold-v0", "Sokoban-6x6-1box-v0", "TextFrozenLake-v1"] as const
@@ -87,9 +94,18 @@ const benchCliFlags = {
   json: jsonFlag
 }
 
-const compareFlags = {
+/** The names of a comma-separated flag value (`"grpo, gigpo"` → `["grpo", "gigpo"]`). */
+export const commaList = (value: string): Array<string> => value.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+
+const compareFlags = (estimators: ReadonlyArray<string>) => ({
   envs: Flag.String("envs").pipe(withDefault("TextHousehold-v0,Sokoban-6x6-1box-v0", "Comma-separated text env ids")),
-  algos: Flag.String("algos").pipe(withDefault("grpo,gigpo,rloo", `Comma-separated: ${textAlgos.join(", ")}`)),
+  algos: Flag.String("algos").pipe(
+    Flag.filter(
+      (value: string) => commaList(value).length > 0 && commaList(value).every((a) => estimators.includes(a)),
+      () => `comma-separated advantage estimators, each one of ${estimators.join(", ")}`
+    ),
+    withDefault("grpo,gigpo,rloo", `Comma-separated advantage estimators (registered in @autodidact/optim): ${estimators.join(", ")}`)
+  ),
   seeds: F.positiveInt("seeds").pipe(withDefault(3, "Seeds 1..N per (env, algo)", "seeds")),
   steps: F.positiveInt("steps").pipe(withDefault(100_000, "Environment steps per run", "steps")),
   groupSize: F.int("group-size", { min: 2 }).pipe(withDefault(8, "Trajectories per task (GRPO/GiGPO group size)", "trajectories")),
@@ -97,7 +113,7 @@ const compareFlags = {
   difficulty: Flag.Literals("difficulty", ["default", "easy"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors")),
   out: Flag.String("out").pipe(required("Directory for the runs, compare.md and the SVG plots")),
   json: jsonFlag
-}
+})
 
 const hostFlag = (text: string) => Flag.String("host").pipe(withDefault("127.0.0.1", text))
 
@@ -247,10 +263,13 @@ const startFlags = {
   json: jsonFlag
 }
 
-const trainFlags = {
+const trainFlags = (estimators: ReadonlyArray<string>) => ({
   env: Flag.String("env").pipe(withDefault("CartPole-v1", "Registered environment id")),
-  algo: Flag.Literals("algo", ["ppo", ...textAlgos] as const).pipe(
-    optional("Algorithm: ppo, or for text envs gigpo, grpo, dr-grpo, rloo, reinforce++", "ppo for CartPole and other Box envs, gigpo for text envs")
+  algo: Flag.Literals("algo", ["ppo", ...estimators.filter((a) => a !== "ppo")]).pipe(
+    optional(
+      "Algorithm: ppo for Box/Discrete envs, or for the text envs an advantage estimator registered in @autodidact/optim (Advantages.register)",
+      "ppo for CartPole and other Box envs, gigpo for text envs"
+    )
   ),
   seed: F.seed().pipe(withDefault(1, "Seed of everything (envs, init, sampling)")),
   totalSteps: F.positiveInt("total-steps").pipe(withDefault(500_000, "Environment steps budget", "steps")),
@@ -287,7 +306,7 @@ const trainFlags = {
     optional("With --cluster: fail (exit 1) when no runner has sent an episode after this long", "wait for runners without limit", "seconds")
   ),
   json: jsonFlag
-}
+})
 
 type Infer<F extends Command.Command.Config> = Command.Command.Config.Infer<F>
 
@@ -298,7 +317,7 @@ export interface Configs {
   readonly "bench envs": Infer<typeof benchEnvsFlags>
   readonly "bench kernels": Infer<typeof benchKernelsFlags>
   readonly "bench cli": Infer<typeof benchCliFlags>
-  readonly compare: Infer<typeof compareFlags>
+  readonly compare: Infer<ReturnType<typeof compareFlags>>
   readonly dashboard: Infer<typeof dashboardFlags>
   readonly eval: Infer<typeof evalFlags>
   readonly export: Infer<typeof exportFlags>
@@ -318,7 +337,7 @@ export interface Configs {
   readonly "skills discover": Infer<typeof skillsDiscoverFlags>
   readonly "sokoban solve": Infer<typeof sokobanSolveFlags>
   readonly start: Infer<typeof startFlags>
-  readonly train: Infer<typeof trainFlags>
+  readonly train: Infer<ReturnType<typeof trainFlags>>
 }
 
 /** A leaf command's path, e.g. `"games solve"`. */
@@ -327,8 +346,19 @@ export type CommandPath = keyof Configs
 /** Runs the leaf command `command` with its parsed flags (supplied by the caller of {@link makeApp}). */
 export type Run = <K extends CommandPath>(command: K, config: Configs[K]) => Effect.Effect<void, unknown>
 
+/** What the command tree is built from beside the command handlers. */
+export interface AppOptions {
+  /**
+   * The advantage estimators a text run can use, for `train --algo` and `compare --algos` (their choices, help and
+   * parse-time check): the caller reads them from the registry of `@autodidact/optim` (`Estimators.textEstimators`).
+   * Default: the built-ins, {@link textAlgos}.
+   */
+  readonly estimators?: ReadonlyArray<string> | undefined
+}
+
 /** The root command with every subcommand; `run` executes the leaves. */
-export const makeApp = (run: Run) => {
+export const makeApp = (run: Run, options: AppOptions = {}) => {
+  const estimators = options.estimators ?? textAlgos
   const leaf = <K extends CommandPath, const F extends Command.Command.Config>(command: K, name: string, flags: F, description: string) =>
     Command.make(name, flags, (config) => run(command, config as unknown as Configs[K])).pipe(Command.withDescription(description))
   const group = <const S extends ReadonlyArray<Command.Command.SubcommandEntry>>(name: string, description: string, subcommands: S) =>
@@ -340,8 +370,8 @@ export const makeApp = (run: Run) => {
       leaf(
         "train",
         "train",
-        trainFlags,
-        `Train an agent and write a run directory: PPO on Box/Discrete envs (CartPole-v1, ...), or on the text envs (${textEnvIds.join(", ")}) ${textAlgos.join(", ")} with a DRRN policy`
+        trainFlags(estimators),
+        `Train an agent and write a run directory: PPO on Box/Discrete envs (CartPole-v1, ...), or on the text envs (${textEnvIds.join(", ")}) a DRRN policy with a group advantage estimator: ${estimators.join(", ")}${options.estimators === undefined ? " or another registered one (train --help lists them)" : ""}`
       ),
       leaf("eval", "eval", evalFlags, "Evaluate a trained run's policy: mean/std return over N episodes"),
       group("sokoban", "Sokoban tools: solve level files", [
@@ -370,7 +400,7 @@ export const makeApp = (run: Run) => {
           "Time the CLI's start-up (`--help`) and a Leduc CFR+ solve to NashConv 1e-3 against bare `node -e 0` (median of N runs)"
         )
       ]),
-      leaf("compare", "compare", compareFlags, "Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"),
+      leaf("compare", "compare", compareFlags(estimators), "Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"),
       leaf("dashboard", "dashboard", dashboardFlags, "Serve a local web dashboard over a runs directory (live updates)"),
       leaf("report", "report", reportFlags, "Write a self-contained HTML (or PNG) report of a runs directory"),
       leaf("runner", "runner", runnerFlags, "Start a rollout runner for `train --cluster` (distributed rollouts on PostgreSQL)"),

@@ -45,6 +45,13 @@ const loaders: Loaders = {
 export const handle = <K extends CommandPath>(command: K, config: Configs[K]): Effect.Effect<void, unknown> =>
   Effect.flatMap(Effect.promise(() => (loaders[command] as () => Promise<Handler<K>>)()), (handler) => handler(config))
 
+/**
+ * The advantage estimators a text run can use, from the registry of `@autodidact/optim` (`Estimators.ts`; loading
+ * the package registers the estimators it contains, contributed ones included): `main.ts` builds `train --algo`'s
+ * and `compare --algos`' choices from them.
+ */
+export const textEstimators = (): Promise<Array<string>> => import("./Estimators.js").then((m) => m.textEstimators())
+
 /** Every log line to stderr, in Effect's simple format (stdout holds only results). */
 export const StderrLogger = Logger.layer([Logger.withConsoleError(Logger.formatSimple)])
 

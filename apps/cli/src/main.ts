@@ -3,7 +3,12 @@
  * `dist/autodidact.js` at build time).
  *
  * Start-up loads only the command definitions (`Commands.ts`) and `effect/cli`: `--help`, `--version` and parse
- * errors never load a command's implementation. When a command runs, its module is imported from `Exec.ts`, which
+ * errors never load a command's implementation. The exception is the list of advantage estimators that `train --algo`
+ * and `compare --algos` accept: a command line naming `train` or `compare` first reads it from the registry of
+ * `@autodidact/optim` (through `Exec.ts`), so that an estimator registered there (one written by
+ * `nx g @autodidact/tools:estimator`) is offered, listed by `--help` and checked while parsing; should the package
+ * fail to load, the built-in names are offered and the command reports the failure when it runs. When a command
+ * runs, its module is imported from `Exec.ts`, which
  * is compiled by `tsc` and never bundled: the command then runs in that module's Effect runtime (the `effect` the
  * packages use), and only plain values (the parsed flags, the outcome) cross between the two.
  *
@@ -51,10 +56,20 @@ const run: Run = (command, config) =>
     })
   })
 
+/** The estimators `train` / `compare` offer, read from the registry only when the command line names one of them. */
+const estimators = async (argv: ReadonlyArray<string>): Promise<ReadonlyArray<string> | undefined> => {
+  if (!argv.includes("train") && !argv.includes("compare")) return undefined
+  try {
+    return await import("./Exec.js").then((exec) => exec.textEstimators())
+  } catch {
+    return undefined
+  }
+}
+
 /** Every log line to stderr, in Effect's simple format. */
 const StderrLogger = Logger.layer([Logger.withConsoleError(Logger.formatSimple)])
 
-Command.run(makeApp(run), { version }).pipe(
+Command.run(makeApp(run, { estimators: await estimators(process.argv.slice(2)) }), { version }).pipe(
   Effect.tapCause(report),
   Effect.provide(Layer.mergeAll(NodeServices.layer, StderrLogger)),
   NodeRuntime.runMain({ disableErrorReporting: true })

@@ -5,7 +5,7 @@
  */
 import * as NodeServices from "../src/NodeServices.js"
 import { Solver } from "@autodidact/solvers"
-import { TextTasks } from "@autodidact/optim"
+import { Advantages, TextTasks } from "@autodidact/optim"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
@@ -15,7 +15,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { stripVTControlCharacters } from "node:util"
 import { type CommandPath, type Configs, makeApp, solverAlgorithms, textAlgos, textEnvIds, version } from "../src/Commands.js"
-import { textAlgos as trainTextAlgos } from "../src/commands/TextTrain.js"
+import { textEstimators } from "../src/Estimators.js"
 
 const leaves: ReadonlyArray<CommandPath> = [
   "agent eval", "agent train", "bench envs", "bench kernels", "bench cli", "compare", "dashboard", "eval", "export",
@@ -50,7 +50,12 @@ describe("command definitions", () => {
   it("the value lists written in Commands.ts are the packages' own", () => {
     expect([...solverAlgorithms]).toEqual([...Solver.algorithms])
     expect([...textEnvIds]).toEqual([...TextTasks.envIds])
-    expect([...textAlgos]).toEqual([...trainTextAlgos])
+    // the built-in estimators that train the critic-free text policy (not gae), with the default first
+    expect([...textAlgos].sort()).toEqual(Advantages.builtinNames.filter((n) => Advantages.traits(n).needs?.values !== true))
+    expect(textAlgos[0]).toBe("gigpo")
+    // what the registry offers: the built-ins in the same order, then any other registered one
+    expect(textEstimators().slice(0, textAlgos.length)).toEqual([...textAlgos])
+    expect([...textEstimators()].sort()).toEqual(Advantages.names().filter((n) => n !== "gae"))
   })
 
   it.effect("--help of every command shows each flag's default (or that it is required)", () =>

@@ -9,7 +9,7 @@ import { isCliError } from "effect/cli/CliError"
 import { TestConsole } from "effect/testing"
 import { format } from "node:util"
 import { vi } from "vitest"
-import { app, version } from "../src/index.js"
+import { makeCliApp, version } from "../src/index.js"
 import * as NodeServices from "../src/NodeServices.js"
 
 /** What a command printed and how it ended, as `spawnSync` of the bin reports it. */
@@ -50,7 +50,8 @@ const runNow = async (argv: ReadonlyArray<string>, cwd?: string): Promise<Ran> =
     // effect/cli prints help and parse errors through the Console service: a test console, copied out afterwards
     const exit = await Effect.runPromiseExit(
       Effect.gen(function* () {
-        const ended = yield* Effect.exit(Command.runWith(app, { version })(argv))
+        // built per command line: an estimator a test registers (Advantages.register) is offered by train --algo
+        const ended = yield* Effect.exit(Command.runWith(makeCliApp(), { version })(argv))
         stdout += (yield* TestConsole.logLines).map((l) => `${String(l)}\n`).join("")
         stderr += (yield* TestConsole.errorLines).map((l) => `${String(l)}\n`).join("")
         return yield* ended

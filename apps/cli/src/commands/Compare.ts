@@ -11,9 +11,10 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Output from "../Output.js"
-import { textAlgos, trainText } from "./TextTrain.js"
+import { commaList as list, type Configs } from "../Commands.js"
+import { textEstimators } from "../Estimators.js"
+import { trainText } from "./TextTrain.js"
 import { TrainConfigError } from "./Train.js"
-import type { Configs } from "../Commands.js"
 
 interface Curve {
   readonly steps: ReadonlyArray<number>
@@ -97,14 +98,13 @@ export const svgChart = (title: string, series: ReadonlyArray<{ readonly algo: s
 
 const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
-const list = (s: string) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
-
 /** `autodidact compare` */
 export const handleCompare = (config: Configs["compare"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const algos = list(config.algos)
+      const known = textEstimators()
       for (const a of algos) {
-        if (!(textAlgos as ReadonlyArray<string>).includes(a)) return yield* new TrainConfigError({ option: "algos", value: a, reason: `not one of ${textAlgos.join(", ")}` })
+        if (!known.includes(a)) return yield* new TrainConfigError({ option: "algos", value: a, reason: `not one of the advantage estimators registered in @autodidact/optim that train text envs: ${known.join(", ")}` })
       }
       if (!Number.isSafeInteger(config.seeds) || config.seeds < 1) return yield* new TrainConfigError({ option: "seeds", value: config.seeds, reason: "must be a positive integer" })
       const rows: Array<Record<string, string | number>> = []

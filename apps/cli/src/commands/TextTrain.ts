@@ -1,6 +1,7 @@
 /**
  * Multi-turn training on the text environments (`TextHousehold-v0`, `Sokoban-6x6-1box-v0`, `TextFrozenLake-v1`)
- * with a group-based optimizer (GiGPO, GRPO, Dr. GRPO, RLOO, REINFORCE++) and the DRRN text policy, writing the same
+ * with a group-based optimizer (GiGPO, GRPO, Dr. GRPO, RLOO, REINFORCE++, or any advantage estimator registered in
+ * `@autodidact/optim`: `Estimators.textEstimators`) and the DRRN text policy, writing the same
  * run directory as PPO: `config.json`, `metrics.jsonl` (episode rows with `success`, update rows, evaluation rows
  * with `successRate`), and `checkpoints/policy.json` (the DRRN configuration and weights, written atomically).
  * @since 0.1.0
@@ -17,9 +18,6 @@ import * as RunDirectory from "../RunDirectory.js"
 import * as RunnerWait from "../RunnerWait.js"
 import * as SkillEnv from "../SkillEnv.js"
 import { versions } from "../Versions.js"
-
-/** Group-based algorithms for text environments. */
-export const textAlgos = ["gigpo", "grpo", "dr-grpo", "rloo", "reinforce++"] as const
 
 /** Whether `envId` trains through this module. */
 export const isTextEnvId = (envId: string): boolean => (TextTasks.envIds as ReadonlyArray<string>).includes(envId)

@@ -5,20 +5,21 @@
  * (one `@autodidact/core` `Trajectory` per line, which the dashboard's episode viewer shows).
  * @since 0.1.0
  */
-import { Policy, RolloutService, Trainer } from "@autodidact/cluster"
+import { Policy, RolloutService, TextTrainer, Trainer } from "@autodidact/cluster"
 import { Trajectory } from "@autodidact/core"
 import { AtomicFile } from "@autodidact/core/node"
 import { Registry } from "@autodidact/envs"
 import { ActorCritic } from "@autodidact/optim"
 import { Checkpoint, Ppo } from "@autodidact/optim/node"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import * as path from "node:path"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
 import * as RunnerWait from "../RunnerWait.js"
 import { versions } from "../Versions.js"
-import { isTextEnvId, textAlgos, trainText, trainTextCluster } from "./TextTrain.js"
-import type { Configs } from "../Commands.js"
+import { type Configs, textEnvIds } from "../Commands.js"
+import { textEstimators } from "../Estimators.js"
+import { isTextEnvId, trainText, trainTextCluster } from "./TextTrain.js"
 
 /** A training request that cannot be carried out as given (unknown algorithm, no solve threshold, ...). */
 export class TrainConfigError extends Schema.TaggedError<TrainConfigError>()("TrainConfigError", {
@@ -229,12 +230,43 @@ const episodeProgress = (run: RunDirectory.RunDirectory, request: TrainRequest) 
 export const solvedLine = (step: number, meanReturn: number, threshold: number | undefined): string =>
   `solved at step ${step} (mean return ${meanReturn.toFixed(1)} ≥ threshold ${threshold ?? "?"}); stopping early`
 
+/**
+ * The error for `--algo` other than `ppo` on an env that is not a text env: an advantage estimator (registered in
+ * `@autodidact/optim`) trains the text envs only, and an env of the registry trains with PPO, which has none.
+ */
+const notPpo = (algo: string, env: string): TrainConfigError => {
+  const estimators = textEstimators()
+  return new TrainConfigError({
+    option: "algo",
+    value: algo,
+    reason: estimators.includes(algo)
+      ? `is an advantage estimator: it trains the text environments (${textEnvIds.join(", ")}), and ${env} is not one; ${env} trains with ppo, which uses none`
+      : `unknown algorithm: ${env} trains with ppo (the text environments with an advantage estimator: ${estimators.join(", ")})`
+  })
+}
+
+/**
+ * The advantage estimator of a text run: `--algo` (default `gigpo`), one of the estimators registered in
+ * `@autodidact/optim` that train the critic-free DRRN policy (`Estimators.textEstimators`); with `--cluster`, one the
+ * cluster's `TextTrainer` offers (`TextTrainer.algos`). Fails with {@link TrainConfigError} listing the valid names.
+ */
+const textAlgo = (env: string, algo: Option.Option<string>, cluster: boolean): Effect.Effect<string, TrainConfigError> =>
+  Effect.suspend(() => {
+    const name = Option.getOrElse(algo, () => "gigpo")
+    const valid = cluster ? TextTrainer.algos : textEstimators()
+    if (valid.includes(name)) return Effect.succeed(name)
+    const reason = name === "ppo"
+      ? `${env} is a text environment; use an advantage estimator: ${valid.join(", ")}`
+      : cluster && textEstimators().includes(name)
+      ? `--cluster trains the text environments with ${valid.join(", ")} only (${name} trains without --cluster)`
+      : `not an advantage estimator registered in @autodidact/optim that trains text environments; use one of ${valid.join(", ")}`
+    return Effect.fail(new TrainConfigError({ option: "algo", value: name, reason }))
+  })
+
 /** Train per `request`, writing the run directory; prints a progress bar and returns the summary. */
 export const train = (request: TrainRequest) =>
   Effect.gen(function* () {
-    if (request.algo !== "ppo") {
-      return yield* new TrainConfigError({ option: "algo", value: request.algo, reason: `${textAlgos.join(", ")} train the text environments (${request.env} is not one); use ppo` })
-    }
+    if (request.algo !== "ppo") return yield* notPpo(request.algo, request.env)
     const threshold = yield* checkBudget(request)
     const saveTrajectories = request.saveTrajectories ?? 0
     if (!Number.isSafeInteger(saveTrajectories) || saveTrajectories < 0) {
@@ -312,9 +344,7 @@ const redactUrl = (url: string): string => {
  */
 export const trainCluster = (request: TrainRequest & { readonly cluster: string }) =>
   Effect.gen(function*() {
-    if (request.algo !== "ppo") {
-      return yield* new TrainConfigError({ option: "algo", value: request.algo, reason: "--cluster trains PPO on Box/Discrete environments" })
-    }
+    if (request.algo !== "ppo") return yield* notPpo(request.algo, request.env)
     if (request.resume) return yield* new TrainConfigError({ option: "resume", value: true, reason: "resuming is not supported with --cluster yet" })
     const u = yield* Effect.try({ try: () => new URL(request.cluster), catch: () => new TrainConfigError({ option: "cluster", value: request.cluster, reason: "is not a URL (expected postgres://user@host:port/database)" }) })
     if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") return yield* new TrainConfigError({ option: "cluster", value: request.cluster, reason: "must be a postgres:// URL" })
@@ -364,7 +394,6 @@ export const trainCluster = (request: TrainRequest & { readonly cluster: string 
   })
 
 /** `autodidact train` */
-/** `autodidact train` */
 export const handleTrain = ({ cluster, skills: skillsFlag, timeout: timeoutFlag, ...config }: Configs["train"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const skills = skillsFlag._tag === "Some" ? skillsFlag.value : undefined
@@ -378,10 +407,7 @@ export const handleTrain = ({ cluster, skills: skillsFlag, timeout: timeoutFlag,
       }
       if (cluster._tag === "Some") {
         if (isTextEnvId(config.env)) {
-          const algo = config.algo._tag === "Some" ? config.algo.value : "gigpo"
-          if (algo === "ppo") {
-            return yield* new TrainConfigError({ option: "algo", value: algo, reason: `${config.env} is a text environment; use one of ${textAlgos.join(", ")}` })
-          }
+          const algo = yield* textAlgo(config.env, config.algo, true)
           const u = yield* Effect.try({ try: () => new URL(cluster.value), catch: () => new TrainConfigError({ option: "cluster", value: cluster.value, reason: "is not a URL (expected postgres://user@host:port/database)" }) })
           if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") return yield* new TrainConfigError({ option: "cluster", value: cluster.value, reason: "must be a postgres:// URL" })
           if (config.saveTrajectories > 0) {
@@ -400,10 +426,7 @@ export const handleTrain = ({ cluster, skills: skillsFlag, timeout: timeoutFlag,
       }
       if (isTextEnvId(config.env)) {
         if (config.resume) return yield* new TrainConfigError({ option: "resume", value: true, reason: `resuming is not supported for the text environments yet (${config.env}); start a new run or pass --overwrite` })
-        const algo = config.algo._tag === "Some" ? config.algo.value : "gigpo"
-        if (algo === "ppo") {
-          return yield* new TrainConfigError({ option: "algo", value: algo, reason: `${config.env} is a text environment; use one of ${textAlgos.join(", ")}` })
-        }
+        const algo = yield* textAlgo(config.env, config.algo, false)
         const summary = yield* trainText({ ...config, algo, skills })
         Output.printSummary(config.json, "Training summary", { ...summary })
         return
