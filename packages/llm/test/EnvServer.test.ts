@@ -117,12 +117,14 @@ describe("EnvServer (AgentGym protocol)", () => {
 
   it.live("idle sessions are reaped after the TTL", () =>
     Effect.gen(function*() {
-      const s = yield* EnvServer.start({ envId: "TextFrozenLake-v1", idleTtl: "150 millis" })
+      // TTL 1 s, the kept session used every 100 ms: a margin of 10x against a loaded machine's pauses; the idle one
+      // goes within TTL + one reaper period (0.5 s), waited for up to 10 s
+      const s = yield* EnvServer.start({ envId: "TextFrozenLake-v1", idleTtl: "1 second" })
       const { body } = yield* call(s.url, "POST", "/create")
       const kept = yield* call(s.url, "POST", "/create")
       expect(s.sessions()).toEqual([body.id, kept.body.id])
-      for (let i = 0; i < 4; i++) {
-        yield* Effect.sleep("60 millis")
+      for (let i = 0; i < 100 && s.sessions().includes(body.id); i++) {
+        yield* Effect.sleep("100 millis")
         yield* call(s.url, "GET", `/detail?id=${kept.body.id}`) // keeps this one alive
       }
       expect(s.sessions()).toEqual([kept.body.id])

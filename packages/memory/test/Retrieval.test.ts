@@ -113,7 +113,9 @@ describe.each(["resident", "exact"] as const)("hybrid retrieval on generated dia
         expect(hybrid).toBeGreaterThanOrEqual(bm25)
         expect(hybrid).toBeGreaterThan(vector)
       }), 240_000)
-    it.effect("recall is unchanged after the store is queried 1,000 times with touch (reading does not degrade memory)", () =>
+    // on the default store only: the score (Retrieval.rank) is the same on every path, and 1,000 exact-path queries
+    // (every record scored each time) cost ~20 s of CI
+    if (vectorIndex === "resident") it.effect("recall is unchanged after the store is queried 1,000 times with touch (reading does not degrade memory)", () =>
       Effect.gen(function*() {
         const store = yield* Store.ExperienceStore
         yield* store.removeWhere({})
