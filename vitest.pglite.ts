@@ -17,20 +17,12 @@ export default function setup(): (() => void) | undefined {
   if (process.env[variable] !== undefined) return undefined // given by the caller (or "none")
   const tmp = Fs.mkdtempSync(Path.join(Os.tmpdir(), "autodidact-pglite-template-"))
   const file = Path.join(tmp, "pglite-template.tar")
-  const memory = Path.resolve(Path.dirname(new URL(import.meta.url).pathname), "packages/memory")
+  const root = Path.dirname(new URL(import.meta.url).pathname)
   // a child: this process (vitest's main one) does not resolve the workspace's source entries
   execFileSync(
     process.execPath,
-    [
-      "--conditions=@autodidact/source",
-      "--import",
-      "tsx",
-      "--input-type=module",
-      "-e",
-      `import { Effect } from "effect"; import * as SqlBackend from "./src/store/SqlBackend.ts";
-       await Effect.runPromise(SqlBackend.writeTemplate(${JSON.stringify(file)}))`
-    ],
-    { cwd: memory, stdio: ["ignore", "ignore", "inherit"] }
+    ["--conditions=@autodidact/source", "--import", "tsx", Path.join(root, "tools", "pglite-template.ts"), file],
+    { cwd: root, stdio: ["ignore", "ignore", "inherit"] }
   )
   process.env[variable] = file
   return () => {
