@@ -1,7 +1,8 @@
 /**
  * Tree-level tests of the generators: each runs on an in-memory tree holding copies of the repository files it edits,
  * and the test reads back what it wrote (layout, registration, exports, changeset) and what it refuses.
- * The end-to-end case (typecheck, lint, test of a generated env before and after its fill-in) is env.e2e.test.ts.
+ * The end-to-end case (every generator into a scratch workspace: typecheck, lint, tests before and after a fill-in) is
+ * generators.e2e.test.ts.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
