@@ -15,7 +15,8 @@
  *
  * Markers, in the info string after the language:
  *   ```ts no-run     type-checked, never run (it needs a service: a PostgreSQL server, an LLM endpoint, a model file)
- *   ```ts slow       type-checked, run only with `--slow` (a training run, a large index: seconds of CPU each)
+ *   ```ts slow       type-checked, run only with `--slow` (a training run, a large index: seconds of CPU each; CI
+ *                    passes `--slow`, so every block but the no-run ones runs there)
  *   ```ts timeout=N  run with a timeout of N ms
  * A block is a whole module: it imports what it uses. Blocks run in one process, in file order, so a block must not
  * depend on another block's side effects.
