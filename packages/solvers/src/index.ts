@@ -1,7 +1,7 @@
 /**
  * `@autodidact/solvers`: game-theoretic optimizers: the CFR family (CFR, CFR+, LCFR, DCFR) and MCCFR (external and
  * outcome sampling) on compiled game trees, best response, NashConv and exploitability; normal-form meta-solvers
- * (LP Nash, replicator dynamics, CE/CCE and Maximum Gini (C)CE via HiGHS) and their conformance check
+ * (LP Nash, replicator dynamics, CE/CCE and Maximum Gini (C)CE via HiGHS, α-Rank) and their conformance check
  * (`CheckMetaSolver`), PSRO and JPSRO.
  *
  * This main entry has no Node built-in in its import graph (it bundles for browsers). The HiGHS runtime (the
@@ -20,6 +20,7 @@ export * as PayoffTensor from "./normalform/PayoffTensor.js"
 export * as Highs from "./normalform/Highs.js"
 export * as Equilibrium from "./normalform/Equilibrium.js"
 export * as MetaSolvers from "./normalform/MetaSolvers.js"
+export * as AlphaRank from "./normalform/AlphaRank.js"
 export * as CheckMetaSolver from "./normalform/CheckMetaSolver.js"
 export * as PsroLoop from "./psro/PsroLoop.js"
 export * as Psro from "./psro/Psro.js"
@@ -28,3 +29,4 @@ export * as PsroExtensive from "./psro/PsroExtensive.js"
 export { CorruptedSolverStateError, PolicyMissingInfoStateError, SolverStateWriteError, UnknownAlgorithmError } from "./Errors.js"
 export { InvalidPayoffTensorError } from "./normalform/PayoffTensor.js"
 export { LpSolveError } from "./normalform/Highs.js"
+export { AlphaRankError } from "./normalform/AlphaRank.js"

@@ -40,6 +40,7 @@
  */
 import { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
+import * as AlphaRank from "./AlphaRank.js"
 import * as Equilibrium from "./Equilibrium.js"
 import { Highs, LpSolveError } from "./Highs.js"
 import type { Options as HighsOptions, Row } from "./Highs.js"
@@ -475,7 +476,7 @@ export interface Declaration {
 }
 
 /** The names {@link named} knows. */
-export const metaSolverNames = ["uniform", "nash", "prd"] as const
+export const metaSolverNames = ["uniform", "nash", "prd", "alpharank"] as const
 
 /** A name of {@link named}. */
 export type MetaSolverName = typeof metaSolverNames[number]
@@ -483,16 +484,21 @@ export type MetaSolverName = typeof metaSolverNames[number]
 /**
  * What each named PSRO meta-solver claims: `uniform` is exactly uniform; `nash` (the maximin LP) a Nash equilibrium
  * of two-player zero-sum games; `prd` (projected replicator dynamics) only a distribution — its average approaches
- * an equilibrium in many games but its definition guarantees none.
+ * an equilibrium in many games but its definition guarantees none; `alpharank` (the marginals of α-Rank's stationary
+ * distribution, α-PSRO) ranks by evolutionary dynamics, not by an equilibrium condition, so it claims none either.
  */
 export const claims: { readonly [K in MetaSolverName]: Declaration } = {
   uniform: { output: "profile", claims: "uniform", scope: "general" },
   nash: { output: "profile", claims: "nash", scope: "two-player-zero-sum" },
-  prd: { output: "profile", claims: "none", scope: "general" }
+  prd: { output: "profile", claims: "none", scope: "general" },
+  alpharank: { output: "profile", claims: "none", scope: "general" }
 }
 
-/** PSRO meta-solvers by name: `"uniform"`, `"nash"` (2-player zero-sum LP), `"prd"` (projected replicator dynamics). */
-export const named = (name: MetaSolverName, prd: ReplicatorOptions = {}): MetaSolver => {
+/**
+ * PSRO meta-solvers by name: `"uniform"`, `"nash"` (2-player zero-sum LP), `"prd"` (projected replicator dynamics,
+ * options `prd`), `"alpharank"` (`AlphaRank.metaSolver`, options `alphaRank`, default the infinite-α limit).
+ */
+export const named = (name: MetaSolverName, prd: ReplicatorOptions = {}, alphaRank?: Omit<AlphaRank.Options, "populations">): MetaSolver => {
   switch (name) {
     case "uniform":
       return uniform
@@ -500,6 +506,8 @@ export const named = (name: MetaSolverName, prd: ReplicatorOptions = {}): MetaSo
       return (g) => Effect.map(zeroSumNash(g), (s) => s.strategies)
     case "prd":
       return (g) => replicatorDynamics(g, prd)
+    case "alpharank":
+      return AlphaRank.metaSolver(alphaRank)
   }
 }
 
@@ -536,10 +544,12 @@ export const namedJoint = (name: JointMetaSolverName, options: Omit<CorrelatedOp
 
 /** The meta-solver options of `Psro.run` and `PsroExtensive.run` (see {@link choose}). */
 export interface ChoiceOptions {
-  /** `"uniform"`, `"nash"` (two-player constant-sum LP), `"prd"` (projected replicator dynamics) or a custom solver. */
-  readonly metaSolver: "uniform" | "nash" | "prd" | MetaSolver
+  /** `"uniform"`, `"nash"` (two-player constant-sum LP), `"prd"` (projected replicator dynamics), `"alpharank"` or a custom solver. */
+  readonly metaSolver: MetaSolverName | MetaSolver
   /** Options of the `"prd"` meta-solver (OpenSpiel's defaults). */
   readonly prd?: ReplicatorOptions | undefined
+  /** Options of the `"alpharank"` meta-solver (default: the infinite-α limit). */
+  readonly alphaRank?: Omit<AlphaRank.Options, "populations"> | undefined
 }
 
 /**
@@ -550,12 +560,13 @@ export interface ChoiceOptions {
  * Used by `Psro.run` and `PsroExtensive.run`.
  */
 export const choose = (
-  choice: "uniform" | "nash" | "prd" | MetaSolver,
-  prd: ReplicatorOptions = {}
+  choice: MetaSolverName | MetaSolver,
+  prd: ReplicatorOptions = {},
+  alphaRank?: Omit<AlphaRank.Options, "populations">
 ): Effect.Effect<MetaSolver, InvalidOptionError> => {
   if (typeof choice === "function") return Effect.succeed(choice)
-  if (choice === "uniform" || choice === "nash" || choice === "prd") return Effect.succeed(named(choice, prd))
-  return Effect.fail(new InvalidOptionError({ option: "metaSolver", value: choice, reason: "must be \"uniform\", \"nash\", \"prd\" or a function" }))
+  if ((metaSolverNames as ReadonlyArray<unknown>).includes(choice)) return Effect.succeed(named(choice, prd, alphaRank))
+  return Effect.fail(new InvalidOptionError({ option: "metaSolver", value: choice, reason: `must be one of ${metaSolverNames.map((n) => JSON.stringify(n)).join(", ")} or a function` }))
 }
 
 /**

@@ -171,7 +171,7 @@ export const initialPopulations = (
 export const run = (tensor: PayoffTensor, options: Options): Effect.Effect<Result, InvalidPayoffTensorError | InvalidOptionError | LpSolveError, Highs> =>
   Effect.gen(function*() {
     const pops = yield* initialPopulations(tensor, options.initialPopulations)
-    const metaSolver = yield* MetaSolvers.choose(options.metaSolver, options.prd ?? {})
+    const metaSolver = yield* MetaSolvers.choose(options.metaSolver, options.prd ?? {}, options.alphaRank)
     const tieTol = 1e-12 * scale(tensor)
     return yield* PsroLoop.run({
       iterations: options.iterations ?? 100,

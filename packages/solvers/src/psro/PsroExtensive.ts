@@ -300,7 +300,7 @@ export const mixture = (
  */
 export const run = (game: Game, options: Options): Effect.Effect<Result, RunError, Highs> =>
   Effect.gen(function*() {
-    const solver = yield* MetaSolvers.choose(options.metaSolver, options.prd ?? {})
+    const solver = yield* MetaSolvers.choose(options.metaSolver, options.prd ?? {}, options.alphaRank)
     const tree = compile(game)
     const np = tree.numPlayers
     // Populations: per player, per-slot probabilities on the tree (only the player's own slots matter).
