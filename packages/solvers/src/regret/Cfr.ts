@@ -1,5 +1,6 @@
 /**
- * Counterfactual regret minimization on a compiled game tree: vanilla CFR, CFR+, Linear CFR and Discounted CFR.
+ * Counterfactual regret minimization on a compiled game tree: vanilla CFR, CFR+, Linear CFR, Discounted CFR, and the
+ * predictive variants PCFR+ and PDCFR+.
  *
  * **When to use**: to approximate a Nash equilibrium of a 2-player zero-sum game (or a coarse correlated
  * equilibrium of a general one) whose tree fits in memory (Kuhn, Leduc, small custom games). For trees too big to
@@ -19,6 +20,15 @@
  * | `cfr+` (Tammelin 2014) | `R ← max(R, 0)` (regret matching+) | `max(t − delay, 0)` (delay 0 as OpenSpiel) |
  * | `lcfr` (Brown & Sandholm 2019) | `R ← R · t/(t+1)` | `t` |
  * | `dcfr` α, β, γ (Brown & Sandholm 2019; 1.5, 0, 2) | `R ≥ 0: R · tᵅ/(tᵅ+1)`, `R < 0: R · tᵝ/(tᵝ+1)` | `tᵞ` |
+ * | `pcfr+` γ (Farina, Kroer & Sandholm 2021; γ 2) | `R ← [R + rᵗ]⁺`; σ from `[R + rᵗ]⁺` | `tᵞ` |
+ * | `pdcfr+` α, γ (Xu et al. 2024; 2.3, 5) | `R ← [R · d(t) + rᵗ]⁺`; σ from `[R · d(t+1) + rᵗ]⁺`, `d(t) = (t−1)ᵅ/((t−1)ᵅ+1)` | `tᵞ` |
+ *
+ * The predictive variants (predictive regret matching+, "optimistic" RM+) keep `rᵗ`, the instantaneous
+ * counterfactual regrets of the last walk, as the prediction of the next ones, and play regret matching on the
+ * cumulative regrets plus that prediction; their state holds it (`CfrState.predictions`) so a resumed run continues
+ * exactly. Their schedules follow the reference implementation of Xu et al. (github.com/rpSebastian/PDCFRPlus,
+ * `pcfr_plus.py`, `pdcfr_plus.py`): alternating updates, the average weighted `tᵞ` (their `C ← C·((t−1)/t)ᵞ + ...`,
+ * the same average), quadratic averaging for PCFR+ as Farina et al. found best.
  *
  * The average policy `C(I, ·) / Σ C(I, ·)` (uniform where `Σ C = 0`) converges to an equilibrium; the current
  * policy σ need not.
@@ -43,6 +53,10 @@
  * @see Tammelin, "Solving Large Imperfect Information Games Using CFR+", arXiv:1407.5042 (2014)
  * @see Brown, Sandholm, "Solving Imperfect-Information Games via Discounted Regret Minimization", AAAI 2019,
  *   arXiv:1809.04040
+ * @see Farina, Kroer, Sandholm, "Faster Game Solving via Predictive Blackwell Approachability: Connecting Regret
+ *   Matching and Mirror Descent", AAAI 2021, arXiv:2007.14358
+ * @see Xu, Li, Fu, Fu, Xing, Cheng, "Minimizing Weighted Counterfactual Regret with Optimistic Online Mirror Descent",
+ *   IJCAI 2024, arXiv:2404.13891
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/cfr.py
  * @category solvers
  * @since 0.1.0
@@ -51,9 +65,9 @@ import { CHANCE_NODE, type GameTree, TERMINAL_NODE } from "../tree/GameTree.js"
 import * as TabularPolicy from "../tree/TabularPolicy.js"
 
 /** The CFR variants. */
-export type Variant = "cfr" | "cfr+" | "lcfr" | "dcfr"
+export type Variant = "cfr" | "cfr+" | "lcfr" | "dcfr" | "pcfr+" | "pdcfr+"
 /** Every {@link Variant}, in the order of the module docs' table. */
-export const variants: ReadonlyArray<Variant> = ["cfr", "cfr+", "lcfr", "dcfr"]
+export const variants: ReadonlyArray<Variant> = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+"]
 
 /** Options of {@link make}; defaults are OpenSpiel's. */
 export interface Options {
@@ -61,11 +75,11 @@ export interface Options {
   readonly variant?: Variant | undefined
   /** Update players one after another within an iteration (default `true`, as OpenSpiel). */
   readonly alternatingUpdates?: boolean | undefined
-  /** DCFR discount of positive regrets (default 1.5; 1 for `lcfr`). */
+  /** DCFR / PDCFR+ discount of positive regrets (default 1.5; 1 for `lcfr`, 2.3 for `pdcfr+`). */
   readonly alpha?: number | undefined
   /** DCFR discount of negative regrets (default 0; 1 for `lcfr`). */
   readonly beta?: number | undefined
-  /** DCFR average-policy weight exponent (default 2; 1 for `lcfr`). */
+  /** Average-policy weight exponent of DCFR and the predictive variants (default 2; 1 for `lcfr`, 5 for `pdcfr+`). */
   readonly gamma?: number | undefined
   /** CFR+ averaging delay `d`: iteration `t` is weighted `max(t − d, 0)` (default 0). */
   readonly averagingDelay?: number | undefined
@@ -81,6 +95,8 @@ export interface CfrState {
   iteration: number
   readonly regrets: Float64Array
   readonly cumulativePolicy: Float64Array
+  /** The predictive variants' prediction: the instantaneous regrets `rᵗ` of each slot's last update (else absent). */
+  readonly predictions?: Float64Array | undefined
 }
 
 /**
@@ -168,19 +184,22 @@ export const regretSolver = <S extends CfrState>(tree: GameTree, state: S, step:
 export const make = (tree: GameTree, options: Options = {}, state?: CfrState): CfrSolver => {
   const variant = options.variant ?? "cfr"
   const lin = variant === "lcfr"
+  const pd = variant === "pdcfr+"
+  const predictive = variant === "pcfr+" || pd
   const opts = {
     variant,
     alternatingUpdates: options.alternatingUpdates ?? true,
-    alpha: options.alpha ?? (lin ? 1 : 1.5),
+    alpha: options.alpha ?? (lin ? 1 : pd ? 2.3 : 1.5),
     beta: options.beta ?? (lin ? 1 : 0),
-    gamma: options.gamma ?? (lin ? 1 : 2),
+    gamma: options.gamma ?? (lin ? 1 : pd ? 5 : 2),
     averagingDelay: options.averagingDelay ?? 0
   }
-  const st: CfrState = state ?? {
+  const given: CfrState = state ?? {
     iteration: 0,
     regrets: new Float64Array(tree.numSlots),
     cumulativePolicy: new Float64Array(tree.numSlots)
   }
+  const st: CfrState = predictive && given.predictions === undefined ? Object.assign(given, { predictions: new Float64Array(tree.numSlots) }) : given
   const { nodeKind, nodePlayer, nodeInfo, edgeStart, edgeChild, edgeProb, infoOffset, utilities } = tree
   const np = tree.numPlayers
   const regrets = st.regrets
@@ -189,12 +208,58 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
   const childValue = new Float64Array(edgeChild.length)
   const reachBuf = new Float64Array((tree.maxDepth + 2) * np)
   const valueBuf = new Float64Array(tree.numNodes * np)
-  const discounted = variant === "lcfr" || variant === "dcfr"
+  const discounted = variant === "lcfr" || variant === "dcfr" || predictive
   const plus = variant === "cfr+"
+
+  // The walks add counterfactual regrets into `acc`: the cumulative regrets, or (predictive variants) this walk's
+  // instantaneous regrets, which then become the prediction.
+  const predictions = st.predictions ?? new Float64Array(0)
+  const acc = predictive ? predictions : regrets
 
   // Per-iteration values read by the walks.
   let p = 0
   let weight = 1
+
+  /** PDCFR+'s discount `d(t) = (t−1)ᵅ / ((t−1)ᵅ + 1)` (0 at t = 1); 1 for PCFR+. */
+  const discountAt = (t: number) => {
+    if (!pd) return 1
+    const x = Math.pow(Math.max(t - 1, 0), opts.alpha)
+    return x / (x + 1)
+  }
+
+  /** Zero the instantaneous regrets of the info states in `infos` (all when undefined) before a walk. */
+  const clearInstant = (infos: Int32Array | undefined) => {
+    if (infos === undefined) predictions.fill(0)
+    else for (let j = 0; j < infos.length; j++) predictions.fill(0, infoOffset[infos[j]!]!, infoOffset[infos[j]! + 1]!)
+  }
+
+  /**
+   * Predictive regret matching+ of the info states in `infos` (all when undefined) after iteration `t`'s walk:
+   * `R ← [R · d(t) + r]⁺` when `update`, then σ ∝ `[R · d(t+1) + r]⁺` (uniform when all are 0).
+   */
+  const predictiveMatching = (infos: Int32Array | undefined, t: number, update: boolean) => {
+    const dNow = discountAt(t)
+    const dNext = discountAt(t + 1)
+    const count = infos === undefined ? tree.numInfoStates : infos.length
+    for (let j = 0; j < count; j++) {
+      const i = infos === undefined ? j : infos[j]!
+      const s0 = infoOffset[i]!
+      const s1 = infoOffset[i + 1]!
+      let sum = 0
+      for (let s = s0; s < s1; s++) {
+        if (update) {
+          const r = regrets[s]! * dNow + predictions[s]!
+          regrets[s] = r > 0 ? r : 0
+        }
+        const q = regrets[s]! * dNext + predictions[s]!
+        const pos = q > 0 ? q : 0
+        strategy[s] = pos
+        sum += pos
+      }
+      if (sum > 0) for (let s = s0; s < s1; s++) strategy[s] = strategy[s]! / sum
+      else for (let s = s0; s < s1; s++) strategy[s] = 1 / (s1 - s0)
+    }
+  }
 
   /** Regret matching of the info states in `infos` (all when undefined). */
   const regretMatching = (infos: Int32Array | undefined) => {
@@ -258,7 +323,7 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
     }
     const cf = reachOpp * reachChance
     for (let e = e0; e < e1; e++) {
-      regrets[off + e] += cf * (childValue[e]! - v)
+      acc[off + e] += cf * (childValue[e]! - v)
       addAverage(off + e, reachP, strategy[off + e]!)
     }
     return v
@@ -306,7 +371,7 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
     const vq = valueBuf[base + q]!
     const reachQ = reachBuf[r0 + q]!
     for (let e = e0; e < e1; e++) {
-      regrets[off + e] += cf * (valueBuf[edgeChild[e]! * np + q]! - vq)
+      acc[off + e] += cf * (valueBuf[edgeChild[e]! * np + q]! - vq)
       addAverage(off + e, reachQ, strategy[off + e]!)
     }
   }
@@ -336,20 +401,30 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
     weight = plus ? Math.max(t - opts.averagingDelay, 0) : discounted ? Math.pow(t, opts.gamma) : 1
     if (opts.alternatingUpdates) {
       for (p = 0; p < np; p++) {
-        walk(0, 1, 1, 1)
         const mine = tree.playerInfoStates[p]!
-        transform(mine, t)
-        regretMatching(mine)
+        if (predictive) clearInstant(mine)
+        walk(0, 1, 1, 1)
+        if (predictive) predictiveMatching(mine, t, true)
+        else {
+          transform(mine, t)
+          regretMatching(mine)
+        }
       }
     } else {
       for (let i = 0; i < np; i++) reachBuf[i] = 1
+      if (predictive) clearInstant(undefined)
       walkAll(0, 0, 1)
-      transform(undefined, t)
-      regretMatching(undefined)
+      if (predictive) predictiveMatching(undefined, t, true)
+      else {
+        transform(undefined, t)
+        regretMatching(undefined)
+      }
     }
   }
 
-  regretMatching(undefined)
+  // σ of the state given: regret matching of its regrets (with its prediction, for the predictive variants)
+  if (predictive) predictiveMatching(undefined, st.iteration, false)
+  else regretMatching(undefined)
   return {
     ...regretSolver(tree, st, step),
     variant,

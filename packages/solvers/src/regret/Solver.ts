@@ -8,7 +8,7 @@
  * {@link toJson} / {@link fromJson} are the browser-safe document codec they use.
  *
  * **Details**
- * - Algorithms: `cfr`, `cfr+`, `lcfr`, `dcfr` (`Cfr`), `es-mccfr`, `os-mccfr` (`Mccfr`).
+ * - Algorithms: `cfr`, `cfr+`, `lcfr`, `dcfr`, `pcfr+`, `pdcfr+` (`Cfr`), `es-mccfr`, `os-mccfr` (`Mccfr`).
  * - `iterations` is the number of iterations this call runs (on top of a resumed state's). A {@link Progress} report
  *   (`iteration`, `nashConv` and `exploitability` of the average policy, `elapsedSeconds` of this call) is made
  *   every `reportEvery` iterations and after the last one.
@@ -52,9 +52,9 @@ import * as Mccfr from "./Mccfr.js"
 import type * as TabularPolicy from "../tree/TabularPolicy.js"
 
 /** Algorithm names accepted by {@link solve}. */
-export type Algorithm = "cfr" | "cfr+" | "lcfr" | "dcfr" | "es-mccfr" | "os-mccfr"
+export type Algorithm = "cfr" | "cfr+" | "lcfr" | "dcfr" | "pcfr+" | "pdcfr+" | "es-mccfr" | "os-mccfr"
 /** Every {@link Algorithm} (what the CLI's `games solve --algo` accepts). */
-export const algorithms: ReadonlyArray<Algorithm> = ["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"]
+export const algorithms: ReadonlyArray<Algorithm> = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "es-mccfr", "os-mccfr"]
 
 /** Options of {@link solve}. */
 export interface Options {
@@ -104,6 +104,8 @@ export interface SolverState {
   readonly cumulativePolicy: Float64Array
   /** MCCFR generator state. */
   readonly rng?: RngState | undefined
+  /** PCFR+ / PDCFR+: the prediction (last instantaneous regrets, one per slot). */
+  readonly predictions?: Float64Array | undefined
 }
 
 /** What {@link solve} returns. */
@@ -214,7 +216,8 @@ export const make = (game: Game, options: Options): Effect.Effect<Session, Unkno
         iteration: solver.state.iteration,
         regrets: copy(solver.state.regrets),
         cumulativePolicy: copy(solver.state.cumulativePolicy),
-        ...(solver.state.rng === undefined ? {} : { rng: solver.state.rng.getState() })
+        ...(solver.state.rng === undefined ? {} : { rng: solver.state.rng.getState() }),
+        ...(solver.state.predictions === undefined ? {} : { predictions: copy(solver.state.predictions) })
       })
     })
     if (algo === "es-mccfr" || algo === "os-mccfr") {
@@ -230,7 +233,8 @@ export const make = (game: Game, options: Options): Effect.Effect<Session, Unkno
     const st: Cfr.CfrState | undefined = resume === undefined ? undefined : {
       iteration: resume.iteration,
       regrets: copy(resume.regrets),
-      cumulativePolicy: copy(resume.cumulativePolicy)
+      cumulativePolicy: copy(resume.cumulativePolicy),
+      ...(resume.predictions === undefined ? {} : { predictions: copy(resume.predictions) })
     }
     return sessionOf(Cfr.make(tree, {
       variant: algo,
@@ -418,14 +422,16 @@ export const SolverStateJson = Schema.Struct({
   format: Schema.Literal(FORMAT),
   version: Schema.Literal(VERSION),
   game: Schema.String,
-  algo: Schema.Literals(["cfr", "cfr+", "lcfr", "dcfr", "es-mccfr", "os-mccfr"]),
+  algo: Schema.Literals(["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "es-mccfr", "os-mccfr"]),
   numInfoStates: Schema.Number,
   numSlots: Schema.Number,
   iteration: Schema.Number,
   /** Base64 of little-endian float64 values. */
   regrets: Schema.String,
   cumulativePolicy: Schema.String,
-  rng: Schema.optional(RngState)
+  rng: Schema.optional(RngState),
+  /** PCFR+ / PDCFR+ prediction, base64 like `regrets`. */
+  predictions: Schema.optional(Schema.String)
 })
 /** The decoded JSON form of a state file. */
 export type SolverStateJson = typeof SolverStateJson.Type
@@ -467,7 +473,8 @@ export const toJson = (state: SolverState): SolverStateJson => ({
   iteration: state.iteration,
   regrets: encodeF64(state.regrets),
   cumulativePolicy: encodeF64(state.cumulativePolicy),
-  ...(state.rng === undefined ? {} : { rng: state.rng })
+  ...(state.rng === undefined ? {} : { rng: state.rng }),
+  ...(state.predictions === undefined ? {} : { predictions: encodeF64(state.predictions) })
 })
 
 /** Decode and check a state document (`path` names the source in errors). */
@@ -484,6 +491,10 @@ export const fromJson = (json: unknown, path = "<json>"): Effect.Effect<SolverSt
     if (regrets === undefined) return yield* fail(`regrets are not ${doc.numSlots} base64 float64 values`)
     if (cumulativePolicy === undefined) return yield* fail(`cumulativePolicy is not ${doc.numSlots} base64 float64 values`)
     if ((doc.algo === "es-mccfr" || doc.algo === "os-mccfr") && doc.rng === undefined) return yield* fail("MCCFR state without rng")
+    const predictive = doc.algo === "pcfr+" || doc.algo === "pdcfr+"
+    if (predictive && doc.predictions === undefined) return yield* fail(`${doc.algo} state without predictions`)
+    const predictions = doc.predictions === undefined ? undefined : decodeF64(doc.predictions, doc.numSlots)
+    if (doc.predictions !== undefined && predictions === undefined) return yield* fail(`predictions are not ${doc.numSlots} base64 float64 values`)
     return {
       game: doc.game,
       algo: doc.algo,
@@ -492,6 +503,7 @@ export const fromJson = (json: unknown, path = "<json>"): Effect.Effect<SolverSt
       iteration: doc.iteration,
       regrets,
       cumulativePolicy,
-      rng: doc.rng
+      rng: doc.rng,
+      ...(predictions === undefined ? {} : { predictions })
     }
   })
