@@ -54,9 +54,11 @@ describe("Cfr", () => {
         const solver = Cfr.make(tree, { variant, alternatingUpdates })
         solver.run(2000)
         const avg = solver.averageProbabilities()
-        // uniform play has NashConv 0.375 here; simultaneous updates converge at the slower O(1/√T) rate
-        const bound = alternatingUpdates ? 2e-3 : 0.05
-        const digits = alternatingUpdates ? 2 : 1
+        // uniform play has NashConv 0.375 here; simultaneous updates converge at the slower O(1/√T) rate, as does
+        // CFR-BR's average (its walks are always against best responses, whatever alternatingUpdates says)
+        const slow = !alternatingUpdates || variant === "cfr-br"
+        const bound = slow ? 0.05 : 2e-3
+        const digits = slow ? 1 : 2
         expect(Exploitability.nashConvOnTree(tree, avg), `${variant} alt=${alternatingUpdates}`).toBeLessThan(bound)
         expect(avg[0]).toBeCloseTo(0.4, digits)
         expect(avg[2]).toBeCloseTo(0.4, digits)

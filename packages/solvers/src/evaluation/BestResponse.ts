@@ -49,10 +49,12 @@ export const workspace = (tree: GameTree): Workspace => ({
  * `tree.numSlots`; only the other players' slots are read), in the game's utility units, computed in one pass with
  * the buffers of `ws`: afterwards `ws.brAction[i]` is the chosen slot offset (0-based action position, the first
  * maximal action) at each of `player`'s information states that the computation visited (-1 elsewhere); write it as
- * a policy with {@link policyOnTree}. No validation (rows of `probs` are assumed to be distributions); allocates
- * nothing when `ws` is given.
+ * a policy with {@link policyOnTree}. With `complete`, every one of `player`'s information states gets its action,
+ * as OpenSpiel's `best_response` defines it: the argmax of the counterfactual-reach-weighted action values also below
+ * the player's own unchosen actions, and the first action where no other player reaches (all values 0). No
+ * validation (rows of `probs` are assumed to be distributions); allocates nothing when `ws` is given.
  */
-export const valueOnTree = (tree: GameTree, probs: Float64Array, player: number, ws: Workspace = workspace(tree)): number => {
+export const valueOnTree = (tree: GameTree, probs: Float64Array, player: number, ws: Workspace = workspace(tree), complete = false): number => {
   const { nodeKind, nodePlayer, nodeInfo, edgeStart, edgeChild, edgeProb, infoOffset, infoNodeStart, infoNodes, utilities } = tree
   const np = tree.numPlayers
   const { reach, value, done, brAction } = ws
@@ -119,7 +121,9 @@ export const valueOnTree = (tree: GameTree, probs: Float64Array, player: number,
     done[n] = 1
     return v
   }
-  return nodeValue(0)
+  const root = nodeValue(0)
+  if (complete) for (const i of tree.playerInfoStates[player] ?? []) bestAction(i)
+  return root
 }
 
 /**

@@ -22,6 +22,13 @@
  * | `dcfr` α, β, γ (Brown & Sandholm 2019; 1.5, 0, 2) | `R ≥ 0: R · tᵅ/(tᵅ+1)`, `R < 0: R · tᵝ/(tᵝ+1)` | `tᵞ` |
  * | `pcfr+` γ (Farina, Kroer & Sandholm 2021; γ 2) | `R ← [R + rᵗ]⁺`; σ from `[R + rᵗ]⁺` | `tᵞ` |
  * | `pdcfr+` α, γ (Xu et al. 2024; 2.3, 5) | `R ← [R · d(t) + rᵗ]⁺`; σ from `[R · d(t+1) + rᵗ]⁺`, `d(t) = (t−1)ᵅ/((t−1)ᵅ+1)` | `tᵞ` |
+ * | `cfr-br` (Johanson et al. 2012) | none (`regretMatchingPlus`: `R ← max(R, 0)`) | 1 (`linearAveraging`: `t`) |
+ *
+ * CFR-BR (two players, OpenSpiel's `CFRBRSolver`): each iteration first computes every player's exact best response
+ * to the current policy σᵗ (defined at every information state as OpenSpiel's `best_response`, see
+ * `BestResponse.valueOnTree`'s `complete`), then walks the tree once per player with the *other* players playing their best
+ * responses (deterministic), updating that player's regrets and average; σ is recomputed for everyone after the last
+ * walk (σ does not change between the walks of one iteration).
  *
  * The predictive variants (predictive regret matching+, "optimistic" RM+) keep `rᵗ`, the instantaneous
  * counterfactual regrets of the last walk, as the prediction of the next ones, and play regret matching on the
@@ -57,17 +64,20 @@
  *   Matching and Mirror Descent", AAAI 2021, arXiv:2007.14358
  * @see Xu, Li, Fu, Fu, Xing, Cheng, "Minimizing Weighted Counterfactual Regret with Optimistic Online Mirror Descent",
  *   IJCAI 2024, arXiv:2404.13891
+ * @see Johanson, Bard, Burch, Bowling, "Finding Optimal Abstract Strategies in Extensive-Form Games", AAAI 2012
+ * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/cfr_br.py
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/cfr.py
  * @category solvers
  * @since 0.1.0
  */
+import * as BestResponse from "../evaluation/BestResponse.js"
 import { CHANCE_NODE, type GameTree, TERMINAL_NODE } from "../tree/GameTree.js"
 import * as TabularPolicy from "../tree/TabularPolicy.js"
 
 /** The CFR variants. */
-export type Variant = "cfr" | "cfr+" | "lcfr" | "dcfr" | "pcfr+" | "pdcfr+"
+export type Variant = "cfr" | "cfr+" | "lcfr" | "dcfr" | "pcfr+" | "pdcfr+" | "cfr-br"
 /** Every {@link Variant}, in the order of the module docs' table. */
-export const variants: ReadonlyArray<Variant> = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+"]
+export const variants: ReadonlyArray<Variant> = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br"]
 
 /** Options of {@link make}; defaults are OpenSpiel's. */
 export interface Options {
@@ -83,6 +93,10 @@ export interface Options {
   readonly gamma?: number | undefined
   /** CFR+ averaging delay `d`: iteration `t` is weighted `max(t − d, 0)` (default 0). */
   readonly averagingDelay?: number | undefined
+  /** CFR-BR: weight iteration `t` of the average by `t` (default false, as OpenSpiel's `CFRBRSolver`). */
+  readonly linearAveraging?: boolean | undefined
+  /** CFR-BR: regret matching+ (floor the regrets at 0 after each player's walk; default false, as OpenSpiel). */
+  readonly regretMatchingPlus?: boolean | undefined
 }
 
 /**
@@ -192,8 +206,11 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
     alpha: options.alpha ?? (lin ? 1 : pd ? 2.3 : 1.5),
     beta: options.beta ?? (lin ? 1 : 0),
     gamma: options.gamma ?? (lin ? 1 : pd ? 5 : 2),
-    averagingDelay: options.averagingDelay ?? 0
+    averagingDelay: options.averagingDelay ?? 0,
+    linearAveraging: options.linearAveraging ?? false,
+    regretMatchingPlus: options.regretMatchingPlus ?? false
   }
+  const br = variant === "cfr-br"
   const given: CfrState = state ?? {
     iteration: 0,
     regrets: new Float64Array(tree.numSlots),
@@ -215,6 +232,9 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
   // instantaneous regrets, which then become the prediction.
   const predictions = st.predictions ?? new Float64Array(0)
   const acc = predictive ? predictions : regrets
+  // The policy the walks read at the other players' nodes: σ, or (CFR-BR) their best responses to σ.
+  const brPolicy = br ? new Float64Array(tree.numSlots) : strategy
+  const brWorkspace = br ? BestResponse.workspace(tree) : undefined
 
   // Per-iteration values read by the walks.
   let p = 0
@@ -287,7 +307,7 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
 
   /** Accumulate the average policy at a slot (operation order as OpenSpiel's per variant). */
   const addAverage = (s: number, reach: number, prob: number) => {
-    if (plus) cum[s] += weight * reach * prob
+    if (plus || br) cum[s] += weight * reach * prob
     else if (discounted) cum[s] += reach * prob * weight
     else cum[s] += reach * prob
   }
@@ -310,7 +330,7 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
     const off = infoOffset[nodeInfo[n]!]! - e0
     if (nodePlayer[n] !== p) {
       for (let e = e0; e < e1; e++) {
-        const s = strategy[off + e]!
+        const s = brPolicy[off + e]!
         v += s * walk(edgeChild[e]!, reachP, reachOpp * s, reachChance)
       }
       return v
@@ -398,8 +418,19 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
   const step = () => {
     st.iteration += 1
     const t = st.iteration
-    weight = plus ? Math.max(t - opts.averagingDelay, 0) : discounted ? Math.pow(t, opts.gamma) : 1
-    if (opts.alternatingUpdates) {
+    weight = plus ? Math.max(t - opts.averagingDelay, 0) : discounted ? Math.pow(t, opts.gamma) : br && opts.linearAveraging ? t : 1
+    if (br) {
+      // every player's best response to σᵗ, then one walk per player against the others' best responses
+      for (let q = 0; q < np; q++) {
+        BestResponse.valueOnTree(tree, strategy, q, brWorkspace, true)
+        BestResponse.policyOnTree(tree, q, brWorkspace!, brPolicy)
+      }
+      for (p = 0; p < np; p++) {
+        walk(0, 1, 1, 1)
+        if (opts.regretMatchingPlus) for (let s = 0; s < tree.numSlots; s++) if (regrets[s]! < 0) regrets[s] = 0
+      }
+      regretMatching(undefined)
+    } else if (opts.alternatingUpdates) {
       for (p = 0; p < np; p++) {
         const mine = tree.playerInfoStates[p]!
         if (predictive) clearInstant(mine)

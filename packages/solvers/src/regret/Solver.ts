@@ -8,7 +8,7 @@
  * {@link toJson} / {@link fromJson} are the browser-safe document codec they use.
  *
  * **Details**
- * - Algorithms: `cfr`, `cfr+`, `lcfr`, `dcfr`, `pcfr+`, `pdcfr+` (`Cfr`), `es-mccfr`, `os-mccfr` (`Mccfr`).
+ * - Algorithms: `cfr`, `cfr+`, `lcfr`, `dcfr`, `pcfr+`, `pdcfr+`, `cfr-br` (`Cfr`), `es-mccfr`, `os-mccfr` (`Mccfr`).
  * - `iterations` is the number of iterations this call runs (on top of a resumed state's). A {@link Progress} report
  *   (`iteration`, `nashConv` and `exploitability` of the average policy, `elapsedSeconds` of this call) is made
  *   every `reportEvery` iterations and after the last one.
@@ -52,9 +52,9 @@ import * as Mccfr from "./Mccfr.js"
 import type * as TabularPolicy from "../tree/TabularPolicy.js"
 
 /** Algorithm names accepted by {@link solve}. */
-export type Algorithm = "cfr" | "cfr+" | "lcfr" | "dcfr" | "pcfr+" | "pdcfr+" | "es-mccfr" | "os-mccfr"
+export type Algorithm = "cfr" | "cfr+" | "lcfr" | "dcfr" | "pcfr+" | "pdcfr+" | "cfr-br" | "es-mccfr" | "os-mccfr"
 /** Every {@link Algorithm} (what the CLI's `games solve --algo` accepts). */
-export const algorithms: ReadonlyArray<Algorithm> = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "es-mccfr", "os-mccfr"]
+export const algorithms: ReadonlyArray<Algorithm> = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br", "es-mccfr", "os-mccfr"]
 
 /** Options of {@link solve}. */
 export interface Options {
@@ -178,6 +178,9 @@ export const make = (game: Game, options: Options): Effect.Effect<Session, Unkno
     }
     yield* checkNumber("targetNashConv", options.targetNashConv, (x) => x >= 0, "expected a non-negative number")
     const tree = compile(game)
+    if (algo === "cfr-br" && tree.numPlayers !== 2) {
+      return yield* Effect.fail(new InvalidOptionError({ option: "algo", value: algo, reason: `CFR-BR is defined for two-player games; ${tree.gameName} has ${tree.numPlayers}` }))
+    }
     const resume = options.resume
     if (resume !== undefined) {
       const reason = resume.algo !== algo
@@ -422,7 +425,7 @@ export const SolverStateJson = Schema.Struct({
   format: Schema.Literal(FORMAT),
   version: Schema.Literal(VERSION),
   game: Schema.String,
-  algo: Schema.Literals(["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "es-mccfr", "os-mccfr"]),
+  algo: Schema.Literals(["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br", "es-mccfr", "os-mccfr"]),
   numInfoStates: Schema.Number,
   numSlots: Schema.Number,
   iteration: Schema.Number,
