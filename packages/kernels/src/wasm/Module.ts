@@ -73,8 +73,8 @@ export type Availability = { readonly ok: true } | { readonly ok: false; readonl
 export const processEnv = (): { readonly [key: string]: string | undefined } =>
   typeof process === "undefined" ? {} : process.env
 
-/** Decode base64 with `atob` (Node ≥ 16 and browsers; no `Buffer`). */
-const fromBase64 = (b64: string): Uint8Array => {
+/** Decode base64 with `atob` (Node ≥ 16 and browsers; no `Buffer`); also used by `MlpSimd`. */
+export const fromBase64 = (b64: string): Uint8Array => {
   const s = atob(b64)
   const out = new Uint8Array(s.length)
   for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i)
