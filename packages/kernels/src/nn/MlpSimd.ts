@@ -28,7 +28,7 @@
  */
 import { KernelInputError } from "../KernelError.js"
 import * as binary from "../generated/wasmMlpBinary.js"
-import { type Availability, ENV_VAR, fromBase64, processEnv, type WasmApi, type WasmMemory } from "../wasm/Module.js"
+import { type Availability, compileEmbedded, ENV_VAR, processEnv, type WasmApi, type WasmMemory } from "../wasm/Module.js"
 
 /** Network sizes (all positive integers). */
 export interface Sizes {
@@ -127,7 +127,7 @@ const layoutRegions = (s: Sizes, P: number, cap: number): Regions => {
   }
 }
 
-let compiled: object | undefined
+let compiled: { readonly wa: WasmApi; readonly module: object } | undefined
 let availability: Availability | undefined
 
 /**
@@ -136,17 +136,10 @@ let availability: Availability | undefined
  */
 export const load = (env: { readonly [key: string]: string | undefined } = processEnv()): Availability => {
   if (env[ENV_VAR] === "0") return { ok: false, reason: `disabled by ${ENV_VAR}=0` }
-  if (availability !== undefined) return availability
-  try {
-    const wa = (globalThis as { WebAssembly?: WasmApi }).WebAssembly
-    if (typeof wa !== "object") throw new Error("this JavaScript engine has no WebAssembly")
-    const bytes = fromBase64(binary.base64)
-    if (bytes.length !== binary.byteLength) throw new Error(`embedded module is ${bytes.length} bytes, expected ${binary.byteLength}`)
-    if (!wa.validate(bytes)) throw new Error("the WebAssembly engine rejects the module (no SIMD support?)")
-    compiled = new wa.Module(bytes)
-    availability = { ok: true }
-  } catch (e) {
-    availability = { ok: false, reason: (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 300) }
+  if (availability === undefined) {
+    const c = compileEmbedded(binary.base64, binary.byteLength)
+    compiled = c.ok ? c : undefined
+    availability = c.ok ? { ok: true } : { ok: false, reason: c.reason }
   }
   return availability
 }
@@ -178,8 +171,7 @@ export const make = (sizes: Sizes, capacity = 16): Workspace => {
   checkSizes(sizes)
   const a = load()
   if (!a.ok) throw new Error(`MlpSimd unavailable: ${a.reason}`)
-  const wa = (globalThis as { WebAssembly?: WasmApi }).WebAssembly!
-  const exports = new wa.Instance(compiled!, {}).exports as Exports
+  const exports = new compiled!.wa.Instance(compiled!.module, {}).exports as Exports
   const s: Sizes = { obsDim: sizes.obsDim, hidden: sizes.hidden, numActions: sizes.numActions }
   const ws: Workspace = {
     sizes: s,

@@ -89,12 +89,11 @@ export interface Report {
   readonly node: string
 }
 
-/** Median of a non-empty list (mean of the middle two for an even count); NaN for none. */
+/** Median of a list (mean of the middle two for an even count); NaN for none. */
 export const median = (xs: ReadonlyArray<number>): number => {
-  if (xs.length === 0) return Number.NaN
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+  const sorted = Float64Array.from(xs).sort()
+  const n = sorted.length
+  return n === 0 ? Number.NaN : (sorted[(n - 1) >> 1]! + sorted[n >> 1]!) / 2
 }
 
 /**
