@@ -89,6 +89,27 @@ const benchKernelsFlags = {
   json: jsonFlag
 }
 
+/** A comma-separated list of seeds (`"1,2,3"`), or `"none"` when `allowNone` (checked by {@link seedList}). */
+const seedListFlag = (name: string, fallback: string, text: string, allowNone = false) =>
+  Flag.String(name).pipe(
+    Flag.filter(
+      (value: string) => (allowNone && value === "none") || (commaList(value).length > 0 && commaList(value).every((s) => /^\d+$/.test(s) && Number(s) <= 2 ** 32 - 1)),
+      () => `comma-separated seeds (integers 0..4294967295)${allowNone ? ", or none" : ""}`
+    ),
+    withDefault(fallback, text)
+  )
+
+/** The seeds of a {@link seedListFlag} value (`"none"` → none). */
+export const seedList = (value: string): Array<number> => (value === "none" ? [] : commaList(value).map(Number))
+
+const benchPpoFlags = {
+  seeds: seedListFlag("seeds", "1,2,3,4,5", "Seeds of the measured engine's runs (comma-separated)"),
+  engine: Flag.Literals("engine", ["wasm-simd", "typed-array"] as const).pipe(withDefault("wasm-simd", "Actor-critic engine measured")),
+  baselineSeeds: seedListFlag("baseline-seeds", "1", "Seeds on which the previous engine (typed-array) also runs, for the ratio column (none: skip)", true),
+  noTfjs: Flag.Boolean("no-tfjs").pipe(withDefault(false, "Leave TensorFlow.js out of the network-pass rows")),
+  json: jsonFlag
+}
+
 const benchCliFlags = {
   runs: F.positiveInt("runs").pipe(withDefault(5, "Runs of each command (the median is reported)", "runs")),
   json: jsonFlag
@@ -317,6 +338,7 @@ export interface Configs {
   readonly "bench envs": Infer<typeof benchEnvsFlags>
   readonly "bench kernels": Infer<typeof benchKernelsFlags>
   readonly "bench cli": Infer<typeof benchCliFlags>
+  readonly "bench ppo": Infer<typeof benchPpoFlags>
   readonly compare: Infer<ReturnType<typeof compareFlags>>
   readonly dashboard: Infer<typeof dashboardFlags>
   readonly eval: Infer<typeof evalFlags>
@@ -398,6 +420,12 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "cli",
           benchCliFlags,
           "Time the CLI's start-up (`--help`) and a Leduc CFR+ solve to NashConv 1e-3 against bare `node -e 0` (median of N runs)"
+        ),
+        leaf(
+          "bench ppo",
+          "ppo",
+          benchPpoFlags,
+          "Time PPO (CleanRL defaults) to solve CartPole-v1 per seed, beside the previous engine and CleanRL's recorded 76 s; network passes vs TensorFlow.js"
         )
       ]),
       leaf("compare", "compare", compareFlags(estimators), "Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"),

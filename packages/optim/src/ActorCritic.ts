@@ -8,11 +8,16 @@
  * - Rollouts run the network on 4 observations per step. Through TensorFlow.js every op is a dispatch (and a
  *   `dataSync` to read the sampled action); on this 2-core machine that costs milliseconds per step on the wasm
  *   backend, while the whole 4-64-64-2 forward pass is ~10 µs in plain JavaScript.
- * - The update needs gradients, and `@tensorflow/tfjs-core` 4.22 loaded through Node's CommonJS entry registers no
- *   gradient functions (`register_all_gradients` ships only as extension-less ESM that Node cannot load), so
- *   `tf.variableGrads` fails with "gradient function not found for Add". The backward pass of this fixed network is
- *   short, so it is written out by hand ({@link backward}), checked against finite differences in the tests, and
- *   runs a 128-sample minibatch in about a millisecond.
+ * - The update needs gradients. TensorFlow.js has them (`tf.variableGrads`, once `Backend.select` of
+ *   `@autodidact/kernels/tfjs` has registered tfjs-core's gradient functions), but at these sizes its per-op dispatch
+ *   costs more than the arithmetic: forward + backward of a 128-row minibatch took 4.2 ms on its wasm backend against
+ *   2.5 ms for the typed-array loops and 0.23 ms for `wasm-simd` (`autodidact bench ppo`, same run). The backward pass
+ *   of this fixed network is short, so it is written out by hand ({@link backward}) and checked against finite
+ *   differences in the tests.
+ * - Two engines run the same network on the same flat parameters ({@link Engine}): `"typed-array"` (the float64
+ *   loops of `internal/Dense.ts`, the reference) and `"wasm-simd"` (the float32x4 WebAssembly kernels `MlpSimd` of
+ *   `@autodidact/kernels`, ~10× faster on 128-row minibatches, ~9× on the 4-row rollout step; what PPO uses by
+ *   default). Measured beside TensorFlow.js by `autodidact bench ppo` (`Ppo.benchmark`).
  * - TensorFlow.js stays the interop path, in `@autodidact/optim/tfjs` (`ActorCriticTf`): `toVariables` exports the
  *   weights as `tf.Variable`s and `forwardTf` runs the same network with tf ops (tested equal to {@link forward}).
  *
@@ -31,6 +36,8 @@
  */
 export {
   type ActorCritic,
+  type Engine,
+  engines,
   fromParams,
   type LayerSpec,
   layout,
@@ -38,6 +45,7 @@ export {
   type MakeOptions,
   numParams,
   orthogonalInto,
+  resolveEngine,
   type Sizes
 } from "./internal/ActorCriticNet.js"
 export { act, actGreedy, backward, entropyAt, forward, logitsOf, logProbAt, probsOf, values, valuesOf } from "./internal/ActorCriticMlp.js"

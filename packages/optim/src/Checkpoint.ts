@@ -64,6 +64,7 @@ const OptionsSchema = Schema.Struct({
   maxGradNorm: Schema.Number,
   targetKl: Schema.optional(Schema.Number),
   hidden: Schema.Int,
+  engine: Schema.optional(Schema.Literals(["typed-array", "wasm-simd"])),
   seed: Schema.Number,
   bootstrapTruncated: Schema.Boolean,
   stopWhen: Schema.optional(Schema.Struct({ meanReturn: Schema.Number, window: Schema.optional(Schema.Number) })),
@@ -181,10 +182,11 @@ export const decode = (path: string, m: Manifest): Effect.Effect<TrainState, Cor
     for (let k = 0; k < n; k++) {
       if (!Number.isFinite(params[k]!)) return corrupt(`non-finite parameter ${params[k]} at index ${k}`)
     }
-    const agent = ActorCritic.fromParams(sizes, params)
-    const { checkpoint, targetKl, stopWhen, ...required } = m.options
+    const { checkpoint, targetKl, stopWhen, engine, ...required } = m.options
+    const agent = ActorCritic.fromParams(sizes, params, engine)
     const options: Options = {
       ...required,
+      ...(engine === undefined ? {} : { engine }),
       ...(targetKl === undefined ? {} : { targetKl }),
       ...(stopWhen === undefined ? {} : { stopWhen }),
       ...(checkpoint === undefined ? {} : { checkpoint })

@@ -133,8 +133,64 @@ describe("ActorCritic.backward", () => {
   })
 })
 
+describe("ActorCritic engines", () => {
+  it("wasm-simd gives the typed-array logits, probabilities, values and gradients to float32 accuracy (CartPole sizes)", () => {
+    const ref = net()
+    expect(ref.engine).toBe("typed-array")
+    const simd = ActorCritic.fromParams(ref, ref.params, "wasm-simd")
+    expect(simd.engine).toBe("wasm-simd")
+    const rng = Rng.make(5)
+    for (let k = 0; k < ref.params.length; k++) ref.params[k] = ref.params[k]! + rng.normal(0, 0.05) // shared array
+    for (const B of [4, 128, 5]) {
+      const obs = Float32Array.from({ length: 200 * 4 }, () => rng.normal())
+      const rows = Int32Array.from({ length: 200 }, () => rng.integers(200))
+      const dLogits = Float64Array.from({ length: B * 2 }, () => rng.normal())
+      const dValues = Float64Array.from({ length: B }, () => rng.normal())
+      const out = [ref, simd].map((n) => {
+        ActorCritic.forward(n, obs, B, rows, 3)
+        const grad = new Float64Array(n.params.length)
+        ActorCritic.backward(n, B, dLogits, dValues, grad)
+        const take = (a: Float64Array, len: number) => Array.from(a.subarray(0, len))
+        return { z: take(ActorCritic.logitsOf(n), B * 2), p: take(ActorCritic.probsOf(n), B * 2), v: take(ActorCritic.valuesOf(n), B), grad }
+      })
+      const [a, b] = out as [typeof out[0], typeof out[0]]
+      for (const key of ["z", "p", "v"] as const) a[key].forEach((x, k) => expect(Math.abs(b[key][k]! - x)).toBeLessThan(1e-5 + 1e-5 * Math.abs(x)))
+      let worst = 0
+      a.grad.forEach((x, k) => (worst = Math.max(worst, Math.abs(b.grad[k]! - x) / (1e-3 + Math.abs(x)))))
+      expect(worst).toBeLessThan(1e-3)
+    }
+  })
+
+  it("make({ engine }) and act: the same sampled actions as typed-array for the same generator state", () => {
+    const a = ActorCritic.make({ obsDim: 4, numActions: 2, rng: Rng.make(8) })
+    const b = ActorCritic.make({ obsDim: 4, numActions: 2, rng: Rng.make(8), engine: "wasm-simd" })
+    expect(Array.from(b.params)).toEqual(Array.from(a.params))
+    const obs = Float32Array.from({ length: 16 }, (_, k) => Math.sin(k))
+    const out = [a, b].map((n) => {
+      const actions = new Int32Array(4)
+      ActorCritic.act(n, obs, 4, Rng.make(2), actions, new Float64Array(4), new Float64Array(4))
+      return Array.from(actions)
+    })
+    expect(out[1]).toEqual(out[0])
+  })
+
+  it("wasm-simd falls back to typed-array where WebAssembly SIMD is switched off (AUTODIDACT_WASM_SIMD=0)", () => {
+    const before = process.env["AUTODIDACT_WASM_SIMD"]
+    process.env["AUTODIDACT_WASM_SIMD"] = "0"
+    try {
+      expect(ActorCritic.resolveEngine("wasm-simd")).toBe("typed-array")
+      expect(ActorCritic.make({ obsDim: 4, numActions: 2, rng: Rng.make(0), engine: "wasm-simd" }).engine).toBe("typed-array")
+    } finally {
+      if (before === undefined) delete process.env["AUTODIDACT_WASM_SIMD"]
+      else process.env["AUTODIDACT_WASM_SIMD"] = before
+    }
+    expect(ActorCritic.resolveEngine("wasm-simd")).toBe("wasm-simd")
+    expect(ActorCritic.engines).toEqual(["wasm-simd", "typed-array"])
+  })
+})
+
 describe("ActorCritic and TensorFlow.js", () => {
-  it.effect("forwardTf (wasm) agrees with the typed-array forward pass; variables round-trip", () =>
+  it.effect("forwardTf (wasm) agrees with the typed-array and wasm-simd forward passes; variables round-trip", () =>
     Effect.gen(function* () {
       const { tf } = yield* Backend.select({ force: "wasm" })
       const n = net()
@@ -147,6 +203,10 @@ describe("ActorCritic and TensorFlow.js", () => {
       const v = ActorCritic.valuesOf(n)
       for (let k = 0; k < B * 2; k++) expect(logits[k]).toBeCloseTo(z[k]!, 5)
       for (let k = 0; k < B; k++) expect(values[k]).toBeCloseTo(v[k]!, 5)
+      const simd = ActorCritic.fromParams(n, n.params, "wasm-simd")
+      ActorCritic.forward(simd, obs, B)
+      for (let k = 0; k < B * 2; k++) expect(logits[k]).toBeCloseTo(ActorCritic.logitsOf(simd)[k]!, 5)
+      for (let k = 0; k < B; k++) expect(values[k]).toBeCloseTo(ActorCritic.valuesOf(simd)[k]!, 5)
       const vars = ActorCriticTf.toVariables(n, tf)
       expect(vars.map((x) => x.shape)).toEqual(n.layout.map((l) => l.shape))
       const copy = ActorCritic.fromParams(n, new Float32Array(n.params.length))

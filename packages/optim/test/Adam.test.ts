@@ -17,6 +17,17 @@ describe("Adam (PyTorch rule)", () => {
     expect(s.step).toBe(2)
   })
 
+  it("ε = 1e-5 is added after the square root of the bias-corrected second moment (Kingma & Ba, Algorithm 1; torch.optim.Adam)", () => {
+    // g = 1e-5 on the first step: m̂ = g, √v̂ = |g| = 1e-5 → Δ = −lr · 1e-5 / (1e-5 + 1e-5) = −lr / 2 exactly in reals;
+    // ε inside the root (√(v̂ + ε)) would give −lr · 1e-5 / √(1e-10 + 1e-5) ≈ −0.00316 · lr instead
+    const s = Adam.make(1, { eps: 1e-5 })
+    const p = Float32Array.of(0)
+    Adam.step(s, p, Float64Array.of(1e-5), 0.01)
+    expect(p[0]).toBeCloseTo(-0.005, 7)
+    // defaults are PyTorch's
+    expect([s.beta1, s.beta2, Adam.make(1).eps]).toEqual([0.9, 0.999, 1e-8])
+  })
+
   it("clipGradNorm scales to the max norm like clip_grad_norm_ and leaves small gradients alone", () => {
     const g = Float64Array.of(3, 4)
     expect(Adam.clipGradNorm(g, 1)).toBe(5)

@@ -26,6 +26,7 @@ describe("Checkpoint", () => {
       expect(loaded.globalStep).toBe(1024)
       expect(loaded.iteration).toBe(2)
       expect(loaded.options).toEqual(state.options)
+      expect([state.options.engine, loaded.agent.engine]).toEqual(["wasm-simd", "wasm-simd"]) // the engine continues too
       // the generators continue the saved streams
       expect(loaded.actionRng.random()).toBe(state.actionRng.random())
       expect(loaded.shuffleRng.integers(1000)).toBe(state.shuffleRng.integers(1000))

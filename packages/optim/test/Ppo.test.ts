@@ -42,6 +42,17 @@ describe("Ppo.validate", () => {
       const n = yield* Effect.flip(Ppo.train(cartPole(), { numEnvs: 8 }))
       expect(n.message).toMatch(/numEnvs = 8: the vector env has 4 envs/)
     }))
+
+  it.effect("engine: wasm-simd by default, typed-array on request, anything else rejected by name", () =>
+    Effect.gen(function* () {
+      const bad = yield* Effect.flip(Ppo.train(cartPole(), { engine: "gpu" as never }))
+      expect(bad.message).toBe('Invalid engine = "gpu": must be "typed-array" or "wasm-simd"')
+      const fast = yield* Ppo.train(cartPole(), { totalTimesteps: 512 })
+      expect(fast.agent.engine).toBe("wasm-simd")
+      const ref = yield* Ppo.train(cartPole(), { totalTimesteps: 512, engine: "typed-array" })
+      expect(ref.agent.engine).toBe("typed-array")
+      expect(ref.state.options.engine).toBe("typed-array")
+    }))
 })
 
 describe("Ppo.train", () => {

@@ -85,19 +85,34 @@ let instance: Exports | undefined
 let availability: Availability | undefined
 
 /**
+ * Compile an embedded module (`base64` of `byteLength` bytes) synchronously: the compiled `WebAssembly.Module` and
+ * the `WebAssembly` API, or the reason it is unavailable (no `WebAssembly`, a truncated embedding, an engine without
+ * SIMD). Shared by this module and `MlpSimd`.
+ */
+export const compileEmbedded = (base64: string, byteLength: number): { readonly ok: true; readonly wa: WasmApi; readonly module: object } | { readonly ok: false; readonly reason: string } => {
+  try {
+    const wa = (globalThis as { WebAssembly?: WasmApi }).WebAssembly
+    if (typeof wa !== "object") throw new Error("this JavaScript engine has no WebAssembly")
+    const bytes = fromBase64(base64)
+    if (bytes.length !== byteLength) throw new Error(`embedded module is ${bytes.length} bytes, expected ${byteLength}`)
+    if (!wa.validate(bytes)) throw new Error("the WebAssembly engine rejects the module (no SIMD support?)")
+    return { ok: true, wa, module: new wa.Module(bytes) }
+  } catch (e) {
+    return { ok: false, reason: (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 300) }
+  }
+}
+
+/**
  * Instantiate the embedded module (once; synchronous, ~12 KB). Unavailable when `AUTODIDACT_WASM_SIMD=0`, when
  * there is no `WebAssembly`, or when the engine rejects the module (no SIMD support).
  */
 export const load = (env: { readonly [key: string]: string | undefined } = processEnv()): Availability => {
   if (env[ENV_VAR] === "0") return { ok: false, reason: `disabled by ${ENV_VAR}=0` }
   if (availability !== undefined) return availability
+  const compiled = compileEmbedded(binary.base64, binary.byteLength)
+  if (!compiled.ok) return (availability = { ok: false, reason: compiled.reason })
   try {
-    const wa = (globalThis as { WebAssembly?: WasmApi }).WebAssembly
-    if (typeof wa !== "object") throw new Error("this JavaScript engine has no WebAssembly")
-    const bytes = fromBase64(binary.base64)
-    if (bytes.length !== binary.byteLength) throw new Error(`embedded module is ${bytes.length} bytes, expected ${binary.byteLength}`)
-    if (!wa.validate(bytes)) throw new Error("the WebAssembly engine rejects the module (no SIMD support?)")
-    instance = new wa.Instance(new wa.Module(bytes), {}).exports as Exports
+    instance = new compiled.wa.Instance(compiled.module, {}).exports as Exports
     availability = { ok: true }
   } catch (e) {
     availability = { ok: false, reason: (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 300) }

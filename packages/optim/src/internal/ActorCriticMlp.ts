@@ -7,16 +7,23 @@
  * @since 0.2.0
  */
 import type { Rng } from "@autodidact/core"
+import { MlpSimd } from "@autodidact/kernels"
 import { dense, denseBackward } from "./Dense.js"
 import { type ActorCritic, ensure } from "./ActorCriticNet.js"
 
 /**
  * Forward pass of both networks on `batch` observations (`obs` is `[batch, obsDim]`, any numeric array; `rows`
- * optionally selects rows of `obs` by index, for minibatches). Results stay in the network's scratch buffers:
- * {@link logitsOf}/{@link valuesOf}. No allocation once the buffers have grown to `batch`.
+ * optionally selects rows of `obs` by index, for minibatches) on the network's `engine`. Results stay in the
+ * network's scratch buffers: {@link logitsOf}/{@link valuesOf}/{@link probsOf}. No allocation once the buffers have
+ * grown to `batch`.
  */
 export const forward = (net: ActorCritic, obs: ArrayLike<number>, batch: number, rows?: ArrayLike<number>, rowOffset = 0): void => {
   const c = ensure(net, batch)
+  if (net.simd !== undefined) {
+    MlpSimd.forward(net.simd, net.params, obs, batch, rows, rowOffset, c.logits, c.values)
+    softmaxRows(net, batch)
+    return
+  }
   const { obsDim: D, hidden: H, numActions: A, params: p } = net
   const L = net.layout
   for (let b = 0; b < batch; b++) {
@@ -29,7 +36,13 @@ export const forward = (net: ActorCritic, obs: ArrayLike<number>, batch: number,
   dense(p, L[6]!.offset, c.x, batch, D, H, c.c1, true)
   dense(p, L[8]!.offset, c.c1, batch, H, H, c.c2, true)
   dense(p, L[10]!.offset, c.c2, batch, H, 1, c.values, false)
-  // softmax probabilities (stable)
+  softmaxRows(net, batch)
+}
+
+/** Softmax probabilities (stable) of the logits in scratch. */
+const softmaxRows = (net: ActorCritic, batch: number): void => {
+  const c = net.cache
+  const A = net.numActions
   for (let b = 0; b < batch; b++) {
     let max = -Infinity
     for (let a = 0; a < A; a++) max = Math.max(max, c.logits[b * A + a]!)
@@ -132,6 +145,7 @@ export const values = (net: ActorCritic, obs: ArrayLike<number>, batch: number, 
  * (`[batch]`), ADD dL/dθ into `grad` (flat, same layout as `params`). The caller zeroes `grad` first.
  */
 export const backward = (net: ActorCritic, batch: number, dLogits: Float64Array, dValues: Float64Array, grad: Float64Array): void => {
+  if (net.simd !== undefined) return MlpSimd.backward(net.simd, batch, dLogits, dValues, grad)
   const c = net.cache
   const { obsDim: D, hidden: H, numActions: A, params: p } = net
   const L = net.layout

@@ -7,6 +7,7 @@
  * @since 0.2.0
  */
 import type { Rng } from "@autodidact/core"
+import { MlpSimd } from "@autodidact/kernels"
 
 /** One parameter tensor in the flat vector. */
 export interface LayerSpec {
@@ -42,14 +43,42 @@ export interface Cache {
 }
 
 /**
+ * Which implementation runs the forward and backward passes (the parameters, their layout and every other function
+ * are the same):
+ * - `"typed-array"`: plain JavaScript loops in float64 (activations, gradients) over the float32 parameters: the
+ *   reference, checked against finite differences;
+ * - `"wasm-simd"`: the `MlpSimd` kernels of `@autodidact/kernels` (WebAssembly SIMD, float32 as PyTorch; ~10× faster
+ *   on CartPole's 128-row minibatches; agrees with `"typed-array"` to ~1e-6 relative). Requested where WebAssembly SIMD
+ *   is unavailable (or `AUTODIDACT_WASM_SIMD=0`), it falls back to `"typed-array"`: `net.engine` says which runs.
+ */
+export type Engine = "typed-array" | "wasm-simd"
+
+/** The engines, fastest first. */
+export const engines: ReadonlyArray<Engine> = ["wasm-simd", "typed-array"]
+
+/**
  * The actor-critic: sizes, the flat parameter vector and scratch buffers.
  * @category models
  */
 export interface ActorCritic extends Sizes {
   readonly params: Float32Array
   readonly layout: ReadonlyArray<LayerSpec>
+  /** The engine that runs {@link forward}/{@link backward} (see {@link Engine}). */
+  readonly engine: Engine
   /** @internal scratch buffers (grown on demand, never shrunk) */
   readonly cache: Cache
+  /** @internal the `wasm-simd` engine's workspace (activations kept for the backward pass) */
+  readonly simd: MlpSimd.Workspace | undefined
+}
+
+/** The engine that runs when `requested` is asked for: `"wasm-simd"` falls back to `"typed-array"` where unavailable. */
+export const resolveEngine = (requested: Engine = "typed-array"): Engine =>
+  requested === "wasm-simd" && !MlpSimd.load().ok ? "typed-array" : requested
+
+const withEngine = (sizes: Sizes, params: Float32Array, specs: ReadonlyArray<LayerSpec>, requested: Engine | undefined): ActorCritic => {
+  const engine = resolveEngine(requested)
+  const simd = engine === "wasm-simd" ? MlpSimd.make(sizes) : undefined
+  return { ...sizes, params, layout: specs, engine, cache: newCache(sizes, 16), simd }
 }
 
 /** The parameter layout of a network with these sizes (names as CleanRL's `Agent.state_dict()`, transposed weights). */
@@ -140,6 +169,8 @@ export interface MakeOptions {
   readonly hidden?: number | undefined
   /** Generator for the orthogonal initialization. */
   readonly rng: Rng
+  /** Forward/backward implementation, default `"typed-array"` (see {@link Engine}). */
+  readonly engine?: Engine | undefined
 }
 
 /** A freshly initialized actor-critic (CleanRL's `Agent(envs)`). */
@@ -153,17 +184,20 @@ export const make = (options: MakeOptions): ActorCritic => {
     const w = specs[2 * l]!
     orthogonalInto(params, w.offset, w.shape[0]!, w.shape[1]!, gains[l]!, options.rng)
   }
-  return { ...sizes, params, layout: specs, cache: newCache(sizes, 16) }
+  return withEngine(sizes, params, specs, options.engine)
 }
 
-/** A network with the given sizes and parameters (e.g. from a checkpoint). */
-export const fromParams = (sizes: Sizes, params: Float32Array): ActorCritic => {
+/**
+ * A network with the given sizes and parameters (e.g. from a checkpoint), run by `engine` (default `"typed-array"`).
+ * Throws `RangeError` when `params` does not have the layout's length.
+ */
+export const fromParams = (sizes: Sizes, params: Float32Array, engine?: Engine): ActorCritic => {
   const specs = layout(sizes)
   const last = specs[specs.length - 1]!
   if (params.length !== last.offset + last.size) {
     throw new RangeError(`ActorCritic.fromParams: expected ${last.offset + last.size} parameters, got ${params.length}`)
   }
-  return { ...sizes, params, layout: specs, cache: newCache(sizes, 16) }
+  return withEngine({ obsDim: sizes.obsDim, numActions: sizes.numActions, hidden: sizes.hidden }, params, specs, engine)
 }
 
 /** Number of parameters. */

@@ -6,6 +6,7 @@
  */
 import { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
+import type { Engine } from "./ActorCriticNet.js"
 
 /** PPO hyper-parameters (CleanRL `ppo.py` `Args`, same meaning and defaults). */
 export interface Options {
@@ -45,6 +46,12 @@ export interface Options {
   readonly targetKl?: number | undefined
   /** Hidden width of both MLPs. Default 64. */
   readonly hidden: number
+  /**
+   * Engine of the actor-critic's forward/backward passes (`ActorCritic.Engine`). Default `"wasm-simd"` (float32
+   * WebAssembly SIMD, as PyTorch's float32; falls back to `"typed-array"` where unavailable); `"typed-array"` is the
+   * float64 reference. Both are reproducible for a fixed seed, but give different (equally valid) runs.
+   */
+  readonly engine?: Engine | undefined
   /** Seed of everything (env seeds, init, sampling, shuffles). Default 1 (CleanRL's default seed). */
   readonly seed: number
   /** Bootstrap truncated episodes from V(final observation) instead of treating them as terminal. Default false. */
@@ -74,6 +81,7 @@ export const defaults: Options = {
   vfCoef: 0.5,
   maxGradNorm: 0.5,
   hidden: 64,
+  engine: "wasm-simd",
   seed: 1,
   bootstrapTruncated: false
 }
@@ -98,6 +106,7 @@ export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError>
     for (const key of ["clipCoef", "entCoef", "vfCoef", "maxGradNorm"] as const) {
       if (!(o[key] >= 0 && Number.isFinite(o[key]))) return bad(key, o[key], "must be a non-negative finite number")
     }
+    if (o.engine !== undefined && o.engine !== "typed-array" && o.engine !== "wasm-simd") return bad("engine", o.engine, "must be \"typed-array\" or \"wasm-simd\"")
     if (o.targetKl !== undefined && !(o.targetKl > 0)) return bad("targetKl", o.targetKl, "must be positive when set")
     if (!Number.isSafeInteger(o.seed) || o.seed < 0) return bad("seed", o.seed, "must be a non-negative safe integer")
     if (o.stopWhen !== undefined && !Number.isFinite(o.stopWhen.meanReturn)) return bad("stopWhen.meanReturn", o.stopWhen.meanReturn, "must be finite")

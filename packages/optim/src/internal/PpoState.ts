@@ -31,7 +31,7 @@ export interface TrainState {
 export const initialState = (options: Options, obsDim: number, numActions: number): TrainState => {
   const root = Rng.make(options.seed)
   const [initRng, actionRng, shuffleRng] = root.spawn(3) as [Rng, Rng, Rng]
-  const agent = ActorCritic.make({ obsDim, numActions, hidden: options.hidden, rng: initRng })
+  const agent = ActorCritic.make({ obsDim, numActions, hidden: options.hidden, rng: initRng, engine: options.engine })
   return {
     options,
     agent,
