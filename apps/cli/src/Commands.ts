@@ -19,6 +19,15 @@ import { sharedData, workspaceRoot } from "./Paths.js"
 /** The CLI's version (what `--version` prints). */
 export const version = "0.1.0"
 
+/**
+ * `games psro --meta-solver` values: the PSRO meta-solvers (`MetaSolvers.metaSolverNames` of `@autodidact/solvers`,
+ * checked by a test), then the JPSRO ones, which need a normal-form game: `ce` / `cce` (max-welfare CE / CCE),
+ * `mgce` / `mgcce` (Maximum Gini (C)CE).
+ */
+export const psroMetaSolvers = ["uniform", "nash", "prd", "alpharank", "ce", "cce", "mgce", "mgcce"] as const
+/** The JPSRO part of {@link psroMetaSolvers}. */
+export const jointPsroMetaSolvers = ["ce", "cce", "mgce", "mgcce"] as const
+
 /** `Solver.algorithms` of `@autodidact/solvers` (checked by a test). */
 export const solverAlgorithms = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br", "es-mccfr", "os-mccfr"] as const
 /**
@@ -178,6 +187,27 @@ const gamesSolveFlags = {
   out: Flag.String("out").pipe(
     optional("Run directory to write: config.json and metrics.jsonl with a NashConv/exploitability row per report (shown by `autodidact dashboard`)", "none")
   ),
+  json: jsonFlag
+}
+
+const gamesPsroFlags = {
+  game: Flag.String("game").pipe(required("Game name as OpenSpiel spells it, e.g. kuhn_poker, leduc_poker, matrix_rps")),
+  metaSolver: Flag.Literals("meta-solver", psroMetaSolvers).pipe(
+    withDefault("nash", "Meta-solver: PSRO's (extensive-form or matrix games) or JPSRO's ce/cce/mgce/mgcce (matrix games)")
+  ),
+  iterations: F.positiveInt("iterations").pipe(withDefault(20, "Most PSRO iterations", "iterations")),
+  out: Flag.String("out").pipe(
+    optional("Run directory to write: config.json, metrics.jsonl with a NashConv (or (C)CE gap) row per iteration, policy.json (PSRO's final mixture)", "none")
+  ),
+  json: jsonFlag
+}
+
+const gamesRankFlags = {
+  population: Flag.String("population").pipe(
+    required("Directory of tabular policies (*.json as `games solve --out` writes policy.json; searched one level down) of one two-player game")
+  ),
+  alpha: F.finite("alpha", { min: 0 }).pipe(optional("α-Rank selection intensity", "the infinite-α limit")),
+  populationSize: F.int("population-size", { min: 2 }).pipe(withDefault(50, "α-Rank population size m")),
   json: jsonFlag
 }
 
@@ -344,6 +374,8 @@ export interface Configs {
   readonly eval: Infer<typeof evalFlags>
   readonly export: Infer<typeof exportFlags>
   readonly "games solve": Infer<typeof gamesSolveFlags>
+  readonly "games psro": Infer<typeof gamesPsroFlags>
+  readonly "games rank": Infer<typeof gamesRankFlags>
   readonly gateway: Infer<typeof gatewayFlags>
   readonly report: Infer<typeof reportFlags>
   readonly runner: Infer<typeof runnerFlags>
@@ -404,7 +436,19 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "games solve",
           "solve",
           gamesSolveFlags,
-          "Solve a game with CFR, CFR+, LCFR, DCFR or MCCFR; prints NashConv per report and the game value"
+          "Solve a game with CFR, CFR+, LCFR, DCFR, PCFR+, PDCFR+, CFR-BR or MCCFR; prints NashConv per report and the game value"
+        ),
+        leaf(
+          "games psro",
+          "psro",
+          gamesPsroFlags,
+          "Run PSRO (or JPSRO on a matrix game) with a meta-solver; prints NashConv (or the (C)CE gap) per iteration"
+        ),
+        leaf(
+          "games rank",
+          "rank",
+          gamesRankFlags,
+          "Rank saved policies of a two-player game by α-Rank over their head-to-head payoffs (both seats)"
         )
       ]),
       group("bench", "Benchmarks", [

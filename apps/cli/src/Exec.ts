@@ -24,6 +24,8 @@ const loaders: Loaders = {
   eval: () => import("./commands/Eval.js").then((m) => m.handleEval),
   export: () => import("./commands/Export.js").then((m) => m.handleExport),
   "games solve": () => import("./commands/Games.js").then((m) => m.handleGamesSolve),
+  "games psro": () => import("./commands/GamesPsro.js").then((m) => m.handleGamesPsro),
+  "games rank": () => import("./commands/GamesRank.js").then((m) => m.handleGamesRank),
   gateway: () => import("./commands/Gateway.js").then((m) => m.handleGateway),
   report: () => import("./commands/Report.js").then((m) => m.handleReport),
   runner: () => import("./commands/Runner.js").then((m) => m.handleRunner),

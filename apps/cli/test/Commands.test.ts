@@ -4,7 +4,7 @@
  * parsed flags reach the `run` given to `makeApp` unchanged.
  */
 import * as NodeServices from "../src/NodeServices.js"
-import { Solver } from "@autodidact/solvers"
+import { MetaSolvers, Solver } from "@autodidact/solvers"
 import { Advantages, TextTasks } from "@autodidact/optim"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -14,12 +14,12 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { stripVTControlCharacters } from "node:util"
-import { type CommandPath, type Configs, makeApp, solverAlgorithms, textAlgos, textEnvIds, version } from "../src/Commands.js"
+import { type CommandPath, type Configs, jointPsroMetaSolvers, makeApp, psroMetaSolvers, solverAlgorithms, textAlgos, textEnvIds, version } from "../src/Commands.js"
 import { textEstimators } from "../src/Estimators.js"
 
 const leaves: ReadonlyArray<CommandPath> = [
   "agent eval", "agent train", "bench envs", "bench kernels", "bench cli", "bench ppo", "compare", "dashboard", "eval", "export",
-  "games solve", "gateway", "report", "runner", "serve-env", "skills list", "skills show", "skills admit", "skills check",
+  "games solve", "games psro", "games rank", "gateway", "report", "runner", "serve-env", "skills list", "skills show", "skills admit", "skills check",
   "skills retrieve", "skills call", "skills rollback", "skills remove", "skills discover", "sokoban solve", "start", "train"
 ]
 
@@ -49,6 +49,7 @@ const runArgvErrors = (argv: ReadonlyArray<string>) =>
 describe("command definitions", () => {
   it("the value lists written in Commands.ts are the packages' own", () => {
     expect([...solverAlgorithms]).toEqual([...Solver.algorithms])
+    expect(psroMetaSolvers.filter((m) => !(jointPsroMetaSolvers as ReadonlyArray<string>).includes(m))).toEqual([...MetaSolvers.metaSolverNames])
     expect([...textEnvIds]).toEqual([...TextTasks.envIds])
     // the built-in estimators that train the critic-free text policy (not gae), with the default first
     expect([...textAlgos].sort()).toEqual(Advantages.builtinNames.filter((n) => Advantages.traits(n).needs?.values !== true))

@@ -5,13 +5,16 @@
  * player. With `--target-nashconv X` the run stops at the first iteration whose NashConv is at or below X (the
  * summary's `reachedTarget` says whether it did within `--iterations`). With `--out DIR` it writes a run directory as
  * `train` does: `config.json`, and `metrics.jsonl` with a `kind: "solver"` row per report (`globalStep` = iteration,
- * `wallSeconds`, `nashConv`, `exploitability`: the core Metrics names) and the summary row, for the dashboard.
+ * `wallSeconds`, `nashConv`, `exploitability`: the core Metrics names) and the summary row, for the dashboard, and the
+ * average policy as `policy.json` (`TabularPolicy` JSON, written atomically; `games rank` reads it).
  * @since 0.1.0
  */
 import { GameRegistry } from "@autodidact/envs"
-import { Exploitability, Solver } from "@autodidact/solvers"
+import { AtomicFile } from "@autodidact/core/node"
+import { Exploitability, Solver, TabularPolicy } from "@autodidact/solvers"
 import { SolverFiles } from "@autodidact/solvers/node"
 import { Effect } from "effect"
+import * as path from "node:path"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
@@ -30,6 +33,8 @@ export interface GamesSolveSummary {
   readonly elapsedSeconds: number
   /** With `--target-nashconv`: whether NashConv reached it (false when the iterations ran out first). */
   readonly reachedTarget?: boolean
+  /** With `--out`: the average policy's file, relative to the run directory. */
+  readonly policy?: string
 }
 
 /** `autodidact games solve` */
@@ -75,6 +80,13 @@ export const handleGamesSolve = (config: Configs["games solve"]): Effect.Effect<
       )
       const gameValue = yield* Exploitability.expectedReturns(game, result.policy)
       if (config.save._tag === "Some") yield* SolverFiles.saveState(config.save.value, result.state)
+      if (run !== undefined) {
+        const file = path.join(run.dir, "policy.json")
+        yield* Effect.try({
+          try: () => AtomicFile.writeSync(file, JSON.stringify(TabularPolicy.toJson(result.policy)) + "\n"),
+          catch: (e) => new RunDirectory.RunDirectoryError({ path: file, reason: `cannot write the policy: ${String(e)}` })
+        })
+      }
       const summary: GamesSolveSummary = {
         kind: "summary",
         game: config.game,
@@ -84,7 +96,8 @@ export const handleGamesSolve = (config: Configs["games solve"]): Effect.Effect<
         exploitability: result.exploitability,
         gameValue: gameValue.map((v) => Number(v.toPrecision(12))),
         elapsedSeconds: Number(result.elapsedSeconds.toFixed(3)),
-        ...(config.targetNashConv._tag === "Some" ? { reachedTarget: result.reachedTarget } : {})
+        ...(config.targetNashConv._tag === "Some" ? { reachedTarget: result.reachedTarget } : {}),
+        ...(run === undefined ? {} : { policy: "policy.json" })
       }
       run?.append({ ...summary, globalStep: summary.iteration, wallSeconds: summary.elapsedSeconds })
       if (config.json) process.stdout.write(JSON.stringify(summary) + "\n")

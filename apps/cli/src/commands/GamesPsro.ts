@@ -1,0 +1,132 @@
+/**
+ * `autodidact games psro --game G [--meta-solver nash] [--iterations 20] [--out DIR] [--json]`: PSRO with an exact
+ * best-response oracle (`PsroExtensive` of `@autodidact/solvers`, extensive-form and matrix games alike) and one of
+ * its meta-solvers (`uniform`, `nash`: the maximin LP, two-player zero-sum; `prd`; `alpharank`), printing each
+ * iteration's population sizes and the NashConv of the meta-strategy mixture in the full game. With a JPSRO
+ * meta-solver (`ce`, `cce`: max-welfare correlated / coarse correlated equilibrium; `mgce`, `mgcce`: Maximum Gini)
+ * it runs `Jpsro` on a matrix game and prints the (C)CE gap instead; on a game that is not a matrix game that fails
+ * with `InvalidOptionError` naming the meta-solver and the game. With `--out DIR` it writes a run directory as
+ * `games solve` does: `config.json`, `metrics.jsonl` with a `kind: "psro"` row per iteration (`globalStep` = iteration
+ * + 1, `nashConv` or `gap`), and for PSRO the final mixture policy as `policy.json` (`games rank` reads it).
+ * @since 0.2.0
+ */
+import { InvalidOptionError } from "@autodidact/core"
+import { GameRegistry } from "@autodidact/envs"
+import { Jpsro, PsroExtensive, TabularPolicy } from "@autodidact/solvers"
+import { Highs } from "@autodidact/solvers/lp"
+import { AtomicFile } from "@autodidact/core/node"
+import { Effect } from "effect"
+import * as path from "node:path"
+import * as Output from "../Output.js"
+import * as RunDirectory from "../RunDirectory.js"
+import { versions } from "../Versions.js"
+import { type Configs, jointPsroMetaSolvers } from "../Commands.js"
+
+/** What `games psro` reports at the end. */
+export interface GamesPsroSummary {
+  readonly kind: "summary"
+  readonly game: string
+  readonly metaSolver: string
+  readonly iterations: number
+  readonly stopReason: string
+  readonly populationSizes: ReadonlyArray<number>
+  /** PSRO: NashConv of the final mixture in the full game. */
+  readonly nashConv?: number
+  /** JPSRO: the final (C)CE gap. */
+  readonly gap?: number
+  readonly elapsedSeconds: number
+  /** With `--out`: the final mixture policy (PSRO), relative to the run directory. */
+  readonly policy?: string
+}
+
+const joint = {
+  ce: { kind: "ce", metaSolver: "maxWelfareCe" },
+  cce: { kind: "cce", metaSolver: "maxWelfareCce" },
+  mgce: { kind: "ce", metaSolver: "mgce" },
+  mgcce: { kind: "cce", metaSolver: "mgcce" }
+} as const
+
+/** `autodidact games psro` */
+export const handleGamesPsro = (config: Configs["games psro"]): Effect.Effect<void, unknown> =>
+    Effect.gen(function* () {
+      const game = yield* Effect.try({ try: () => GameRegistry.loadGame(config.game), catch: (e) => e as GameRegistry.UnknownGameError })
+      const isJoint = (jointPsroMetaSolvers as ReadonlyArray<string>).includes(config.metaSolver)
+      const tensor = "shape" in game && "payoffs" in game ? (game as unknown as { shape: ReadonlyArray<number>; payoffs: ReadonlyArray<Float64Array> }) : undefined
+      if (isJoint && tensor === undefined) {
+        return yield* Effect.fail(new InvalidOptionError({
+          option: "meta-solver",
+          value: config.metaSolver,
+          reason: `a JPSRO meta-solver (ce, cce, mgce, mgcce) needs a normal-form game (matrix_*), not ${config.game}; use uniform, nash, prd or alpharank`
+        }))
+      }
+      const run = config.out._tag === "None" ? undefined : yield* RunDirectory.open(config.out.value, {
+        command: "games psro",
+        game: config.game,
+        metaSolver: config.metaSolver,
+        iterations: config.iterations,
+        versions: versions(),
+        startedAt: new Date().toISOString()
+      })
+      if (run !== undefined) Output.note(config.json, `PSRO on ${config.game} with ${config.metaSolver} -> ${run.dir}`)
+      const rows: Array<Record<string, string | number>> = []
+      const report = (row: Record<string, string | number>, gapName: "nashConv" | "gap") => {
+        if (config.json) process.stdout.write(JSON.stringify({ kind: "iteration", ...row }) + "\n")
+        else process.stderr.write(`  iteration ${row["iteration"]}: populations ${row["populations"]}, ${gapName} ${Number(row[gapName]).toExponential(4)}\n`)
+        rows.push(row)
+        run?.append({ kind: "psro", globalStep: Number(row["iteration"]), wallSeconds: row["elapsedSeconds"], [gapName]: row[gapName] })
+      }
+      let summary: GamesPsroSummary
+      if (isJoint) {
+        const choice = joint[config.metaSolver as keyof typeof joint]
+        const result = yield* Jpsro.run(tensor!, {
+          kind: choice.kind,
+          metaSolver: choice.metaSolver,
+          iterations: config.iterations,
+          onIteration: (r) =>
+            report({ iteration: r.iteration + 1, populations: r.populationSizes.join("x"), gap: r.gap, elapsedSeconds: Number(r.elapsedSeconds.toFixed(3)) }, "gap")
+        }).pipe(Effect.provide(Highs.layer))
+        summary = {
+          kind: "summary",
+          game: config.game,
+          metaSolver: config.metaSolver,
+          iterations: result.history.length,
+          stopReason: result.stopReason,
+          populationSizes: result.final.populationSizes,
+          gap: result.final.gap,
+          elapsedSeconds: Number(result.final.elapsedSeconds.toFixed(3))
+        }
+      } else {
+        const result = yield* PsroExtensive.run(game, {
+          metaSolver: config.metaSolver as "uniform" | "nash" | "prd" | "alpharank",
+          iterations: config.iterations,
+          onIteration: (r) =>
+            report({ iteration: r.iteration + 1, populations: r.populationSizes.join("x"), nashConv: r.nashConv, elapsedSeconds: Number(r.elapsedSeconds.toFixed(3)) }, "nashConv")
+        }).pipe(Effect.provide(Highs.layer))
+        let policy: string | undefined
+        if (run !== undefined) {
+          const file = path.join(run.dir, "policy.json")
+          yield* Effect.try({
+            try: () => AtomicFile.writeSync(file, JSON.stringify(TabularPolicy.toJson(result.final.mixture)) + "\n"),
+            catch: (e) => new RunDirectory.RunDirectoryError({ path: file, reason: `cannot write the policy: ${String(e)}` })
+          })
+          policy = "policy.json"
+        }
+        summary = {
+          kind: "summary",
+          game: config.game,
+          metaSolver: config.metaSolver,
+          iterations: result.history.length,
+          stopReason: result.stopReason,
+          populationSizes: result.final.populationSizes,
+          nashConv: result.final.nashConv,
+          elapsedSeconds: Number(result.final.elapsedSeconds.toFixed(3)),
+          ...(policy === undefined ? {} : { policy })
+        }
+      }
+      run?.append({ ...summary, globalStep: summary.iterations, wallSeconds: summary.elapsedSeconds })
+      if (config.json) process.stdout.write(JSON.stringify(summary) + "\n")
+      else {
+        Output.printTable(false, `PSRO with ${config.metaSolver} on ${config.game}`, rows)
+        Output.printSummary(false, "Result", { ...summary, populationSizes: summary.populationSizes.join("x") })
+      }
+    })
