@@ -113,6 +113,11 @@ for (const file of markdownFiles()) {
     modules.push({ ...block, name, source: rel })
   })
 }
+if (modules.length === 0) {
+  rmSync(dir, { recursive: true, force: true })
+  console.log("doctest: no ts blocks in the files given")
+  process.exit(0)
+}
 const where = new Map(modules.map((m) => [m.name, m]))
 const locate = (name, line) => {
   const m = where.get(name)
