@@ -119,6 +119,19 @@ const benchPpoFlags = {
   json: jsonFlag
 }
 
+const benchSolversFlags = {
+  games: Flag.String("games").pipe(
+    withDefault("kuhn_poker;leduc_poker;liars_dice(players=2,numdice=1,dice_sides=6);kuhn_poker(players=3)", "Games (GameRegistry names, separated by ;)")
+  ),
+  algos: Flag.String("algos").pipe(withDefault("all", "Algorithms (comma-separated Solver.algorithms names, or all)")),
+  iterations: Flag.String("iterations").pipe(
+    Flag.filter((v: string) => commaList(v).length > 0 && commaList(v).every((s) => /^\d+$/.test(s) && Number(s) > 0), () => "comma-separated positive integers"),
+    withDefault("10,100,1000,10000", "Checkpoints: NashConv is measured after each of these iteration counts")
+  ),
+  maxSeconds: F.finite("max-seconds", { min: 0 }).pipe(withDefault(120, "Solver seconds allowed per game x algorithm (later checkpoints are left out)", "seconds")),
+  json: jsonFlag
+}
+
 const benchCliFlags = {
   runs: F.positiveInt("runs").pipe(withDefault(5, "Runs of each command (the median is reported)", "runs")),
   json: jsonFlag
@@ -369,6 +382,7 @@ export interface Configs {
   readonly "bench kernels": Infer<typeof benchKernelsFlags>
   readonly "bench cli": Infer<typeof benchCliFlags>
   readonly "bench ppo": Infer<typeof benchPpoFlags>
+  readonly "bench solvers": Infer<typeof benchSolversFlags>
   readonly compare: Infer<ReturnType<typeof compareFlags>>
   readonly dashboard: Infer<typeof dashboardFlags>
   readonly eval: Infer<typeof evalFlags>
@@ -470,6 +484,12 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "ppo",
           benchPpoFlags,
           "Time PPO (CleanRL defaults) to solve CartPole-v1 per seed, beside the previous engine and CleanRL's recorded 76 s; network passes vs TensorFlow.js"
+        ),
+        leaf(
+          "bench solvers",
+          "solvers",
+          benchSolversFlags,
+          "Convergence table: NashConv after 10/100/1,000/10,000 iterations and solver seconds, for every tabular solver on Kuhn, Leduc, Liar's dice and 3-player Kuhn"
         )
       ]),
       leaf("compare", "compare", compareFlags(estimators), "Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"),

@@ -19,6 +19,7 @@ const loaders: Loaders = {
   "bench kernels": () => import("./commands/Bench.js").then((m) => m.handleBenchKernels),
   "bench cli": () => import("./commands/BenchCli.js").then((m) => m.handleBenchCli),
   "bench ppo": () => import("./commands/BenchPpo.js").then((m) => m.handleBenchPpo),
+  "bench solvers": () => import("./commands/BenchSolvers.js").then((m) => m.handleBenchSolvers),
   compare: () => import("./commands/Compare.js").then((m) => m.handleCompare),
   dashboard: () => import("./commands/Dashboard.js").then((m) => m.handleDashboard),
   eval: () => import("./commands/Eval.js").then((m) => m.handleEval),
