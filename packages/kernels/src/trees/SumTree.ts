@@ -15,7 +15,9 @@
  * **Details**
  * - {@link set} and {@link updateBatch} write leaves, then recompute every touched ancestor as the sum of its two
  *   children (recomputing, not adding deltas, so rounding never drifts over millions of updates). Duplicate slots in
- *   one batch: the last write wins. `updateBatch` walks all touched paths level by level.
+ *   one batch: the last write wins. `updateBatch` walks all touched paths level by level, recomputing adjacent equal
+ *   ancestors once (a sorted batch shares its upper levels); {@link updateBatchWithMin} updates a {@link MinTree} of
+ *   the same capacity on the same walk.
  * - {@link sampleBatch} finds, for each prefix value `u ∈ [0, total)`, the first slot whose cumulative priority
  *   exceeds `u`, returning the slots and their priorities. All prefixes descend the tree together, one level at a
  *   time: one descent is a chain of dependent loads (the next node depends on the last comparison), so at 1M slots
@@ -46,6 +48,7 @@ import type { Rng } from "@autodidact/core"
 import type { NumArray } from "../advantages/Gae.js"
 import type { Site } from "../KernelError.js"
 import { checkSize, fail, REFERENCE } from "../KernelError.js"
+import { propagate } from "./Propagate.js"
 
 export const kernelName = "SumTree"
 
@@ -121,25 +124,109 @@ export const updateBatch = (tree: SumTree, indices: NumArray, priorities: NumArr
   const nodes = tree.nodes
   if (priorities.length !== n) fail(site, "priorities", "shape", `[${priorities.length}]`, `expected [${n}] like indices`)
   for (let b = 0; b < n; b++) checkPriority(site, C, indices[b]!, priorities[b]!, n, b)
-  const nodesOf = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
+  const parents = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
   for (let b = 0; b < n; b++) {
     const leaf = C + indices[b]!
     nodes[leaf] = priorities[b]!
-    nodesOf[b] = leaf >> 1
+    parents[b] = leaf >> 1
   }
-  // level by level: parents of the touched nodes, each recomputed from its children (duplicates are harmless)
-  for (let level = C >> 1; level >= 1; level >>= 1) {
-    for (let b = 0; b < n; b++) {
-      const p = nodesOf[b]!
-      nodes[p] = nodes[2 * p]! + nodes[2 * p + 1]!
-      nodesOf[b] = p >> 1
-    }
+  propagate(C, parents, n, nodes, undefined)
+}
+
+/**
+ * {@link updateBatch} of a sum tree and a min tree of the same capacity in one pass (the two trees of prioritized
+ * replay): slot `indices[b]` gets `priorities[b]` in both, then every touched ancestor is recomputed in both trees on
+ * the same level-by-level walk (adjacent duplicate ancestors once, so a sorted batch, e.g. a stratified sample's
+ * slots, shares the upper levels). `scratch` (optional, `Int32Array` of length ≥ `indices.length`) avoids an
+ * allocation. The result is identical to `updateBatch(tree, …)` plus `MinTree.updateBatch(mins, …)`.
+ * @throws KernelInputError as {@link updateBatch}, or when the trees' capacities differ; nothing changes then.
+ */
+export const updateBatchWithMin = (
+  tree: SumTree,
+  mins: { readonly capacity: number; readonly nodes: Float64Array },
+  indices: NumArray,
+  priorities: NumArray,
+  scratch?: Int32Array
+): void => {
+  const site: Site = { kernel: `${kernelName}.updateBatchWithMin`, backend: REFERENCE }
+  const C = tree.capacity
+  const n = indices.length
+  if (mins.capacity !== C) fail(site, "mins", "shape", `[${mins.capacity}]`, `expected a min tree of capacity ${C} like the sum tree`)
+  if (priorities.length !== n) fail(site, "priorities", "shape", `[${priorities.length}]`, `expected [${n}] like indices`)
+  for (let b = 0; b < n; b++) checkPriority(site, C, indices[b]!, priorities[b]!, n, b)
+  const sums = tree.nodes
+  const m = mins.nodes
+  const parents = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
+  for (let b = 0; b < n; b++) {
+    const leaf = C + indices[b]!
+    const p = priorities[b]!
+    sums[leaf] = p
+    m[leaf] = p
+    parents[b] = leaf >> 1
   }
+  propagate(C, parents, n, sums, m)
 }
 
 /** Reset every priority to 0. */
 export const clear = (tree: SumTree): void => {
   tree.nodes.fill(0)
+}
+
+/** Prefixes that descend the tree together in {@link sampleBatch} (independent chains of loads in registers). */
+const GROUP = 8
+
+/**
+ * One step of the descent for 8 prefixes at once, `prefixes[b..b+8)` → slots in `k`, priorities in `rest` (which may
+ * alias `prefixes`: every prefix is read before anything is written). Branch-free: right only if `u ≥ left sum` and
+ * the right subtree has mass. Eight independent chains keep eight cache misses in flight without storing the state in
+ * arrays between levels.
+ */
+const descend8 = (nodes: Float64Array, C: number, prefixes: NumArray, b: number, k: Int32Array, rest: Float64Array): void => {
+  let u0 = prefixes[b]!, u1 = prefixes[b + 1]!, u2 = prefixes[b + 2]!, u3 = prefixes[b + 3]!
+  let u4 = prefixes[b + 4]!, u5 = prefixes[b + 5]!, u6 = prefixes[b + 6]!, u7 = prefixes[b + 7]!
+  let n0 = 1, n1 = 1, n2 = 1, n3 = 1, n4 = 1, n5 = 1, n6 = 1, n7 = 1
+  while (n0 < C) {
+    let c = 2 * n0, l = nodes[c]!, r = +(u0 >= l) & +(nodes[c + 1]! > 0)
+    u0 -= r * l
+    n0 = c + r
+    c = 2 * n1; l = nodes[c]!; r = +(u1 >= l) & +(nodes[c + 1]! > 0)
+    u1 -= r * l
+    n1 = c + r
+    c = 2 * n2; l = nodes[c]!; r = +(u2 >= l) & +(nodes[c + 1]! > 0)
+    u2 -= r * l
+    n2 = c + r
+    c = 2 * n3; l = nodes[c]!; r = +(u3 >= l) & +(nodes[c + 1]! > 0)
+    u3 -= r * l
+    n3 = c + r
+    c = 2 * n4; l = nodes[c]!; r = +(u4 >= l) & +(nodes[c + 1]! > 0)
+    u4 -= r * l
+    n4 = c + r
+    c = 2 * n5; l = nodes[c]!; r = +(u5 >= l) & +(nodes[c + 1]! > 0)
+    u5 -= r * l
+    n5 = c + r
+    c = 2 * n6; l = nodes[c]!; r = +(u6 >= l) & +(nodes[c + 1]! > 0)
+    u6 -= r * l
+    n6 = c + r
+    c = 2 * n7; l = nodes[c]!; r = +(u7 >= l) & +(nodes[c + 1]! > 0)
+    u7 -= r * l
+    n7 = c + r
+  }
+  k[b] = n0 - C
+  k[b + 1] = n1 - C
+  k[b + 2] = n2 - C
+  k[b + 3] = n3 - C
+  k[b + 4] = n4 - C
+  k[b + 5] = n5 - C
+  k[b + 6] = n6 - C
+  k[b + 7] = n7 - C
+  rest[b] = nodes[n0]!
+  rest[b + 1] = nodes[n1]!
+  rest[b + 2] = nodes[n2]!
+  rest[b + 3] = nodes[n3]!
+  rest[b + 4] = nodes[n4]!
+  rest[b + 5] = nodes[n5]!
+  rest[b + 6] = nodes[n6]!
+  rest[b + 7] = nodes[n7]!
 }
 
 /** Slots and priorities of a sampled batch. */
@@ -172,22 +259,19 @@ export const sampleBatch = (tree: SumTree, prefixes: NumArray, out?: SampleResul
   for (let b = 0; b < n; b++) {
     const u = prefixes[b]!
     if (!(u >= 0 && u < tot)) fail(site, "prefixes", u - u !== 0 ? "non-finite" : "range", `[${n}]`, `prefix ${u} at index ${b} is outside [0, total = ${tot})`)
-    k[b] = 1
-    rest[b] = u
   }
-  // all prefixes descend together, one level per pass; branch-free: right only if u ≥ left sum and the right has mass
-  for (let width = 1; width < C; width *= 2) {
-    for (let b = 0; b < n; b++) {
-      const c = 2 * k[b]!
+  let b = 0
+  for (; b + GROUP <= n; b += GROUP) descend8(nodes, C, prefixes, b, k, rest)
+  for (; b < n; b++) {
+    let node = 1
+    let u = prefixes[b]!
+    while (node < C) {
+      const c = 2 * node
       const left = nodes[c]!
-      const u = rest[b]!
       const right = +(u >= left) & +(nodes[c + 1]! > 0)
-      rest[b] = u - right * left
-      k[b] = c + right
+      u -= right * left
+      node = c + right
     }
-  }
-  for (let b = 0; b < n; b++) {
-    const node = k[b]!
     k[b] = node - C
     rest[b] = nodes[node]!
   }
