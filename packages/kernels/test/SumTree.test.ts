@@ -228,3 +228,14 @@ describe("SumTree.updateBatchWithMin (fused sum and min update)", () => {
     expect([SumTree.total(s), MinTree.min(m)]).toEqual([7, 3])
   })
 })
+
+describe("SumTree.updateBatchWithMin with a count", () => {
+  it("updates only the first count entries; a count past either array is a shape error", () => {
+    const s = SumTree.make(4)
+    const m = MinTree.make(4)
+    SumTree.updateBatchWithMin(s, m, [0, 1, 2], Float64Array.of(5, 6, 7, 8), undefined, 2)
+    expect([SumTree.total(s), MinTree.min(m), SumTree.get(s, 2)]).toEqual([11, 5, 0])
+    expect(thrown(() => SumTree.updateBatchWithMin(s, m, [0, 1], [1, 2, 3], undefined, 3))).toMatchObject({ input: "priorities", reason: "shape" })
+    expect(SumTree.total(s)).toBe(11)
+  })
+})

@@ -137,8 +137,9 @@ export const updateBatch = (tree: SumTree, indices: NumArray, priorities: NumArr
  * {@link updateBatch} of a sum tree and a min tree of the same capacity in one pass (the two trees of prioritized
  * replay): slot `indices[b]` gets `priorities[b]` in both, then every touched ancestor is recomputed in both trees on
  * the same level-by-level walk (adjacent duplicate ancestors once, so a sorted batch, e.g. a stratified sample's
- * slots, shares the upper levels). `scratch` (optional, `Int32Array` of length ≥ `indices.length`) avoids an
- * allocation. The result is identical to `updateBatch(tree, …)` plus `MinTree.updateBatch(mins, …)`.
+ * slots, shares the upper levels). `scratch` (optional, `Int32Array` of length ≥ the count) avoids an allocation;
+ * `count` (optional) updates only the first `count` entries of `indices` and `priorities` (both at least that long;
+ * without it the two lengths must be equal). The result is identical to `updateBatch(tree, …)` plus `MinTree.updateBatch(mins, …)`.
  * @throws KernelInputError as {@link updateBatch}, or when the trees' capacities differ; nothing changes then.
  */
 export const updateBatchWithMin = (
@@ -146,13 +147,16 @@ export const updateBatchWithMin = (
   mins: { readonly capacity: number; readonly nodes: Float64Array },
   indices: NumArray,
   priorities: NumArray,
-  scratch?: Int32Array
+  scratch?: Int32Array,
+  count?: number
 ): void => {
   const site: Site = { kernel: `${kernelName}.updateBatchWithMin`, backend: REFERENCE }
   const C = tree.capacity
-  const n = indices.length
+  const n = count ?? indices.length
   if (mins.capacity !== C) fail(site, "mins", "shape", `[${mins.capacity}]`, `expected a min tree of capacity ${C} like the sum tree`)
-  if (priorities.length !== n) fail(site, "priorities", "shape", `[${priorities.length}]`, `expected [${n}] like indices`)
+  if (count === undefined ? priorities.length !== n : !(Number.isInteger(n) && n >= 0 && n <= indices.length && n <= priorities.length)) {
+    fail(site, "priorities", "shape", `[${priorities.length}]`, count === undefined ? `expected [${n}] like indices` : `expected count ${n} within both arrays (indices [${indices.length}])`)
+  }
   for (let b = 0; b < n; b++) checkPriority(site, C, indices[b]!, priorities[b]!, n, b)
   const sums = tree.nodes
   const m = mins.nodes

@@ -50,6 +50,12 @@ import * as Columns from "./ReplayColumns.js"
 import { construct, InvalidPriorityError } from "./ReplayErrors.js"
 import type { Contents, Decoded } from "./ReplayFormat.js"
 
+/**
+ * `x^a` for `x > 0` as `exp(a · ln x)`: within a few ulps of `Math.pow` at under half its cost (V8); exact for `a` 1
+ * (priorities are then the raw values) and 0.
+ */
+const powAlpha = (x: number, a: number): number => (a === 1 ? x : Math.exp(a * Math.log(x)))
+
 /** Options of a {@link PrioritizedReplay}: those of a uniform buffer plus the PER hyper-parameters. */
 export interface Options extends ReplayBufferModule.Options {
   /** Priority exponent, >= 0 (0: uniform); paper default 0.6 (proportional variant). */
@@ -86,6 +92,9 @@ export class PrioritizedReplay implements TransitionSink {
    * overwrites them with the sampled priorities.
    */
   private targets = new Float64Array(0)
+  /** Scratch of `updatePriorities` / `setPriorities` (grown to the largest batch): priorities `p^alpha` and tree nodes. */
+  private newPriorities = new Float64Array(0)
+  private parents = new Int32Array(0)
 
   /**
    * @param storage an existing uniform buffer with these options to prioritize (used by `ReplayFile.load`); its rows get
@@ -217,7 +226,9 @@ export class PrioritizedReplay implements TransitionSink {
         p = SumTree.get(sums, i)
       }
       idx[b] = i
-      w[b] = Math.pow(pMin / p, beta)
+      // (pMin / p)^beta as exp(beta · ln(pMin / p)): the same value within a few ulps of float64 (the weights are
+      // float32), at under half the cost of Math.pow
+      w[b] = powAlpha(pMin / p, beta)
     }
     st.gather(batch)
     return batch
@@ -232,15 +243,7 @@ export class PrioritizedReplay implements TransitionSink {
    */
   updatePriorities(indices: ArrayLike<number>, tdErrors: ArrayLike<number>): void {
     this.checkUpdate(indices, tdErrors, false)
-    const eps = this.eps
-    const alpha = this.alpha
-    let maxP = this.maxPriority
-    for (let j = 0; j < indices.length; j++) {
-      const raw = Math.abs(tdErrors[j]!) + eps
-      if (raw > maxP) maxP = raw
-      this.setRow(indices[j]!, Math.pow(raw, alpha))
-    }
-    this.setMax(maxP)
+    this.writePriorities(indices, tdErrors, this.eps, true)
   }
 
   /**
@@ -250,18 +253,36 @@ export class PrioritizedReplay implements TransitionSink {
    */
   setPriorities(indices: ArrayLike<number>, priorities: ArrayLike<number>): void {
     this.checkUpdate(indices, priorities, true)
-    let maxP = this.maxPriority
-    for (let j = 0; j < indices.length; j++) {
-      const raw = priorities[j]!
-      if (raw > maxP) maxP = raw
-      this.setRow(indices[j]!, Math.pow(raw, this.alpha))
+    this.writePriorities(indices, priorities, 0, false)
+  }
+
+  /**
+   * `p_j = (|values[j]| + add)^alpha` (`abs` for TD errors) written to both trees in one level-by-level pass
+   * (`SumTree.updateBatchWithMin`), and `maxPriority` raised. `x^alpha` is computed as `exp(alpha · ln x)` (within a
+   * few ulps of `Math.pow`, at under half its cost). Values are already checked.
+   */
+  private writePriorities(indices: ArrayLike<number>, values: ArrayLike<number>, add: number, abs: boolean): void {
+    const n = indices.length
+    if (this.newPriorities.length < n) {
+      this.newPriorities = new Float64Array(n)
+      this.parents = new Int32Array(n)
     }
+    const pr = this.newPriorities
+    const alpha = this.alpha
+    let maxP = this.maxPriority
+    for (let j = 0; j < n; j++) {
+      const v = values[j]!
+      const raw = (abs ? Math.abs(v) : v) + add
+      if (raw > maxP) maxP = raw
+      pr[j] = powAlpha(raw, alpha)
+    }
+    SumTree.updateBatchWithMin(this.sums, this.mins, indices, pr, this.parents, n)
     this.setMax(maxP)
   }
 
   private setMax(maxP: number): void {
     this.maxPriority = maxP
-    this.maxPriorityAlpha = Math.pow(maxP, this.alpha)
+    this.maxPriorityAlpha = powAlpha(maxP, this.alpha) // as writePriorities computes x^alpha
   }
 
   private checkUpdate(indices: ArrayLike<number>, values: ArrayLike<number>, raw: boolean): void {
