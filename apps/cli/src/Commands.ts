@@ -89,6 +89,12 @@ const benchKernelsFlags = {
   json: jsonFlag
 }
 
+const benchReplayFlags = {
+  quick: Flag.Boolean("quick").pipe(withDefault(false, "Capacity 100k only, fewer calls (seconds)")),
+  noNumpy: Flag.Boolean("no-numpy").pipe(withDefault(false, "Skip the NumPy baseline")),
+  json: jsonFlag
+}
+
 const benchCliFlags = {
   runs: F.positiveInt("runs").pipe(withDefault(5, "Runs of each command (the median is reported)", "runs")),
   json: jsonFlag
@@ -317,6 +323,7 @@ export interface Configs {
   readonly "bench envs": Infer<typeof benchEnvsFlags>
   readonly "bench kernels": Infer<typeof benchKernelsFlags>
   readonly "bench cli": Infer<typeof benchCliFlags>
+  readonly "bench replay": Infer<typeof benchReplayFlags>
   readonly compare: Infer<ReturnType<typeof compareFlags>>
   readonly dashboard: Infer<typeof dashboardFlags>
   readonly eval: Infer<typeof evalFlags>
@@ -398,6 +405,12 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "cli",
           benchCliFlags,
           "Time the CLI's start-up (`--help`) and a Leduc CFR+ solve to NashConv 1e-3 against bare `node -e 0` (median of N runs)"
+        ),
+        leaf(
+          "bench replay",
+          "replay",
+          benchReplayFlags,
+          "Time prioritized replay (sample, updatePriorities, tree descent, gather; 100k and 1M) against a NumPy sum tree in the same run"
         )
       ]),
       leaf("compare", "compare", compareFlags(estimators), "Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"),

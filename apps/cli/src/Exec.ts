@@ -18,6 +18,7 @@ const loaders: Loaders = {
   "bench envs": () => import("./commands/Bench.js").then((m) => m.handleBenchEnvs),
   "bench kernels": () => import("./commands/Bench.js").then((m) => m.handleBenchKernels),
   "bench cli": () => import("./commands/BenchCli.js").then((m) => m.handleBenchCli),
+  "bench replay": () => import("./commands/BenchReplay.js").then((m) => m.handleBenchReplay),
   compare: () => import("./commands/Compare.js").then((m) => m.handleCompare),
   dashboard: () => import("./commands/Dashboard.js").then((m) => m.handleDashboard),
   eval: () => import("./commands/Eval.js").then((m) => m.handleEval),

@@ -18,7 +18,7 @@ import { type CommandPath, type Configs, makeApp, solverAlgorithms, textAlgos, t
 import { textEstimators } from "../src/Estimators.js"
 
 const leaves: ReadonlyArray<CommandPath> = [
-  "agent eval", "agent train", "bench envs", "bench kernels", "bench cli", "compare", "dashboard", "eval", "export",
+  "agent eval", "agent train", "bench envs", "bench kernels", "bench cli", "bench replay", "compare", "dashboard", "eval", "export",
   "games solve", "gateway", "report", "runner", "serve-env", "skills list", "skills show", "skills admit", "skills check",
   "skills retrieve", "skills call", "skills rollback", "skills remove", "skills discover", "sokoban solve", "start", "train"
 ]
