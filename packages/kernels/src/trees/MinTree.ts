@@ -68,9 +68,8 @@ export const set = (tree: MinTree, j: number, value: number): void => {
   t[k] = value
   k >>= 1
   while (k >= 1) {
-    const a = t[2 * k]!
-    const b = t[2 * k + 1]!
-    t[k] = a < b ? a : b
+    const c = 2 * k
+    t[k] = t[c + +(t[c + 1]! < t[c]!)]! // branch-free: the index of the smaller child
     k >>= 1
   }
 }
