@@ -12,7 +12,7 @@
  *   at least once soon.
  * - Sampling is stratified: the total mass is split into `batchSize` equal segments and one `u` is drawn
  *   uniformly in each; `SumTree.sampleBatch` (from `@autodidact/kernels/trees`, the one sum tree) maps them to
- *   rows (O(log n) per sample, all targets descending the tree level by level so their cache misses overlap). The
+ *   rows (O(log n) per sample, 16 targets descending the tree together so their cache misses overlap). The
  *   uniforms come from a xoshiro128** stream seeded per batch by the given core `Rng` (see `ReplayRandom`).
  * - Importance weights `w_i = (N * P(i))^-beta / max_j w_j` with `N = size` and `max_j w_j = (N * P_min)^-beta`
  *   from a `MinTree` over all stored priorities (the baselines normalization, so weights are <= 1). They are
@@ -92,6 +92,8 @@ export class PrioritizedReplay implements TransitionSink {
    * overwrites them with the sampled priorities.
    */
   private targets = new Float64Array(0)
+  /** The `out` of the descent (the batch's `indices` and `targets`), reused while those arrays stay the same. */
+  private descentOut: SumTree.SampleResult | undefined
   /** Scratch of `updatePriorities` / `setPriorities` (grown to the largest batch): priorities `p^alpha` and tree nodes. */
   private newPriorities = new Float64Array(0)
   private parents = new Int32Array(0)
@@ -214,9 +216,11 @@ export class PrioritizedReplay implements TransitionSink {
       const u = (b + random.random()) * segment
       us[b] = u < total ? u : top
     }
-    // all targets descend together, level by level (independent loads overlap their cache misses); the sampled
-    // priorities come back in `us`
-    SumTree.sampleBatch(sums, us, { indices: idx, priorities: us }, batchSize)
+    // the targets descend 16 at a time as independent chains (their cache misses overlap); the sampled priorities
+    // come back in `us`
+    let res = this.descentOut
+    if (res === undefined || res.indices !== idx || res.priorities !== us) res = this.descentOut = { indices: idx, priorities: us }
+    SumTree.sampleBatch(sums, us, res, batchSize)
     for (let b = 0; b < batchSize; b++) {
       let i = idx[b]!
       let p = us[b]!
