@@ -16,11 +16,16 @@
  *   uniforms come from a xoshiro128** stream seeded per batch by the given core `Rng` (see `ReplayRandom`).
  * - Importance weights `w_i = (N * P(i))^-beta / max_j w_j` with `N = size` and `max_j w_j = (N * P_min)^-beta`
  *   from a `MinTree` over all stored priorities (the baselines normalization, so weights are <= 1). They are
- *   computed as `(p_min / p_i)^beta`, which is the same quantity with one `pow`.
+ *   computed as `(p_min / p_i)^beta`, which is the same quantity with one power, evaluated as
+ *   `exp(beta · ln(p_min / p_i))` (within a few float64 ulps of `Math.pow`; the weights are float32).
+ * - `updatePriorities` / `setPriorities` write the whole batch into both trees in one level-by-level pass
+ *   (`SumTree.updateBatchWithMin`); `p^alpha` is `exp(alpha · ln p)` too (exactly `p` for `alpha` 1).
  * - `beta` is annealed linearly from `beta0` (0.4) to 1 over `betaSteps` transitions added (env steps), as in
  *   the paper; pass `beta` to `sample` to override.
  * - Storage, shapes, dtypes and terminated/truncated semantics are those of {@link ReplayBuffer} (`storage`).
- * - No allocation and no `Effect` in `add`, `sample` or `updatePriorities`.
+ * - No allocation and no `Effect` in `add`, `sample` or `updatePriorities` (scratch grows to the largest batch once).
+ * - Cost at 1M rows, batch 256 (2-core AMD EPYC VM): `sample` ≈ stratified uniforms 4 µs + descent 17-20 µs +
+ *   weights 6 µs + gather 23 µs; `autodidact bench replay` prints the figures beside a NumPy sampler's.
  *
  * **Gotchas**
  * - `updatePriorities` takes TD errors (any sign; the absolute value is used) and rejects NaN/±Infinity and
