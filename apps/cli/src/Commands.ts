@@ -132,6 +132,12 @@ const benchSolversFlags = {
   json: jsonFlag
 }
 
+const benchReplayFlags = {
+  quick: Flag.Boolean("quick").pipe(withDefault(false, "Capacity 100k only, fewer calls (seconds)")),
+  noNumpy: Flag.Boolean("no-numpy").pipe(withDefault(false, "Skip the NumPy baseline")),
+  json: jsonFlag
+}
+
 const benchCliFlags = {
   runs: F.positiveInt("runs").pipe(withDefault(5, "Runs of each command (the median is reported)", "runs")),
   json: jsonFlag
@@ -383,6 +389,7 @@ export interface Configs {
   readonly "bench cli": Infer<typeof benchCliFlags>
   readonly "bench ppo": Infer<typeof benchPpoFlags>
   readonly "bench solvers": Infer<typeof benchSolversFlags>
+  readonly "bench replay": Infer<typeof benchReplayFlags>
   readonly compare: Infer<ReturnType<typeof compareFlags>>
   readonly dashboard: Infer<typeof dashboardFlags>
   readonly eval: Infer<typeof evalFlags>
@@ -490,6 +497,12 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "solvers",
           benchSolversFlags,
           "Convergence table: NashConv after 10/100/1,000/10,000 iterations and solver seconds, for every tabular solver on Kuhn, Leduc, Liar's dice and 3-player Kuhn"
+        ),
+        leaf(
+          "bench replay",
+          "replay",
+          benchReplayFlags,
+          "Time prioritized replay (sample, updatePriorities, tree descent, gather; 100k and 1M) against a NumPy sum tree in the same run"
         )
       ]),
       leaf("compare", "compare", compareFlags(estimators), "Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"),

@@ -200,6 +200,20 @@ describe("autodidact CLI", () => {
     }
   })
 
+  it("bench replay --quick --no-numpy --json prints one row per operation at capacity 100k", async () => {
+    const r = await cli("bench", "replay", "--quick", "--no-numpy", "--json")
+    expect(r.code, r.stderr).toBe(0)
+    const rows = r.json()
+    expect(rows.map((row) => `${row["capacity"]} ${row["operation"]}`)).toEqual([
+      "100000 sample 256", "100000 updatePriorities 256", "100000 tree descent 256", "100000 gather 256"
+    ])
+    for (const row of rows) {
+      expect(row["medianUs"]).toBeGreaterThan(0)
+      expect([row["numpyMedianUs"], row["ratio"], row["met"]]).toEqual([null, null, null])
+      expect(row["loadBefore"]).toHaveLength(3)
+    }
+  })
+
   it("train --algo gigpo on the text Sokoban writes evaluation rows with successRate and a policy; eval reads it back", async () => {
     const out = path.join(tmp(), "text")
     const r = (await cli("train", "--env", "Sokoban-6x6-1box-v0", "--algo", "gigpo", "--group-size", "4", "--total-steps", "400", "--eval-episodes", "20", "--seed", "1", "--out", out, "--json"))

@@ -1,6 +1,6 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import { SumTree } from "../src/index.js"
+import { MinTree, SumTree } from "../src/index.js"
 import { thrown } from "./helpers.js"
 import { resolvedBy } from "./resolved.js"
 
@@ -182,4 +182,60 @@ process.stdout.write(Array.from(SumTree.sampleBatch(t, [0.5, 2.5, 9.9]).indices)
     expect(urls.some((u) => u.endsWith("/kernels/src/trees.ts"))).toBe(true)
     expect(urls.filter((u) => /tensorflow|onnxruntime|kernels\/src\/index\.ts/.test(u))).toEqual([])
   }, 60_000)
+})
+
+describe("SumTree.updateBatchWithMin (fused sum and min update)", () => {
+  it("gives the trees of updateBatch + MinTree.updateBatch, for sorted, unsorted and duplicate slots", () => {
+    const rng = Rng.make(5)
+    for (const capacity of [1, 2, 5, 64, 1000]) {
+      const s1 = SumTree.make(capacity)
+      const m1 = MinTree.make(capacity)
+      const s2 = SumTree.make(capacity)
+      const m2 = MinTree.make(capacity)
+      const naive = new Float64Array(capacity)
+      const scratch = new Int32Array(64)
+      for (let trial = 0; trial < 30; trial++) {
+        const n = 1 + rng.integers(40)
+        const idx = Int32Array.from({ length: n }, () => rng.integers(capacity))
+        if (trial % 2 === 0) idx.sort() // sorted, as a stratified sample's slots are (adjacent duplicates included)
+        const pr = Float64Array.from({ length: n }, () => (rng.random() < 0.1 ? 0 : rng.random() * 10))
+        SumTree.updateBatchWithMin(s1, m1, idx, pr, scratch)
+        SumTree.updateBatch(s2, idx, pr)
+        MinTree.updateBatch(m2, idx, pr)
+        for (let b = 0; b < n; b++) naive[idx[b]!] = pr[b]!
+      }
+      expect(Array.from(s1.nodes)).toEqual(Array.from(s2.nodes))
+      expect(Array.from(m1.nodes)).toEqual(Array.from(m2.nodes))
+      // every internal node is exactly the sum / min of its children, and the leaves are the last writes
+      for (let k = 1; k < s1.capacity; k++) {
+        expect(s1.nodes[k]).toBe(s1.nodes[2 * k]! + s1.nodes[2 * k + 1]!)
+        expect(m1.nodes[k]).toBe(Math.min(m1.nodes[2 * k]!, m1.nodes[2 * k + 1]!))
+      }
+      for (let j = 0; j < capacity; j++) expect(SumTree.get(s1, j)).toBe(naive[j])
+    }
+  })
+
+  it("rejects a min tree of another capacity and bad priorities, changing nothing", () => {
+    const s = SumTree.make(8)
+    const m = MinTree.make(8)
+    SumTree.updateBatchWithMin(s, m, [1, 2], [3, 4])
+    const before = [Array.from(s.nodes), Array.from(m.nodes)]
+    expect(thrown(() => SumTree.updateBatchWithMin(s, MinTree.make(16), [0], [1]))).toMatchObject({ kernel: "SumTree.updateBatchWithMin", input: "mins", reason: "shape" })
+    expect(thrown(() => SumTree.updateBatchWithMin(s, m, [0, 1], [1, Number.NaN])).reason).toBe("non-finite")
+    expect(thrown(() => SumTree.updateBatchWithMin(s, m, [0, 8], [1, 1])).detail).toBe("slot 8 at index 1 is outside [0, 8)")
+    expect(thrown(() => SumTree.updateBatchWithMin(s, m, [0], [1, 2])).reason).toBe("shape")
+    expect([Array.from(s.nodes), Array.from(m.nodes)]).toEqual(before)
+    expect([SumTree.total(s), MinTree.min(m)]).toEqual([7, 3])
+  })
+})
+
+describe("SumTree.updateBatchWithMin with a count", () => {
+  it("updates only the first count entries; a count past either array is a shape error", () => {
+    const s = SumTree.make(4)
+    const m = MinTree.make(4)
+    SumTree.updateBatchWithMin(s, m, [0, 1, 2], Float64Array.of(5, 6, 7, 8), undefined, 2)
+    expect([SumTree.total(s), MinTree.min(m), SumTree.get(s, 2)]).toEqual([11, 5, 0])
+    expect(thrown(() => SumTree.updateBatchWithMin(s, m, [0, 1], [1, 2, 3], undefined, 3))).toMatchObject({ input: "priorities", reason: "shape" })
+    expect(SumTree.total(s)).toBe(11)
+  })
 })

@@ -13,7 +13,7 @@
  * - priority updates: writing `(|delta| + eps)^alpha` into that flat array (O(1) each; the tree pays O(log N)
  *   per update so sampling can be O(log N)).
  *
- * The "batched descent vs before" rows compare `sample` (all targets walk the tree level by level) with the previous
+ * The "batched descent vs before" rows compare `sample` (the targets descend the tree 16 at a time, `SumTree.sampleBatch`) with the first
  * loop of one `findPrefixSum` per sample, in the same run, on the same tree; the naive column holds the "before".
  */
 import { Rng } from "@autodidact/core"

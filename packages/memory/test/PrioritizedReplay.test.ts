@@ -73,6 +73,64 @@ describe("PrioritizedReplay", () => {
     expect(chi2).toBeLessThan(24.3)
   })
 
+  it("chi-square over 60 rows with batches of 50 (descent groups of 8 plus a tail of 2), frequencies p_i / sum p", () => {
+    const g = Rng.make(9)
+    const raw = Array.from({ length: 60 }, () => 0.5 + 4.5 * g.random())
+    const alpha = 0.6
+    const per = filled(raw.length, { alpha })
+    per.setPriorities(raw.map((_, i) => i), raw)
+    const p = raw.map((x) => Math.pow(x, alpha))
+    const total = p.reduce((a, b) => a + b, 0)
+    const counts = new Array(raw.length).fill(0)
+    const rng = Rng.make(321)
+    const out = per.allocateBatch(50)
+    for (let k = 0; k < 600; k++) for (const i of per.sample(50, rng, out).indices) counts[i]++
+    let chi2 = 0
+    for (let i = 0; i < raw.length; i++) {
+      const e = (600 * 50 * p[i]!) / total
+      chi2 += (counts[i] - e) ** 2 / e
+    }
+    // 59 degrees of freedom: P(chi2 > 98.3) = 0.001
+    expect(chi2).toBeLessThan(98.3)
+  })
+
+  it("weights are (N P(i))^-beta / max_j (N P(j))^-beta over all stored rows (computed here with Math.pow)", () => {
+    const g = Rng.make(4)
+    const per = filled(37, { alpha: 0.7 })
+    per.updatePriorities(Array.from({ length: 37 }, (_, i) => i), Array.from({ length: 37 }, () => g.normal() * 3))
+    const pr = Array.from({ length: 37 }, (_, i) => per.priority(i))
+    const total = pr.reduce((a, b) => a + b, 0)
+    const rng = Rng.make(8)
+    for (const beta of [0, 0.4, 0.77, 1]) {
+      const maxW = Math.max(...pr.map((x) => Math.pow((37 * x) / total, -beta)))
+      const batch = per.sample(20, rng, undefined, beta)
+      for (let k = 0; k < 20; k++) {
+        const i = batch.indices[k]!
+        const want = Math.pow((37 * pr[i]!) / total, -beta) / maxW
+        expect(Math.abs(batch.weights[k]! - want)).toBeLessThan(1e-6 * want) // float32 weights
+        expect(batch.observations[k]).toBe(i)
+      }
+    }
+  })
+
+  it("updatePriorities in a batch: the last duplicate wins, and both trees equal the per-row priorities", () => {
+    const per = filled(100, { alpha: 0.6, eps: 1e-6 })
+    const g = Rng.make(12)
+    const want = Array.from({ length: 100 }, (_, i) => per.priority(i))
+    for (let round = 0; round < 20; round++) {
+      const idx = Array.from({ length: 64 }, () => g.integers(100))
+      if (round % 2 === 0) idx.sort((a, b) => a - b) // sorted (a stratified sample's order) with adjacent duplicates
+      const td = idx.map(() => g.normal())
+      per.updatePriorities(idx, td)
+      idx.forEach((i, j) => (want[i] = Math.pow(Math.abs(td[j]!) + 1e-6, 0.6)))
+    }
+    for (let i = 0; i < 100; i++) expect(Math.abs(per.priority(i) - want[i]!)).toBeLessThan(1e-14 * want[i]!)
+    const sum = Array.from({ length: 100 }, (_, i) => per.priority(i)).reduce((a, b) => a + b, 0)
+    expect(Math.abs(SumTree.total(per.sums) - sum)).toBeLessThan(1e-12 * sum)
+    expect(MinTree.min(per.mins)).toBe(Math.min(...Array.from({ length: 100 }, (_, i) => per.priority(i))))
+    for (let k = 1; k < per.sums.capacity; k++) expect(per.sums.nodes[k]).toBe(per.sums.nodes[2 * k]! + per.sums.nodes[2 * k + 1]!)
+  })
+
   it("beta anneals linearly from beta0 to 1 over betaSteps transitions added", () => {
     const per = PrioritizedReplay.unsafeMake({ capacity: 10, obsDim: 1, beta0: 0.4, betaSteps: 100 })
     expect(per.beta()).toBeCloseTo(0.4, 12)

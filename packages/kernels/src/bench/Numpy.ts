@@ -14,15 +14,17 @@ import { fileURLToPath } from "node:url"
 export const scriptPath = (): string => fileURLToPath(new URL("../../bench/numpy_kernels.py", import.meta.url))
 
 /**
- * Run the NumPy side: `python script` with the JSON `spec` on stdin; resolves to per-case milliseconds, or `{ error }`
- * with the reason when the baseline is unavailable (the command is missing, fails, exits before reading its input,
- * or prints something that is not the expected JSON). Never rejects.
+ * Run the NumPy side: `python script` with the JSON `spec` on stdin; resolves to the script's `results` (numbers by
+ * id: per-case milliseconds for `bench/numpy_kernels.py`) and its `numpy` version (null when it prints none), or
+ * `{ error }` with the reason when the baseline is unavailable (the command is missing, fails, exits before reading
+ * its input, or prints something that is not the expected JSON). Never rejects. Any script printing
+ * `{"numpy": version, "results": {id: number}}` works (e.g. `@autodidact/memory`'s `bench/numpy_replay.py`).
  */
 export const runNumpy = (
   python: string,
-  spec: ReadonlyArray<{ id: string; kernel: string; params: object }>,
+  spec: ReadonlyArray<{ id: string; kernel: string; params: object }> | object,
   script: string = scriptPath()
-): Promise<{ readonly results: { readonly [id: string]: number } } | { readonly error: string }> =>
+): Promise<{ readonly results: { readonly [id: string]: number }; readonly version: string | null } | { readonly error: string }> =>
   new Promise((resolve) => {
     const env = { ...process.env }
     delete env.OPENBLAS_CORETYPE // these slow NumPy down on this kind of machine; unset for this process only
@@ -34,9 +36,9 @@ export const runNumpy = (
         return
       }
       try {
-        const parsed = JSON.parse(stdout) as { results?: { [id: string]: number } }
+        const parsed = JSON.parse(stdout) as { results?: { [id: string]: number }; numpy?: unknown }
         if (typeof parsed.results !== "object" || parsed.results === null) throw new Error("no \"results\" object")
-        resolve({ results: parsed.results })
+        resolve({ results: parsed.results, version: typeof parsed.numpy === "string" ? parsed.numpy : null })
       } catch (e) {
         const why = stdinError === undefined ? "" : ` (it exited before reading its input: ${stdinError})`
         resolve({ error: `unreadable NumPy output from ${python} ${script}${why}: ${String(e)}` })

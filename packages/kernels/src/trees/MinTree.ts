@@ -25,6 +25,7 @@
 import type { NumArray } from "../advantages/Gae.js"
 import type { Site } from "../KernelError.js"
 import { fail, REFERENCE } from "../KernelError.js"
+import { propagate } from "./Propagate.js"
 import { slotsFor } from "./SumTree.js"
 
 export const kernelName = "MinTree"
@@ -67,24 +68,32 @@ export const set = (tree: MinTree, j: number, value: number): void => {
   t[k] = value
   k >>= 1
   while (k >= 1) {
-    const a = t[2 * k]!
-    const b = t[2 * k + 1]!
-    t[k] = a < b ? a : b
+    const c = 2 * k
+    t[k] = t[c + +(t[c + 1]! < t[c]!)]! // branch-free: the index of the smaller child
     k >>= 1
   }
 }
 
 /**
- * `set(indices[b], values[b])` for every b (later duplicates win).
+ * `set(indices[b], values[b])` for every b (later duplicates win), the ancestors recomputed level by level (adjacent
+ * equal ancestors once). `scratch` (optional, `Int32Array` of length ≥ `indices.length`) avoids an allocation.
  * @throws KernelInputError for unequal lengths, a slot out of range or a NaN; the batch is checked first, so nothing
  *   changes then.
  */
-export const updateBatch = (tree: MinTree, indices: NumArray, values: NumArray): void => {
+export const updateBatch = (tree: MinTree, indices: NumArray, values: NumArray, scratch?: Int32Array): void => {
   const site: Site = { kernel: `${kernelName}.updateBatch`, backend: REFERENCE }
   const n = indices.length
+  const C = tree.capacity
   if (values.length !== n) fail(site, "values", "shape", `[${values.length}]`, `expected [${n}] like indices`)
-  for (let b = 0; b < n; b++) check(site, tree.capacity, indices[b]!, values[b]!, n, b)
-  for (let b = 0; b < n; b++) set(tree, indices[b]!, values[b]!)
+  for (let b = 0; b < n; b++) check(site, C, indices[b]!, values[b]!, n, b)
+  const t = tree.nodes
+  const parents = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
+  for (let b = 0; b < n; b++) {
+    const leaf = C + indices[b]!
+    t[leaf] = values[b]!
+    parents[b] = leaf >> 1
+  }
+  propagate(C, parents, n, undefined, t)
 }
 
 /** Reset every slot to `+Infinity`. */

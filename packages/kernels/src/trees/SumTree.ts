@@ -15,15 +15,25 @@
  * **Details**
  * - {@link set} and {@link updateBatch} write leaves, then recompute every touched ancestor as the sum of its two
  *   children (recomputing, not adding deltas, so rounding never drifts over millions of updates). Duplicate slots in
- *   one batch: the last write wins. `updateBatch` walks all touched paths level by level.
+ *   one batch: the last write wins. `updateBatch` walks all touched paths level by level, recomputing adjacent equal
+ *   ancestors once (a sorted batch shares its upper levels); {@link updateBatchWithMin} updates a {@link MinTree} of
+ *   the same capacity on the same walk.
  * - {@link sampleBatch} finds, for each prefix value `u ∈ [0, total)`, the first slot whose cumulative priority
- *   exceeds `u`, returning the slots and their priorities. All prefixes descend the tree together, one level at a
- *   time: one descent is a chain of dependent loads (the next node depends on the last comparison), so at 1M slots
- *   (a 16 MB tree) each bottom level is a cache miss the CPU cannot overlap; level by level the loads of different
- *   prefixes are independent and many misses stay in flight (256 stratified prefixes at 1M slots: about 33 µs here
- *   against about 41 µs for one descent after another, and far more for unsorted prefixes). Each step is branch-free
- *   and goes right only when `u ≥ left sum` **and** the right subtree has mass, so a zero-priority slot is never
- *   returned, even when rounding pushes `u` past the mass of a subtree.
+ *   exceeds `u`, returning the slots and their priorities. One descent is a chain of dependent loads (the next node
+ *   depends on the last comparison), so at 1M slots (a 16 MB tree) each bottom level is a cache miss the CPU cannot
+ *   overlap. The prefixes therefore descend 16 at a time (the last partial group padded), as 16 independent
+ *   chains held in local variables, so 16 misses stay in flight and no state goes through memory between levels
+ *   (256 stratified prefixes at 2^20 slots on a 2-core AMD EPYC VM: about 20 µs, against about 33 µs for all 256
+ *   walking level by level through index arrays, the previous version, and about 41 µs for one descent after another).
+ *   Each step is branch-free and goes right only when `u ≥ left sum` **and** the right subtree has mass, so a
+ *   zero-priority slot is never returned, even when rounding pushes `u` past the mass of a subtree.
+ * - Layouts measured and not kept (same machine, 256 stratified prefixes at 2^20 slots): 4-ary, 8-ary and 16-ary
+ *   trees (children's sums contiguous, so a level touches one or two cache lines) were no faster than the binary heap
+ *   (the extra in-node comparisons cost what the saved misses gain: 4-ary ≈ binary, 8-ary and 16-ary 5-40% slower).
+ * - Precision: sums are float64 and every internal node is recomputed as the exact float64 sum of its two children
+ *   (never updated by deltas), so the root differs from the exact sum of the leaves by at most about
+ *   `log2(C) · 2^-53 · total` (≈ 2e-15 relative at 2^20 slots) and never drifts; a prefix within that rounding of a
+ *   boundary may land on either neighbour, and never on a zero-priority slot.
  * - {@link stratifiedPrefixes} draws one `u` per equal stratum of `[0, total)` with a seeded `Rng`, as in the paper.
  * - {@link sampleTf} is the TensorFlow.js equivalent on a flat priority vector: `tf.upperBound(tf.cumsum(p), u)`
  *   (float32 cumulative sums: it can disagree with the tree within float32 rounding of a boundary). The `tf` module is
@@ -46,6 +56,7 @@ import type { Rng } from "@autodidact/core"
 import type { NumArray } from "../advantages/Gae.js"
 import type { Site } from "../KernelError.js"
 import { checkSize, fail, REFERENCE } from "../KernelError.js"
+import { propagate } from "./Propagate.js"
 
 export const kernelName = "SumTree"
 
@@ -121,25 +132,159 @@ export const updateBatch = (tree: SumTree, indices: NumArray, priorities: NumArr
   const nodes = tree.nodes
   if (priorities.length !== n) fail(site, "priorities", "shape", `[${priorities.length}]`, `expected [${n}] like indices`)
   for (let b = 0; b < n; b++) checkPriority(site, C, indices[b]!, priorities[b]!, n, b)
-  const nodesOf = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
+  const parents = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
   for (let b = 0; b < n; b++) {
     const leaf = C + indices[b]!
     nodes[leaf] = priorities[b]!
-    nodesOf[b] = leaf >> 1
+    parents[b] = leaf >> 1
   }
-  // level by level: parents of the touched nodes, each recomputed from its children (duplicates are harmless)
-  for (let level = C >> 1; level >= 1; level >>= 1) {
-    for (let b = 0; b < n; b++) {
-      const p = nodesOf[b]!
-      nodes[p] = nodes[2 * p]! + nodes[2 * p + 1]!
-      nodesOf[b] = p >> 1
-    }
+  propagate(C, parents, n, nodes, undefined)
+}
+
+/**
+ * {@link updateBatch} of a sum tree and a min tree of the same capacity in one pass (the two trees of prioritized
+ * replay): slot `indices[b]` gets `priorities[b]` in both, then every touched ancestor is recomputed in both trees on
+ * the same level-by-level walk (adjacent duplicate ancestors once, so a sorted batch, e.g. a stratified sample's
+ * slots, shares the upper levels). `scratch` (optional, `Int32Array` of length ≥ the count) avoids an allocation;
+ * `count` (optional) updates only the first `count` entries of `indices` and `priorities` (both at least that long;
+ * without it the two lengths must be equal). The result is identical to `updateBatch(tree, …)` plus `MinTree.updateBatch(mins, …)`.
+ * @throws KernelInputError as {@link updateBatch}, or when the trees' capacities differ; nothing changes then.
+ */
+export const updateBatchWithMin = (
+  tree: SumTree,
+  mins: { readonly capacity: number; readonly nodes: Float64Array },
+  indices: NumArray,
+  priorities: NumArray,
+  scratch?: Int32Array,
+  count?: number
+): void => {
+  const site: Site = { kernel: `${kernelName}.updateBatchWithMin`, backend: REFERENCE }
+  const C = tree.capacity
+  const n = count ?? indices.length
+  if (mins.capacity !== C) fail(site, "mins", "shape", `[${mins.capacity}]`, `expected a min tree of capacity ${C} like the sum tree`)
+  if (count === undefined ? priorities.length !== n : !(Number.isInteger(n) && n >= 0 && n <= indices.length && n <= priorities.length)) {
+    fail(site, "priorities", "shape", `[${priorities.length}]`, count === undefined ? `expected [${n}] like indices` : `expected count ${n} within both arrays (indices [${indices.length}])`)
   }
+  for (let b = 0; b < n; b++) checkPriority(site, C, indices[b]!, priorities[b]!, n, b)
+  const sums = tree.nodes
+  const m = mins.nodes
+  const parents = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
+  for (let b = 0; b < n; b++) {
+    const leaf = C + indices[b]!
+    const p = priorities[b]!
+    sums[leaf] = p
+    m[leaf] = p
+    parents[b] = leaf >> 1
+  }
+  propagate(C, parents, n, sums, m)
 }
 
 /** Reset every priority to 0. */
 export const clear = (tree: SumTree): void => {
   tree.nodes.fill(0)
+}
+
+
+/** Prefixes that descend together in {@link sampleBatch}; scratch for the last, partial group. */
+const GROUP = 16
+const tailPrefixes = new Float64Array(GROUP)
+const tailSlots = new Int32Array(GROUP)
+const tailPriorities = new Float64Array(GROUP)
+
+/**
+ * The whole descent of 16 prefixes at once, `prefixes[b..b+16)` → slots in `k`, priorities in `rest` (which may alias
+ * `prefixes`: every prefix is read before anything is written). Branch-free: right only if `u ≥ left sum` and the
+ * right subtree has mass. Sixteen independent chains keep sixteen cache misses in flight without storing the state in
+ * arrays between levels (written out by hand so that they stay in registers; 16 measured ~10% faster than 8).
+ */
+const descend16 = (nodes: Float64Array, C: number, prefixes: NumArray, b: number, k: Int32Array, rest: Float64Array): void => {
+  let u0 = prefixes[b]!, u1 = prefixes[b + 1]!, u2 = prefixes[b + 2]!, u3 = prefixes[b + 3]!
+  let u4 = prefixes[b + 4]!, u5 = prefixes[b + 5]!, u6 = prefixes[b + 6]!, u7 = prefixes[b + 7]!
+  let u8 = prefixes[b + 8]!, u9 = prefixes[b + 9]!, u10 = prefixes[b + 10]!, u11 = prefixes[b + 11]!
+  let u12 = prefixes[b + 12]!, u13 = prefixes[b + 13]!, u14 = prefixes[b + 14]!, u15 = prefixes[b + 15]!
+  let n0 = 1, n1 = 1, n2 = 1, n3 = 1, n4 = 1, n5 = 1, n6 = 1, n7 = 1, n8 = 1, n9 = 1, n10 = 1, n11 = 1, n12 = 1, n13 = 1, n14 = 1, n15 = 1
+  while (n0 < C) {
+    let c = 2 * n0, l = nodes[c]!, r = +(u0 >= l) & +(nodes[c + 1]! > 0)
+    u0 -= r * l
+    n0 = c + r
+    c = 2 * n1; l = nodes[c]!; r = +(u1 >= l) & +(nodes[c + 1]! > 0)
+    u1 -= r * l
+    n1 = c + r
+    c = 2 * n2; l = nodes[c]!; r = +(u2 >= l) & +(nodes[c + 1]! > 0)
+    u2 -= r * l
+    n2 = c + r
+    c = 2 * n3; l = nodes[c]!; r = +(u3 >= l) & +(nodes[c + 1]! > 0)
+    u3 -= r * l
+    n3 = c + r
+    c = 2 * n4; l = nodes[c]!; r = +(u4 >= l) & +(nodes[c + 1]! > 0)
+    u4 -= r * l
+    n4 = c + r
+    c = 2 * n5; l = nodes[c]!; r = +(u5 >= l) & +(nodes[c + 1]! > 0)
+    u5 -= r * l
+    n5 = c + r
+    c = 2 * n6; l = nodes[c]!; r = +(u6 >= l) & +(nodes[c + 1]! > 0)
+    u6 -= r * l
+    n6 = c + r
+    c = 2 * n7; l = nodes[c]!; r = +(u7 >= l) & +(nodes[c + 1]! > 0)
+    u7 -= r * l
+    n7 = c + r
+    c = 2 * n8; l = nodes[c]!; r = +(u8 >= l) & +(nodes[c + 1]! > 0)
+    u8 -= r * l
+    n8 = c + r
+    c = 2 * n9; l = nodes[c]!; r = +(u9 >= l) & +(nodes[c + 1]! > 0)
+    u9 -= r * l
+    n9 = c + r
+    c = 2 * n10; l = nodes[c]!; r = +(u10 >= l) & +(nodes[c + 1]! > 0)
+    u10 -= r * l
+    n10 = c + r
+    c = 2 * n11; l = nodes[c]!; r = +(u11 >= l) & +(nodes[c + 1]! > 0)
+    u11 -= r * l
+    n11 = c + r
+    c = 2 * n12; l = nodes[c]!; r = +(u12 >= l) & +(nodes[c + 1]! > 0)
+    u12 -= r * l
+    n12 = c + r
+    c = 2 * n13; l = nodes[c]!; r = +(u13 >= l) & +(nodes[c + 1]! > 0)
+    u13 -= r * l
+    n13 = c + r
+    c = 2 * n14; l = nodes[c]!; r = +(u14 >= l) & +(nodes[c + 1]! > 0)
+    u14 -= r * l
+    n14 = c + r
+    c = 2 * n15; l = nodes[c]!; r = +(u15 >= l) & +(nodes[c + 1]! > 0)
+    u15 -= r * l
+    n15 = c + r
+  }
+  k[b] = n0 - C
+  k[b + 1] = n1 - C
+  k[b + 2] = n2 - C
+  k[b + 3] = n3 - C
+  k[b + 4] = n4 - C
+  k[b + 5] = n5 - C
+  k[b + 6] = n6 - C
+  k[b + 7] = n7 - C
+  k[b + 8] = n8 - C
+  k[b + 9] = n9 - C
+  k[b + 10] = n10 - C
+  k[b + 11] = n11 - C
+  k[b + 12] = n12 - C
+  k[b + 13] = n13 - C
+  k[b + 14] = n14 - C
+  k[b + 15] = n15 - C
+  rest[b] = nodes[n0]!
+  rest[b + 1] = nodes[n1]!
+  rest[b + 2] = nodes[n2]!
+  rest[b + 3] = nodes[n3]!
+  rest[b + 4] = nodes[n4]!
+  rest[b + 5] = nodes[n5]!
+  rest[b + 6] = nodes[n6]!
+  rest[b + 7] = nodes[n7]!
+  rest[b + 8] = nodes[n8]!
+  rest[b + 9] = nodes[n9]!
+  rest[b + 10] = nodes[n10]!
+  rest[b + 11] = nodes[n11]!
+  rest[b + 12] = nodes[n12]!
+  rest[b + 13] = nodes[n13]!
+  rest[b + 14] = nodes[n14]!
+  rest[b + 15] = nodes[n15]!
 }
 
 /** Slots and priorities of a sampled batch. */
@@ -172,24 +317,17 @@ export const sampleBatch = (tree: SumTree, prefixes: NumArray, out?: SampleResul
   for (let b = 0; b < n; b++) {
     const u = prefixes[b]!
     if (!(u >= 0 && u < tot)) fail(site, "prefixes", u - u !== 0 ? "non-finite" : "range", `[${n}]`, `prefix ${u} at index ${b} is outside [0, total = ${tot})`)
-    k[b] = 1
-    rest[b] = u
   }
-  // all prefixes descend together, one level per pass; branch-free: right only if u ≥ left sum and the right has mass
-  for (let width = 1; width < C; width *= 2) {
-    for (let b = 0; b < n; b++) {
-      const c = 2 * k[b]!
-      const left = nodes[c]!
-      const u = rest[b]!
-      const right = +(u >= left) & +(nodes[c + 1]! > 0)
-      rest[b] = u - right * left
-      k[b] = c + right
+  let b = 0
+  for (; b + GROUP <= n; b += GROUP) descend16(nodes, C, prefixes, b, k, rest)
+  if (b < n) {
+    // the last n mod 16 prefixes: padded with 0 (a valid prefix) to a full group in module scratch
+    for (let j = 0; j < GROUP; j++) tailPrefixes[j] = b + j < n ? prefixes[b + j]! : 0
+    descend16(nodes, C, tailPrefixes, 0, tailSlots, tailPriorities)
+    for (let j = 0; b + j < n; j++) {
+      k[b + j] = tailSlots[j]!
+      rest[b + j] = tailPriorities[j]!
     }
-  }
-  for (let b = 0; b < n; b++) {
-    const node = k[b]!
-    k[b] = node - C
-    rest[b] = nodes[node]!
   }
   return res
 }

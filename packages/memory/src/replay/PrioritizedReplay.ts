@@ -12,15 +12,20 @@
  *   at least once soon.
  * - Sampling is stratified: the total mass is split into `batchSize` equal segments and one `u` is drawn
  *   uniformly in each; `SumTree.sampleBatch` (from `@autodidact/kernels/trees`, the one sum tree) maps them to
- *   rows (O(log n) per sample, all targets descending the tree level by level so their cache misses overlap). The
+ *   rows (O(log n) per sample, 16 targets descending the tree together so their cache misses overlap). The
  *   uniforms come from a xoshiro128** stream seeded per batch by the given core `Rng` (see `ReplayRandom`).
  * - Importance weights `w_i = (N * P(i))^-beta / max_j w_j` with `N = size` and `max_j w_j = (N * P_min)^-beta`
  *   from a `MinTree` over all stored priorities (the baselines normalization, so weights are <= 1). They are
- *   computed as `(p_min / p_i)^beta`, which is the same quantity with one `pow`.
+ *   computed as `(p_min / p_i)^beta`, which is the same quantity with one power, evaluated as
+ *   `exp(beta · ln(p_min / p_i))` (within a few float64 ulps of `Math.pow`; the weights are float32).
+ * - `updatePriorities` / `setPriorities` write the whole batch into both trees in one level-by-level pass
+ *   (`SumTree.updateBatchWithMin`); `p^alpha` is `exp(alpha · ln p)` too (exactly `p` for `alpha` 1).
  * - `beta` is annealed linearly from `beta0` (0.4) to 1 over `betaSteps` transitions added (env steps), as in
  *   the paper; pass `beta` to `sample` to override.
  * - Storage, shapes, dtypes and terminated/truncated semantics are those of {@link ReplayBuffer} (`storage`).
- * - No allocation and no `Effect` in `add`, `sample` or `updatePriorities`.
+ * - No allocation and no `Effect` in `add`, `sample` or `updatePriorities` (scratch grows to the largest batch once).
+ * - Cost at 1M rows, batch 256 (2-core AMD EPYC VM): `sample` ≈ stratified uniforms 4 µs + descent 17-20 µs +
+ *   weights 6 µs + gather 23 µs; `autodidact bench replay` prints the figures beside a NumPy sampler's.
  *
  * **Gotchas**
  * - `updatePriorities` takes TD errors (any sign; the absolute value is used) and rejects NaN/±Infinity and
@@ -49,6 +54,12 @@ import * as ReplayBufferModule from "./ReplayBuffer.js"
 import * as Columns from "./ReplayColumns.js"
 import { construct, InvalidPriorityError } from "./ReplayErrors.js"
 import type { Contents, Decoded } from "./ReplayFormat.js"
+
+/**
+ * `x^a` for `x > 0` as `exp(a · ln x)`: within a few ulps of `Math.pow` at under half its cost (V8); exact for `a` 1
+ * (priorities are then the raw values) and 0.
+ */
+const powAlpha = (x: number, a: number): number => (a === 1 ? x : Math.exp(a * Math.log(x)))
 
 /** Options of a {@link PrioritizedReplay}: those of a uniform buffer plus the PER hyper-parameters. */
 export interface Options extends ReplayBufferModule.Options {
@@ -86,6 +97,11 @@ export class PrioritizedReplay implements TransitionSink {
    * overwrites them with the sampled priorities.
    */
   private targets = new Float64Array(0)
+  /** The `out` of the descent (the batch's `indices` and `targets`), reused while those arrays stay the same. */
+  private descentOut: SumTree.SampleResult | undefined
+  /** Scratch of `updatePriorities` / `setPriorities` (grown to the largest batch): priorities `p^alpha` and tree nodes. */
+  private newPriorities = new Float64Array(0)
+  private parents = new Int32Array(0)
 
   /**
    * @param storage an existing uniform buffer with these options to prioritize (used by `ReplayFile.load`); its rows get
@@ -205,9 +221,11 @@ export class PrioritizedReplay implements TransitionSink {
       const u = (b + random.random()) * segment
       us[b] = u < total ? u : top
     }
-    // all targets descend together, level by level (independent loads overlap their cache misses); the sampled
-    // priorities come back in `us`
-    SumTree.sampleBatch(sums, us, { indices: idx, priorities: us }, batchSize)
+    // the targets descend 16 at a time as independent chains (their cache misses overlap); the sampled priorities
+    // come back in `us`
+    let res = this.descentOut
+    if (res === undefined || res.indices !== idx || res.priorities !== us) res = this.descentOut = { indices: idx, priorities: us }
+    SumTree.sampleBatch(sums, us, res, batchSize)
     for (let b = 0; b < batchSize; b++) {
       let i = idx[b]!
       let p = us[b]!
@@ -217,7 +235,9 @@ export class PrioritizedReplay implements TransitionSink {
         p = SumTree.get(sums, i)
       }
       idx[b] = i
-      w[b] = Math.pow(pMin / p, beta)
+      // (pMin / p)^beta as exp(beta · ln(pMin / p)): the same value within a few ulps of float64 (the weights are
+      // float32), at under half the cost of Math.pow
+      w[b] = powAlpha(pMin / p, beta)
     }
     st.gather(batch)
     return batch
@@ -232,15 +252,7 @@ export class PrioritizedReplay implements TransitionSink {
    */
   updatePriorities(indices: ArrayLike<number>, tdErrors: ArrayLike<number>): void {
     this.checkUpdate(indices, tdErrors, false)
-    const eps = this.eps
-    const alpha = this.alpha
-    let maxP = this.maxPriority
-    for (let j = 0; j < indices.length; j++) {
-      const raw = Math.abs(tdErrors[j]!) + eps
-      if (raw > maxP) maxP = raw
-      this.setRow(indices[j]!, Math.pow(raw, alpha))
-    }
-    this.setMax(maxP)
+    this.writePriorities(indices, tdErrors, this.eps, true)
   }
 
   /**
@@ -250,18 +262,36 @@ export class PrioritizedReplay implements TransitionSink {
    */
   setPriorities(indices: ArrayLike<number>, priorities: ArrayLike<number>): void {
     this.checkUpdate(indices, priorities, true)
-    let maxP = this.maxPriority
-    for (let j = 0; j < indices.length; j++) {
-      const raw = priorities[j]!
-      if (raw > maxP) maxP = raw
-      this.setRow(indices[j]!, Math.pow(raw, this.alpha))
+    this.writePriorities(indices, priorities, 0, false)
+  }
+
+  /**
+   * `p_j = (|values[j]| + add)^alpha` (`abs` for TD errors) written to both trees in one level-by-level pass
+   * (`SumTree.updateBatchWithMin`), and `maxPriority` raised. `x^alpha` is computed as `exp(alpha · ln x)` (within a
+   * few ulps of `Math.pow`, at under half its cost). Values are already checked.
+   */
+  private writePriorities(indices: ArrayLike<number>, values: ArrayLike<number>, add: number, abs: boolean): void {
+    const n = indices.length
+    if (this.newPriorities.length < n) {
+      this.newPriorities = new Float64Array(n)
+      this.parents = new Int32Array(n)
     }
+    const pr = this.newPriorities
+    const alpha = this.alpha
+    let maxP = this.maxPriority
+    for (let j = 0; j < n; j++) {
+      const v = values[j]!
+      const raw = (abs ? Math.abs(v) : v) + add
+      if (raw > maxP) maxP = raw
+      pr[j] = powAlpha(raw, alpha)
+    }
+    SumTree.updateBatchWithMin(this.sums, this.mins, indices, pr, this.parents, n)
     this.setMax(maxP)
   }
 
   private setMax(maxP: number): void {
     this.maxPriority = maxP
-    this.maxPriorityAlpha = Math.pow(maxP, this.alpha)
+    this.maxPriorityAlpha = powAlpha(maxP, this.alpha) // as writePriorities computes x^alpha
   }
 
   private checkUpdate(indices: ArrayLike<number>, values: ArrayLike<number>, raw: boolean): void {

@@ -138,6 +138,8 @@ export class ReplayBuffer implements TransitionSink {
   /** Transitions ever added (not capped by capacity). */
   added = 0
   private cached: Batch | undefined
+  /** The sum of `gather`'s first pass (kept so that the reads are not optimised away; meaningless). */
+  private touched = 0
   /** The per-batch stream, reseeded from the caller's generator on each `sample` (see `ReplayRandom`). */
   readonly random = new BatchRandom()
 
@@ -320,7 +322,14 @@ export class ReplayBuffer implements TransitionSink {
     return batch
   }
 
-  /** Copy the rows named by `batch.indices` into `batch` (each index in `[0, size)`; not checked). */
+  /**
+   * Copy the rows named by `batch.indices` into `batch` (each index in `[0, size)`; not checked).
+   *
+   * Two passes: the first only reads the first element of each column of each row (no stores, so every row's cache
+   * misses are in flight together), the second copies the now-cached rows. At 1M rows (obsDim 4, 256 random rows) this
+   * took ~13 µs against ~29 µs for the single copying pass on a 2-core AMD EPYC VM: in the single pass, the loads of a
+   * row waited behind the stores of the rows before it.
+   */
   gather(batch: Batch): void {
     const od = this.obsDim
     const ad = this.actDim
@@ -331,6 +340,16 @@ export class ReplayBuffer implements TransitionSink {
     const bo = batch.observations
     const bn = batch.nextObservations
     const ba = batch.actions
+    const rew = this.rewards
+    const term = this.terminated
+    const trunc = this.truncated
+    const disc = this.discounts
+    let touched = 0
+    for (let b = 0; b < batch.batchSize; b++) {
+      const i = idx[b]!
+      touched += obs[i * od]! + next[i * od]! + act[i * ad]! + rew[i]! + term[i]! + trunc[i]! + disc[i]!
+    }
+    this.touched = touched
     for (let b = 0; b < batch.batchSize; b++) {
       const i = idx[b]!
       const so = i * od
