@@ -1,11 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { execFileSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Benchmark } from "../src/bench.js"
-import { runNumpy } from "../src/bench/Numpy.js"
+import { available as numpyAvailable, runNumpy } from "../src/bench/Numpy.js"
 
 /** A "NumPy script" that exits at once without reading its input (run by node, standing in for python3). */
 const exitEarly = (() => {
@@ -15,14 +14,7 @@ const exitEarly = (() => {
 })()
 
 /** Whether the `python3` on PATH imports NumPy (.ci/run installs Debian's python3-numpy, so CI must have it). */
-const hasNumpy = (() => {
-  try {
-    execFileSync("python3", ["-c", "import numpy"], { stdio: "ignore" })
-    return true
-  } catch {
-    return false
-  }
-})()
+const hasNumpy = numpyAvailable()
 
 describe("Benchmark", () => {
   it.effect("quick run: rows per implementation with NumPy ratios in the same run, and a table", () =>

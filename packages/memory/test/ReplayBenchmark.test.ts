@@ -1,16 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
 import { ReplayBenchmark } from "../src/bench.js"
+import { Numpy } from "@autodidact/kernels/bench"
 
 /** Whether the `python3` on PATH imports NumPy (.ci/run installs Debian's python3-numpy, so CI must have it). */
-const hasNumpy = (() => {
-  try {
-    execFileSync("python3", ["-c", "import numpy"], { stdio: "ignore" })
-    return true
-  } catch {
-    return false
-  }
-})()
+const hasNumpy = Numpy.available()
 
 describe("ReplayBenchmark", () => {
   it("rows per capacity and operation, NumPy ratios from the same run, and a markdown table", async () => {

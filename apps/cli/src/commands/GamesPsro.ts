@@ -75,6 +75,20 @@ export const handleGamesPsro = (config: Configs["games psro"]): Effect.Effect<vo
         rows.push(row)
         run?.append({ kind: "psro", globalStep: Number(row["iteration"]), wallSeconds: row["elapsedSeconds"], [gapName]: row[gapName] })
       }
+      /** The summary of a finished run: its head, and the final gap under its name. */
+      const summaryOf = (
+        result: { readonly history: ReadonlyArray<unknown>; readonly stopReason: string; readonly final: { readonly populationSizes: ReadonlyArray<number>; readonly elapsedSeconds: number } },
+        gap: { readonly nashConv: number } | { readonly gap: number }
+      ): GamesPsroSummary => ({
+        kind: "summary",
+        game: config.game,
+        metaSolver: config.metaSolver,
+        iterations: result.history.length,
+        stopReason: result.stopReason,
+        populationSizes: result.final.populationSizes,
+        ...gap,
+        elapsedSeconds: Number(result.final.elapsedSeconds.toFixed(3))
+      })
       let summary: GamesPsroSummary
       if (isJoint) {
         const choice = joint[config.metaSolver as keyof typeof joint]
@@ -85,16 +99,7 @@ export const handleGamesPsro = (config: Configs["games psro"]): Effect.Effect<vo
           onIteration: (r) =>
             report({ iteration: r.iteration + 1, populations: r.populationSizes.join("x"), gap: r.gap, elapsedSeconds: Number(r.elapsedSeconds.toFixed(3)) }, "gap")
         }).pipe(Effect.provide(Highs.layer))
-        summary = {
-          kind: "summary",
-          game: config.game,
-          metaSolver: config.metaSolver,
-          iterations: result.history.length,
-          stopReason: result.stopReason,
-          populationSizes: result.final.populationSizes,
-          gap: result.final.gap,
-          elapsedSeconds: Number(result.final.elapsedSeconds.toFixed(3))
-        }
+        summary = summaryOf(result, { gap: result.final.gap })
       } else {
         const result = yield* PsroExtensive.run(game, {
           metaSolver: config.metaSolver as "uniform" | "nash" | "prd" | "alpharank",
@@ -111,17 +116,7 @@ export const handleGamesPsro = (config: Configs["games psro"]): Effect.Effect<vo
           })
           policy = "policy.json"
         }
-        summary = {
-          kind: "summary",
-          game: config.game,
-          metaSolver: config.metaSolver,
-          iterations: result.history.length,
-          stopReason: result.stopReason,
-          populationSizes: result.final.populationSizes,
-          nashConv: result.final.nashConv,
-          elapsedSeconds: Number(result.final.elapsedSeconds.toFixed(3)),
-          ...(policy === undefined ? {} : { policy })
-        }
+        summary = { ...summaryOf(result, { nashConv: result.final.nashConv }), ...(policy === undefined ? {} : { policy }) }
       }
       run?.append({ ...summary, globalStep: summary.iterations, wallSeconds: summary.elapsedSeconds })
       if (config.json) process.stdout.write(JSON.stringify(summary) + "\n")

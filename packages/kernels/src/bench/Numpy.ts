@@ -7,8 +7,21 @@
  * reported as unavailable with the reason, never thrown (an unhandled `EPIPE` would end the whole process).
  * @since 0.1.0
  */
-import { execFile } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
+
+/**
+ * Whether `python` (default `python3` on PATH) imports NumPy: what the benchmarks' tests check before expecting NumPy
+ * rows (CI installs Debian's python3-numpy, so there it must be true). Synchronous; never throws.
+ */
+export const available = (python = "python3"): boolean => {
+  try {
+    execFileSync(python, ["-c", "import numpy"], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+}
 
 /** The default NumPy script, `bench/numpy_kernels.py` of this package. */
 export const scriptPath = (): string => fileURLToPath(new URL("../../bench/numpy_kernels.py", import.meta.url))
