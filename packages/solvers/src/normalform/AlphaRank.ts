@@ -51,7 +51,6 @@
  */
 import { InvalidOptionError } from "@autodidact/core"
 import { Effect, Schema } from "effect"
-import type { MetaSolver } from "./MetaSolvers.js"
 import { actionsOf, check, InvalidPayoffTensorError, size, strides } from "./PayoffTensor.js"
 import type { PayoffTensor } from "./PayoffTensor.js"
 
@@ -420,14 +419,17 @@ export const alphaRank = (tensor: PayoffTensor, options: Options = {}): Result =
 }
 
 /**
- * α-Rank as a PSRO meta-solver (α-PSRO): each player's strategy is the marginal of π over its population
+ * α-Rank as a PSRO meta-solver (α-PSRO; a `MetaSolvers.MetaSolver`, whose type is not imported here so that
+ * `MetaSolvers` can import this module): each player's strategy is the marginal of π over its population
  * (multi-population chain). `options` as {@link alphaRank} (`populations` is always `"multi"` here); the default is
  * the infinite-α limit (`{ infiniteAlpha: true }`), since a finite α large enough to rank well makes the chain
  * reducible in floating point once payoff gaps reach `~745 / (α (m − 1))` (0.15 at α 100, m 50).
  * Fails with InvalidPayoffTensorError, or InvalidOptionError naming a bad option — `alpha` also when the chain at that
  * α has no unique stationary distribution (choose a smaller `alpha`, or `infiniteAlpha`).
  */
-export const metaSolver = (options: Omit<Options, "populations"> = { infiniteAlpha: true }): MetaSolver => (metaGame) =>
+export const metaSolver = (
+  options: Omit<Options, "populations"> = { infiniteAlpha: true }
+): (metaGame: PayoffTensor) => Effect.Effect<ReadonlyArray<Float64Array>, InvalidPayoffTensorError | InvalidOptionError> => (metaGame) =>
   Effect.suspend((): Effect.Effect<ReadonlyArray<Float64Array>, InvalidPayoffTensorError | InvalidOptionError> => {
     try {
       return Effect.succeed(alphaRank(metaGame, { ...options, populations: "multi" }).marginals)
