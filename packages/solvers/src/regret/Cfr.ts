@@ -1,6 +1,6 @@
 /**
- * Counterfactual regret minimization on a compiled game tree: vanilla CFR, CFR+, Linear CFR, Discounted CFR, and the
- * predictive variants PCFR+ and PDCFR+.
+ * Counterfactual regret minimization on a compiled game tree: vanilla CFR, CFR+, Linear CFR, Discounted CFR, the
+ * predictive variants PCFR+ and PDCFR+, CFR-BR and the LLM-discovered VAD-CFR.
  *
  * **When to use**: to approximate a Nash equilibrium of a 2-player zero-sum game (or a coarse correlated
  * equilibrium of a general one) whose tree fits in memory (Kuhn, Leduc, small custom games). For trees too big to
@@ -23,7 +23,33 @@
  * | `pcfr+` γ (Farina, Kroer & Sandholm 2021; γ 2) | `R ← [R + rᵗ]⁺`; σ from `[R + rᵗ]⁺` | `tᵞ` |
  * | `pdcfr+` α, γ (Xu et al. 2024; 2.3, 5) | `R ← [R · d(t) + rᵗ]⁺`; σ from `[R · d(t+1) + rᵗ]⁺`, `d(t) = (t−1)ᵅ/((t−1)ᵅ+1)` | `tᵞ` |
  * | `cfr-br` (Johanson et al. 2012) | none (`regretMatchingPlus`: `R ← max(R, 0)`) | 1 (`linearAveraging`: `t`) |
+ * | `vad-cfr` (Li et al. 2026) | `R ← max(R · d±(t, v) + r̃, −20)`; σ ∝ `max(R · d± + o(t, v) · r̃, 0)^1.5` | 0 for `t ≤ 500`, then `t^γ(m) · s(m) · g(m)` |
  *
+ * VAD-CFR (Volatility-Adaptive Discounted CFR; Li, Schultz, Hennes, Lanctot, "Discovering Multiagent Learning
+ * Algorithms with Large Language Models", arXiv:2602.16928, §4.2.1 and the discovered source, Appendix 7.1 Listing 5,
+ * constants in {@link VAD}) at info state `I` after the walk of iteration `t`: `r` = `rᵗ(I, ·)` (eq. 4), its magnitude
+ * `m = maxₐ |r(a)|`, the boosted `r̃ = 1.1 · r` where `r > 0` (else `r`); the EWMA `e ← m` at `t = 1`, else
+ * `0.1 · m + 0.9 · e`; volatility `v = min(1, e / 2)`; `α = max(0.1, 1.5 − 0.5v)`, `β = min(α, −0.1 − 0.5v)`,
+ * `d± = t^α/(t^α + 1)` for `R ≥ 0` and `t^β/(t^β + 1)` for `R < 0`; optimism `o = (1 / (1 + (t−1)/100)) ·
+ * max(0, 1 − 0.5v)`; average weight (from `t = 501`) `t^min(4, 2 + 1.5 · min(1, m/2)) · 1/(1 + m^1.5) ·
+ * max(0.1, √(1 + m/2))` times the player's reach, of the policy σᵗ the walk played. Choices the paper leaves open,
+ * made here (Listing 5 gives the three classes, not the CFR driver that calls them):
+ * - `cfr_regrets` is the information-state instantaneous regret `rᵗ(I, a)` of eq. (4) (the sum over `h ∈ I` of this
+ *   walk's counterfactual regrets), the same for all three classes; the policy accumulator's `reach_prob` is summed
+ *   over `h ∈ I` (`Σ πₚ(h)` times the per-info-state weight: OpenSpiel's per-history accumulation, reordered).
+ * - Driver: OpenSpiel's CFR loop (the paper's framework, §4.1; seed CFR+): alternating updates; after player `p`'s
+ *   walk, each of `p`'s info states, reached or not (then `r = 0`), in depth-first discovery order (OpenSpiel's
+ *   `_info_state_nodes` order), gets `PolicyAccumulator` (σᵗ), then `RegretAccumulator`, then
+ *   `PolicyFromRegretAccumulator`. `iteration_number` (0-based) is `t − 1`.
+ * - The EWMA is one number per class instance in Listing 5, shared by every info state and player, updated at each
+ *   call in the order above; the two classes' copies see the same inputs, so they are one stream here
+ *   (`CfrState.ewma`). `PolicyAccumulator` uses the instantaneous `m`, not the EWMA, as in Listing 5.
+ * - Listing 5 is followed where the high-level Listing 3 differs (Listing 3 writes `(t/(t+1))^α` discounts, an
+ *   additive optimism and no EWMA in the policy step).
+ * - Through iteration 500 the cumulative policy is zero, so the average policy is uniform (read `strategy`, the
+ *   current policy, there). `alternatingUpdates: false` updates every info state in index order after one walk.
+ * - The state keeps `r` (`predictions`), each info state's last `v` (`volatility`) and the EWMA, so σ is recomputed
+ *   exactly on resume.
  * CFR-BR (two players, OpenSpiel's `CFRBRSolver`): each iteration first computes every player's exact best response
  * to the current policy σᵗ (defined at every information state as OpenSpiel's `best_response`, see
  * `BestResponse.valueOnTree`'s `complete`), then walks the tree once per player with the *other* players playing their best
@@ -65,6 +91,8 @@
  * @see Xu, Li, Fu, Fu, Xing, Cheng, "Minimizing Weighted Counterfactual Regret with Optimistic Online Mirror Descent",
  *   IJCAI 2024, arXiv:2404.13891
  * @see Johanson, Bard, Burch, Bowling, "Finding Optimal Abstract Strategies in Extensive-Form Games", AAAI 2012
+ * @see Li, Schultz, Hennes, Lanctot, "Discovering Multiagent Learning Algorithms with Large Language Models",
+ *   arXiv:2602.16928 (2026)
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/cfr_br.py
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/cfr.py
  * @category solvers
