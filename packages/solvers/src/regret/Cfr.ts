@@ -357,9 +357,9 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
    * VAD-CFR's current policy of info state `i` after its update at 1-based iteration `t` (`PolicyFromRegretAccumulator`
    * of Listing 5): σ ∝ `max(R·d + o·r̃, 0)^1.5` (uniform when all are 0).
    */
-  const vadPolicy = (i: number, t: number) => {
+  const vadPolicy = (i: number, t: number, discountsReady: boolean) => {
     const vol = volatility[i]!
-    vadDiscounts(t, vol)
+    if (!discountsReady) vadDiscounts(t, vol)
     const optimism = VAD.initialOptimism / (1 + (t - 1) / VAD.optimismDecay) * Math.max(0, 1 - VAD.volatilitySensitivity * vol)
     const s0 = infoOffset[i]!
     const s1 = infoOffset[i + 1]!
@@ -417,7 +417,7 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
         const next = (R >= 0 ? dPos : dNeg) * R + boosted
         regrets[s] = next > VAD.negativeRegretCap ? next : VAD.negativeRegretCap
       }
-      vadPolicy(i, t)
+      vadPolicy(i, t, true)
     }
   }
 
@@ -631,7 +631,7 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
 
   // σ of the state given: regret matching of its regrets (with its prediction, for the predictive variants)
   if (predictive) predictiveMatching(undefined, st.iteration, false)
-  else if (vad) for (let i = 0; i < tree.numInfoStates; i++) vadPolicy(i, Math.max(st.iteration, 1))
+  else if (vad) for (let i = 0; i < tree.numInfoStates; i++) vadPolicy(i, Math.max(st.iteration, 1), false)
   else regretMatching(undefined)
   return {
     ...regretSolver(tree, st, step),
