@@ -51,8 +51,10 @@
 import { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
 import * as Equilibrium from "./Equilibrium.js"
-import type { MetaSolver } from "./MetaSolvers.js"
 import { check, type InvalidPayoffTensorError, type PayoffTensor } from "./PayoffTensor.js"
+
+/** A SHOR meta-solver: a `MetaSolvers.MetaSolver` that needs no HiGHS (one distribution per player). */
+export type ShorMetaSolver = (metaGame: PayoffTensor) => Effect.Effect<ReadonlyArray<Float64Array>, InvalidPayoffTensorError | InvalidOptionError>
 
 /** Options of {@link hybridOrm} (Listing 6's `_hybrid_orm_solver` arguments). */
 export interface HybridOptions {
@@ -205,7 +207,7 @@ export const trainSchedule = (call: number, populationSize: number, options: Tra
  *
  * Fails with `InvalidPayoffTensorError` for a malformed tensor and `InvalidOptionError` naming a bad option.
  */
-export const trainMetaSolver = (options: TrainOptions = {}): MetaSolver => {
+export const trainMetaSolver = (options: TrainOptions = {}): ShorMetaSolver => {
   let calls = 0
   return (metaGame) =>
     Effect.suspend(() => {
@@ -238,7 +240,7 @@ export interface EvalOptions {
  *
  * Fails with `InvalidPayoffTensorError` for a malformed tensor and `InvalidOptionError` naming a bad option.
  */
-export const evalMetaSolver = (options: EvalOptions = {}): MetaSolver => (metaGame) =>
+export const evalMetaSolver = (options: EvalOptions = {}): ShorMetaSolver => (metaGame) =>
   Effect.suspend(() => {
     const bad = check(metaGame.shape, metaGame.payoffs)
     if (bad !== undefined) return Effect.fail(bad)

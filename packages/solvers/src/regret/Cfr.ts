@@ -47,7 +47,9 @@
  * - Listing 5 is followed where the high-level Listing 3 differs (Listing 3 writes `(t/(t+1))^α` discounts, an
  *   additive optimism and no EWMA in the policy step).
  * - Through iteration 500 the cumulative policy is zero, so the average policy is uniform (read `strategy`, the
- *   current policy, there). `alternatingUpdates: false` updates every info state in index order after one walk.
+ *   current policy, there). `alternatingUpdates: false` updates every info state in index order after one walk;
+ *   the rules were found with alternating updates, and simultaneous ones can cycle (the tiny matching game of the
+ *   tests: NashConv 0.28 after 2,000 iterations, uniform play 0.375; Kuhn: 1.6e-2 after 600).
  * - The state keeps `r` (`predictions`), each info state's last `v` (`volatility`) and the EWMA, so σ is recomputed
  *   exactly on resume.
  * CFR-BR (two players, OpenSpiel's `CFRBRSolver`): each iteration first computes every player's exact best response
