@@ -256,8 +256,9 @@ export const regretSolver = <S extends CfrState>(tree: GameTree, state: S, step:
 
 /**
  * Make a CFR-family solver on a compiled tree: CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014, arXiv:1407.5042),
- * LCFR or DCFR (Brown & Sandholm 2019, arXiv:1809.04040), per `options.variant` (default `"cfr"`; see the module
- * docs for one iteration and each variant's regret transform and averaging weight).
+ * LCFR or DCFR (Brown & Sandholm 2019, arXiv:1809.04040), PCFR+, PDCFR+, CFR-BR or VAD-CFR (Li et al. 2026,
+ * arXiv:2602.16928), per `options.variant` (default `"cfr"`; see the module docs for one iteration and each variant's
+ * regret transform and averaging weight; VAD-CFR's constants are {@link VAD}, not options).
  *
  * **Shapes**: the solver's arrays (`state.regrets`, `state.cumulativePolicy`, `strategy`, `averageProbabilities()`)
  * have one entry per slot of `tree` (`tree.numSlots`: one per information state and legal action, in

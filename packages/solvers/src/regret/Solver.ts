@@ -353,7 +353,8 @@ export interface Hooks {
  * slicing never changes the numbers, and resuming continues bit for bit.
  *
  * Algorithms and papers: CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014, arXiv:1407.5042), LCFR and DCFR
- * (Brown & Sandholm 2019, arXiv:1809.04040), external/outcome-sampling MCCFR (Lanctot et al. 2009); NashConv as
+ * (Brown & Sandholm 2019, arXiv:1809.04040), VAD-CFR (Li et al. 2026, arXiv:2602.16928; its average policy is uniform
+ * through iteration 500, its hard warm start), external/outcome-sampling MCCFR (Lanctot et al. 2009); NashConv as
  * OpenSpiel (arXiv:1908.09453).
  *
  * **Errors**: those of {@link make} (`UnknownAlgorithmError`, `InvalidOptionError`).
