@@ -26,6 +26,7 @@ const rows: Array<Row> = []
 for (const [name, game] of games) {
   const tree = GameTree.compile(game)
   let pdSeconds = NaN
+  for (const variant of variants) Cfr.make(tree, { variant }).run(20) // JIT warm-up of every code path
   for (const variant of variants) {
     const nashConv: Record<number, number> = {}
     const currentNashConv: Record<number, number> = {}
