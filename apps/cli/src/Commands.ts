@@ -29,7 +29,7 @@ export const psroMetaSolvers = ["uniform", "nash", "prd", "alpharank", "ce", "cc
 export const jointPsroMetaSolvers = ["ce", "cce", "mgce", "mgcce"] as const
 
 /** `Solver.algorithms` of `@autodidact/solvers` (checked by a test). */
-export const solverAlgorithms = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br", "es-mccfr", "os-mccfr"] as const
+export const solverAlgorithms = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br", "vad-cfr", "es-mccfr", "os-mccfr"] as const
 /**
  * The built-in advantage estimators of `@autodidact/optim` that train the text envs (`Advantages.builtinNames`
  * without `gae`, which needs a critic; checked by a test), the default first: what `train --algo` and

@@ -33,7 +33,9 @@ describe("checkMetaSolver on every named built-in meta-solver, with its declared
   // PRD with 2000 steps instead of OpenSpiel's 100000 keeps the run cheap; it claims only a distribution either way
   for (const name of MetaSolvers.metaSolverNames) {
     it(`PSRO "${name}" (${MetaSolvers.claims[name].claims})`, async () => {
-      const report = await CheckMetaSolver.checkMetaSolver(MetaSolvers.named(name, { iterations: 2000 }), { name, ...MetaSolvers.claims[name], highs: Highs.layer })
+      // "shor" is stateful by design (its annealing advances at each call), so the same game twice differs
+      const skip: ReadonlyArray<CheckMetaSolver.Property> = name === "shor" ? ["determinism"] : []
+      const report = await CheckMetaSolver.checkMetaSolver(MetaSolvers.named(name, { iterations: 2000 }), { name, ...MetaSolvers.claims[name], skip, highs: Highs.layer })
       expect(report.solver).toBe(name)
       expect(report.claims).toBe(MetaSolvers.claims[name].claims)
       expect(report.games.length).toBeGreaterThanOrEqual(4)

@@ -42,6 +42,7 @@ import { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
 import * as AlphaRank from "./AlphaRank.js"
 import * as Equilibrium from "./Equilibrium.js"
+import * as ShorPsro from "./ShorPsro.js"
 import { Highs, LpSolveError } from "./Highs.js"
 import type { Options as HighsOptions, Row } from "./Highs.js"
 import { check, InvalidPayoffTensorError, scale, size, strides } from "./PayoffTensor.js"
@@ -476,7 +477,7 @@ export interface Declaration {
 }
 
 /** The names {@link named} knows. */
-export const metaSolverNames = ["uniform", "nash", "prd", "alpharank"] as const
+export const metaSolverNames = ["uniform", "nash", "prd", "alpharank", "shor"] as const
 
 /** A name of {@link named}. */
 export type MetaSolverName = typeof metaSolverNames[number]
@@ -485,18 +486,23 @@ export type MetaSolverName = typeof metaSolverNames[number]
  * What each named PSRO meta-solver claims: `uniform` is exactly uniform; `nash` (the maximin LP) a Nash equilibrium
  * of two-player zero-sum games; `prd` (projected replicator dynamics) only a distribution — its average approaches
  * an equilibrium in many games but its definition guarantees none; `alpharank` (the marginals of α-Rank's stationary
- * distribution, α-PSRO) ranks by evolutionary dynamics, not by an equilibrium condition, so it claims none either.
+ * distribution, α-PSRO) ranks by evolutionary dynamics, not by an equilibrium condition, so it claims none either;
+ * `shor` (SHOR-PSRO's annealed hybrid training solver, `ShorPsro.trainMetaSolver`) promises only distributions.
  */
 export const claims: { readonly [K in MetaSolverName]: Declaration } = {
   uniform: { output: "profile", claims: "uniform", scope: "general" },
   nash: { output: "profile", claims: "nash", scope: "two-player-zero-sum" },
   prd: { output: "profile", claims: "none", scope: "general" },
-  alpharank: { output: "profile", claims: "none", scope: "general" }
+  alpharank: { output: "profile", claims: "none", scope: "general" },
+  shor: { output: "profile", claims: "none", scope: "general" }
 }
 
 /**
  * PSRO meta-solvers by name: `"uniform"`, `"nash"` (2-player zero-sum LP), `"prd"` (projected replicator dynamics,
- * options `prd`), `"alpharank"` (`AlphaRank.metaSolver`, options `alphaRank`, default the infinite-α limit).
+ * options `prd`), `"alpharank"` (`AlphaRank.metaSolver`, options `alphaRank`, default the infinite-α limit),
+ * `"shor"` (`ShorPsro.trainMetaSolver()`, SHOR-PSRO's training-time solver, Li et al. 2026, arXiv:2602.16928: stateful,
+ * its annealing advances at each call, so every call of `named("shor")` makes a fresh one — `choose` does so once per
+ * PSRO run).
  */
 export const named = (name: MetaSolverName, prd: ReplicatorOptions = {}, alphaRank?: Omit<AlphaRank.Options, "populations">): MetaSolver => {
   switch (name) {
@@ -508,6 +514,8 @@ export const named = (name: MetaSolverName, prd: ReplicatorOptions = {}, alphaRa
       return (g) => replicatorDynamics(g, prd)
     case "alpharank":
       return AlphaRank.metaSolver(alphaRank)
+    case "shor":
+      return ShorPsro.trainMetaSolver()
   }
 }
 
@@ -544,7 +552,10 @@ export const namedJoint = (name: JointMetaSolverName, options: Omit<CorrelatedOp
 
 /** The meta-solver options of `Psro.run` and `PsroExtensive.run` (see {@link choose}). */
 export interface ChoiceOptions {
-  /** `"uniform"`, `"nash"` (two-player constant-sum LP), `"prd"` (projected replicator dynamics), `"alpharank"` or a custom solver. */
+  /**
+   * `"uniform"`, `"nash"` (two-player constant-sum LP), `"prd"` (projected replicator dynamics), `"alpharank"`,
+   * `"shor"` (SHOR-PSRO's training solver, a fresh schedule per run) or a custom solver.
+   */
   readonly metaSolver: MetaSolverName | MetaSolver
   /** Options of the `"prd"` meta-solver (OpenSpiel's defaults). */
   readonly prd?: ReplicatorOptions | undefined

@@ -1,6 +1,6 @@
 /**
- * Counterfactual regret minimization on a compiled game tree: vanilla CFR, CFR+, Linear CFR, Discounted CFR, and the
- * predictive variants PCFR+ and PDCFR+.
+ * Counterfactual regret minimization on a compiled game tree: vanilla CFR, CFR+, Linear CFR, Discounted CFR, the
+ * predictive variants PCFR+ and PDCFR+, CFR-BR and the LLM-discovered VAD-CFR.
  *
  * **When to use**: to approximate a Nash equilibrium of a 2-player zero-sum game (or a coarse correlated
  * equilibrium of a general one) whose tree fits in memory (Kuhn, Leduc, small custom games). For trees too big to
@@ -23,7 +23,35 @@
  * | `pcfr+` γ (Farina, Kroer & Sandholm 2021; γ 2) | `R ← [R + rᵗ]⁺`; σ from `[R + rᵗ]⁺` | `tᵞ` |
  * | `pdcfr+` α, γ (Xu et al. 2024; 2.3, 5) | `R ← [R · d(t) + rᵗ]⁺`; σ from `[R · d(t+1) + rᵗ]⁺`, `d(t) = (t−1)ᵅ/((t−1)ᵅ+1)` | `tᵞ` |
  * | `cfr-br` (Johanson et al. 2012) | none (`regretMatchingPlus`: `R ← max(R, 0)`) | 1 (`linearAveraging`: `t`) |
+ * | `vad-cfr` (Li et al. 2026) | `R ← max(R · d±(t, v) + r̃, −20)`; σ ∝ `max(R · d± + o(t, v) · r̃, 0)^1.5` | 0 for `t ≤ 500`, then `t^γ(m) · s(m) · g(m)` |
  *
+ * VAD-CFR (Volatility-Adaptive Discounted CFR; Li, Schultz, Hennes, Lanctot, "Discovering Multiagent Learning
+ * Algorithms with Large Language Models", arXiv:2602.16928, §4.2.1 and the discovered source, Appendix 7.1 Listing 5,
+ * constants in {@link VAD}) at info state `I` after the walk of iteration `t`: `r` = `rᵗ(I, ·)` (eq. 4), its magnitude
+ * `m = maxₐ |r(a)|`, the boosted `r̃ = 1.1 · r` where `r > 0` (else `r`); the EWMA `e ← m` at `t = 1`, else
+ * `0.1 · m + 0.9 · e`; volatility `v = min(1, e / 2)`; `α = max(0.1, 1.5 − 0.5v)`, `β = min(α, −0.1 − 0.5v)`,
+ * `d± = t^α/(t^α + 1)` for `R ≥ 0` and `t^β/(t^β + 1)` for `R < 0`; optimism `o = (1 / (1 + (t−1)/100)) ·
+ * max(0, 1 − 0.5v)`; average weight (from `t = 501`) `t^min(4, 2 + 1.5 · min(1, m/2)) · 1/(1 + m^1.5) ·
+ * max(0.1, √(1 + m/2))` times the player's reach, of the policy σᵗ the walk played. Choices the paper leaves open,
+ * made here (Listing 5 gives the three classes, not the CFR driver that calls them):
+ * - `cfr_regrets` is the information-state instantaneous regret `rᵗ(I, a)` of eq. (4) (the sum over `h ∈ I` of this
+ *   walk's counterfactual regrets), the same for all three classes; the policy accumulator's `reach_prob` is summed
+ *   over `h ∈ I` (`Σ πₚ(h)` times the per-info-state weight: OpenSpiel's per-history accumulation, reordered).
+ * - Driver: OpenSpiel's CFR loop (the paper's framework, §4.1; seed CFR+): alternating updates; after player `p`'s
+ *   walk, each of `p`'s info states, reached or not (then `r = 0`), in depth-first discovery order (OpenSpiel's
+ *   `_info_state_nodes` order), gets `PolicyAccumulator` (σᵗ), then `RegretAccumulator`, then
+ *   `PolicyFromRegretAccumulator`. `iteration_number` (0-based) is `t − 1`.
+ * - The EWMA is one number per class instance in Listing 5, shared by every info state and player, updated at each
+ *   call in the order above; the two classes' copies see the same inputs, so they are one stream here
+ *   (`CfrState.ewma`). `PolicyAccumulator` uses the instantaneous `m`, not the EWMA, as in Listing 5.
+ * - Listing 5 is followed where the high-level Listing 3 differs (Listing 3 writes `(t/(t+1))^α` discounts, an
+ *   additive optimism and no EWMA in the policy step).
+ * - Through iteration 500 the cumulative policy is zero, so the average policy is uniform (read `strategy`, the
+ *   current policy, there). `alternatingUpdates: false` updates every info state in index order after one walk;
+ *   the rules were found with alternating updates, and simultaneous ones can cycle (the tiny matching game of the
+ *   tests: NashConv 0.28 after 2,000 iterations, uniform play 0.375; Kuhn: 1.6e-2 after 600).
+ * - The state keeps `r` (`predictions`), each info state's last `v` (`volatility`) and the EWMA, so σ is recomputed
+ *   exactly on resume.
  * CFR-BR (two players, OpenSpiel's `CFRBRSolver`): each iteration first computes every player's exact best response
  * to the current policy σᵗ (defined at every information state as OpenSpiel's `best_response`, see
  * `BestResponse.valueOnTree`'s `complete`), then walks the tree once per player with the *other* players playing their best
@@ -65,6 +93,8 @@
  * @see Xu, Li, Fu, Fu, Xing, Cheng, "Minimizing Weighted Counterfactual Regret with Optimistic Online Mirror Descent",
  *   IJCAI 2024, arXiv:2404.13891
  * @see Johanson, Bard, Burch, Bowling, "Finding Optimal Abstract Strategies in Extensive-Form Games", AAAI 2012
+ * @see Li, Schultz, Hennes, Lanctot, "Discovering Multiagent Learning Algorithms with Large Language Models",
+ *   arXiv:2602.16928 (2026)
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/cfr_br.py
  * @see https://github.com/google-deepmind/open_spiel/blob/master/open_spiel/python/algorithms/cfr.py
  * @category solvers
@@ -75,9 +105,46 @@ import { CHANCE_NODE, type GameTree, TERMINAL_NODE } from "../tree/GameTree.js"
 import * as TabularPolicy from "../tree/TabularPolicy.js"
 
 /** The CFR variants. */
-export type Variant = "cfr" | "cfr+" | "lcfr" | "dcfr" | "pcfr+" | "pdcfr+" | "cfr-br"
+export type Variant = "cfr" | "cfr+" | "lcfr" | "dcfr" | "pcfr+" | "pdcfr+" | "cfr-br" | "vad-cfr"
 /** Every {@link Variant}, in the order of the module docs' table. */
-export const variants: ReadonlyArray<Variant> = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br"]
+export const variants: ReadonlyArray<Variant> = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br", "vad-cfr"]
+
+/**
+ * VAD-CFR's constants, the defaults of the discovered program (Li et al. 2026, arXiv:2602.16928, Appendix 7.1,
+ * Listing 5): `RegretAccumulator`, `PolicyFromRegretAccumulator` and `PolicyAccumulator` constructor defaults.
+ */
+export const VAD = {
+  /** `base_alpha`, `base_beta`: discount exponents of positive / negative cumulative regrets at zero volatility. */
+  baseAlpha: 1.5,
+  baseBeta: -0.1,
+  /** Floor of the adaptive α (`max(0.1, …)`). */
+  alphaMin: 0.1,
+  /** `volatility_sensitivity`: how much the volatility lowers α, β and the optimism. */
+  volatilitySensitivity: 0.5,
+  /** `max_expected_instantaneous_regret`: volatility `= min(1, EWMA / 2)`. */
+  maxExpectedRegret: 2,
+  /** `instantaneous_regret_boost_factor`: positive instantaneous regrets are multiplied by this. */
+  boost: 1.1,
+  /** `ewma_decay_factor`: EWMA ← 0.1 · magnitude + 0.9 · EWMA. */
+  ewmaDecay: 0.1,
+  /** `negative_regret_cap`: cumulative regrets are floored here. */
+  negativeRegretCap: -20,
+  /** `initial_optimism_factor`, `optimism_decay_factor`: optimism `1 / (1 + t₀ / 100)` (t₀ the 0-based iteration). */
+  initialOptimism: 1,
+  optimismDecay: 100,
+  /** `positive_policy_exponent`: σ ∝ `max(projected, 0)^1.5`. */
+  policyExponent: 1.5,
+  /** `warmup_iterations`: no average-policy accumulation for the first 500 iterations. */
+  warmupIterations: 500,
+  /** `base_gamma`, `gamma_max`, `gamma_volatility_sensitivity`: average weight `t^min(4, 2 + 1.5 · v)`. */
+  baseGamma: 2,
+  gammaMax: 4,
+  gammaVolatilitySensitivity: 1.5,
+  /** `stability_exponent`: stability factor `1 / (1 + m^1.5)`. */
+  stabilityExponent: 1.5,
+  /** `regret_magnitude_weighting_exponent`: magnitude factor `max(0.1, (1 + m / 2)^0.5)`. */
+  magnitudeExponent: 0.5
+} as const
 
 /** Options of {@link make}; defaults are OpenSpiel's. */
 export interface Options {
@@ -109,8 +176,15 @@ export interface CfrState {
   iteration: number
   readonly regrets: Float64Array
   readonly cumulativePolicy: Float64Array
-  /** The predictive variants' prediction: the instantaneous regrets `rᵗ` of each slot's last update (else absent). */
+  /**
+   * The predictive variants' prediction, and VAD-CFR's last instantaneous regrets: the instantaneous regrets `rᵗ` of
+   * each slot's last update (else absent).
+   */
   readonly predictions?: Float64Array | undefined
+  /** VAD-CFR: the normalized volatility `v ∈ [0, 1]` of each information state's last update (else absent). */
+  readonly volatility?: Float64Array | undefined
+  /** VAD-CFR: one entry, the EWMA of the instantaneous regret magnitude, shared by all info states (else absent). */
+  readonly ewma?: Float64Array | undefined
 }
 
 /**
@@ -182,8 +256,9 @@ export const regretSolver = <S extends CfrState>(tree: GameTree, state: S, step:
 
 /**
  * Make a CFR-family solver on a compiled tree: CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014, arXiv:1407.5042),
- * LCFR or DCFR (Brown & Sandholm 2019, arXiv:1809.04040), per `options.variant` (default `"cfr"`; see the module
- * docs for one iteration and each variant's regret transform and averaging weight).
+ * LCFR or DCFR (Brown & Sandholm 2019, arXiv:1809.04040), PCFR+, PDCFR+, CFR-BR or VAD-CFR (Li et al. 2026,
+ * arXiv:2602.16928), per `options.variant` (default `"cfr"`; see the module docs for one iteration and each variant's
+ * regret transform and averaging weight; VAD-CFR's constants are {@link VAD}, not options).
  *
  * **Shapes**: the solver's arrays (`state.regrets`, `state.cumulativePolicy`, `strategy`, `averageProbabilities()`)
  * have one entry per slot of `tree` (`tree.numSlots`: one per information state and legal action, in
@@ -216,7 +291,11 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
     regrets: new Float64Array(tree.numSlots),
     cumulativePolicy: new Float64Array(tree.numSlots)
   }
-  const st: CfrState = predictive && given.predictions === undefined ? Object.assign(given, { predictions: new Float64Array(tree.numSlots) }) : given
+  const vad = variant === "vad-cfr"
+  if ((predictive || vad) && given.predictions === undefined) Object.assign(given, { predictions: new Float64Array(tree.numSlots) })
+  if (vad && given.volatility === undefined) Object.assign(given, { volatility: new Float64Array(tree.numInfoStates) })
+  if (vad && given.ewma === undefined) Object.assign(given, { ewma: new Float64Array(1) })
+  const st: CfrState = given
   const { nodeKind, nodePlayer, nodeInfo, edgeStart, edgeChild, edgeProb, infoOffset, utilities } = tree
   const np = tree.numPlayers
   const regrets = st.regrets
@@ -231,7 +310,11 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
   // The walks add counterfactual regrets into `acc`: the cumulative regrets, or (predictive variants) this walk's
   // instantaneous regrets, which then become the prediction.
   const predictions = st.predictions ?? new Float64Array(0)
-  const acc = predictive ? predictions : regrets
+  const acc = predictive || vad ? predictions : regrets
+  // VAD-CFR: per info state, the volatility of its last update, this walk's reach `Σ_{h∈I} πₚ(h)`, and the EWMA.
+  const volatility = st.volatility ?? new Float64Array(0)
+  const ewma = st.ewma ?? new Float64Array(1)
+  const reachSum = vad ? new Float64Array(tree.numInfoStates) : new Float64Array(0)
   // The policy the walks read at the other players' nodes: σ, or (CFR-BR) their best responses to σ.
   const brPolicy = br ? new Float64Array(tree.numSlots) : strategy
   const brWorkspace = br ? BestResponse.workspace(tree) : undefined
@@ -247,10 +330,98 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
     return x / (x + 1)
   }
 
-  /** Zero the instantaneous regrets of the info states in `infos` (all when undefined) before a walk. */
+  /** Zero the instantaneous regrets (and VAD-CFR's reaches) of the info states in `infos` (all when undefined). */
   const clearInstant = (infos: Int32Array | undefined) => {
-    if (infos === undefined) predictions.fill(0)
-    else for (let j = 0; j < infos.length; j++) predictions.fill(0, infoOffset[infos[j]!]!, infoOffset[infos[j]! + 1]!)
+    if (infos === undefined) {
+      predictions.fill(0)
+      reachSum.fill(0)
+    } else {
+      for (let j = 0; j < infos.length; j++) {
+        const i = infos[j]!
+        predictions.fill(0, infoOffset[i]!, infoOffset[i + 1]!)
+        if (vad) reachSum[i] = 0
+      }
+    }
+  }
+
+  /** VAD-CFR's discounts of positive and negative cumulative regrets at 1-based iteration `t`, volatility `vol`. */
+  let dPos = 1
+  let dNeg = 1
+  const vadDiscounts = (t: number, vol: number) => {
+    const a = Math.max(VAD.alphaMin, VAD.baseAlpha - VAD.volatilitySensitivity * vol)
+    const b = Math.min(a, VAD.baseBeta - VAD.volatilitySensitivity * vol)
+    const xa = Math.pow(t, a)
+    const xb = Math.pow(t, b)
+    dPos = xa / (xa + 1)
+    dNeg = xb / (xb + 1)
+  }
+
+  /**
+   * VAD-CFR's current policy of info state `i` after its update at 1-based iteration `t` (`PolicyFromRegretAccumulator`
+   * of Listing 5): σ ∝ `max(R·d + o·r̃, 0)^1.5` (uniform when all are 0).
+   */
+  const vadPolicy = (i: number, t: number, discountsReady: boolean) => {
+    const vol = volatility[i]!
+    if (!discountsReady) vadDiscounts(t, vol)
+    const optimism = VAD.initialOptimism / (1 + (t - 1) / VAD.optimismDecay) * Math.max(0, 1 - VAD.volatilitySensitivity * vol)
+    const s0 = infoOffset[i]!
+    const s1 = infoOffset[i + 1]!
+    let sum = 0
+    for (let s = s0; s < s1; s++) {
+      const r = predictions[s]!
+      const boosted = r > 0 ? r * VAD.boost : r
+      const R = regrets[s]!
+      const projected = (R >= 0 ? dPos : dNeg) * R + optimism * boosted
+      const w = Math.pow(Math.max(0, projected), VAD.policyExponent)
+      strategy[s] = w
+      sum += w
+    }
+    if (sum > 0) for (let s = s0; s < s1; s++) strategy[s] = strategy[s]! / sum
+    else for (let s = s0; s < s1; s++) strategy[s] = 1 / (s1 - s0)
+  }
+
+  /**
+   * VAD-CFR's update of the info states in `infos` (all when undefined), in that order, after iteration `t`'s walk:
+   * for each, the EWMA and volatility, the average-policy accumulation (from iteration 501 on), the regret update
+   * and the new current policy (Listing 5's three classes, one call each per info state).
+   */
+  const vadUpdate = (infos: Int32Array | undefined, t: number) => {
+    const count = infos === undefined ? tree.numInfoStates : infos.length
+    for (let j = 0; j < count; j++) {
+      const i = infos === undefined ? j : infos[j]!
+      const s0 = infoOffset[i]!
+      const s1 = infoOffset[i + 1]!
+      let mag = 0
+      for (let s = s0; s < s1; s++) {
+        const a = Math.abs(predictions[s]!)
+        if (a > mag) mag = a
+      }
+      const e = t === 1 ? mag : VAD.ewmaDecay * mag + (1 - VAD.ewmaDecay) * ewma[0]!
+      ewma[0] = e
+      const vol = Math.min(1, e / VAD.maxExpectedRegret)
+      volatility[i] = vol
+      // PolicyAccumulator: hard warm start, then time × stability × magnitude weights of the policy played (σᵗ)
+      if (t > VAD.warmupIterations) {
+        const instVol = Math.min(1, mag / VAD.maxExpectedRegret)
+        const g = Math.min(VAD.gammaMax, VAD.baseGamma + VAD.gammaVolatilitySensitivity * instVol)
+        const temporal = Math.pow(t, g)
+        const stability = 1 / (1 + Math.pow(mag, VAD.stabilityExponent))
+        const magnitude = Math.max(0.1, Math.pow(1 + mag / VAD.maxExpectedRegret, VAD.magnitudeExponent))
+        const w = temporal * stability * magnitude
+        const reach = reachSum[i]!
+        for (let s = s0; s < s1; s++) cum[s] += w * reach * strategy[s]!
+      }
+      // RegretAccumulator: sign-dependent adaptive discount, boosted positive instantaneous regrets, floor −20
+      vadDiscounts(t, vol)
+      for (let s = s0; s < s1; s++) {
+        const r = predictions[s]!
+        const boosted = r > 0 ? r * VAD.boost : r
+        const R = regrets[s]!
+        const next = (R >= 0 ? dPos : dNeg) * R + boosted
+        regrets[s] = next > VAD.negativeRegretCap ? next : VAD.negativeRegretCap
+      }
+      vadPolicy(i, t, true)
+    }
   }
 
   /**
@@ -342,6 +513,11 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
       v += s * cv
     }
     const cf = reachOpp * reachChance
+    if (vad) {
+      for (let e = e0; e < e1; e++) acc[off + e] += cf * (childValue[e]! - v)
+      reachSum[nodeInfo[n]!] += reachP
+      return v
+    }
     for (let e = e0; e < e1; e++) {
       acc[off + e] += cf * (childValue[e]! - v)
       addAverage(off + e, reachP, strategy[off + e]!)
@@ -392,8 +568,9 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
     const reachQ = reachBuf[r0 + q]!
     for (let e = e0; e < e1; e++) {
       acc[off + e] += cf * (valueBuf[edgeChild[e]! * np + q]! - vq)
-      addAverage(off + e, reachQ, strategy[off + e]!)
+      if (!vad) addAverage(off + e, reachQ, strategy[off + e]!)
     }
+    if (vad) reachSum[nodeInfo[n]!] += reachQ
   }
 
   /** Regret transform of the info states in `infos` (all when undefined) after a walk. */
@@ -433,9 +610,10 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
     } else if (opts.alternatingUpdates) {
       for (p = 0; p < np; p++) {
         const mine = tree.playerInfoStates[p]!
-        if (predictive) clearInstant(mine)
+        if (predictive || vad) clearInstant(mine)
         walk(0, 1, 1, 1)
         if (predictive) predictiveMatching(mine, t, true)
+        else if (vad) vadUpdate(mine, t)
         else {
           transform(mine, t)
           regretMatching(mine)
@@ -443,9 +621,10 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
       }
     } else {
       for (let i = 0; i < np; i++) reachBuf[i] = 1
-      if (predictive) clearInstant(undefined)
+      if (predictive || vad) clearInstant(undefined)
       walkAll(0, 0, 1)
       if (predictive) predictiveMatching(undefined, t, true)
+      else if (vad) vadUpdate(undefined, t)
       else {
         transform(undefined, t)
         regretMatching(undefined)
@@ -455,6 +634,7 @@ export const make = (tree: GameTree, options: Options = {}, state?: CfrState): C
 
   // σ of the state given: regret matching of its regrets (with its prediction, for the predictive variants)
   if (predictive) predictiveMatching(undefined, st.iteration, false)
+  else if (vad) for (let i = 0; i < tree.numInfoStates; i++) vadPolicy(i, Math.max(st.iteration, 1), false)
   else regretMatching(undefined)
   return {
     ...regretSolver(tree, st, step),

@@ -8,7 +8,8 @@
  * {@link toJson} / {@link fromJson} are the browser-safe document codec they use.
  *
  * **Details**
- * - Algorithms: `cfr`, `cfr+`, `lcfr`, `dcfr`, `pcfr+`, `pdcfr+`, `cfr-br` (`Cfr`), `es-mccfr`, `os-mccfr` (`Mccfr`).
+ * - Algorithms: `cfr`, `cfr+`, `lcfr`, `dcfr`, `pcfr+`, `pdcfr+`, `cfr-br`, `vad-cfr` (`Cfr`), `es-mccfr`, `os-mccfr`
+ *   (`Mccfr`).
  * - `iterations` is the number of iterations this call runs (on top of a resumed state's). A {@link Progress} report
  *   (`iteration`, `nashConv` and `exploitability` of the average policy, `elapsedSeconds` of this call) is made
  *   every `reportEvery` iterations and after the last one.
@@ -52,9 +53,9 @@ import * as Mccfr from "./Mccfr.js"
 import type * as TabularPolicy from "../tree/TabularPolicy.js"
 
 /** Algorithm names accepted by {@link solve}. */
-export type Algorithm = "cfr" | "cfr+" | "lcfr" | "dcfr" | "pcfr+" | "pdcfr+" | "cfr-br" | "es-mccfr" | "os-mccfr"
+export type Algorithm = "cfr" | "cfr+" | "lcfr" | "dcfr" | "pcfr+" | "pdcfr+" | "cfr-br" | "vad-cfr" | "es-mccfr" | "os-mccfr"
 /** Every {@link Algorithm} (what the CLI's `games solve --algo` accepts). */
-export const algorithms: ReadonlyArray<Algorithm> = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br", "es-mccfr", "os-mccfr"]
+export const algorithms: ReadonlyArray<Algorithm> = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br", "vad-cfr", "es-mccfr", "os-mccfr"]
 
 /** Options of {@link solve}. */
 export interface Options {
@@ -104,8 +105,12 @@ export interface SolverState {
   readonly cumulativePolicy: Float64Array
   /** MCCFR generator state. */
   readonly rng?: RngState | undefined
-  /** PCFR+ / PDCFR+: the prediction (last instantaneous regrets, one per slot). */
+  /** PCFR+ / PDCFR+: the prediction (last instantaneous regrets, one per slot); VAD-CFR: its last instantaneous regrets. */
   readonly predictions?: Float64Array | undefined
+  /** VAD-CFR: the volatility of each information state's last update (one per info state). */
+  readonly volatility?: Float64Array | undefined
+  /** VAD-CFR: the EWMA of the instantaneous regret magnitude (one entry). */
+  readonly ewma?: Float64Array | undefined
 }
 
 /** What {@link solve} returns. */
@@ -220,7 +225,9 @@ export const make = (game: Game, options: Options): Effect.Effect<Session, Unkno
         regrets: copy(solver.state.regrets),
         cumulativePolicy: copy(solver.state.cumulativePolicy),
         ...(solver.state.rng === undefined ? {} : { rng: solver.state.rng.getState() }),
-        ...(solver.state.predictions === undefined ? {} : { predictions: copy(solver.state.predictions) })
+        ...(solver.state.predictions === undefined ? {} : { predictions: copy(solver.state.predictions) }),
+        ...(solver.state.volatility === undefined ? {} : { volatility: copy(solver.state.volatility) }),
+        ...(solver.state.ewma === undefined ? {} : { ewma: copy(solver.state.ewma) })
       })
     })
     if (algo === "es-mccfr" || algo === "os-mccfr") {
@@ -237,7 +244,9 @@ export const make = (game: Game, options: Options): Effect.Effect<Session, Unkno
       iteration: resume.iteration,
       regrets: copy(resume.regrets),
       cumulativePolicy: copy(resume.cumulativePolicy),
-      ...(resume.predictions === undefined ? {} : { predictions: copy(resume.predictions) })
+      ...(resume.predictions === undefined ? {} : { predictions: copy(resume.predictions) }),
+      ...(resume.volatility === undefined ? {} : { volatility: copy(resume.volatility) }),
+      ...(resume.ewma === undefined ? {} : { ewma: copy(resume.ewma) })
     }
     return sessionOf(Cfr.make(tree, {
       variant: algo,
@@ -344,7 +353,8 @@ export interface Hooks {
  * slicing never changes the numbers, and resuming continues bit for bit.
  *
  * Algorithms and papers: CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014, arXiv:1407.5042), LCFR and DCFR
- * (Brown & Sandholm 2019, arXiv:1809.04040), external/outcome-sampling MCCFR (Lanctot et al. 2009); NashConv as
+ * (Brown & Sandholm 2019, arXiv:1809.04040), VAD-CFR (Li et al. 2026, arXiv:2602.16928; its average policy is uniform
+ * through iteration 500, its hard warm start), external/outcome-sampling MCCFR (Lanctot et al. 2009); NashConv as
  * OpenSpiel (arXiv:1908.09453).
  *
  * **Errors**: those of {@link make} (`UnknownAlgorithmError`, `InvalidOptionError`).
@@ -425,7 +435,7 @@ export const SolverStateJson = Schema.Struct({
   format: Schema.Literal(FORMAT),
   version: Schema.Literal(VERSION),
   game: Schema.String,
-  algo: Schema.Literals(["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br", "es-mccfr", "os-mccfr"]),
+  algo: Schema.Literals(["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br", "vad-cfr", "es-mccfr", "os-mccfr"]),
   numInfoStates: Schema.Number,
   numSlots: Schema.Number,
   iteration: Schema.Number,
@@ -433,8 +443,11 @@ export const SolverStateJson = Schema.Struct({
   regrets: Schema.String,
   cumulativePolicy: Schema.String,
   rng: Schema.optional(RngState),
-  /** PCFR+ / PDCFR+ prediction, base64 like `regrets`. */
-  predictions: Schema.optional(Schema.String)
+  /** PCFR+ / PDCFR+ prediction, VAD-CFR's last instantaneous regrets, base64 like `regrets`. */
+  predictions: Schema.optional(Schema.String),
+  /** VAD-CFR: per info state volatility (`numInfoStates` values) and the EWMA (one value), base64 like `regrets`. */
+  volatility: Schema.optional(Schema.String),
+  ewma: Schema.optional(Schema.String)
 })
 /** The decoded JSON form of a state file. */
 export type SolverStateJson = typeof SolverStateJson.Type
@@ -477,7 +490,9 @@ export const toJson = (state: SolverState): SolverStateJson => ({
   regrets: encodeF64(state.regrets),
   cumulativePolicy: encodeF64(state.cumulativePolicy),
   ...(state.rng === undefined ? {} : { rng: state.rng }),
-  ...(state.predictions === undefined ? {} : { predictions: encodeF64(state.predictions) })
+  ...(state.predictions === undefined ? {} : { predictions: encodeF64(state.predictions) }),
+  ...(state.volatility === undefined ? {} : { volatility: encodeF64(state.volatility) }),
+  ...(state.ewma === undefined ? {} : { ewma: encodeF64(state.ewma) })
 })
 
 /** Decode and check a state document (`path` names the source in errors). */
@@ -494,10 +509,16 @@ export const fromJson = (json: unknown, path = "<json>"): Effect.Effect<SolverSt
     if (regrets === undefined) return yield* fail(`regrets are not ${doc.numSlots} base64 float64 values`)
     if (cumulativePolicy === undefined) return yield* fail(`cumulativePolicy is not ${doc.numSlots} base64 float64 values`)
     if ((doc.algo === "es-mccfr" || doc.algo === "os-mccfr") && doc.rng === undefined) return yield* fail("MCCFR state without rng")
-    const predictive = doc.algo === "pcfr+" || doc.algo === "pdcfr+"
+    const predictive = doc.algo === "pcfr+" || doc.algo === "pdcfr+" || doc.algo === "vad-cfr"
     if (predictive && doc.predictions === undefined) return yield* fail(`${doc.algo} state without predictions`)
     const predictions = doc.predictions === undefined ? undefined : decodeF64(doc.predictions, doc.numSlots)
     if (doc.predictions !== undefined && predictions === undefined) return yield* fail(`predictions are not ${doc.numSlots} base64 float64 values`)
+    if (doc.algo === "vad-cfr" && (doc.volatility === undefined || doc.ewma === undefined)) return yield* fail("vad-cfr state without volatility and ewma")
+    if (!Number.isSafeInteger(doc.numInfoStates) || doc.numInfoStates < 0) return yield* fail(`bad numInfoStates ${doc.numInfoStates}`)
+    const volatility = doc.volatility === undefined ? undefined : decodeF64(doc.volatility, doc.numInfoStates)
+    if (doc.volatility !== undefined && volatility === undefined) return yield* fail(`volatility is not ${doc.numInfoStates} base64 float64 values`)
+    const ewma = doc.ewma === undefined ? undefined : decodeF64(doc.ewma, 1)
+    if (doc.ewma !== undefined && ewma === undefined) return yield* fail("ewma is not 1 base64 float64 value")
     return {
       game: doc.game,
       algo: doc.algo,
@@ -507,6 +528,8 @@ export const fromJson = (json: unknown, path = "<json>"): Effect.Effect<SolverSt
       regrets,
       cumulativePolicy,
       rng: doc.rng,
-      ...(predictions === undefined ? {} : { predictions })
+      ...(predictions === undefined ? {} : { predictions }),
+      ...(volatility === undefined ? {} : { volatility }),
+      ...(ewma === undefined ? {} : { ewma })
     }
   })
