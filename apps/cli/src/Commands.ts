@@ -24,7 +24,7 @@ export const version = "0.1.0"
  * checked by a test), then the JPSRO ones, which need a normal-form game: `ce` / `cce` (max-welfare CE / CCE),
  * `mgce` / `mgcce` (Maximum Gini (C)CE).
  */
-export const psroMetaSolvers = ["uniform", "nash", "prd", "alpharank", "ce", "cce", "mgce", "mgcce"] as const
+export const psroMetaSolvers = ["uniform", "nash", "prd", "alpharank", "shor", "ce", "cce", "mgce", "mgcce"] as const
 /** The JPSRO part of {@link psroMetaSolvers}. */
 export const jointPsroMetaSolvers = ["ce", "cce", "mgce", "mgcce"] as const
 

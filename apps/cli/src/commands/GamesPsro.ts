@@ -1,7 +1,7 @@
 /**
  * `autodidact games psro --game G [--meta-solver nash] [--iterations 20] [--out DIR] [--json]`: PSRO with an exact
  * best-response oracle (`PsroExtensive` of `@autodidact/solvers`, extensive-form and matrix games alike) and one of
- * its meta-solvers (`uniform`, `nash`: the maximin LP, two-player zero-sum; `prd`; `alpharank`), printing each
+ * its meta-solvers (`uniform`, `nash`: the maximin LP, two-player zero-sum; `prd`; `alpharank`; `shor`: SHOR-PSRO's annealed training meta-solver), printing each
  * iteration's population sizes and the NashConv of the meta-strategy mixture in the full game. With a JPSRO
  * meta-solver (`ce`, `cce`: max-welfare correlated / coarse correlated equilibrium; `mgce`, `mgcce`: Maximum Gini)
  * it runs `Jpsro` on a matrix game and prints the (C)CE gap instead; on a game that is not a matrix game that fails
@@ -56,7 +56,7 @@ export const handleGamesPsro = (config: Configs["games psro"]): Effect.Effect<vo
         return yield* Effect.fail(new InvalidOptionError({
           option: "meta-solver",
           value: config.metaSolver,
-          reason: `a JPSRO meta-solver (ce, cce, mgce, mgcce) needs a normal-form game (matrix_*), not ${config.game}; use uniform, nash, prd or alpharank`
+          reason: `a JPSRO meta-solver (ce, cce, mgce, mgcce) needs a normal-form game (matrix_*), not ${config.game}; use uniform, nash, prd, alpharank or shor`
         }))
       }
       const run = config.out._tag === "None" ? undefined : yield* RunDirectory.open(config.out.value, {
@@ -102,7 +102,7 @@ export const handleGamesPsro = (config: Configs["games psro"]): Effect.Effect<vo
         summary = summaryOf(result, { gap: result.final.gap })
       } else {
         const result = yield* PsroExtensive.run(game, {
-          metaSolver: config.metaSolver as "uniform" | "nash" | "prd" | "alpharank",
+          metaSolver: config.metaSolver as "uniform" | "nash" | "prd" | "alpharank" | "shor",
           iterations: config.iterations,
           onIteration: (r) =>
             report({ iteration: r.iteration + 1, populations: r.populationSizes.join("x"), nashConv: r.nashConv, elapsedSeconds: Number(r.elapsedSeconds.toFixed(3)) }, "nashConv")
