@@ -113,6 +113,16 @@ export class CartPoleBatch extends BatchedVectorEnv {
     const maxSteps = this.maxEpisodeSteps
     const rewardEnd = this.suttonBarto ? -1.0 : 1.0
     const rewardStep = this.suttonBarto ? 0.0 : 1.0
+    // the constants as locals: module bindings are loaded from their cells on every use, locals stay in registers
+    const forceMag = FORCE_MAG
+    const gravity = GRAVITY
+    const length = LENGTH
+    const massPole = MASSPOLE
+    const totalMass = TOTAL_MASS
+    const poleMassLength = POLEMASS_LENGTH
+    const tau = TAU
+    const xThreshold = X_THRESHOLD
+    const thetaThreshold = THETA_THRESHOLD_RADIANS
     for (let i = 0; i < n; i++) {
       if (nextStep && need[i] === 1) {
         this.autoresetRow(i)
@@ -124,17 +134,17 @@ export class CartPoleBatch extends BatchedVectorEnv {
       let theta = s[o + 2]!
       let thetaDot = s[o + 3]!
       // CartPoleEnv.step, operation for operation
-      const force = act[i] === 1 ? FORCE_MAG : -FORCE_MAG
+      const force = act[i] === 1 ? forceMag : -forceMag
       const costheta = Libm.cos(theta)
       const sintheta = Libm.sin(theta)
-      const temp = (force + POLEMASS_LENGTH * (thetaDot * thetaDot) * sintheta) / TOTAL_MASS
-      const thetaacc = (GRAVITY * sintheta - costheta * temp) /
-        (LENGTH * (4.0 / 3.0 - (MASSPOLE * (costheta * costheta)) / TOTAL_MASS))
-      const xacc = temp - (POLEMASS_LENGTH * thetaacc * costheta) / TOTAL_MASS
-      x = x + TAU * xDot
-      xDot = xDot + TAU * xacc
-      theta = theta + TAU * thetaDot
-      thetaDot = thetaDot + TAU * thetaacc
+      const temp = (force + poleMassLength * (thetaDot * thetaDot) * sintheta) / totalMass
+      const thetaacc = (gravity * sintheta - costheta * temp) /
+        (length * (4.0 / 3.0 - (massPole * (costheta * costheta)) / totalMass))
+      const xacc = temp - (poleMassLength * thetaacc * costheta) / totalMass
+      x = x + tau * xDot
+      xDot = xDot + tau * xacc
+      theta = theta + tau * thetaDot
+      thetaDot = thetaDot + tau * thetaacc
       s[o] = x
       s[o + 1] = xDot
       s[o + 2] = theta
@@ -143,8 +153,8 @@ export class CartPoleBatch extends BatchedVectorEnv {
       obs[o + 1] = xDot
       obs[o + 2] = theta
       obs[o + 3] = thetaDot
-      const terminated = x < -X_THRESHOLD || x > X_THRESHOLD || theta < -THETA_THRESHOLD_RADIANS ||
-        theta > THETA_THRESHOLD_RADIANS
+      const terminated = x < -xThreshold || x > xThreshold || theta < -thetaThreshold ||
+        theta > thetaThreshold
       const steps = el[i]! + 1
       el[i] = steps
       const truncated = steps >= maxSteps
