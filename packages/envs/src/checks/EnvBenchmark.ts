@@ -1,7 +1,7 @@
 /**
  * The environment benchmark behind `autodidact bench envs`: steps per second of each env bare (`raw`), through
  * `make` (`make`), in a `SyncVectorEnv` of 64 (`vector-sync`), optionally on worker threads (`vector-async`), and
- * batched as arrays (`batched`, `numEnvs` = `batchEnvs`), each the median of `repeats` runs of
+ * batched as arrays (`batched`, `numEnvs` = `batchEnvs`), each the median of `repeats` runs (the upper middle one for an even count) of
  * {@link Throughput.measureThroughput}; beside them, in the same run, Gymnasium's CartPole-v1 as a Python
  * transcription (`bench/gymnasium_cartpole.py`, run by `python3` with NumPy): its raw `step` and its
  * `SyncVectorEnv` of 64 (NextStep autoreset). The `ratio` column is ours / that baseline (raw and make rows against
@@ -81,11 +81,8 @@ export const baselineScript = (): string => fileURLToPath(new URL("../../bench/g
 const RAW_BASELINE = "gymnasium-raw (py)"
 const VEC_BASELINE = "gymnasium-sync (py)"
 
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
+/** The middle run (the upper middle one for an even count). */
+const median = (xs: ReadonlyArray<number>): number => Float64Array.from(xs).sort()[xs.length >> 1]!
 
 /**
  * Constructor options per env: Sokoban-v0 generates a level at every reset by default (~ms each, as gym-sokoban),
