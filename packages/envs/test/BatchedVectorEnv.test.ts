@@ -107,6 +107,7 @@ describe("batched vector envs are bit-identical to SyncVectorEnv over make()", (
       const onehot = mode === "SameStep" ? { observationMode: "onehot" } : {}
       const big = lockstep("Sokoban-v0", 3, 130, mode, { levels: generated, ...onehot }, () => rnd())
       expect(big.truncated).toBeGreaterThanOrEqual(3)
+      if (mode === "NextStep") lockstep("Sokoban-v0", 2, 4, mode, {}, () => rnd()) // default kwargs: a level generated per reset
     })
   }
 })
@@ -154,6 +155,7 @@ describe("batched vector envs", () => {
     expect(() => envs.step(new Int32Array([0, 1, 0]))).toThrow(ResetNeededError)
     const first = Array.from(envs.reset({ seed: 1 }).observations as Float32Array)
     expect(() => envs.step(new Int32Array([0, 2, 0]))).toThrow(InvalidActionError)
+    expect(() => envs.step(new Int32Array([0, -1, 0]))).toThrow(/CartPole-v1\)\[1\]/)
     expect(() => envs.step([0, 0.5, 1])).toThrow(InvalidActionError)
     expect(() => envs.step(new Int32Array(2))).toThrow(InvalidActionError)
     expect(Array.from((envs as CartPoleBatch).observations)).toEqual(first)

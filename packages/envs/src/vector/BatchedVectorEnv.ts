@@ -253,9 +253,13 @@ export abstract class BatchedVectorEnv implements VectorEnv {
     }
     const na = this.singleActionSpace.n
     const lo = this.singleActionSpace.start
-    for (let i = 0; i < n; i++) {
-      const a = (actions as ArrayLike<unknown>)[i] as number
-      if (!(a >= lo && a < lo + na && Math.floor(a) === a)) this.invalidAction(i, a)
+    if (actions instanceof Int32Array) {
+      for (let i = 0; i < n; i++) if ((actions[i]! - lo) >>> 0 >= na) this.invalidAction(i, actions[i])
+    } else {
+      for (let i = 0; i < n; i++) {
+        const a = (actions as ArrayLike<unknown>)[i] as number
+        if (!(a >= lo && a < lo + na && Math.floor(a) === a)) this.invalidAction(i, a)
+      }
     }
     if (this.mode !== DISABLED) this.resetRows.fill(0)
     if (this.endedCount > 0) {
