@@ -119,25 +119,48 @@ describe("batched vector envs", () => {
     }
     const eps = data.episodes
     const n = eps.length
-    const envs = new CartPoleBatch(n)
-    eps.forEach((ep, i) => envs.reset({ options: { state: ep.initialState, resetMask: eps.map((_, j) => j === i) } }))
-    const longest = Math.max(...eps.map((e) => e.steps.length))
-    const actions = new Int32Array(n)
-    let checked = 0
-    for (let t = 0; t < longest; t++) {
-      eps.forEach((ep, i) => (actions[i] = ep.steps[t]?.action ?? 0))
-      const r = envs.step(actions)
-      eps.forEach((ep, i) => {
-        const ref = ep.steps[t]
-        if (ref === undefined) return
-        for (let k = 0; k < 4; k++) expect((r.observations as Float32Array)[4 * i + k]).toBe(Math.fround(ref.observation[k]!))
-        expect(r.rewards[i]).toBe(ref.reward)
-        expect(r.terminations[i]).toBe(ref.terminated ? 1 : 0)
-        expect(r.truncations[i]).toBe(ref.truncated ? 1 : 0)
-        checked++
-      })
+    const expected = eps.flatMap((ep) => ep.steps.map((ref) => [...ref.observation.map((v) => Math.fround(v)), ref.reward, ref.terminated ? 1 : 0, ref.truncated ? 1 : 0]))
+    for (const wasm of [true, false]) {
+      const envs = new CartPoleBatch(n, { wasm })
+      eps.forEach((ep, i) => envs.reset({ options: { state: ep.initialState, resetMask: eps.map((_, j) => j === i) } }))
+      const longest = Math.max(...eps.map((e) => e.steps.length))
+      const actions = new Int32Array(n)
+      const got: Array<Array<Array<number>>> = eps.map(() => [])
+      for (let t = 0; t < longest; t++) {
+        eps.forEach((ep, i) => (actions[i] = ep.steps[t]?.action ?? 0))
+        const r = envs.step(actions)
+        const obs = r.observations as Float32Array
+        eps.forEach((ep, i) => {
+          if (t < ep.steps.length) got[i]!.push([obs[4 * i]!, obs[4 * i + 1]!, obs[4 * i + 2]!, obs[4 * i + 3]!, r.rewards[i]!, r.terminations[i]!, r.truncations[i]!])
+        })
+      }
+      expect(got.flat()).toEqual(expected)
     }
-    expect(checked).toBe(eps.reduce((a, e) => a + e.steps.length, 0))
+  })
+
+  it("CartPoleBatch steps with WebAssembly SIMD here, with the JavaScript loop's bits (odd row count, SameStep)", () => {
+    const n = 7
+    const wasm = new CartPoleBatch(n, { autoresetMode: "SameStep" })
+    const js = new CartPoleBatch(n, { autoresetMode: "SameStep", wasm: false })
+    expect([wasm.engine, js.engine]).toEqual(["wasm-simd", "js"])
+    wasm.reset({ seed: 11 })
+    js.reset({ seed: 11 })
+    const rnd = randomPolicy(2, 4)
+    const actions = new Int32Array(n)
+    let ends = 0
+    let truncations = 0
+    for (let t = 0; t < 560; t++) {
+      // rows 0-1 balance (truncated at 500), the others act at random
+      for (let i = 0; i < n; i++) actions[i] = i < 2 ? (js.theta[i]! + 0.5 * js.thetaDot[i]! > 0 ? 1 : 0) : rnd()
+      const a = snap(wasm.step(actions))
+      const b = snap(js.step(actions))
+      expect(a).toEqual(b)
+      ends += a.terminations.reduce((x, y) => x + y, 0) + a.truncations.reduce((x, y) => x + y, 0)
+      truncations += a.truncations.reduce((x, y) => x + y, 0)
+    }
+    expect(truncations).toBeGreaterThanOrEqual(2)
+    expect(Array.from(wasm.theta.subarray(0, n))).toEqual(Array.from(js.theta))
+    expect(ends).toBeGreaterThan(100)
   })
 
   it("pass CheckVectorEnv in every autoreset mode", () => {

@@ -4,8 +4,11 @@
  * float32 observations, `TimeLimit(500)`) with the same seeds, actions and autoreset mode.
  *
  * **Details**
- * - `state`: `Float64Array(4 * numEnvs)`, row i = `[x, x_dot, theta, theta_dot]` of sub-env i (m, m/s, rad, rad/s).
- * - `observations`: `Float32Array(4 * numEnvs)` (row i rounded from `state`); `rewards`, `terminations`,
+ * - State as four arrays (structure of arrays), entry i for sub-env i: `x` (m), `xDot` (m/s), `theta` (rad),
+ *   `thetaDot` (rad/s), float64.
+ * - Engine: a WebAssembly SIMD step (`wasm/cartpole.ts`: two rows per f64x2 instruction, the same operations, so the
+ *   same bits) where WebAssembly SIMD is available, else the JavaScript loop; `wasm: false` forces JavaScript.
+ * - `observations`: `Float32Array(4 * numEnvs)` (row i rounded from the state); `rewards`, `terminations`,
  *   `truncations`, `elapsed`, `finalObservations` as {@link BatchedVectorEnv}.
  * - Actions: an `Int32Array(numEnvs)` (or number array) of 0 (push left) / 1 (push right).
  * - `reset` options as `CartPoleEnv.reset` (`state`, `low`, `high`), applied to every reset row; kwargs
@@ -19,6 +22,7 @@
  * const actions = new Int32Array(1024).fill(1)
  * envs.step(actions)
  * envs.observations // Float32Array(4096), the same buffer every step
+ * envs.theta // Float64Array: each sub-env's pole angle
  * ```
  * @see https://github.com/Farama-Foundation/Gymnasium/blob/v1.4.0/gymnasium/envs/classic_control/cartpole.py
  * @since 0.2.0
@@ -42,21 +46,34 @@ import {
   TOTAL_MASS,
   X_THRESHOLD
 } from "./CartPole.js"
+import * as CartPoleWasm from "./CartPoleWasm.js"
 import * as Libm from "./Libm.js"
 
 const EMPTY_INFO: Info = Object.freeze({})
 
 /** Options of {@link CartPoleBatch}: the env's kwargs plus the batch's. */
-export interface CartPoleBatchOptions extends CartPoleOptions, BatchedOptions {}
+export interface CartPoleBatchOptions extends CartPoleOptions, BatchedOptions {
+  /** Step with WebAssembly SIMD where available (default true); false: the JavaScript loop. Same results. */
+  readonly wasm?: boolean | undefined
+}
 
 /**
  * `numEnvs` CartPole-v1 environments held in typed arrays.
  * @category models
  */
 export class CartPoleBatch extends BatchedVectorEnv {
-  /** `Float64Array(4 * numEnvs)`: row i is sub-env i's `[x, x_dot, theta, theta_dot]`. */
-  readonly state: Float64Array
+  /** Cart position of each sub-env (m); `Float64Array` of at least `numEnvs`. */
+  readonly x: Float64Array
+  /** Cart velocity (m/s). */
+  readonly xDot: Float64Array
+  /** Pole angle (rad). */
+  readonly theta: Float64Array
+  /** Pole angular velocity (rad/s). */
+  readonly thetaDot: Float64Array
+  /** `"wasm-simd"` or `"js"`: what steps the rows. */
+  readonly engine: "wasm-simd" | "js"
   private readonly suttonBarto: boolean
+  private readonly wasm: CartPoleWasm.CartPoleWasm | undefined
 
   /**
    * @param numEnvs number of sub-envs (positive integer).
@@ -64,25 +81,38 @@ export class CartPoleBatch extends BatchedVectorEnv {
    */
   constructor(numEnvs: number, options: CartPoleBatchOptions = {}) {
     new CartPoleEnv(options) // validates the kwargs as the single env does
-    super("CartPoleBatch(CartPole-v1)", numEnvs, observationSpace, actionSpace, options.maxEpisodeSteps ?? 500, options)
+    const wasm = options.wasm !== false && Number.isInteger(numEnvs) && numEnvs > 0 ? CartPoleWasm.instantiate(numEnvs) : undefined
+    super("CartPoleBatch(CartPole-v1)", numEnvs, observationSpace, actionSpace, options.maxEpisodeSteps ?? 500, options, wasm?.observations)
     this.suttonBarto = options.suttonBartoReward ?? false
-    this.state = new Float64Array(4 * numEnvs)
+    this.wasm = wasm
+    this.engine = wasm === undefined ? "js" : "wasm-simd"
+    this.x = wasm?.x ?? new Float64Array(numEnvs)
+    this.xDot = wasm?.xDot ?? new Float64Array(numEnvs)
+    this.theta = wasm?.theta ?? new Float64Array(numEnvs)
+    this.thetaDot = wasm?.thetaDot ?? new Float64Array(numEnvs)
   }
 
   protected resetRow(i: number, options: { readonly [key: string]: unknown } | undefined): void {
     const init = parseResetOptions(options)
-    const s = this.state
-    const o = 4 * i
-    if (init.state !== undefined) for (let k = 0; k < 4; k++) s[o + k] = init.state[k]!
+    let x: number, xDot: number, theta: number, thetaDot: number
+    if (init.state !== undefined) [x, xDot, theta, thetaDot] = init.state as [number, number, number, number]
     else {
       const rng = this.rng(i)
-      for (let k = 0; k < 4; k++) s[o + k] = rng.uniform(init.low, init.high)
+      x = rng.uniform(init.low, init.high)
+      xDot = rng.uniform(init.low, init.high)
+      theta = rng.uniform(init.low, init.high)
+      thetaDot = rng.uniform(init.low, init.high)
     }
+    this.x[i] = x
+    this.xDot[i] = xDot
+    this.theta[i] = theta
+    this.thetaDot[i] = thetaDot
     const obs = this.observations as Float32Array
-    obs[o] = s[o]!
-    obs[o + 1] = s[o + 1]!
-    obs[o + 2] = s[o + 2]!
-    obs[o + 3] = s[o + 3]!
+    const o = 4 * i
+    obs[o] = x
+    obs[o + 1] = xDot
+    obs[o + 2] = theta
+    obs[o + 3] = thetaDot
   }
 
   protected resetInfo(_i: number): Info {
@@ -94,15 +124,59 @@ export class CartPoleBatch extends BatchedVectorEnv {
   }
 
   /**
-   * Advance every sub-env by `TAU` = 0.02 s with force -10 N (action 0) or +10 N (action 1), in one loop over the
+   * Advance every sub-env by `TAU` = 0.02 s with force -10 N (action 0) or +10 N (action 1), in one pass over the
    * rows; autoreset as `autoresetMode` says. Returns the shared buffers.
    * @throws InvalidActionError when `actions` is not `numEnvs` values in {0, 1}; ResetNeededError (see the base).
    */
   step(actions: Batch): VectorStepResult {
     this.beginStep(actions)
-    const act = actions as Int32Array
+    if (this.wasm !== undefined) this.stepWasm(actions, this.wasm)
+    else this.stepJs(actions as Int32Array)
+    return this.finishStep()
+  }
+
+  /**
+   * WebAssembly physics for every row (a row waiting for its NextStep reset is stepped too, then overwritten by the
+   * reset), then the bookkeeping in JavaScript.
+   */
+  private stepWasm(actions: Batch, wasm: CartPoleWasm.CartPoleWasm): void {
     const n = this.numEnvs
-    const s = this.state
+    if (actions instanceof Int32Array) wasm.actions.set(actions)
+    else for (let i = 0; i < n; i++) wasm.actions[i] = (actions as ArrayLike<number>)[i]!
+    wasm.step()
+    const term = wasm.terminated
+    const rew = this.rewards
+    const terms = this.terminations
+    const trunc = this.truncations
+    const el = this.elapsed
+    const need = this.needsReset
+    const nextStep = this.mode === NEXT_STEP
+    const maxSteps = this.maxEpisodeSteps
+    const rewardEnd = this.suttonBarto ? -1.0 : 1.0
+    const rewardStep = this.suttonBarto ? 0.0 : 1.0
+    for (let i = 0; i < n; i++) {
+      if (nextStep && need[i] === 1) {
+        this.autoresetRow(i)
+        continue
+      }
+      const terminated = term[i] === 1
+      const steps = el[i]! + 1
+      el[i] = steps
+      const truncated = steps >= maxSteps
+      rew[i] = terminated ? rewardEnd : rewardStep
+      terms[i] = terminated ? 1 : 0
+      trunc[i] = truncated ? 1 : 0
+      if (terminated || truncated) this.endRow(i)
+    }
+  }
+
+  /** The JavaScript loop: `CartPoleEnv.step` operation for operation, row by row. */
+  private stepJs(act: Int32Array): void {
+    const n = this.numEnvs
+    const xs = this.x
+    const xDots = this.xDot
+    const thetas = this.theta
+    const thetaDots = this.thetaDot
     const obs = this.observations as Float32Array
     const rew = this.rewards
     const term = this.terminations
@@ -128,12 +202,10 @@ export class CartPoleBatch extends BatchedVectorEnv {
         this.autoresetRow(i)
         continue
       }
-      const o = 4 * i
-      let x = s[o]!
-      let xDot = s[o + 1]!
-      let theta = s[o + 2]!
-      let thetaDot = s[o + 3]!
-      // CartPoleEnv.step, operation for operation
+      let x = xs[i]!
+      let xDot = xDots[i]!
+      let theta = thetas[i]!
+      let thetaDot = thetaDots[i]!
       const force = act[i] === 1 ? forceMag : -forceMag
       const costheta = Libm.cos(theta)
       const sintheta = Libm.sin(theta)
@@ -145,16 +217,16 @@ export class CartPoleBatch extends BatchedVectorEnv {
       xDot = xDot + tau * xacc
       theta = theta + tau * thetaDot
       thetaDot = thetaDot + tau * thetaacc
-      s[o] = x
-      s[o + 1] = xDot
-      s[o + 2] = theta
-      s[o + 3] = thetaDot
+      xs[i] = x
+      xDots[i] = xDot
+      thetas[i] = theta
+      thetaDots[i] = thetaDot
+      const o = 4 * i
       obs[o] = x
       obs[o + 1] = xDot
       obs[o + 2] = theta
       obs[o + 3] = thetaDot
-      const terminated = x < -xThreshold || x > xThreshold || theta < -thetaThreshold ||
-        theta > thetaThreshold
+      const terminated = x < -xThreshold || x > xThreshold || theta < -thetaThreshold || theta > thetaThreshold
       const steps = el[i]! + 1
       el[i] = steps
       const truncated = steps >= maxSteps
@@ -163,7 +235,6 @@ export class CartPoleBatch extends BatchedVectorEnv {
       trunc[i] = truncated ? 1 : 0
       if (terminated || truncated) this.endRow(i)
     }
-    return this.finishStep()
   }
 }
 

@@ -141,6 +141,8 @@ export abstract class BatchedVectorEnv implements VectorEnv {
 
   /**
    * @param id the env id, for error messages.
+   * @param observations the observation buffer (the batch layout of `VectorEnv.ts`) when the subclass owns it (e.g. in
+   *   WebAssembly memory); default a new one.
    * @throws InvalidOptionError when `numEnvs` or `maxEpisodeSteps` is not a positive integer, or the mode is unknown.
    */
   constructor(
@@ -149,7 +151,8 @@ export abstract class BatchedVectorEnv implements VectorEnv {
     readonly singleObservationSpace: Space.Space,
     readonly singleActionSpace: Space.Discrete,
     maxEpisodeSteps: number,
-    options: BatchedOptions
+    options: BatchedOptions,
+    observations?: Batch
   ) {
     if (!Number.isInteger(numEnvs) || numEnvs <= 0) {
       throw new InvalidOptionError({ option: "numEnvs", value: numEnvs, reason: "expected a positive integer" })
@@ -161,7 +164,7 @@ export abstract class BatchedVectorEnv implements VectorEnv {
     this.maxEpisodeSteps = maxEpisodeSteps
     this.autoresetMode = checkAutoresetMode(options.autoresetMode ?? "NextStep")
     this.mode = this.autoresetMode === "NextStep" ? NEXT_STEP : this.autoresetMode === "SameStep" ? SAME_STEP : DISABLED
-    this.observations = VectorBatch.create(singleObservationSpace, numEnvs)
+    this.observations = observations ?? VectorBatch.create(singleObservationSpace, numEnvs)
     this.finalObservations = VectorBatch.create(singleObservationSpace, numEnvs)
     this.rowSize = VectorBatch.rowSize(singleObservationSpace)
     this.rewards = new Float64Array(numEnvs)
