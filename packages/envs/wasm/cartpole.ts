@@ -4,9 +4,9 @@
  *
  * `step` advances rows [0, n) (n even; the caller pads) two at a time in f64x2 lanes, operation for operation as
  * `CartPoleEnv.step` (WebAssembly never fuses a multiply-add and its f64 division is IEEE's, so every lane gives the
- * bits the JavaScript loop gives): `cos`/`sin` by `Libm`'s fast paths with the same rounding test, and for a pair with
- * a lane outside 2^-26 <= |theta| <= 1/4 or failing the test, the imported `Libm.sinAccurate`/`cosAccurate` for both
- * lanes (the same correctly rounded values). Layout (byte offsets, 16-byte aligned): `x`, `xd`, `th`, `thd` f64[n]
+ * bits the JavaScript loop gives): `cos`/`sin` by `Libm`'s fast paths with the same rounding test, and for a lane
+ * outside 2^-26 <= |theta| <= 1/4 or failing a test, the imported `Libm.sinAccurate`/`cosAccurate` of that value (the
+ * same correctly rounded value `Libm.sin`/`cos` return). Layout (byte offsets, 16-byte aligned): `x`, `xd`, `th`, `thd` f64[n]
  * (state, updated in place), `act` i32[n] (0/1), `obs` f32[4n] (row-major observations), `term` u8[n] (1 where the
  * row left the thresholds). Returns the number of pairs that took the accurate path. Nothing allocates.
  */
@@ -73,15 +73,17 @@ export function step(n: i32, px: usize, pxd: usize, pth: usize, pthd: usize, pac
     const ce = f64x2.add(f64x2.mul(f64x2.abs(p), spl(COS_ERR)), spl(COS_TRUNC))
     let cs = f64x2.add(chi, f64x2.sub(clo, ce))
     const cUp = f64x2.add(chi, f64x2.add(clo, ce))
-    // lanes outside the fast range or failing the rounding test: the accurate series
+    // a lane outside the fast range, or failing a rounding test: the accurate series for that value
     const ath = f64x2.abs(th)
-    const ok = v128.and(v128.and(f64x2.le(ath, spl(0.25)), f64x2.ge(ath, spl(1.4901161193847656e-8))), v128.and(f64x2.eq(sn, sUp), f64x2.eq(cs, cUp)))
-    if (!i64x2.all_true(ok)) {
+    const inRange = v128.and(f64x2.le(ath, spl(0.25)), f64x2.ge(ath, spl(1.4901161193847656e-8)))
+    const sOk = v128.and(inRange, f64x2.eq(sn, sUp))
+    const cOk = v128.and(inRange, f64x2.eq(cs, cUp))
+    if (!i64x2.all_true(v128.and(sOk, cOk))) {
       slow++
-      const t0 = f64x2.extract_lane(th, 0)
-      const t1 = f64x2.extract_lane(th, 1)
-      sn = f64x2.replace_lane(f64x2.replace_lane(sn, 0, sinAccurate(t0)), 1, sinAccurate(t1))
-      cs = f64x2.replace_lane(f64x2.replace_lane(cs, 0, cosAccurate(t0)), 1, cosAccurate(t1))
+      if (i64x2.extract_lane(sOk, 0) == 0) sn = f64x2.replace_lane(sn, 0, sinAccurate(f64x2.extract_lane(th, 0)))
+      if (i64x2.extract_lane(sOk, 1) == 0) sn = f64x2.replace_lane(sn, 1, sinAccurate(f64x2.extract_lane(th, 1)))
+      if (i64x2.extract_lane(cOk, 0) == 0) cs = f64x2.replace_lane(cs, 0, cosAccurate(f64x2.extract_lane(th, 0)))
+      if (i64x2.extract_lane(cOk, 1) == 0) cs = f64x2.replace_lane(cs, 1, cosAccurate(f64x2.extract_lane(th, 1)))
     }
     const a0 = load<i32>(pact + (<usize>i << 2))
     const a1 = load<i32>(pact + (<usize>i << 2) + 4)

@@ -143,6 +143,11 @@ export class CartPoleBatch extends BatchedVectorEnv {
     const n = this.numEnvs
     if (actions instanceof Int32Array) wasm.actions.set(actions)
     else for (let i = 0; i < n; i++) wasm.actions[i] = (actions as ArrayLike<number>)[i]!
+    if (this.mode === NEXT_STEP) {
+      // rows waiting for their reset are stepped and then overwritten: give them an angle on the trig fast path
+      const need = this.needsReset
+      for (let i = 0; i < n; i++) if (need[i] === 1) wasm.theta[i] = 0.125
+    }
     wasm.step()
     const term = wasm.terminated
     const rew = this.rewards
