@@ -8,7 +8,9 @@
  * outside 2^-26 <= |theta| <= 1/4 or failing a test, the imported `Libm.sinAccurate`/`cosAccurate` of that value (the
  * same correctly rounded value `Libm.sin`/`cos` return). Layout (byte offsets, 16-byte aligned): `x`, `xd`, `th`, `thd` f64[n]
  * (state, updated in place), `act` i32[n] (0/1), `obs` f32[4n] (row-major observations), `term` u8[n] (1 where the
- * row left the thresholds). Returns the number of pairs that took the accurate path. Nothing allocates.
+ * row left the thresholds); then per row the `TimeLimit` count `el` i32[n] (incremented), `trunc` u8[n] (el >= maxSteps),
+ * the reward `rew` f64[n], and the rows that ended, in order, into `ended` i32[n]. Returns how many ended. Nothing
+ * allocates.
  */
 // imported as ("cartpole", name): the JavaScript side passes Libm.sinAccurate / Libm.cosAccurate
 declare function sinAccurate(x: f64): f64
@@ -34,7 +36,10 @@ const COS_TRUNC: f64 = 1.3234889800848443e-23 // 2^-76
 
 function spl(x: f64): v128 { return f64x2.splat(x) }
 
-export function step(n: i32, px: usize, pxd: usize, pth: usize, pthd: usize, pact: usize, pobs: usize, pterm: usize): i32 {
+export function step(
+  n: i32, px: usize, pxd: usize, pth: usize, pthd: usize, pact: usize, pobs: usize, pterm: usize,
+  pel: usize, prew: usize, ptrunc: usize, pended: usize, maxSteps: i32, rewardEnd: f64, rewardStep: f64
+): i32 {
   let slow = 0
   for (let i = 0; i < n; i += 2) {
     const o = <usize>i << 3
@@ -113,5 +118,19 @@ export function step(n: i32, px: usize, pxd: usize, pth: usize, pthd: usize, pac
     store<u8>(pterm + i, <u8>(i64x2.extract_lane(term, 0) & 1))
     store<u8>(pterm + i + 1, <u8>(i64x2.extract_lane(term, 1) & 1))
   }
-  return slow
+  // TimeLimit, rewards, and the list of rows that ended (terminated or truncated)
+  let ended = 0
+  for (let i = 0; i < n; i++) {
+    const e = load<i32>(pel + (<usize>i << 2)) + 1
+    store<i32>(pel + (<usize>i << 2), e)
+    const te = load<u8>(pterm + i)
+    const tr: u8 = e >= maxSteps ? 1 : 0
+    store<u8>(ptrunc + i, tr)
+    store<f64>(prew + (<usize>i << 3), te == 1 ? rewardEnd : rewardStep)
+    if ((te | tr) != 0) {
+      store<i32>(pended + (<usize>ended << 2), i)
+      ended++
+    }
+  }
+  return ended
 }

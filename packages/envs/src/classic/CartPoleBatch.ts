@@ -82,7 +82,14 @@ export class CartPoleBatch extends BatchedVectorEnv {
   constructor(numEnvs: number, options: CartPoleBatchOptions = {}) {
     new CartPoleEnv(options) // validates the kwargs as the single env does
     const wasm = options.wasm !== false && Number.isInteger(numEnvs) && numEnvs > 0 ? CartPoleWasm.instantiate(numEnvs) : undefined
-    super("CartPoleBatch(CartPole-v1)", numEnvs, observationSpace, actionSpace, options.maxEpisodeSteps ?? 500, options, wasm?.observations)
+    const buffers = wasm === undefined ? {} : {
+      observations: wasm.observations,
+      rewards: wasm.rewards.subarray(0, numEnvs),
+      terminations: wasm.terminated.subarray(0, numEnvs),
+      truncations: wasm.truncated.subarray(0, numEnvs),
+      elapsed: wasm.elapsed.subarray(0, numEnvs)
+    }
+    super("CartPoleBatch(CartPole-v1)", numEnvs, observationSpace, actionSpace, options.maxEpisodeSteps ?? 500, options, buffers)
     this.suttonBarto = options.suttonBartoReward ?? false
     this.wasm = wasm
     this.engine = wasm === undefined ? "js" : "wasm-simd"
@@ -136,42 +143,30 @@ export class CartPoleBatch extends BatchedVectorEnv {
   }
 
   /**
-   * WebAssembly physics for every row (a row waiting for its NextStep reset is stepped too, then overwritten by the
-   * reset), then the bookkeeping in JavaScript.
+   * WebAssembly for every row: physics, `TimeLimit`, rewards and flags, and the list of rows that ended; then
+   * JavaScript for those rows only (a row waiting for its NextStep reset is stepped too, then overwritten by the reset).
    */
   private stepWasm(actions: Batch, wasm: CartPoleWasm.CartPoleWasm): void {
     const n = this.numEnvs
     if (actions instanceof Int32Array) wasm.actions.set(actions)
     else for (let i = 0; i < n; i++) wasm.actions[i] = (actions as ArrayLike<number>)[i]!
-    if (this.mode === NEXT_STEP) {
-      // rows waiting for their reset are stepped and then overwritten: give them an angle on the trig fast path
-      const need = this.needsReset
-      for (let i = 0; i < n; i++) if (need[i] === 1) wasm.theta[i] = 0.125
-    }
-    wasm.step()
-    const term = wasm.terminated
-    const rew = this.rewards
-    const terms = this.terminations
-    const trunc = this.truncations
-    const el = this.elapsed
     const need = this.needsReset
     const nextStep = this.mode === NEXT_STEP
-    const maxSteps = this.maxEpisodeSteps
-    const rewardEnd = this.suttonBarto ? -1.0 : 1.0
-    const rewardStep = this.suttonBarto ? 0.0 : 1.0
-    for (let i = 0; i < n; i++) {
-      if (nextStep && need[i] === 1) {
-        this.autoresetRow(i)
-        continue
-      }
-      const terminated = term[i] === 1
-      const steps = el[i]! + 1
-      el[i] = steps
-      const truncated = steps >= maxSteps
-      rew[i] = terminated ? rewardEnd : rewardStep
-      terms[i] = terminated ? 1 : 0
-      trunc[i] = truncated ? 1 : 0
-      if (terminated || truncated) this.endRow(i)
+    // rows waiting for their reset, and the padding row of an odd count, get an angle on the trig fast path
+    if (nextStep) for (let i = 0; i < n; i++) if (need[i] === 1) wasm.theta[i] = 0.125
+    if (wasm.theta.length > n) {
+      wasm.x[n] = 0
+      wasm.xDot[n] = 0
+      wasm.theta[n] = 0.125
+      wasm.thetaDot[n] = 0
+    }
+    const ended = wasm.step(Math.min(this.maxEpisodeSteps, 0x7fffffff), this.suttonBarto ? -1.0 : 1.0, this.suttonBarto ? 0.0 : 1.0)
+    if (nextStep) for (let i = 0; i < n; i++) if (need[i] === 1) this.autoresetRow(i)
+    const list = wasm.ended
+    const reset = this.resetRows
+    for (let k = 0; k < ended; k++) {
+      const i = list[k]!
+      if (i < n && reset[i] === 0) this.endRow(i)
     }
   }
 

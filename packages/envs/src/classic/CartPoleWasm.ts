@@ -20,7 +20,10 @@ interface WasmApi {
 
 interface Exports {
   readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number }
-  step(n: number, x: number, xd: number, th: number, thd: number, act: number, obs: number, term: number): number
+  step(
+    n: number, x: number, xd: number, th: number, thd: number, act: number, obs: number, term: number, el: number, rew: number,
+    trunc: number, ended: number, maxSteps: number, rewardEnd: number, rewardStep: number
+  ): number
 }
 
 /** A batch's views onto its instance's memory (valid for the batch's life: the memory never grows afterwards). */
@@ -37,10 +40,21 @@ export interface CartPoleWasm {
   readonly actions: Int32Array
   /** Observations, row-major, `Float32Array(4 * numEnvs)`. */
   readonly observations: Float32Array
-  /** 1 where the row terminated on the last step (`Uint8Array(stride)`). */
+  /** 1 where the row terminated on the last step (`Uint8Array(stride)`; the batch's `terminations` is its prefix). */
   readonly terminated: Uint8Array
-  /** Step every row (padding included). */
-  readonly step: () => void
+  /** 1 where the row was truncated on the last step. */
+  readonly truncated: Uint8Array
+  /** Rewards of the last step (`Float64Array(stride)`). */
+  readonly rewards: Float64Array
+  /** Steps of each row's episode (`Int32Array(stride)`). */
+  readonly elapsed: Int32Array
+  /** The rows that ended on the last step, in order (the first `step()` of them). */
+  readonly ended: Int32Array
+  /**
+   * Step every row (padding included), count its episode step, set `truncated` at `maxSteps`, the reward
+   * (`rewardEnd` when terminated, else `rewardStep`), and list the rows that ended; returns how many did.
+   */
+  readonly step: (maxSteps: number, rewardEnd: number, rewardStep: number) => number
 }
 
 let compiled: object | null | undefined
@@ -74,7 +88,11 @@ export const instantiate = (numEnvs: number): CartPoleWasm | undefined => {
   const pact = pthd + 8 * stride
   const pobs = align(pact + 4 * stride)
   const pterm = align(pobs + 16 * stride)
-  const end = align(pterm + stride)
+  const ptrunc = align(pterm + stride)
+  const pel = align(ptrunc + stride)
+  const prew = align(pel + 4 * stride)
+  const pended = align(prew + 8 * stride)
+  const end = align(pended + 4 * stride)
   const have = ex.memory.buffer.byteLength
   if (end > have) ex.memory.grow(Math.ceil((end - have) / 65536))
   const buf = ex.memory.buffer
@@ -86,6 +104,11 @@ export const instantiate = (numEnvs: number): CartPoleWasm | undefined => {
     actions: new Int32Array(buf, pact, stride),
     observations: new Float32Array(buf, pobs, 4 * numEnvs),
     terminated: new Uint8Array(buf, pterm, stride),
-    step: () => void ex.step(stride, px, pxd, pth, pthd, pact, pobs, pterm)
+    truncated: new Uint8Array(buf, ptrunc, stride),
+    rewards: new Float64Array(buf, prew, stride),
+    elapsed: new Int32Array(buf, pel, stride),
+    ended: new Int32Array(buf, pended, stride),
+    step: (maxSteps, rewardEnd, rewardStep) =>
+      ex.step(stride, px, pxd, pth, pthd, pact, pobs, pterm, pel, prew, ptrunc, pended, maxSteps, rewardEnd, rewardStep)
   }
 }

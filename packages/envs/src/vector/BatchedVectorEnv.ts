@@ -52,6 +52,15 @@ export interface BatchedOptions {
   readonly maxEpisodeSteps?: number | undefined
 }
 
+/** Buffers a subclass may own (each of `numEnvs` rows, layouts as the fields of {@link BatchedVectorEnv}). */
+export interface BatchedBuffers {
+  readonly observations?: Batch | undefined
+  readonly rewards?: Float64Array | undefined
+  readonly terminations?: Uint8Array | undefined
+  readonly truncations?: Uint8Array | undefined
+  readonly elapsed?: Int32Array | undefined
+}
+
 /** `autoresetMode` as a small integer for the step loops. */
 export const NEXT_STEP = 0
 /** @see NEXT_STEP */
@@ -141,8 +150,7 @@ export abstract class BatchedVectorEnv implements VectorEnv {
 
   /**
    * @param id the env id, for error messages.
-   * @param observations the observation buffer (the batch layout of `VectorEnv.ts`) when the subclass owns it (e.g. in
-   *   WebAssembly memory); default a new one.
+   * @param buffers the buffers the subclass owns (e.g. in WebAssembly memory); the others are allocated here.
    * @throws InvalidOptionError when `numEnvs` or `maxEpisodeSteps` is not a positive integer, or the mode is unknown.
    */
   constructor(
@@ -152,7 +160,7 @@ export abstract class BatchedVectorEnv implements VectorEnv {
     readonly singleActionSpace: Space.Discrete,
     maxEpisodeSteps: number,
     options: BatchedOptions,
-    observations?: Batch
+    buffers: BatchedBuffers = {}
   ) {
     if (!Number.isInteger(numEnvs) || numEnvs <= 0) {
       throw new InvalidOptionError({ option: "numEnvs", value: numEnvs, reason: "expected a positive integer" })
@@ -164,13 +172,13 @@ export abstract class BatchedVectorEnv implements VectorEnv {
     this.maxEpisodeSteps = maxEpisodeSteps
     this.autoresetMode = checkAutoresetMode(options.autoresetMode ?? "NextStep")
     this.mode = this.autoresetMode === "NextStep" ? NEXT_STEP : this.autoresetMode === "SameStep" ? SAME_STEP : DISABLED
-    this.observations = observations ?? VectorBatch.create(singleObservationSpace, numEnvs)
+    this.observations = buffers.observations ?? VectorBatch.create(singleObservationSpace, numEnvs)
     this.finalObservations = VectorBatch.create(singleObservationSpace, numEnvs)
     this.rowSize = VectorBatch.rowSize(singleObservationSpace)
-    this.rewards = new Float64Array(numEnvs)
-    this.terminations = new Uint8Array(numEnvs)
-    this.truncations = new Uint8Array(numEnvs)
-    this.elapsed = new Int32Array(numEnvs)
+    this.rewards = buffers.rewards ?? new Float64Array(numEnvs)
+    this.terminations = buffers.terminations ?? new Uint8Array(numEnvs)
+    this.truncations = buffers.truncations ?? new Uint8Array(numEnvs)
+    this.elapsed = buffers.elapsed ?? new Int32Array(numEnvs)
     this.needsReset = new Uint8Array(numEnvs)
     this.resetRows = new Uint8Array(numEnvs)
     this.endedRows = new Uint8Array(numEnvs)
