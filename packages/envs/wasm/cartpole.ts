@@ -40,7 +40,6 @@ export function step(
   n: i32, px: usize, pxd: usize, pth: usize, pthd: usize, pact: usize, pobs: usize, pterm: usize,
   pel: usize, prew: usize, ptrunc: usize, pended: usize, maxSteps: i32, rewardEnd: f64, rewardStep: f64
 ): i32 {
-  let slow = 0
   for (let i = 0; i < n; i += 2) {
     const o = <usize>i << 3
     const x = v128.load(px + o)
@@ -84,7 +83,6 @@ export function step(
     const sOk = v128.and(inRange, f64x2.eq(sn, sUp))
     const cOk = v128.and(inRange, f64x2.eq(cs, cUp))
     if (!i64x2.all_true(v128.and(sOk, cOk))) {
-      slow++
       if (i64x2.extract_lane(sOk, 0) == 0) sn = f64x2.replace_lane(sn, 0, sinAccurate(f64x2.extract_lane(th, 0)))
       if (i64x2.extract_lane(sOk, 1) == 0) sn = f64x2.replace_lane(sn, 1, sinAccurate(f64x2.extract_lane(th, 1)))
       if (i64x2.extract_lane(cOk, 0) == 0) cs = f64x2.replace_lane(cs, 0, cosAccurate(f64x2.extract_lane(th, 0)))
