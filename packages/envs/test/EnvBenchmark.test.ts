@@ -14,7 +14,7 @@ if (!hasNumpy) console.warn("EnvBenchmark baseline test skipped: python3 with Nu
 
 describe("EnvBenchmark", () => {
   it.skipIf(!hasNumpy)("times our CartPole rows and the Python transcription in one run, with ratios against it", async () => {
-    const result = await EnvBenchmark.runEnvBenchmark({ envs: ["CartPole-v1"], steps: 3000, repeats: 1, batchEnvs: 8, pythonSteps: 2000 })
+    const result = await EnvBenchmark.runEnvBenchmark({ envs: ["CartPole-v1"], steps: 2000, repeats: 1, batchEnvs: 8, pythonSteps: 1000 })
     expect(result.rows.map((r) => r.mode)).toEqual(["raw", "make", "vector-sync", "batched", "gymnasium-raw (py)", "gymnasium-sync (py)"])
     const [raw, , vec, batched, pyRaw, pyVec] = result.rows
     expect(raw!.ratio).toBeCloseTo(raw!.stepsPerSecond / pyRaw!.stepsPerSecond, 9)
