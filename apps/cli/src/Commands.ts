@@ -87,6 +87,9 @@ const benchEnvsFlags = {
   env: Flag.String("env").pipe(optional("Only this env id", "every registered env")),
   async: Flag.Boolean("async").pipe(withDefault(false, "Also time the worker-thread vector env")),
   seed: F.seed().pipe(withDefault(0, "Seed of the environments")),
+  batchEnvs: F.positiveInt("batch-envs").pipe(withDefault(1024, "Sub-envs of the batched (structure-of-arrays) rows", "n")),
+  repeats: F.positiveInt("repeats").pipe(withDefault(3, "Runs per row (the table shows the median)", "n")),
+  noPython: Flag.Boolean("no-python").pipe(withDefault(false, "Skip the Python (Gymnasium transcription) baseline")),
   json: jsonFlag
 }
 
@@ -473,7 +476,7 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
         )
       ]),
       group("bench", "Benchmarks", [
-        leaf("bench envs", "envs", benchEnvsFlags, "Measure environment steps per second (raw, via make, vectorized x64)"),
+        leaf("bench envs", "envs", benchEnvsFlags, "Measure environment steps per second (raw, via make, vectorized x64, batched) against Gymnasium (Python transcription)"),
         leaf(
           "bench kernels",
           "kernels",

@@ -140,15 +140,17 @@ describe("autodidact CLI", () => {
   })
 
   it("bench envs --json prints one line per mode with stepsPerSecond", async () => {
-    const r = (await cli("bench", "envs", "--env", "CartPole-v1", "--steps", "4000", "--json"))
+    const r = (await cli("bench", "envs", "--env", "CartPole-v1", "--steps", "4000", "--repeats", "1", "--batch-envs", "16", "--no-python", "--json"))
     expect(r.code, r.stderr).toBe(0)
     const rows = r.json()
-    expect(rows.map((row) => row["mode"])).toEqual(["raw", "make", "vector-sync"])
+    expect(rows.map((row) => row["mode"])).toEqual(["raw", "make", "vector-sync", "batched"])
     for (const row of rows) {
       expect(row["env"]).toBe("CartPole-v1")
       expect(row["stepsPerSecond"]).toBeGreaterThan(1000)
+      expect(row["ratio"]).toBeNull()
     }
     expect(rows[2]!["numEnvs"]).toBe(64)
+    expect(rows[3]!["numEnvs"]).toBe(16)
   })
 
   it("games solve: 300 CFR iterations on Kuhn poker give player 0 a value within 1e-3 of -1/18", async () => {

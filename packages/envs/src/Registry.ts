@@ -10,7 +10,8 @@
  *   {@link UnknownEnvError}, listing the registered versions of that name or the closest names ("did you mean").
  * - Built in: `CartPole-v1` (500 steps, threshold 475), `FrozenLake-v1` (4x4, 100 steps, 0.70),
  *   `FrozenLake8x8-v1` (8x8, 200 steps, 0.85), as in `gymnasium/envs/__init__.py`.
- * - `makeVec(id, n, options)` builds a `SyncVectorEnv` or `AsyncVectorEnv` of `n` copies (Gymnasium's `make_vec`).
+ * - `makeVec(id, n, options)` builds a `SyncVectorEnv` or `AsyncVectorEnv` of `n` copies (Gymnasium's `make_vec`), or
+ *   with `vectorizationMode: "batched"` the id's structure-of-arrays vector env (`vectorEntryPoint`).
  *   `AsyncVectorEnv` runs on Node worker threads and lives in `@autodidact/envs/node`: `vectorizationMode: "async"`
  *   works once that entry point is loaded in the process (import `makeVec` from it, or import it once); the main
  *   entry itself has no Node built-in in its import graph and bundles for browsers.
@@ -32,7 +33,7 @@
 import { InvalidOptionError } from "@autodidact/core"
 import { registerBuiltins } from "./internal/BuiltinEnvs.js"
 import { asyncVectorEnv } from "./internal/AsyncVectorHook.js"
-import { make, type Kwargs, lookup } from "./internal/Registrations.js"
+import { ids, make, type Kwargs, lookup } from "./internal/Registrations.js"
 import { SyncVectorEnv } from "./vector/SyncVectorEnv.js"
 import type { AutoresetMode, VectorEnv } from "./vector/VectorEnv.js"
 
@@ -47,6 +48,7 @@ export {
   register,
   type Registration,
   spec,
+  type VectorEntryOptions,
   UnknownEnvError
 } from "./internal/Registrations.js"
 
@@ -56,9 +58,11 @@ registerBuiltins()
 export interface MakeVecOptions {
   /**
    * `"sync"` (default): one thread; `"async"`: Node worker threads, available once `@autodidact/envs/node` is
-   * loaded (its `makeVec` is this function with that guaranteed).
+   * loaded (its `makeVec` is this function with that guaranteed); `"batched"`: the id's structure-of-arrays vector
+   * env (`vectorEntryPoint`: `CartPole-v1`, `FrozenLake-v1`, `FrozenLake8x8-v1`, `Sokoban-v0`), bit-identical to
+   * `"sync"` and many times faster.
    */
-  readonly vectorizationMode?: "sync" | "async" | undefined
+  readonly vectorizationMode?: "sync" | "async" | "batched" | undefined
   /** Default `"NextStep"` (Gymnasium's default). */
   readonly autoresetMode?: AutoresetMode | undefined
   /** Kwargs of every sub-env. */
@@ -72,7 +76,8 @@ export interface MakeVecOptions {
 /**
  * `numEnvs` copies of `make(id, kwargs)` as one vector environment (Gymnasium's `make_vec`).
  * @throws UnknownEnvError when `id` is not registered; InvalidOptionError when `numEnvs` is not a positive integer,
- *   or when `vectorizationMode` is `"async"` and `@autodidact/envs/node` has not been loaded (no worker threads).
+ *   when `vectorizationMode` is `"async"` and `@autodidact/envs/node` has not been loaded (no worker threads), or
+ *   `"batched"` for an id without a `vectorEntryPoint`.
  */
 export const makeVec = (id: string, numEnvs: number, options: MakeVecOptions = {}): VectorEnv => {
   lookup(id)
@@ -81,6 +86,17 @@ export const makeVec = (id: string, numEnvs: number, options: MakeVecOptions = {
   }
   const kwargs = options.kwargs ?? {}
   const autoresetMode = options.autoresetMode ?? "NextStep"
+  if (options.vectorizationMode === "batched") {
+    const reg = lookup(id)
+    if (reg.vectorEntryPoint === undefined) {
+      throw new InvalidOptionError({
+        option: "vectorizationMode",
+        value: "batched",
+        reason: `${id} has no batched implementation; ids that have one: ${ids().filter((k) => lookup(k).vectorEntryPoint !== undefined).join(", ")}`
+      })
+    }
+    return reg.vectorEntryPoint(numEnvs, { ...reg.kwargs, ...kwargs }, { autoresetMode, maxEpisodeSteps: reg.maxEpisodeSteps })
+  }
   if (options.vectorizationMode === "async") {
     const makeAsync = asyncVectorEnv()
     if (makeAsync === undefined) {

@@ -2,7 +2,8 @@
  * `@autodidact/envs`: environments with Gymnasium 1.x semantics: `CartPole-v1`, `FrozenLake-v1`, `Sokoban-v0`
  * (Boxoban loader, generator, push-optimal solver), extensive-form games with OpenSpiel semantics (Kuhn and Leduc
  * poker, tic-tac-toe, Liar's dice, normal-form games, user trees) and the PettingZoo AEC/Parallel APIs, wrappers, vector
- * environments (in-thread here; on worker threads in `@autodidact/envs/node`), a registry with `make`, conformance
+ * environments (in-thread here, batched structure-of-arrays ones for CartPole, FrozenLake and Sokoban; on worker threads
+ * in `@autodidact/envs/node`), a registry with `make`, conformance
  * checks (`CheckEnv` for Gymnasium envs, `CheckAecEnv` / `CheckParallelEnv` for PettingZoo AEC / Parallel envs,
  * `CheckTextEnv` for text envs, `CheckVectorEnv` for vector envs and their autoreset modes) and a throughput benchmark. This
  * entry has no Node built-in in its import graph (it bundles for browsers); `@autodidact/envs/node` adds
@@ -14,8 +15,11 @@
 export * as Env from "./Env.js"
 export * as VectorEnv from "./vector/VectorEnv.js"
 export * as CartPole from "./classic/CartPole.js"
+export * as CartPoleBatch from "./classic/CartPoleBatch.js"
 export * as FrozenLake from "./toytext/FrozenLake.js"
+export * as FrozenLakeBatch from "./toytext/FrozenLakeBatch.js"
 export * as Sokoban from "./sokoban/Sokoban.js"
+export * as SokobanBatch from "./sokoban/SokobanBatch.js"
 export * as SokobanLevel from "./sokoban/SokobanLevel.js"
 export * as SokobanSolver from "./sokoban/SokobanSolver.js"
 export * as SokobanGenerator from "./sokoban/SokobanGenerator.js"
@@ -38,6 +42,7 @@ export * as Wrappers from "./wrappers/Wrappers.js"
 export * as Registry from "./Registry.js"
 export * as VectorBatch from "./vector/VectorBatch.js"
 export * as SyncVectorEnv from "./vector/SyncVectorEnv.js"
+export * as BatchedVectorEnv from "./vector/BatchedVectorEnv.js"
 export * as CheckEnv from "./checks/CheckEnv.js"
 export * as CheckAecEnv from "./checks/CheckAecEnv.js"
 export * as CheckParallelEnv from "./checks/CheckParallelEnv.js"

@@ -1,6 +1,7 @@
 /**
  * `@autodidact/envs/node`: the parts of envs that need Node: {@link AsyncVectorEnv} (sub-envs on `worker_threads`,
- * `node:os`) and Sokoban level files read with `node:fs` (`SokobanLevel.readLevelFile` / `loadLevelFile`; this
+ * `node:os`), {@link EnvBenchmark} (`autodidact bench envs`, with a Python baseline run by `python3`) and Sokoban level
+ * files read with `node:fs` (`SokobanLevel.readLevelFile` / `loadLevelFile`; this
  * `SokobanLevel` is the main entry's plus the file loaders). Loading this entry also enables
  * `vectorizationMode: "async"` in `Registry.makeVec`; `makeVec` here is that same function. The main entry
  * `@autodidact/envs` has no Node built-in in its import graph and bundles for browsers.
@@ -16,5 +17,6 @@
  * @since 0.2.0
  */
 export * as AsyncVectorEnv from "./vector/AsyncVectorEnv.js"
+export * as EnvBenchmark from "./checks/EnvBenchmark.js"
 export * as SokobanLevel from "./sokoban/SokobanLevelFile.js"
 export { makeVec, type MakeVecOptions } from "./Registry.js"

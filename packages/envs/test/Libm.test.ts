@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Rng } from "@autodidact/core"
 import * as Libm from "../src/classic/Libm.js"
 
 // [x, sin x, cos x] from CPython's math.sin/math.cos (glibc 2.36, x86-64), every one also checked to be the
@@ -347,5 +348,24 @@ describe("Libm", () => {
     expect(Libm.fma(2, 3, 1)).toBe(7)
     expect(Libm.fma(0.1, 0.2, -0.02)).toBe(1.8041124150158794e-18)
     expect(Libm.fma(Number.POSITIVE_INFINITY, 1, 1)).toBe(Number.POSITIVE_INFINITY)
+  })
+})
+
+describe("Libm fast paths (|x| <= 1/4)", () => {
+  it("return exactly the double-double series' correctly rounded value (sinAccurate / cosAccurate)", () => {
+    // 1.2e5 uniform arguments over the fast range and just past it, log-uniform small ones, and the range edges
+    const rng = Rng.make(2024)
+    const xs: Array<number> = [0.25, -0.25, 0.25000000000000006, 1.4901161193847656e-8, 7.450580596923828e-9, 2 ** -27, 2 ** -26]
+    for (let i = 0; i < 80_000; i++) xs.push((rng.random() * 2 - 1) * (i % 2 === 0 ? 0.26 : 0.05))
+    for (let i = 0; i < 40_000; i++) xs.push((i % 2 === 0 ? 1 : -1) * 2 ** (-30 + 28 * rng.random()))
+    let sinBad = 0
+    let cosBad = 0
+    for (const x of xs) {
+      if (!Object.is(Libm.sin(x), Libm.sinAccurate(x))) sinBad++
+      if (!Object.is(Libm.cos(x), Libm.cosAccurate(x))) cosBad++
+    }
+    expect([sinBad, cosBad]).toEqual([0, 0])
+    expect(Object.is(Libm.sin(-0), -0)).toBe(true)
+    expect(Libm.sin(Number.NaN)).toBeNaN()
   })
 })

@@ -31,8 +31,11 @@ export interface ThroughputOptions {
   readonly mode: "raw" | "make" | "vector"
   /** Vector mode only; default 64. */
   readonly numEnvs?: number | undefined
-  /** Vector mode only; default `"sync"`. `"async"` needs `@autodidact/envs/node` loaded (see `Registry.makeVec`). */
-  readonly vectorizationMode?: "sync" | "async" | undefined
+  /**
+   * Vector mode only; default `"sync"`. `"async"` needs `@autodidact/envs/node` loaded (see `Registry.makeVec`);
+   * `"batched"` is the id's structure-of-arrays vector env.
+   */
+  readonly vectorizationMode?: "sync" | "async" | "batched" | undefined
   /** Environment steps to time (vector mode: rounded up to a multiple of `numEnvs`). */
   readonly steps: number
   /** Seed of the first reset and of the pre-sampled actions. */
@@ -51,8 +54,8 @@ export interface ThroughputResult {
   readonly mode: "raw" | "make" | "vector"
   /** 1 for raw/make. */
   readonly numEnvs: number
-  /** Vector mode only: sync or async. */
-  readonly vectorizationMode?: "sync" | "async" | undefined
+  /** Vector mode only: sync, async or batched. */
+  readonly vectorizationMode?: "sync" | "async" | "batched" | undefined
   /** Environment steps timed. */
   readonly steps: number
   /** Wall-clock seconds. */

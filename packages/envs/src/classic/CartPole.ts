@@ -104,6 +104,49 @@ const readBound = (options: { readonly [key: string]: unknown } | undefined, key
   return v
 }
 
+/** What {@link parseResetOptions} reads from `reset`'s `options`. */
+export interface InitialState {
+  /** `options.state` when given (4 finite numbers), else undefined. */
+  readonly state: ReadonlyArray<number> | undefined
+  /** Lower bound of the uniform draws (`options.low`, default -0.05). */
+  readonly low: number
+  /** Upper bound of the uniform draws (`options.high`, default 0.05). */
+  readonly high: number
+}
+
+const DEFAULT_INITIAL_STATE: InitialState = { state: undefined, low: -0.05, high: 0.05 }
+
+/**
+ * Validate `reset`'s `options` (`state`, or `low`/`high`; Gymnasium's `maybe_parse_reset_bounds`), as
+ * {@link CartPoleEnv.reset} and the batched `CartPoleBatch` read them.
+ * @throws InvalidOptionError when `options.state` is not 4 finite numbers, or low/high are not finite numbers with
+ *   low <= high.
+ * @since 0.2.0
+ */
+export const parseResetOptions = (opts: { readonly [key: string]: unknown } | undefined): InitialState => {
+  if (opts === undefined) return DEFAULT_INITIAL_STATE
+  if (opts["state"] !== undefined) {
+    const st = opts["state"] as ArrayLike<unknown>
+    if (
+      st === null || typeof st !== "object" || st.length !== 4 ||
+      !Array.from(st).every((v) => typeof v === "number" && Number.isFinite(v))
+    ) {
+      throw new InvalidOptionError({
+        option: "options.state",
+        value: st,
+        reason: "expected 4 finite numbers [x, x_dot, theta, theta_dot]"
+      })
+    }
+    return { state: Array.from(st as ArrayLike<number>), low: -0.05, high: 0.05 }
+  }
+  const low = readBound(opts, "low", -0.05)
+  const high = readBound(opts, "high", 0.05)
+  if (low > high) {
+    throw new InvalidOptionError({ option: "options.low", value: low, reason: `must not exceed options.high = ${high}` })
+  }
+  return { state: undefined, low, high }
+}
+
 /**
  * The CartPole environment (unwrapped; `make("CartPole-v1")` adds the checker and `TimeLimit(500)`).
  * @category models
@@ -157,33 +200,21 @@ export class CartPoleEnv implements Env<Float32Array, number> {
    */
   reset(options?: ResetOptions): ResetResult<Float32Array> {
     if (options?.seed !== undefined) this.rng = Rng.make(options.seed)
-    const opts = options?.options
+    const init = parseResetOptions(options?.options)
     const s = this.state
-    if (opts !== undefined && opts["state"] !== undefined) {
-      const st = opts["state"] as ArrayLike<unknown>
-      if (
-        st === null || typeof st !== "object" || st.length !== 4 ||
-        !Array.from(st).every((v) => typeof v === "number" && Number.isFinite(v))
-      ) {
-        throw new InvalidOptionError({
-          option: "options.state",
-          value: st,
-          reason: "expected 4 finite numbers [x, x_dot, theta, theta_dot]"
-        })
-      }
-      for (let i = 0; i < 4; i++) s[i] = st[i] as number
-    } else {
-      const low = readBound(opts, "low", -0.05)
-      const high = readBound(opts, "high", 0.05)
-      if (low > high) {
-        throw new InvalidOptionError({ option: "options.low", value: low, reason: `must not exceed options.high = ${high}` })
-      }
+    if (init.state !== undefined) for (let i = 0; i < 4; i++) s[i] = init.state[i]!
+    else {
       const rng = this.npRandom
-      for (let i = 0; i < 4; i++) s[i] = rng.uniform(low, high)
+      for (let i = 0; i < 4; i++) s[i] = rng.uniform(init.low, init.high)
     }
     this.hasState = true
     this.terminatedFlag = false
-    return { observation: Float32Array.from(s), info: EMPTY_INFO }
+    const obs = new Float32Array(4) // not Float32Array.from(s): that iterates, ~10x slower
+    obs[0] = s[0]!
+    obs[1] = s[1]!
+    obs[2] = s[2]!
+    obs[3] = s[3]!
+    return { observation: obs, info: EMPTY_INFO }
   }
 
   /**

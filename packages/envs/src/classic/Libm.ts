@@ -26,6 +26,15 @@
  *   single double, that double is the correctly rounded result; otherwise (about one argument in 2^42) the series
  *   is re-evaluated in 320-bit fixed point with `BigInt` (the only path that allocates).
  *
+ * - Fast path, 2^-26 <= |x| <= 1/4 (CartPole's pole angle; about 6x faster than the series above): `sin x = x + r`
+ *   with `r = x·z·R(z)` (`z = RN(x²)`, `R` the series -1/3! + z/5! - ... up to x^15, truncation below 2^-73·|r|)
+ *   in plain doubles, whose error is below 4.52u·|r| (u = 2^-53: the product x·z, dropping z's rounding error,
+ *   RN(1/6), the Horner sum and the last product, one u each, 1/6 half of one); `cos x = (1 - zh/2) + (p - zl/2)` with
+ *   `x² = zh + zl` exact (Dekker) and `p = zh²·(1/4! - zh/6! + ...)` up to x^14, whose error is below 8.2u·|p| + 2^-77.
+ *   The same rounding test with twice those bounds (6u·|r| for sin, 16u·|p| + 2^-76 for cos) accepts the result,
+ *   which is then the correctly rounded value, or falls back to the series (about 1% of sin calls at |x| = 0.1, 5% at
+ *   0.2). So {@link sin}/{@link cos} return exactly {@link sinAccurate}/{@link cosAccurate}, checked on 10^7 arguments.
+ *
  * **Verified** against exact rational Taylor sums (Python's `fractions`) and against CPython's `math.sin`/`math.cos`
  * (glibc 2.36, x86-64) on 10^6 random arguments in [-0.25, 0.25], 2·10^5 in [-0.78, 0.78] and about 10^5 edge cases
  * (±0, subnormals, powers of two, log-uniform magnitudes, the 2,000 doubles below pi/4). Every difference from
@@ -33,8 +42,8 @@
  * ulp): `sin` differs on 0.28% and `cos` on 0.017% of the arguments in [-0.25, 0.25] (fewer for small |x|: 0.01%
  * for |x| < 0.05), against 1.2% and 0.7% for `Math.sin`/`Math.cos`.
  *
- * **Gotchas**: about 60-70 ns per call, some 20 times `Math.sin`/`Math.cos` in a tight loop; the fallback outside
- * |x| <= pi/4 inherits V8's last-bit behaviour.
+ * **Gotchas**: on the fast path a call costs about 1.4 times `Math.sin`/`Math.cos` in the same loop, on the series
+ * 60-70 ns (some 20 times); the fallback outside |x| <= pi/4 inherits V8's last-bit behaviour.
  *
  * @since 0.1.0
  */
@@ -84,6 +93,27 @@ const C22 = -8.896791392450574e-22
 const C24 = 1.6117375710961184e-24
 const C26 = -2.4795962632247976e-27
 const C28 = 3.279889237069838e-30
+
+// Fast path, |x| <= 1/4 (see the module docs). Coefficients RN(±1/n!).
+const FAST_LIMIT = 0.25
+const FS3 = -0.16666666666666666
+const FS5 = 0.008333333333333333
+const FS7 = -0.0001984126984126984
+const FS9 = 2.7557319223985893e-6
+const FS11 = -2.505210838544172e-8
+const FS13 = 1.6059043836821613e-10
+const FS15 = -7.647163731819816e-13
+const FC4 = 0.041666666666666664
+const FC6 = -0.001388888888888889
+const FC8 = 2.48015873015873e-5
+const FC10 = -2.755731922398589e-7
+const FC12 = 2.08767569878681e-9
+const FC14 = -1.1470745597729725e-11
+/** 6u (u = 2^-53): the sin fast path's error is below 4.52u·|r|. */
+const SIN_FAST_ERR = 6 * 2 ** -53
+/** 16u: the cos fast path's error is below 8.2u·|p| + 2^-77. */
+const COS_FAST_ERR = 16 * 2 ** -53
+const COS_FAST_TRUNC = 2 ** -76
 
 /**
  * Horner's rule in double-double: `acc <- c + z·acc` for each pair `c` of `coeffs`, starting from `acc = tail`,
@@ -159,6 +189,27 @@ const slowPath = (x: number, odd: boolean): number => {
  */
 export const sin = (x: number): number => {
   const ax = Math.abs(x)
+  if (ax <= FAST_LIMIT && ax >= 1.4901161193847656e-8) {
+    // Fast path (module docs): r = x·z·R(z) in plain doubles, error below 4.52u·|r|; sin x = hi + lo ± 6u·|r|.
+    const z = x * x
+    const r = x * z * (FS3 + z * (FS5 + z * (FS7 + z * (FS9 + z * (FS11 + z * (FS13 + z * FS15))))))
+    const hi = x + r
+    const lo = (x - hi) + r // exact: |r| < |x|
+    const e = Math.abs(r) * SIN_FAST_ERR
+    const down = hi + (lo - e)
+    if (down === hi + (lo + e)) return down
+  }
+  return sinAccurate(x)
+}
+
+/**
+ * `sin x` by the double-double series alone (the fallback of {@link sin}, which returns the same value): correctly
+ * rounded for |x| <= pi/4, `Math.sin(x)` otherwise. Exported as the reference the fast path is tested against.
+ *
+ * @since 0.2.0
+ */
+export const sinAccurate = (x: number): number => {
+  const ax = Math.abs(x)
   if (!(ax <= LIMIT)) return Math.sin(x)
   if (ax < 1.4901161193847656e-8) return x // 2^-26: sin x = x(1 - x²/6 + ...), x²/6 < 2^-54.5
   // z = x² exactly, as zh + zl.
@@ -188,6 +239,33 @@ export const sin = (x: number): number => {
  * @since 0.1.0
  */
 export const cos = (x: number): number => {
+  const ax = Math.abs(x)
+  if (ax <= FAST_LIMIT && ax >= 7.450580596923828e-9) {
+    // Fast path (module docs): cos x = (1 - zh/2) + (p - zl/2) with z = x² = zh + zl exact, error below
+    // 8.2u·|p| + 2^-77; the rounding test widens it to 16u·|p| + 2^-76.
+    const t = SPLIT * x
+    const xh = t - (t - x)
+    const xl = x - xh
+    const zh = x * x
+    const zl = ((xh * xh - zh) + 2 * xh * xl) + xl * xl
+    const h2 = 0.5 * zh
+    const hi = 1 - h2
+    const p = zh * zh * (FC4 + zh * (FC6 + zh * (FC8 + zh * (FC10 + zh * (FC12 + zh * FC14)))))
+    const lo = ((1 - hi) - h2) + (p - 0.5 * zl) // (1 - hi) - h2 is exact (Fast2Sum)
+    const e = Math.abs(p) * COS_FAST_ERR + COS_FAST_TRUNC
+    const down = hi + (lo - e)
+    if (down === hi + (lo + e)) return down
+  }
+  return cosAccurate(x)
+}
+
+/**
+ * `cos x` by the double-double series alone (the fallback of {@link cos}, which returns the same value): correctly
+ * rounded for |x| <= pi/4, `Math.cos(x)` otherwise. Exported as the reference the fast path is tested against.
+ *
+ * @since 0.2.0
+ */
+export const cosAccurate = (x: number): number => {
   const ax = Math.abs(x)
   if (!(ax <= LIMIT)) return Math.cos(x)
   if (ax < 7.450580596923828e-9) return 1 // 2^-27: cos x > 1 - 2^-55, above the midpoint 1 - 2^-54

@@ -7,11 +7,14 @@
  * @since 0.2.0
  */
 import * as CartPole from "../classic/CartPole.js"
+import * as CartPoleBatch from "../classic/CartPoleBatch.js"
 import * as Sokoban from "../sokoban/Sokoban.js"
+import * as SokobanBatch from "../sokoban/SokobanBatch.js"
 import * as TextFrozenLake from "../text/TextFrozenLake.js"
 import * as TextHousehold from "../text/TextHousehold.js"
 import * as TextSokoban from "../text/TextSokoban.js"
 import * as FrozenLake from "../toytext/FrozenLake.js"
+import * as FrozenLakeBatch from "../toytext/FrozenLakeBatch.js"
 import { has, register } from "./Registrations.js"
 
 let registered = false
@@ -29,12 +32,14 @@ export const registerBuiltins = (): void => {
   add({
     id: "CartPole-v1",
     entryPoint: (kwargs) => new CartPole.CartPoleEnv(kwargs as CartPole.CartPoleOptions),
+    vectorEntryPoint: (n, kwargs, o) => new CartPoleBatch.CartPoleBatch(n, { ...kwargs as CartPole.CartPoleOptions, ...o }),
     maxEpisodeSteps: 500,
     rewardThreshold: 475.0
   })
   add({
     id: "FrozenLake-v1",
     entryPoint: (kwargs) => new FrozenLake.FrozenLakeEnv(kwargs as FrozenLake.FrozenLakeOptions),
+    vectorEntryPoint: (n, kwargs, o) => new FrozenLakeBatch.FrozenLakeBatch(n, { ...kwargs as FrozenLake.FrozenLakeOptions, ...o }),
     kwargs: { mapName: "4x4" },
     maxEpisodeSteps: 100,
     rewardThreshold: 0.7
@@ -42,6 +47,7 @@ export const registerBuiltins = (): void => {
   add({
     id: "FrozenLake8x8-v1",
     entryPoint: (kwargs) => new FrozenLake.FrozenLakeEnv(kwargs as FrozenLake.FrozenLakeOptions),
+    vectorEntryPoint: (n, kwargs, o) => new FrozenLakeBatch.FrozenLakeBatch(n, { ...kwargs as FrozenLake.FrozenLakeOptions, ...o }),
     kwargs: { mapName: "8x8" },
     maxEpisodeSteps: 200,
     rewardThreshold: 0.85
@@ -50,6 +56,7 @@ export const registerBuiltins = (): void => {
   add({
     id: "Sokoban-v0",
     entryPoint: (kwargs) => new Sokoban.Sokoban(kwargs as Sokoban.SokobanOptions),
+    vectorEntryPoint: (n, kwargs, o) => new SokobanBatch.SokobanBatch(n, { ...kwargs as Sokoban.SokobanOptions, ...o }),
     maxEpisodeSteps: 120
   })
 

@@ -9,6 +9,7 @@ import { InvalidOptionError } from "@autodidact/core"
 import { Schema } from "effect"
 import type { AnyEnv, Env, EnvSpec } from "../Env.js"
 import { Checked } from "../wrappers/Checked.js"
+import type { AutoresetMode, VectorEnv } from "../vector/VectorEnv.js"
 import { TimeLimit } from "../wrappers/TimeLimit.js"
 
 /**
@@ -35,6 +36,20 @@ export interface Registration extends EnvSpec {
   readonly entryPoint: (kwargs: Kwargs) => AnyEnv
   /** Skip the `Checked` wrapper (Gymnasium's `disable_env_checker`). Default false. */
   readonly disableEnvChecker?: boolean | undefined
+  /**
+   * Builds a batched vector env of `numEnvs` copies, bit-identical to `SyncVectorEnv` over `make(id, kwargs)`
+   * (`makeVec(id, n, { vectorizationMode: "batched" })`; Gymnasium's `vector_entry_point`). `maxEpisodeSteps` is the
+   * spec's. Optional.
+   */
+  readonly vectorEntryPoint?: ((numEnvs: number, kwargs: Kwargs, options: VectorEntryOptions) => VectorEnv) | undefined
+}
+
+/** What `makeVec` passes to a {@link Registration.vectorEntryPoint} besides `numEnvs` and the kwargs. */
+export interface VectorEntryOptions {
+  /** The autoreset mode asked for. */
+  readonly autoresetMode: AutoresetMode
+  /** The spec's `maxEpisodeSteps` (`TimeLimit`), if any. */
+  readonly maxEpisodeSteps: number | undefined
 }
 
 /** Parsed parts of an id `[namespace/]name[-vN]` (Gymnasium's `parse_env_id`). */
@@ -137,7 +152,7 @@ export const lookup = (id: string): Registration => {
  * @throws UnknownEnvError when `id` is not registered.
  */
 export const spec = (id: string): EnvSpec => {
-  const { entryPoint: _e, disableEnvChecker: _d, ...rest } = lookup(id)
+  const { entryPoint: _e, disableEnvChecker: _d, vectorEntryPoint: _v, ...rest } = lookup(id)
   return rest
 }
 

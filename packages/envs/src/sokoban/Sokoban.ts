@@ -199,16 +199,7 @@ export class Sokoban implements Env<Uint8Array | Float32Array, number> {
    */
   reset(options?: ResetOptions): ResetResult<Uint8Array | Float32Array> {
     if (options?.seed !== undefined) this.rng = Rng.make(options.seed)
-    const given = options?.options?.["level"] as Level | undefined
-    let level: Level
-    if (given !== undefined) {
-      this.checkSize(given, "reset options.level")
-      level = given
-    } else if (this.levels !== undefined) {
-      level = this.levels.length === 1 ? this.levels[0]! : this.levels[this.npRandom.integers(this.levels.length)]!
-    } else {
-      level = SokobanGenerator.generate(this.npRandom, this.generateOptions)
-    }
+    const level = this.pickLevel(options?.options?.["level"] as Level | undefined, this)
     this.level = level
     this.walls.set(level.walls)
     this.goal.fill(0)
@@ -224,6 +215,24 @@ export class Sokoban implements Env<Uint8Array | Float32Array, number> {
     this.steps = 0
     this.running = true
     return { observation: this.observe(), info: { levelId: level.id, boxesOnTarget: this.boxesOnTarget } }
+  }
+
+  /**
+   * The level a reset plays: `given` (checked to have this env's size), else one of `levels` drawn with
+   * `npRandom.integers(levels.length)` (no draw when there is one), else a generated one. `rng` supplies `npRandom`
+   * (this env, or a row of the batched `SokobanBatch`), read only when a draw is needed.
+   * @throws InvalidOptionError for a level of the wrong size; GenerationError when generation fails.
+   * @since 0.2.0
+   */
+  pickLevel(given: Level | undefined, rng: { readonly npRandom: Rng }): Level {
+    if (given !== undefined) {
+      this.checkSize(given, "reset options.level")
+      return given
+    }
+    if (this.levels !== undefined) {
+      return this.levels.length === 1 ? this.levels[0]! : this.levels[rng.npRandom.integers(this.levels.length)]!
+    }
+    return SokobanGenerator.generate(rng.npRandom, this.generateOptions)
   }
 
   /**
