@@ -8,8 +8,9 @@
  *   is Kuhn, Leduc, Liar's dice (two players, one six-sided die each) and three-player Kuhn.
  * - An algorithm that does not apply to a game (CFR-BR on three players) gives one row with `skipped` set to the
  *   reason instead of failing the table.
- * - `maxSeconds` bounds each game × algorithm run: the checkpoints after the budget is spent are left out (the row
- *   list says how far each run got), so a slow combination cannot stall the table.
+ * - `maxSeconds` bounds each game × algorithm run: stepping stops once the budget is spent (checked every 16
+ *   iterations) and the checkpoints not reached are left out (the rows say how far each run got), so a slow
+ *   combination cannot stall the table.
  * - MCCFR rows depend on `seed` (default 0); every other row is deterministic.
  *
  * @example
@@ -91,8 +92,17 @@ export const run = (options: Options = {}, onRow?: (row: Row) => void): Array<Ro
       let seconds = 0
       for (const target of checkpoints) {
         const t0 = performance.now()
-        while (session.iteration() < target) session.step()
+        let outOfTime = false
+        while (session.iteration() < target) {
+          session.step()
+          // the budget is checked every 16 iterations: a checkpoint it does not reach is left out
+          if ((session.iteration() & 15) === 0 && seconds + (performance.now() - t0) / 1000 > maxSeconds) {
+            outOfTime = session.iteration() < target
+            break
+          }
+        }
         seconds += (performance.now() - t0) / 1000
+        if (outOfTime) break
         session.averageProbabilities(probs)
         emit({ game: name, algo, iteration: target, nashConv: Exploitability.nashConvOnTree(session.tree, probs, ws), seconds })
         if (seconds > maxSeconds) break
