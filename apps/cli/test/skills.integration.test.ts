@@ -161,7 +161,7 @@ describe("autodidact skills", () => {
     expect(wrongEnv.stderr).toContain("TrainConfigError: --skills \"lib\": skills as options are for TextHousehold-v0")
     const noMacros = (await bin2("train", "--env", "TextHousehold-v0", "--skills", "empty", "--out", "e"))
     expect(noMacros.stderr).toContain("SkillOptionsError")
-  })
+  }, 240_000) // a ceiling against a hang: discover, train and eval processes take ~50 s on an idle CI host, 80+ s loaded
 
   it("discover admits exactly the macros that pass held-out verification, as reviewable files", async () => {
     const dir = workspace()
