@@ -130,6 +130,10 @@ interface Scratch {
   pending: Map<SparseVector, number>
   pendingX: Array<SparseVector>
   pendingDH: Float64Array
+  /** With the encoding cache: the last task text, its parse and its delexicalized texts (reset when the task changes). */
+  taskText: string | undefined
+  task: TextAbstraction.HouseholdTask | undefined
+  delex: Map<string, string>
   preS: Float64Array
   hS: Float64Array
   zS: Float64Array
@@ -183,6 +187,9 @@ const makeScratch = (c: Config, capacity: number): Scratch => ({
   pending: new Map(),
   pendingX: [],
   pendingDH: new Float64Array(0),
+  taskText: undefined,
+  task: undefined,
+  delex: new Map(),
   preS: new Float64Array(c.hidden),
   hS: new Float64Array(c.hidden),
   zS: new Float64Array(c.embed),
@@ -256,8 +263,10 @@ export const implementationOf = (p: Drrn): Implementation => ({ kernel: p.scratc
 
 /** Grow the per-action scratch to hold `k` actions, keeping the implementation and the cache. */
 const grow = (p: Drrn, k: number): void => {
-  const { kernel, cache, cacheSize, memoOn, memo, memoH, pending, pendingX, pendingDH } = p.scratch
-  Object.assign(p.scratch, makeScratch(p.config, Math.max(k, 2 * p.scratch.capacity)), { kernel, cache, cacheSize, memoOn, memo, memoH, pending, pendingX, pendingDH })
+  const { kernel, cache, cacheSize, memoOn, memo, memoH, pending, pendingX, pendingDH, taskText, task, delex } = p.scratch
+  Object.assign(p.scratch, makeScratch(p.config, Math.max(k, 2 * p.scratch.capacity)), {
+    kernel, cache, cacheSize, memoOn, memo, memoH, pending, pendingX, pendingDH, taskText, task, delex
+  })
 }
 
 /** The features for `key` from the LRU cache, computed by `make` on a miss. */
@@ -279,6 +288,17 @@ const cached = (p: Drrn, key: string, make: () => SparseVector): SparseVector =>
 
 const SEP = "\u0000"
 const SEP2 = "\u0001"
+
+/** `TextAbstraction.delexicalize` of the current task, remembered per text (at most 4096, then forgotten). */
+const delexicalizeCached = (sc: Scratch, task: TextAbstraction.HouseholdTask, text: string): string => {
+  let out = sc.delex.get(text)
+  if (out === undefined) {
+    out = TextAbstraction.delexicalize(task, text)
+    if (sc.delex.size >= 4096) sc.delex.clear()
+    sc.delex.set(text, out)
+  }
+  return out
+}
 
 /** {@link featurizeAction} through the policy's cache. */
 const actionFeatures = (p: Drrn, action: string, extra?: ReadonlyArray<string>): SparseVector =>
@@ -440,9 +460,16 @@ export const encode = (p: Drrn, input: Input): Encoded => {
   const c = p.config
   const history = input.history ?? []
   if (c.relational ?? defaults.relational) {
-    const task = TextAbstraction.parseHouseholdTask(input.task)
+    const sc = p.scratch
+    const caching = sc.cacheSize > 0
+    if (caching && sc.taskText !== input.task) {
+      sc.taskText = input.task
+      sc.task = TextAbstraction.parseHouseholdTask(input.task)
+      sc.delex.clear()
+    }
+    const task = caching ? sc.task : TextAbstraction.parseHouseholdTask(input.task)
     if (task !== undefined) {
-      const d = (t: string) => TextAbstraction.delexicalize(task, t)
+      const d = caching ? (t: string) => delexicalizeCached(sc, task, t) : (t: string) => TextAbstraction.delexicalize(task, t)
       const summary = TextAbstraction.householdSummary(task, [...history.map((h) => h.observation), input.observation])
       const f = TextAbstraction.householdFeatures(task, summary, input.admissible)
       const from = Math.max(0, history.length - c.history)

@@ -189,6 +189,15 @@ describe("DrrnPolicy implementations", () => {
     const e = DrrnPolicy.encode(plain, { ...household, history: [{ observation: "You open the fridge 1.", action: "open fridge 1" }] })
     expect(Array.from(d.state.indices)).toEqual(Array.from(e.state.indices))
     expect(Array.from(d.state.indices)).not.toEqual(Array.from(a.state.indices))
+    // another task delexicalizes other words ("mug" is no longer the task object): no stale delexicalization
+    const other = { ...household, task: "Your task is to: put a hot knife in countertop." }
+    for (const input of [other, household, other]) {
+      const x = DrrnPolicy.encode(cached, input)
+      const y = DrrnPolicy.encode(plain, input)
+      expect(Array.from(x.state.indices)).toEqual(Array.from(y.state.indices))
+      expect(x.actions.map((v) => Array.from(v.indices))).toEqual(y.actions.map((v) => Array.from(v.indices)))
+    }
+    expect(Array.from(DrrnPolicy.encode(plain, other).actions[0]!.indices)).not.toEqual(Array.from(c.actions[0]!.indices))
   })
 
   it("the action memo is bit-identical while the parameters stand and forgets them after paramsChanged", () => {
