@@ -32,6 +32,12 @@
  *   same layout, so {@link Adam} and global-norm clipping apply unchanged. {@link backward} is written out by hand and
  *   checked against finite differences in the tests.
  * - No value head: GRPO/GiGPO/RLOO are critic-free.
+ * - Speed ({@link Implementation}, {@link setImplementation}): by default the action tower's second layer is folded
+ *   into the state embedding (`score_a = zS · (W2ᵀ hA_a + b2) = (W2 zS) · hA_a + b2 · zS`, the same scores up to rounding), and
+ *   featurized texts are kept in an LRU cache keyed by the exact text (identical features, no re-tokenizing of the
+ *   admissible commands that recur at every step). {@link MultiTurnTrainer} also memoizes the action tower's hidden
+ *   layer per distinct command while the parameters stand and sums the action tower's first-layer gradient per
+ *   distinct command ({@link flushActionGradient}). `{ kernel: "reference", encodingCache: 0 }` is the plain path.
  *
  * **Gotchas**: {@link forward} keeps its activations in the policy's scratch; call {@link backward} right after the
  * {@link forward} of the same input. Not re-entrant.
