@@ -25,6 +25,7 @@ import { cpus, loadavg } from "node:os"
 import type * as DrrnPolicy from "../DrrnPolicy.js"
 import * as MultiTurnTrainer from "../MultiTurnTrainer.js"
 import * as TextTasks from "../TextTasks.js"
+import { median } from "./PpoBenchmark.js"
 
 /** The two implementations compared. */
 export const implementations: { readonly [K in "baseline" | "optimized"]: Partial<DrrnPolicy.Implementation> } = {
@@ -87,12 +88,6 @@ export interface Report {
   readonly loadAfter: ReadonlyArray<number>
   readonly cpus: number
   readonly node: string
-}
-
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
 /**
