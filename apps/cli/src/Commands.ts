@@ -141,6 +141,14 @@ const benchReplayFlags = {
   json: jsonFlag
 }
 
+const benchMultiturnFlags = {
+  steps: F.positiveInt("steps").pipe(withDefault(30_000, "Environment steps per training run", "steps")),
+  repeats: F.positiveInt("repeats").pipe(withDefault(3, "Runs of each implementation, alternating (the median is reported)", "runs")),
+  evalEpisodes: F.positiveInt("eval-episodes").pipe(withDefault(100, "Unseen tasks evaluated after each run", "episodes")),
+  seed: F.seed().pipe(withDefault(1, "Seed of every run")),
+  json: jsonFlag
+}
+
 const benchCliFlags = {
   runs: F.positiveInt("runs").pipe(withDefault(5, "Runs of each command (the median is reported)", "runs")),
   json: jsonFlag
@@ -393,6 +401,7 @@ export interface Configs {
   readonly "bench ppo": Infer<typeof benchPpoFlags>
   readonly "bench solvers": Infer<typeof benchSolversFlags>
   readonly "bench replay": Infer<typeof benchReplayFlags>
+  readonly "bench multiturn": Infer<typeof benchMultiturnFlags>
   readonly compare: Infer<ReturnType<typeof compareFlags>>
   readonly dashboard: Infer<typeof dashboardFlags>
   readonly eval: Infer<typeof evalFlags>
@@ -506,6 +515,12 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "replay",
           benchReplayFlags,
           "Time prioritized replay (sample, updatePriorities, tree descent, gather; 100k and 1M) against a NumPy sum tree in the same run"
+        ),
+        leaf(
+          "bench multiturn",
+          "multiturn",
+          benchMultiturnFlags,
+          "Time GiGPO training on TextHousehold-v0 (env steps/s, unseen success), optimized vs the unoptimized DRRN path, alternating in one run"
         )
       ]),
       leaf("compare", "compare", compareFlags(estimators), "Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"),

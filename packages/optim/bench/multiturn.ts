@@ -10,12 +10,14 @@
  * Options: `--group-size 8 --tasks-per-batch 8 --lr 1e-3 --epochs 2 --minibatches 4 --ent-coef 0.01 --max-steps N
  * --difficulty easy|default --eval-difficulty easy|default (TextHousehold: also evaluate the trained policy on unseen
  * tasks of that difficulty) --eval-every 0 --eval-greedy --history 2 --relational false --relational-weight 2
- * --verbose`. The table reports the success rate of sampled actions and of greedy (argmax) actions, on the same tasks.
+ * --verbose --implementation baseline` (the unoptimized DRRN path, {@link MultiTurnBenchmark.implementations}; `autodidact
+ * bench multiturn` times both in one run). The table reports the success rate of sampled actions and of greedy (argmax) actions, on the same tasks.
  */
 import { Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import * as GroupRollout from "../src/GroupRollout.js"
 import * as MultiTurnTrainer from "../src/MultiTurnTrainer.js"
+import * as MultiTurnBenchmark from "../src/node/MultiTurnBenchmark.js"
 import * as TextTasks from "../src/TextTasks.js"
 
 const args = new Map<string, string>()
@@ -82,7 +84,8 @@ for (const algo of algos) {
           relational: args.get("relational") !== "false",
           relationalWeight: num("relational-weight", 2)
         },
-        tasks: { train: s.trainTask, eval: s.evalTask }
+        tasks: { train: s.trainTask, eval: s.evalTask },
+        implementation: args.get("implementation") === "baseline" ? MultiTurnBenchmark.implementations.baseline : undefined
       },
       {
         onUpdate: (u) => {

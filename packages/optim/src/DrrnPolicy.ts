@@ -32,6 +32,12 @@
  *   same layout, so {@link Adam} and global-norm clipping apply unchanged. {@link backward} is written out by hand and
  *   checked against finite differences in the tests.
  * - No value head: GRPO/GiGPO/RLOO are critic-free.
+ * - Speed ({@link Implementation}, {@link setImplementation}): by default the action tower's second layer is folded
+ *   into the state embedding (`score_a = zS · (W2ᵀ hA_a + b2) = (W2 zS) · hA_a + b2 · zS`, the same scores up to rounding), and
+ *   featurized texts are kept in an LRU cache keyed by the exact text (identical features, no re-tokenizing of the
+ *   admissible commands that recur at every step). {@link MultiTurnTrainer} also memoizes the action tower's hidden
+ *   layer per distinct command while the parameters stand and sums the action tower's first-layer gradient per
+ *   distinct command ({@link flushActionGradient}). `{ kernel: "reference", encodingCache: 0 }` is the plain path.
  *
  * **Gotchas**: {@link forward} keeps its activations in the policy's scratch; call {@link backward} right after the
  * {@link forward} of the same input. Not re-entrant.
@@ -111,6 +117,29 @@ export interface LayerSpec {
 
 interface Scratch {
   capacity: number
+  /** Which forward/backward runs ({@link Implementation}). */
+  kernel: "factored" | "reference"
+  /** LRU cache of featurized texts (insertion order = recency), capacity `cacheSize` (0 = off). */
+  cache: Map<string, SparseVector>
+  cacheSize: number
+  /** Factored kernel: `u = W2_action · zS` (hidden) and `c0 = b2_action · zS` of the last forward. */
+  u: Float64Array
+  c0: number
+  /** Factored kernel: `g = Σ_a dLogit_a · hA_a` (hidden) and `dZS` (embed) of a backward. */
+  g: Float64Array
+  dZS: Float64Array
+  /** Action memo ({@link Implementation.actionMemo}): feature vector → slot of its hidden activations in `memoH`. */
+  memoOn: boolean
+  memo: Map<SparseVector, number>
+  memoH: Float64Array
+  /** Deferred action-tower W1 gradient: distinct action vector → slot of its summed dL/dhA-pre in `pendingDH`. */
+  pending: Map<SparseVector, number>
+  pendingX: Array<SparseVector>
+  pendingDH: Float64Array
+  /** With the encoding cache: the last task text, its parse and its delexicalized texts (reset when the task changes). */
+  taskText: string | undefined
+  task: TextAbstraction.HouseholdTask | undefined
+  delex: Map<string, string>
   preS: Float64Array
   hS: Float64Array
   zS: Float64Array
@@ -151,6 +180,22 @@ export const layout = (c: Config): Array<LayerSpec> => {
 
 const makeScratch = (c: Config, capacity: number): Scratch => ({
   capacity,
+  kernel: "factored",
+  cache: new Map(),
+  cacheSize: implementationDefaults.encodingCache,
+  u: new Float64Array(c.hidden),
+  c0: 0,
+  g: new Float64Array(c.hidden),
+  dZS: new Float64Array(c.embed),
+  memoOn: false,
+  memo: new Map(),
+  memoH: new Float64Array(0),
+  pending: new Map(),
+  pendingX: [],
+  pendingDH: new Float64Array(0),
+  taskText: undefined,
+  task: undefined,
+  delex: new Map(),
   preS: new Float64Array(c.hidden),
   hS: new Float64Array(c.hidden),
   zS: new Float64Array(c.embed),
@@ -161,6 +206,126 @@ const makeScratch = (c: Config, capacity: number): Scratch => ({
   dZ: new Float64Array(c.embed),
   dH: new Float64Array(c.hidden)
 })
+
+/**
+ * How a policy computes (not part of its {@link Config} or checkpoint: every choice computes the same function, up
+ * to floating-point rounding).
+ */
+export interface Implementation {
+  /**
+   * `"factored"` (default): the action tower's second layer is folded into the state embedding
+   * (`score_a = (W2 zS) · hA_a + b2 · zS`), so forward and backward cost `O(nnz·hidden + hidden)` per action instead of
+   * `O(nnz·hidden + hidden·embed)`. `"reference"`: the plain per-action tower of the paper (`zA_a = W2ᵀ hA_a + b2`,
+   * `score_a = zS · zA_a`), the baseline of the multi-turn benchmark. Both give the same scores and gradients up to
+   * rounding (summation order).
+   */
+  readonly kernel: "factored" | "reference"
+  /**
+   * Entries of the LRU cache of featurized texts (state and action feature vectors keyed by the exact text they are
+   * computed from; features are a deterministic function of the text, so cached and uncached encodings are
+   * identical). 0 turns it off. Default 32 768.
+   */
+  readonly encodingCache: number
+  /**
+   * Factored kernel only: memoize the action tower's hidden layer `hA = tanh(W1ᵀx + b1)` per action feature vector
+   * (by identity; the encoding cache hands out the same vector for the same text) while the parameters are
+   * unchanged. Whoever then writes `params` must call {@link paramsChanged} before the next {@link forward}, so it is
+   * off by default; {@link MultiTurnTrainer} turns it on for a run (it calls {@link paramsChanged} after every
+   * optimizer step) and off again at the end. Results are bit-identical with and without it.
+   */
+  readonly actionMemo: boolean
+}
+
+/** Defaults: the factored kernel, a 32 768-entry encoding cache, no action memo. */
+export const implementationDefaults: Implementation = { kernel: "factored", encodingCache: 32_768, actionMemo: false }
+
+/** Most action vectors memoized at once (the memo is emptied when full): 16 384 × hidden float64s. */
+const MEMO_SLOTS = 16_384
+
+/** Forget memoized activations ({@link Implementation.actionMemo}): call after writing `p.params`. */
+export const paramsChanged = (p: Drrn): void => {
+  p.scratch.memo.clear()
+}
+
+/**
+ * Choose how `p` computes ({@link Implementation}); empties the action memo, and the encoding cache when its size
+ * changes.
+ * @throws RangeError for an unknown kernel or a cache size that is not a non-negative integer.
+ */
+export const setImplementation = (p: Drrn, impl: Partial<Implementation>): void => {
+  const kernel = impl.kernel ?? p.scratch.kernel
+  const size = impl.encodingCache ?? p.scratch.cacheSize
+  if (kernel !== "factored" && kernel !== "reference") throw new RangeError(`DrrnPolicy.setImplementation: kernel must be factored or reference, got ${String(kernel)}`)
+  if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`DrrnPolicy.setImplementation: encodingCache must be a non-negative integer, got ${size}`)
+  p.scratch.kernel = kernel
+  if (size !== p.scratch.cacheSize) p.scratch.cache.clear()
+  p.scratch.cacheSize = size
+  p.scratch.memoOn = impl.actionMemo ?? p.scratch.memoOn
+  p.scratch.memo.clear()
+}
+
+/** The policy's current {@link Implementation}. */
+export const implementationOf = (p: Drrn): Implementation => ({ kernel: p.scratch.kernel, encodingCache: p.scratch.cacheSize, actionMemo: p.scratch.memoOn })
+
+/** Grow the per-action scratch to hold `k` actions, keeping the implementation and the cache. */
+const grow = (p: Drrn, k: number): void => {
+  const { kernel, cache, cacheSize, memoOn, memo, memoH, pending, pendingX, pendingDH, taskText, task, delex } = p.scratch
+  Object.assign(p.scratch, makeScratch(p.config, Math.max(k, 2 * p.scratch.capacity)), {
+    kernel, cache, cacheSize, memoOn, memo, memoH, pending, pendingX, pendingDH, taskText, task, delex
+  })
+}
+
+/** The features for `key` from the LRU cache, computed by `make` on a miss. */
+const cached = (p: Drrn, key: string, make: () => SparseVector): SparseVector => {
+  const sc = p.scratch
+  if (sc.cacheSize === 0) return make()
+  const hit = sc.cache.get(key)
+  if (hit !== undefined) {
+    // most recently used last
+    sc.cache.delete(key)
+    sc.cache.set(key, hit)
+    return hit
+  }
+  const v = make()
+  sc.cache.set(key, v)
+  if (sc.cache.size > sc.cacheSize) sc.cache.delete(sc.cache.keys().next().value!)
+  return v
+}
+
+const SEP = "\u0000"
+const SEP2 = "\u0001"
+
+/** `TextAbstraction.delexicalize` of the current task, remembered per text (at most 4096, then forgotten). */
+const delexicalizeCached = (sc: Scratch, task: TextAbstraction.HouseholdTask, text: string): string => {
+  let out = sc.delex.get(text)
+  if (out === undefined) {
+    out = TextAbstraction.delexicalize(task, text)
+    if (sc.delex.size >= 4096) sc.delex.clear()
+    sc.delex.set(text, out)
+  }
+  return out
+}
+
+/** {@link featurizeAction} through the policy's cache. */
+const actionFeatures = (p: Drrn, action: string, extra?: ReadonlyArray<string>): SparseVector =>
+  cached(p, `a${SEP}${action}${SEP}${extra === undefined ? "" : extra.join(SEP2)}`, () => featurizeAction(p.config, action, extra))
+
+/** {@link featurizeState} through the policy's cache (the key holds only the last `history` steps it reads). */
+const stateFeatures = (
+  p: Drrn,
+  task: string,
+  observation: string,
+  history: ReadonlyArray<{ readonly observation: string; readonly action: string }>,
+  extra?: ReadonlyArray<string>
+): SparseVector => {
+  if (p.scratch.cacheSize === 0) return featurizeState(p.config, task, observation, history, extra)
+  let key = `s${SEP}${task}${SEP}${observation}${SEP}${extra === undefined ? "" : extra.join(SEP2)}`
+  for (let j = 1; j <= p.config.history && j <= history.length; j++) {
+    const h = history[history.length - j]!
+    key += `${SEP}${h.action}${SEP2}${h.observation}`
+  }
+  return cached(p, key, () => featurizeState(p.config, task, observation, history, extra))
+}
 
 /** A policy from existing parameters (e.g. a checkpoint or a frozen reference copy). */
 export const fromParams = (config: Config, params: Float32Array): Drrn => {
@@ -301,36 +466,70 @@ export const encode = (p: Drrn, input: Input): Encoded => {
   const c = p.config
   const history = input.history ?? []
   if (c.relational ?? defaults.relational) {
-    const task = TextAbstraction.parseHouseholdTask(input.task)
+    const sc = p.scratch
+    const caching = sc.cacheSize > 0
+    if (caching && sc.taskText !== input.task) {
+      sc.taskText = input.task
+      sc.task = TextAbstraction.parseHouseholdTask(input.task)
+      sc.delex.clear()
+    }
+    const task = caching ? sc.task : TextAbstraction.parseHouseholdTask(input.task)
     if (task !== undefined) {
-      const d = (t: string) => TextAbstraction.delexicalize(task, t)
+      const d = caching ? (t: string) => delexicalizeCached(sc, task, t) : (t: string) => TextAbstraction.delexicalize(task, t)
       const summary = TextAbstraction.householdSummary(task, [...history.map((h) => h.observation), input.observation])
       const f = TextAbstraction.householdFeatures(task, summary, input.admissible)
       const from = Math.max(0, history.length - c.history)
       const recent = history.slice(from).map((h) => ({ observation: d(h.observation), action: d(h.action) }))
       return {
-        state: featurizeState(c, d(input.task), d(input.observation), recent, f.state),
-        actions: input.admissible.map((a, i) => featurizeAction(c, d(a), f.actions[i]))
+        state: stateFeatures(p, d(input.task), d(input.observation), recent, f.state),
+        actions: input.admissible.map((a, i) => actionFeatures(p, d(a), f.actions[i]))
       }
     }
     const grid = c.grid ? TextAbstraction.parseSokobanGrid(input.observation) : undefined
     const f = grid === undefined ? undefined : TextAbstraction.sokobanFeatures(grid, input.admissible)
     if (f !== undefined) {
       return {
-        state: featurizeState(c, input.task, input.observation, history, f.state),
-        actions: input.admissible.map((a, i) => featurizeAction(c, a, f.actions[i]))
+        state: stateFeatures(p, input.task, input.observation, history, f.state),
+        actions: input.admissible.map((a, i) => actionFeatures(p, a, f.actions[i]))
       }
     }
   }
   return {
-    state: featurizeState(c, input.task, input.observation, history),
-    actions: input.admissible.map((a) => featurizeAction(c, a))
+    state: stateFeatures(p, input.task, input.observation, history),
+    actions: input.admissible.map((a) => actionFeatures(p, a))
   }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Forward, sampling, backward
 // ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * `out[o + j] += v · row[r + j]` for j < H, reading a Float32 weight row (a sparse input's W1 row). Unrolled by 4:
+ * each element gets the same sum in the same order as the plain loop (bit-identical), with less loop overhead.
+ */
+const gatherRow = (out: Float64Array, o: number, v: number, row: Float32Array, r: number, H: number): void => {
+  let j = 0
+  for (; j + 3 < H; j += 4) {
+    out[o + j] += v * row[r + j]!
+    out[o + j + 1] += v * row[r + j + 1]!
+    out[o + j + 2] += v * row[r + j + 2]!
+    out[o + j + 3] += v * row[r + j + 3]!
+  }
+  for (; j < H; j++) out[o + j] += v * row[r + j]!
+}
+
+/** `grad[g + j] += v · d[o + j]` for j < H (a W1 row's gradient), unrolled by 4 like {@link gatherRow}. */
+const scatterRow = (grad: Float64Array, g: number, v: number, d: Float64Array, o: number, H: number): void => {
+  let j = 0
+  for (; j + 3 < H; j += 4) {
+    grad[g + j] += v * d[o + j]!
+    grad[g + j + 1] += v * d[o + j + 1]!
+    grad[g + j + 2] += v * d[o + j + 2]!
+    grad[g + j + 3] += v * d[o + j + 3]!
+  }
+  for (; j < H; j++) grad[g + j] += v * d[o + j]!
+}
 
 /** One tower's forward pass into `h` (hidden, after tanh) and `z` (embedding). */
 const towerForward = (
@@ -345,14 +544,16 @@ const towerForward = (
   h: Float64Array,
   hOff: number,
   z: Float64Array,
-  zOff: number
+  zOff: number,
+  unrolled: boolean
 ): void => {
   for (let j = 0; j < H; j++) h[hOff + j] = params[b1 + j]!
   const { indices, values } = x
   for (let n = 0; n < indices.length; n++) {
     const row = w1 + indices[n]! * H
     const v = values[n]!
-    for (let j = 0; j < H; j++) h[hOff + j] += v * params[row + j]!
+    if (unrolled) gatherRow(h, hOff, v, params, row, H)
+    else for (let j = 0; j < H; j++) h[hOff + j] += v * params[row + j]! // the reference kernel's loop, as it was
   }
   for (let j = 0; j < H; j++) h[hOff + j] = Math.tanh(h[hOff + j]!)
   for (let e = 0; e < E; e++) z[zOff + e] = params[b2 + e]!
@@ -377,7 +578,8 @@ const towerBackward = (
   h: Float64Array,
   hOff: number,
   dZ: Float64Array,
-  dH: Float64Array
+  dH: Float64Array,
+  unrolled: boolean
 ): void => {
   for (let e = 0; e < E; e++) grad[b2 + e] += dZ[e]!
   for (let j = 0; j < H; j++) {
@@ -395,7 +597,8 @@ const towerBackward = (
   for (let n = 0; n < indices.length; n++) {
     const row = w1 + indices[n]! * H
     const v = values[n]!
-    for (let j = 0; j < H; j++) grad[row + j] += v * dH[j]!
+    if (unrolled) scatterRow(grad, row, v, dH, 0, H)
+    else for (let j = 0; j < H; j++) grad[row + j] += v * dH[j]! // the reference kernel's loop, as it was
   }
 }
 
@@ -412,17 +615,67 @@ export const forward = (p: Drrn, enc: Encoded): number => {
   const k = enc.actions.length
   if (k === 0) throw new RangeError("DrrnPolicy.forward: no admissible actions")
   const { hidden: H, embed: E } = p.config
-  if (p.scratch.capacity < k) Object.assign(p.scratch, makeScratch(p.config, Math.max(k, 2 * p.scratch.capacity)))
+  if (p.scratch.capacity < k) grow(p, k)
   const sc = p.scratch
   const o = offsets(p)
-  towerForward(p.params, o.sw1, o.sb1, o.sw2, o.sb2, H, E, enc.state, sc.hS, 0, sc.zS, 0)
+  towerForward(p.params, o.sw1, o.sb1, o.sw2, o.sb2, H, E, enc.state, sc.hS, 0, sc.zS, 0, sc.kernel === "factored")
   let max = -Infinity
-  for (let a = 0; a < k; a++) {
-    towerForward(p.params, o.aw1, o.ab1, o.aw2, o.ab2, H, E, enc.actions[a]!, sc.hA, a * H, sc.zA, a * E)
-    let s = 0
-    for (let e = 0; e < E; e++) s += sc.zS[e]! * sc.zA[a * E + e]!
-    sc.logits[a] = s
-    if (s > max) max = s
+  if (sc.kernel === "reference") {
+    for (let a = 0; a < k; a++) {
+      towerForward(p.params, o.aw1, o.ab1, o.aw2, o.ab2, H, E, enc.actions[a]!, sc.hA, a * H, sc.zA, a * E, false)
+      let s = 0
+      for (let e = 0; e < E; e++) s += sc.zS[e]! * sc.zA[a * E + e]!
+      sc.logits[a] = s
+      if (s > max) max = s
+    }
+  } else {
+    // score_a = zS · (W2ᵀ hA_a + b2) = u · hA_a + c0 with u = W2 zS, c0 = b2 · zS: the action tower's second layer
+    // is applied once per state instead of once per action
+    const params = p.params
+    const u = sc.u
+    const zS = sc.zS
+    let c0 = 0
+    for (let e = 0; e < E; e++) c0 += params[o.ab2 + e]! * zS[e]!
+    sc.c0 = c0
+    for (let j = 0; j < H; j++) {
+      const row = o.aw2 + j * E
+      let s = 0
+      for (let e = 0; e < E; e++) s += params[row + e]! * zS[e]!
+      u[j] = s
+    }
+    const hA = sc.hA
+    const memoOn = sc.memoOn
+    for (let a = 0; a < k; a++) {
+      const off = a * H
+      const x = enc.actions[a]!
+      const slot = memoOn ? sc.memo.get(x) : undefined
+      let s = c0
+      if (slot !== undefined) {
+        const m = sc.memoH
+        const mOff = slot * H
+        for (let j = 0; j < H; j++) {
+          const h = m[mOff + j]!
+          hA[off + j] = h
+          s += u[j]! * h
+        }
+      } else {
+        for (let j = 0; j < H; j++) hA[off + j] = params[o.ab1 + j]!
+        const { indices, values } = x
+        for (let n = 0; n < indices.length; n++) {
+          const row = o.aw1 + indices[n]! * H
+          const v = values[n]!
+          gatherRow(hA, off, v, params, row, H)
+        }
+        for (let j = 0; j < H; j++) {
+          const h = Math.tanh(hA[off + j]!)
+          hA[off + j] = h
+          s += u[j]! * h
+        }
+        if (memoOn) memoize(sc, x, hA, off, H)
+      }
+      sc.logits[a] = s
+      if (s > max) max = s
+    }
   }
   let total = 0
   for (let a = 0; a < k; a++) {
@@ -438,6 +691,19 @@ export const forward = (p: Drrn, enc: Encoded): number => {
     if (pa > 0) entropy -= pa * (sc.logits[a]! - logTotal)
   }
   return entropy
+}
+
+/** Store the hidden activations `hA[off … off+H)` of action vector `x` in the memo (emptied when full). */
+const memoize = (sc: Scratch, x: SparseVector, hA: Float64Array, off: number, H: number): void => {
+  if (sc.memo.size >= MEMO_SLOTS) sc.memo.clear()
+  const slot = sc.memo.size
+  if (sc.memoH.length < (slot + 1) * H) {
+    const next = new Float64Array(Math.min(MEMO_SLOTS, Math.max(64, 2 * (slot + 1))) * H)
+    next.set(sc.memoH)
+    sc.memoH = next
+  }
+  sc.memoH.set(hA.subarray(off, off + H), slot * H)
+  sc.memo.set(x, slot)
 }
 
 /** Probabilities of the last {@link forward} (length ≥ number of actions). */
@@ -475,20 +741,23 @@ export const sample = (p: Drrn, enc: Encoded, rng: Rng, greedy = false): { index
 
 /**
  * Backpropagate dL/dscore (`dLogits`, one per admissible action) of the last {@link forward} of `enc` into `grad`
- * (accumulated; not zeroed).
+ * (accumulated; not zeroed). With `deferActions` (factored kernel), the action tower's first-layer rows are summed
+ * per distinct action vector and only written by {@link flushActionGradient}, which must run before `grad` is read
+ * (the same gradient up to summation order; a minibatch repeats the same admissible commands many times).
  */
-export const backward = (p: Drrn, enc: Encoded, dLogits: ArrayLike<number>, grad: Float64Array): void => {
+export const backward = (p: Drrn, enc: Encoded, dLogits: ArrayLike<number>, grad: Float64Array, deferActions = false): void => {
   const k = enc.actions.length
   const { hidden: H, embed: E } = p.config
   const sc = p.scratch
   const o = offsets(p)
+  if (sc.kernel === "factored") return backwardFactored(p, enc, dLogits, grad, deferActions)
   // score_a = zS · zA_a: dzS = Σ_a d_a zA_a, dzA_a = d_a zS
   const dZ = sc.dZ
   for (let a = 0; a < k; a++) {
     const d = dLogits[a]!
     if (d === 0) continue
     for (let e = 0; e < E; e++) dZ[e] = d * sc.zS[e]!
-    towerBackward(p.params, grad, o.aw1, o.ab1, o.aw2, o.ab2, H, E, enc.actions[a]!, sc.hA, a * H, dZ, sc.dH)
+    towerBackward(p.params, grad, o.aw1, o.ab1, o.aw2, o.ab2, H, E, enc.actions[a]!, sc.hA, a * H, dZ, sc.dH, false)
   }
   dZ.fill(0)
   for (let a = 0; a < k; a++) {
@@ -496,5 +765,104 @@ export const backward = (p: Drrn, enc: Encoded, dLogits: ArrayLike<number>, grad
     if (d === 0) continue
     for (let e = 0; e < E; e++) dZ[e] += d * sc.zA[a * E + e]!
   }
-  towerBackward(p.params, grad, o.sw1, o.sb1, o.sw2, o.sb2, H, E, enc.state, sc.hS, 0, dZ, sc.dH)
+  towerBackward(p.params, grad, o.sw1, o.sb1, o.sw2, o.sb2, H, E, enc.state, sc.hS, 0, dZ, sc.dH, false)
+}
+
+/** A zeroed slot of the deferred action gradient for `x`. */
+const pendingSlot = (sc: Scratch, x: SparseVector, H: number): number => {
+  const slot = sc.pendingX.length
+  if (sc.pendingDH.length < (slot + 1) * H) {
+    const next = new Float64Array(Math.max(64, 2 * (slot + 1)) * H)
+    next.set(sc.pendingDH)
+    sc.pendingDH = next
+  }
+  sc.pendingDH.fill(0, slot * H, (slot + 1) * H)
+  sc.pendingX.push(x)
+  sc.pending.set(x, slot)
+  return slot
+}
+
+/**
+ * Add the action tower's first-layer gradient deferred by {@link backward}`(…, deferActions = true)` into `grad`: one
+ * scatter of `x ⊗ Σ dhA` per distinct action vector `x` instead of one per occurrence. A no-op when nothing is
+ * pending. Call it before reading `grad`.
+ */
+export const flushActionGradient = (p: Drrn, grad: Float64Array): void => {
+  const sc = p.scratch
+  const n = sc.pendingX.length
+  if (n === 0) return
+  const H = p.config.hidden
+  const aw1 = p.layout[4]!.offset
+  const acc = sc.pendingDH
+  for (let s = 0; s < n; s++) {
+    const { indices, values } = sc.pendingX[s]!
+    const off = s * H
+    for (let m = 0; m < indices.length; m++) {
+      const row = aw1 + indices[m]! * H
+      const v = values[m]!
+      scatterRow(grad, row, v, acc, off, H)
+    }
+  }
+  sc.pending.clear()
+  sc.pendingX.length = 0
+}
+
+/**
+ * The factored backward pass (the same gradient as the per-action one, summed in another order): with
+ * `score_a = u · hA_a + c0`, `u = W2 zS`, `c0 = b2 · zS` and `D = Σ_a d_a`, `g = Σ_a d_a hA_a`:
+ * `dW2 = g ⊗ zS`, `db2 = D zS`, `dhA_a = d_a u`, `dzS = W2ᵀ g + D b2`. One outer product per state instead of one
+ * per action.
+ */
+const backwardFactored = (p: Drrn, enc: Encoded, dLogits: ArrayLike<number>, grad: Float64Array, defer: boolean): void => {
+  const k = enc.actions.length
+  const { hidden: H, embed: E } = p.config
+  const sc = p.scratch
+  const o = offsets(p)
+  const params = p.params
+  const { u, g, hA, zS, dH } = sc
+  g.fill(0)
+  let D = 0
+  for (let a = 0; a < k; a++) {
+    const d = dLogits[a]!
+    if (d === 0) continue
+    D += d
+    const off = a * H
+    for (let j = 0; j < H; j++) {
+      const h = hA[off + j]!
+      g[j] += d * h
+      const dh = d * u[j]! * (1 - h * h)
+      dH[j] = dh
+      grad[o.ab1 + j] += dh
+    }
+    const x = enc.actions[a]!
+    if (defer) {
+      let slot = sc.pending.get(x)
+      if (slot === undefined) slot = pendingSlot(sc, x, H)
+      const acc = sc.pendingDH
+      const off2 = slot * H
+      for (let j = 0; j < H; j++) acc[off2 + j] += dH[j]!
+      continue
+    }
+    const { indices, values } = x
+    for (let n = 0; n < indices.length; n++) {
+      const row = o.aw1 + indices[n]! * H
+      const v = values[n]!
+      scatterRow(grad, row, v, dH, 0, H)
+    }
+  }
+  const dZS = sc.dZS
+  for (let e = 0; e < E; e++) {
+    grad[o.ab2 + e] += D * zS[e]!
+    dZS[e] = D * params[o.ab2 + e]!
+  }
+  for (let j = 0; j < H; j++) {
+    const gj = g[j]!
+    if (gj === 0) continue
+    const row = o.aw2 + j * E
+    for (let e = 0; e < E; e++) {
+      grad[row + e] += gj * zS[e]!
+      dZS[e] += gj * params[row + e]!
+    }
+  }
+  towerBackward(params, grad, o.sw1, o.sb1, o.sw2, o.sb2, H, E, enc.state, sc.hS, 0, dZS, dH, true)
 }

@@ -109,6 +109,12 @@ export interface Options {
   readonly seed: number
   /** Policy network sizes and features. */
   readonly policy: Partial<DrrnPolicy.Config>
+  /**
+   * How the policy computes ({@link DrrnPolicy.Implementation}: the factored kernel and the encoding cache by default;
+   * `{ kernel: "reference", encodingCache: 0 }` is the unoptimized baseline of the multi-turn benchmark). Changes
+   * only floating-point rounding, not the method; a seed reproduces the run under either choice.
+   */
+  readonly implementation?: Partial<DrrnPolicy.Implementation> | undefined
   /** Custom task sources (override `split`, `evalSplit`, `evalSeedBase`). */
   readonly tasks?: {
     readonly train?: ((rng: Rng) => GroupRollout.Task) | undefined
@@ -338,8 +344,9 @@ export const lossAndGradient = (
       const dEntropy = -p * (logP + h)
       dLogits[a] = (dLogp * dLogProb - o.entCoef * dEntropy) / size
     }
-    DrrnPolicy.backward(policy, smp.encoded, dLogits, grad)
+    DrrnPolicy.backward(policy, smp.encoded, dLogits, grad, true)
   }
+  DrrnPolicy.flushActionGradient(policy, grad)
   pgLoss /= size
   klSum /= size
   entropy /= size
@@ -434,7 +441,15 @@ export const train = (
     const [initRng, taskRng, actRng, shuffleRng] = root.spawn(4) as [Rng, Rng, Rng, Rng]
     const evalSeed = o.seed
     const policy = DrrnPolicy.make({ ...o.policy, rng: initRng })
+    {
+      const impl = { actionMemo: true, ...o.implementation }
+      yield* Effect.try({
+        try: () => DrrnPolicy.setImplementation(policy, impl),
+        catch: (e) => new InvalidOptionError({ option: "implementation", value: impl, reason: e instanceof Error ? e.message : String(e) })
+      })
+    }
     const ref = o.klCoef > 0 ? DrrnPolicy.clone(policy) : undefined
+    if (ref !== undefined) DrrnPolicy.setImplementation(ref, DrrnPolicy.implementationOf(policy))
     const adam = Adam.make(policy.params.length, { eps: 1e-8 })
     const grad = new Float64Array(policy.params.length)
     let dLogits = new Float64Array(64)
@@ -532,6 +547,7 @@ export const train = (
           const norm = Adam.clipGradNorm(grad, o.maxGradNorm)
           if (!Number.isFinite(norm)) throw new NonFiniteValueError({ where: "MultiTurnTrainer.gradNorm", value: norm })
           Adam.step(adam, policy.params, grad, o.learningRate)
+          DrrnPolicy.paramsChanged(policy)
           clipSum += last.clipFraction
           clipCount++
         }
@@ -566,6 +582,8 @@ export const train = (
       }
     }
     yield* Effect.try({ try: runEvaluation, catch: (e) => e }).pipe(Effect.catch(rethrowTyped))
+    // the caller may write the returned policy's parameters: no memo of activations outlives the run
+    DrrnPolicy.setImplementation(policy, { actionMemo: false })
     return {
       policy,
       globalStep,

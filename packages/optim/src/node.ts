@@ -12,6 +12,7 @@ import * as Plain from "./Plain.js"
 
 export { Checkpoint }
 export * as Ppo from "./node/Ppo.js"
+export * as MultiTurnBenchmark from "./node/MultiTurnBenchmark.js"
 export * as PpoBenchmark from "./node/PpoBenchmark.js"
 
 /** The plain `trainPpo` with checkpoints (the `checkpoint` option) written by `Checkpoint.save`. */

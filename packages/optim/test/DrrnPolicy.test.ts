@@ -113,3 +113,115 @@ describe("DrrnPolicy backward", () => {
     expect(Array.from(grad.subarray(w1.offset + r0 * 5, w1.offset + r0 * 5 + 5)).some((g) => g !== 0)).toBe(true)
   })
 })
+
+describe("DrrnPolicy implementations", () => {
+  const household = {
+    task: "Your task is to: put a clean mug in coffeemachine.",
+    observation: "You arrive at countertop 1. On the countertop 1, you see a mug 1, and a knife 2.",
+    admissible: ["take mug 1 from countertop 1", "take knife 2 from countertop 1", "go to sinkbasin 1", "go to coffeemachine 1", "look", "inventory"],
+    history: [{ observation: "You are in the middle of a room.", action: "go to countertop 1" }]
+  }
+  const withImpl = (impl: Partial<DrrnPolicy.Implementation>, seed = 11) => {
+    const p = DrrnPolicy.make({ buckets: 256, hidden: 7, embed: 5, rng: Rng.make(seed) })
+    // a larger action output layer, so the action tower's second layer matters in the comparison
+    const l2 = p.layout.find((l) => l.name === "action.w2")!
+    for (let k = 0; k < l2.size; k++) p.params[l2.offset + k] = p.params[l2.offset + k]! * 30
+    DrrnPolicy.setImplementation(p, impl)
+    return p
+  }
+  const dLogits = [0.3, -1.1, 0.25, 0, 0.9, -0.35]
+
+  it("the factored kernel gives the reference kernel's scores, entropy and gradient (to rounding)", () => {
+    const ref = withImpl({ kernel: "reference", encodingCache: 0 })
+    const fac = withImpl({ kernel: "factored" })
+    const enc = DrrnPolicy.encode(ref, household)
+    const hRef = DrrnPolicy.forward(ref, enc)
+    const hFac = DrrnPolicy.forward(fac, enc)
+    expect(hFac).toBeCloseTo(hRef, 12)
+    const k = household.admissible.length
+    const lr = Array.from(DrrnPolicy.logitsOf(ref).subarray(0, k))
+    const lf = Array.from(DrrnPolicy.logitsOf(fac).subarray(0, k))
+    expect(Math.max(...lr.map((x) => Math.abs(x)))).toBeGreaterThan(0.05) // scores are not all ≈ 0
+    for (let a = 0; a < k; a++) expect(lf[a]!).toBeCloseTo(lr[a]!, 12)
+    const gRef = new Float64Array(ref.params.length)
+    const gFac = new Float64Array(fac.params.length)
+    const gDef = new Float64Array(fac.params.length)
+    DrrnPolicy.backward(ref, enc, dLogits, gRef)
+    DrrnPolicy.backward(fac, enc, dLogits, gFac)
+    DrrnPolicy.backward(fac, enc, dLogits, gDef, true)
+    DrrnPolicy.backward(fac, enc, dLogits, gDef, true) // the same step twice: one pending slot per action vector
+    DrrnPolicy.flushActionGradient(fac, gDef)
+    let maxDiff = 0
+    let maxDefDiff = 0
+    let nonZero = 0
+    for (let i = 0; i < gRef.length; i++) {
+      if (gRef[i] !== 0) nonZero++
+      maxDiff = Math.max(maxDiff, Math.abs(gFac[i]! - gRef[i]!))
+      maxDefDiff = Math.max(maxDefDiff, Math.abs(gDef[i]! - 2 * gRef[i]!))
+    }
+    expect(nonZero).toBeGreaterThan(500)
+    expect(maxDiff).toBeLessThan(1e-12)
+    expect(maxDefDiff).toBeLessThan(1e-12)
+    // flushed: a second flush adds nothing
+    const before = Float64Array.from(gDef)
+    DrrnPolicy.flushActionGradient(fac, gDef)
+    expect(gDef).toEqual(before)
+  })
+
+  it("the encoding cache returns identical features (and the same vector on a hit)", () => {
+    const cached = withImpl({ encodingCache: 7 })
+    const tiny = withImpl({ encodingCache: 1 })
+    const plain = withImpl({ encodingCache: 0 })
+    const a = DrrnPolicy.encode(cached, household)
+    const b = DrrnPolicy.encode(cached, household)
+    const c = DrrnPolicy.encode(plain, household)
+    expect(b.actions[0]).toBe(a.actions[0]) // hit: the 7-entry LRU holds the state and the 6 actions
+    const t1 = DrrnPolicy.encode(tiny, household)
+    const t2 = DrrnPolicy.encode(tiny, household)
+    expect(t2.actions[0]).not.toBe(t1.actions[0]) // evicted from the 1-entry LRU, computed again: equal
+    expect(Array.from(t2.actions[0]!.values)).toEqual(Array.from(c.actions[0]!.values))
+    for (const [x, y] of [[a.state, c.state], ...a.actions.map((v, i) => [v, c.actions[i]!] as const)] as const) {
+      expect(Array.from(x.indices)).toEqual(Array.from(y.indices))
+      expect(Array.from(x.values)).toEqual(Array.from(y.values))
+    }
+    // another history is another state: no stale hit
+    const d = DrrnPolicy.encode(cached, { ...household, history: [{ observation: "You open the fridge 1.", action: "open fridge 1" }] })
+    const e = DrrnPolicy.encode(plain, { ...household, history: [{ observation: "You open the fridge 1.", action: "open fridge 1" }] })
+    expect(Array.from(d.state.indices)).toEqual(Array.from(e.state.indices))
+    expect(Array.from(d.state.indices)).not.toEqual(Array.from(a.state.indices))
+    // another task delexicalizes other words ("mug" is no longer the task object): no stale delexicalization
+    const other = { ...household, task: "Your task is to: put a hot knife in countertop." }
+    for (const input of [other, household, other]) {
+      const x = DrrnPolicy.encode(cached, input)
+      const y = DrrnPolicy.encode(plain, input)
+      expect(Array.from(x.state.indices)).toEqual(Array.from(y.state.indices))
+      expect(x.actions.map((v) => Array.from(v.indices))).toEqual(y.actions.map((v) => Array.from(v.indices)))
+    }
+    expect(Array.from(DrrnPolicy.encode(plain, other).actions[0]!.indices)).not.toEqual(Array.from(c.actions[0]!.indices))
+  })
+
+  it("the action memo is bit-identical while the parameters stand and forgets them after paramsChanged", () => {
+    const memo = withImpl({ actionMemo: true })
+    const plain = withImpl({ actionMemo: false })
+    const enc = DrrnPolicy.encode(plain, household)
+    const k = household.admissible.length
+    const logits = (p: DrrnPolicy.Drrn) => (DrrnPolicy.forward(p, enc), Array.from(DrrnPolicy.logitsOf(p).subarray(0, k)))
+    const first = logits(memo)
+    expect(logits(memo)).toEqual(first) // served from the memo
+    expect(logits(plain)).toEqual(first)
+    const w1 = memo.layout.find((l) => l.name === "action.w1")!
+    const row = enc.actions[0]!.indices[0]!
+    for (const p of [memo, plain]) p.params[w1.offset + row * 7] = p.params[w1.offset + row * 7]! + 3
+    DrrnPolicy.paramsChanged(memo)
+    const after = logits(memo)
+    expect(after).toEqual(logits(plain))
+    expect(after[0]).not.toBe(first[0])
+  })
+
+  it("setImplementation rejects an unknown kernel and a bad cache size", () => {
+    const p = small()
+    expect(() => DrrnPolicy.setImplementation(p, { kernel: "fast" as never })).toThrow(/kernel must be factored or reference, got fast/)
+    expect(() => DrrnPolicy.setImplementation(p, { encodingCache: -1 })).toThrow(/encodingCache must be a non-negative integer, got -1/)
+    expect(DrrnPolicy.implementationOf(p)).toEqual(DrrnPolicy.implementationDefaults)
+  })
+})

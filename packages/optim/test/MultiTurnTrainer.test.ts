@@ -133,6 +133,33 @@ describe("MultiTurnTrainer.train", () => {
       expect(Array.from(a.policy.params.subarray(0, 200))).toEqual(Array.from(b.policy.params.subarray(0, 200)))
     }), 30_000)
 
+  it.effect("the unoptimized implementation runs the same method: same steps and success, parameters equal to rounding", () =>
+    Effect.gen(function* () {
+      const options = { ...smoke, totalEnvSteps: 1500, algo: "gigpo", seed: 4, klCoef: 0.01 }
+      const fast = yield* MultiTurnTrainer.train([new DoorsEnv()], options)
+      const plain = yield* MultiTurnTrainer.train([new DoorsEnv()], { ...options, implementation: { kernel: "reference", encodingCache: 0, actionMemo: false } })
+      expect(plain.globalStep).toBe(fast.globalStep)
+      expect(plain.final.successRate).toBe(fast.final.successRate)
+      let maxDiff = 0
+      let moved = 0
+      const init = DrrnPolicy.make({ ...options.policy, rng: Rng.make(4).spawn(4)[0]! })
+      for (let i = 0; i < fast.policy.params.length; i++) {
+        maxDiff = Math.max(maxDiff, Math.abs(fast.policy.params[i]! - plain.policy.params[i]!))
+        if (fast.policy.params[i] !== init.params[i]) moved++
+      }
+      expect(moved).toBeGreaterThan(1000) // training changed the weights
+      expect(maxDiff).toBeLessThan(1e-4)
+      // no memo of activations outlives the run: the returned policy may be written
+      expect(DrrnPolicy.implementationOf(fast.policy).actionMemo).toBe(false)
+    }), 30_000)
+
+  it.effect("rejects an unknown implementation with InvalidOptionError", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(MultiTurnTrainer.train([new DoorsEnv()], { implementation: { kernel: "gpu" as never } }))
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) expect(JSON.stringify(exit.cause)).toContain("kernel must be factored or reference, got gpu")
+    }))
+
   it.effect("stepAdvantages hook: its advantages drive the update (a 'wait'-rewarding shaping is learnt); undefined keeps the run", () =>
     Effect.gen(function* () {
       const options = { ...smoke, totalEnvSteps: 3000, algo: "grpo", seed: 2 }
