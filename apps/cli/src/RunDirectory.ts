@@ -8,7 +8,7 @@
  *   checkpoints/    atomic checkpoint files (written by the trainer)
  * ```
  *
- * `config.json` is written atomically (`Checkpoint.writeAtomic`: temp file, fsync, rename); `metrics.jsonl` is
+ * `config.json` is written atomically (`AtomicFile.write` of `@autodidact/core/node`: temp file, fsync, rename); `metrics.jsonl` is
  * appended line by line with synchronous writes, so a crash loses at most the line being written.
  *
  * **Resuming** (`open(dir, config, { resume: { step } })`): the rows a run wrote after its last checkpoint (at
@@ -20,7 +20,6 @@
  * @since 0.1.0
  */
 import { AtomicFile } from "@autodidact/core/node"
-import { Checkpoint } from "@autodidact/optim/node"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -168,7 +167,7 @@ export const open = (
   dir: string,
   config: Record<string, unknown>,
   options: { readonly resume?: ResumeOptions | undefined; readonly overwrite?: boolean } = {}
-): Effect.Effect<RunDirectory & { readonly dropped: number }, RunDirectoryError | ResumeConfigError | Checkpoint.CheckpointError> =>
+): Effect.Effect<RunDirectory & { readonly dropped: number }, RunDirectoryError | ResumeConfigError> =>
   Effect.gen(function* () {
     const resume = options.resume
     let written: Record<string, unknown> = config
@@ -195,7 +194,10 @@ export const open = (
       written = { ...config, startedAt: was["startedAt"] ?? config["startedAt"], resumes: [...history, entry] }
     }
     const prepared = yield* prepare(dir, { resume: resume !== undefined, overwrite: options.overwrite ?? false })
-    yield* Checkpoint.writeAtomic(path.join(dir, "config.json"), new TextEncoder().encode(JSON.stringify(written, null, 2) + "\n"))
+    const configFile = path.join(dir, "config.json")
+    yield* AtomicFile.write(configFile, new TextEncoder().encode(JSON.stringify(written, null, 2) + "\n")).pipe(
+      Effect.mapError((e) => new RunDirectoryError({ path: configFile, reason: `cannot write: ${e.reason}` }))
+    )
     return { ...prepared, dropped }
   })
 
