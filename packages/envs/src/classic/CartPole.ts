@@ -64,6 +64,34 @@ export const X_THRESHOLD = 2.4
 
 const EMPTY_INFO: Info = Object.freeze({})
 
+/**
+ * One step of the CartPole dynamics, Gymnasium 1.x `CartPoleEnv.step` operation for operation (force ±10 N,
+ * `kinematics_integrator == "euler"`, τ = 0.02 s): from cart position `x` (m), velocity `xDot` (m/s), pole angle
+ * `theta` (rad) and angular velocity `thetaDot` (rad/s) under `action` (1 pushes right, anything else left), writes
+ * the next `[x, xDot, theta, thetaDot]` into `out[0..3]` (float64; `out` may hold the inputs). The one JavaScript home
+ * of the dynamics: `CartPoleEnv.step` and `CartPoleBatch`'s JavaScript loop call it (`wasm/cartpole.ts` is its
+ * AssemblyScript twin, held bit-identical by the batched-env tests). No validation.
+ * @see https://github.com/Farama-Foundation/Gymnasium/blob/main/gymnasium/envs/classic_control/cartpole.py
+ */
+export const dynamics = (x: number, xDot: number, theta: number, thetaDot: number, action: number, out: Float64Array): void => {
+  const force = action === 1 ? FORCE_MAG : -FORCE_MAG
+  const costheta = Libm.cos(theta)
+  const sintheta = Libm.sin(theta)
+  const temp = (force + POLEMASS_LENGTH * (thetaDot * thetaDot) * sintheta) / TOTAL_MASS
+  const thetaacc = (GRAVITY * sintheta - costheta * temp) /
+    (LENGTH * (4.0 / 3.0 - (MASSPOLE * (costheta * costheta)) / TOTAL_MASS))
+  const xacc = temp - (POLEMASS_LENGTH * thetaacc * costheta) / TOTAL_MASS
+  // Euler integration (kinematics_integrator == "euler")
+  out[0] = x + TAU * xDot
+  out[1] = xDot + TAU * xacc
+  out[2] = theta + TAU * thetaDot
+  out[3] = thetaDot + TAU * thetaacc
+}
+
+/** Whether cart position `x` (m) or pole angle `theta` (rad) ends the episode (|x| > 2.4 m or |θ| > 12°). */
+export const outOfBounds = (x: number, theta: number): boolean =>
+  x < -X_THRESHOLD || x > X_THRESHOLD || theta < -THETA_THRESHOLD_RADIANS || theta > THETA_THRESHOLD_RADIANS
+
 /** Constructor options (Gymnasium's `gym.make("CartPole-v1", **kwargs)`). */
 export interface CartPoleOptions {
   /** Gymnasium's `sutton_barto_reward`: reward 0 per step and -1 on termination. Default false. */
@@ -235,28 +263,10 @@ export class CartPoleEnv implements Env<Float32Array, number> {
       })
     }
     const s = this.state
-    let x = s[0]!
-    let xDot = s[1]!
-    let theta = s[2]!
-    let thetaDot = s[3]!
-    const force = action === 1 ? FORCE_MAG : -FORCE_MAG
-    const costheta = Libm.cos(theta)
-    const sintheta = Libm.sin(theta)
-    const temp = (force + POLEMASS_LENGTH * (thetaDot * thetaDot) * sintheta) / TOTAL_MASS
-    const thetaacc = (GRAVITY * sintheta - costheta * temp) /
-      (LENGTH * (4.0 / 3.0 - (MASSPOLE * (costheta * costheta)) / TOTAL_MASS))
-    const xacc = temp - (POLEMASS_LENGTH * thetaacc * costheta) / TOTAL_MASS
-    // Euler integration (kinematics_integrator == "euler")
-    x = x + TAU * xDot
-    xDot = xDot + TAU * xacc
-    theta = theta + TAU * thetaDot
-    thetaDot = thetaDot + TAU * thetaacc
-    s[0] = x
-    s[1] = xDot
-    s[2] = theta
-    s[3] = thetaDot
-    const terminated = x < -X_THRESHOLD || x > X_THRESHOLD || theta < -THETA_THRESHOLD_RADIANS ||
-      theta > THETA_THRESHOLD_RADIANS
+    dynamics(s[0]!, s[1]!, s[2]!, s[3]!, action, s)
+    const x = s[0]!
+    const theta = s[2]!
+    const terminated = outOfBounds(x, theta)
     let reward: number
     if (terminated) {
       this.terminatedFlag = true
@@ -264,9 +274,9 @@ export class CartPoleEnv implements Env<Float32Array, number> {
     } else reward = this.suttonBarto ? 0.0 : 1.0
     const obs = new Float32Array(4)
     obs[0] = x
-    obs[1] = xDot
+    obs[1] = s[1]!
     obs[2] = theta
-    obs[3] = thetaDot
+    obs[3] = s[3]!
     return { observation: obs, reward, terminated, truncated: false, info: EMPTY_INFO }
   }
 

@@ -30,24 +30,8 @@
 import type { Info } from "../Env.js"
 import { type BatchedOptions, BatchedVectorEnv, NEXT_STEP } from "../vector/BatchedVectorEnv.js"
 import type { Batch, VectorStepResult } from "../vector/VectorEnv.js"
-import {
-  actionSpace,
-  CartPoleEnv,
-  type CartPoleOptions,
-  FORCE_MAG,
-  GRAVITY,
-  LENGTH,
-  MASSPOLE,
-  observationSpace,
-  parseResetOptions,
-  POLEMASS_LENGTH,
-  TAU,
-  THETA_THRESHOLD_RADIANS,
-  TOTAL_MASS,
-  X_THRESHOLD
-} from "./CartPole.js"
+import { actionSpace, CartPoleEnv, type CartPoleOptions, dynamics, observationSpace, outOfBounds, parseResetOptions } from "./CartPole.js"
 import * as CartPoleWasm from "./CartPoleWasm.js"
-import * as Libm from "./Libm.js"
 
 const EMPTY_INFO: Info = Object.freeze({})
 
@@ -74,6 +58,8 @@ export class CartPoleBatch extends BatchedVectorEnv {
   readonly engine: "wasm-simd" | "js"
   private readonly suttonBarto: boolean
   private readonly wasm: CartPoleWasm.CartPoleWasm | undefined
+  /** The JavaScript loop's next state of the row being stepped (`CartPole.dynamics` writes it). */
+  private readonly next = new Float64Array(4)
 
   /**
    * @param numEnvs number of sub-envs (positive integer).
@@ -187,46 +173,25 @@ export class CartPoleBatch extends BatchedVectorEnv {
     const maxSteps = this.maxEpisodeSteps
     const rewardEnd = this.suttonBarto ? -1.0 : 1.0
     const rewardStep = this.suttonBarto ? 0.0 : 1.0
-    // the constants as locals: module bindings are loaded from their cells on every use, locals stay in registers
-    const forceMag = FORCE_MAG
-    const gravity = GRAVITY
-    const length = LENGTH
-    const massPole = MASSPOLE
-    const totalMass = TOTAL_MASS
-    const poleMassLength = POLEMASS_LENGTH
-    const tau = TAU
-    const xThreshold = X_THRESHOLD
-    const thetaThreshold = THETA_THRESHOLD_RADIANS
+    const next = this.next
     for (let i = 0; i < n; i++) {
       if (nextStep && need[i] === 1) {
         this.autoresetRow(i)
         continue
       }
-      let x = xs[i]!
-      let xDot = xDots[i]!
-      let theta = thetas[i]!
-      let thetaDot = thetaDots[i]!
-      const force = act[i] === 1 ? forceMag : -forceMag
-      const costheta = Libm.cos(theta)
-      const sintheta = Libm.sin(theta)
-      const temp = (force + poleMassLength * (thetaDot * thetaDot) * sintheta) / totalMass
-      const thetaacc = (gravity * sintheta - costheta * temp) /
-        (length * (4.0 / 3.0 - (massPole * (costheta * costheta)) / totalMass))
-      const xacc = temp - (poleMassLength * thetaacc * costheta) / totalMass
-      x = x + tau * xDot
-      xDot = xDot + tau * xacc
-      theta = theta + tau * thetaDot
-      thetaDot = thetaDot + tau * thetaacc
+      dynamics(xs[i]!, xDots[i]!, thetas[i]!, thetaDots[i]!, act[i]!, next)
+      const x = next[0]!
+      const theta = next[2]!
       xs[i] = x
-      xDots[i] = xDot
+      xDots[i] = next[1]!
       thetas[i] = theta
-      thetaDots[i] = thetaDot
+      thetaDots[i] = next[3]!
       const o = 4 * i
       obs[o] = x
-      obs[o + 1] = xDot
+      obs[o + 1] = next[1]!
       obs[o + 2] = theta
-      obs[o + 3] = thetaDot
-      const terminated = x < -xThreshold || x > xThreshold || theta < -thetaThreshold || theta > thetaThreshold
+      obs[o + 3] = next[3]!
+      const terminated = outOfBounds(x, theta)
       const steps = el[i]! + 1
       el[i] = steps
       const truncated = steps >= maxSteps
