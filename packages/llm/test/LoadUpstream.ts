@@ -11,7 +11,7 @@
  * - `refuse`: the connection is reset before any response byte.
  * Used by `test/GatewayLoad.test.ts` and `bench/gateway-load.ts`.
  */
-import { Rng } from "@autodidact/core"
+import { Rng, Statistics } from "@autodidact/core"
 import * as http from "node:http"
 import { listenLoopback } from "./ScriptedUpstream.js"
 
@@ -171,9 +171,5 @@ export const streamOnce = async (baseUrl: string, index: number): Promise<Client
   return { index, status, exchangeId, content, error, headersMs, totalMs: performance.now() - t0 }
 }
 
-/** The q-quantile (0..1) of numbers, by the nearest-rank method. */
-export const quantile = (xs: ReadonlyArray<number>, q: number): number => {
-  if (xs.length === 0) return Number.NaN
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!
-}
+/** The q-quantile (0..1) of numbers (core's `Statistics.quantile`); NaN for none (a run where every request failed). */
+export const quantile = (xs: ReadonlyArray<number>, q: number): number => (xs.length === 0 ? Number.NaN : Statistics.quantile(xs, q))

@@ -16,7 +16,7 @@
  * The "batched descent vs before" rows compare `sample` (the targets descend the tree 16 at a time, `SumTree.sampleBatch`) with the first
  * loop of one `findPrefixSum` per sample, in the same run, on the same tree; the naive column holds the "before".
  */
-import { Rng } from "@autodidact/core"
+import { Rng, Statistics } from "@autodidact/core"
 import { MinTree, SumTree } from "@autodidact/kernels/trees"
 import * as PrioritizedReplay from "../src/replay/PrioritizedReplay.js"
 import * as ReplayBuffer from "../src/replay/ReplayBuffer.js"
@@ -38,8 +38,7 @@ const latency = (f: () => void, iters: number, warm = 200) => {
     t[i] = (now() - a) * 1000
   }
   const mean = t.reduce((a, b) => a + b, 0) / iters
-  t.sort()
-  return { p50: t[iters >> 1]!, mean }
+  return { p50: Statistics.median(t), mean }
 }
 
 /** Operations per second of `f(k)` run `n` times. */

@@ -16,6 +16,7 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { Statistics } from "@autodidact/core"
 import { Effect, Layer } from "effect"
 import * as Embedder from "../src/embedders/Embedder.js"
 import * as Records from "../src/store/Records.js"
@@ -37,16 +38,11 @@ const records = turns.map((t, i) =>
   Records.tip(t.text, { embedding: vectors[i], task: t.conversation, createdAt: t.at, importance: (i % 10) / 10 })
 )
 
-const percentile = (xs: Array<number>, p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))]
-}
-
 const rows: Array<string> = []
 const row = (name: string, n: number, insert: string, hybrid: Array<number>, vector: Array<number>) =>
   rows.push(
-    `| ${name} | ${n} | ${insert} | ${percentile(hybrid, 0.5).toFixed(1)} / ${percentile(hybrid, 0.95).toFixed(1)} | ` +
-      `${percentile(vector, 0.5).toFixed(1)} / ${percentile(vector, 0.95).toFixed(1)} |`
+    `| ${name} | ${n} | ${insert} | ${Statistics.quantile(hybrid, 0.5).toFixed(1)} / ${Statistics.quantile(hybrid, 0.95).toFixed(1)} | ` +
+      `${Statistics.quantile(vector, 0.5).toFixed(1)} / ${Statistics.quantile(vector, 0.95).toFixed(1)} |`
   )
 
 /** Latencies of the query set, after one unmeasured pass over it (steady state: caches warm, the WAL of the inserts

@@ -17,12 +17,6 @@ const solve = (engine: "wasm-simd" | "typed-array", seed: number, wallSeconds: n
 })
 
 describe("PpoBenchmark", () => {
-  it("median: odd and even counts, NaN for none", () => {
-    expect(PpoBenchmark.median([5, 1, 3])).toBe(3)
-    expect(PpoBenchmark.median([4, 1, 3, 2])).toBe(2.5)
-    expect(PpoBenchmark.median([])).toBeNaN()
-  })
-
   it("ratios: each seed against the typed-array run of the same seed; medians per engine and against CleanRL's 76 s", () => {
     const rows = [
       solve("wasm-simd", 1, 4, 260_000),

@@ -12,6 +12,7 @@
  * of the old algorithm (a Map of 256-d vectors, plain dot products, top-k by insertion) in alternating rounds of the
  * same run, after checking that both return the same hits.
  */
+import { Statistics } from "@autodidact/core"
 import { TextHousehold } from "@autodidact/envs"
 import { Embedder } from "@autodidact/memory"
 import { Effect, Layer } from "effect"
@@ -22,7 +23,6 @@ const EPISODES = Number(process.argv[3] ?? 100)
 const BUDGET = 50
 
 const ms = (t0: number) => performance.now() - t0
-const pct = (xs: Array<number>, p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!
 
 const spec = (i: number): Skill.SkillSpec => {
   const verbs = ["find", "heat", "cool", "clean", "stack", "sort", "open", "carry", "wash", "place", "count", "inspect"]
@@ -70,8 +70,8 @@ const mulberry32 = (seed: number) => () => {
           hostLat.push(ms(t))
         }
         console.log(`sandbox cold start (new pool, first call): ${first.toFixed(0)} ms`)
-        console.log(`warm call: median ${pct(lat, 0.5).toFixed(2)} ms, p95 ${pct(lat, 0.95).toFixed(2)} ms (300 calls)`)
-        console.log(`warm call with 10 host calls: median ${pct(hostLat, 0.5).toFixed(2)} ms, p95 ${pct(hostLat, 0.95).toFixed(2)} ms`)
+        console.log(`warm call: median ${Statistics.quantile(lat, 0.5).toFixed(2)} ms, p95 ${Statistics.quantile(lat, 0.95).toFixed(2)} ms (300 calls)`)
+        console.log(`warm call with 10 host calls: median ${Statistics.quantile(hostLat, 0.5).toFixed(2)} ms, p95 ${Statistics.quantile(hostLat, 0.95).toFixed(2)} ms`)
       })
     ).pipe(Effect.provide(Sandbox.layer({ poolSize: 1 })))
   )
@@ -96,7 +96,7 @@ const mulberry32 = (seed: number) => () => {
     hostLat.push(ms(t))
   }
   console.log(`sync runner cold start (module load + first call): ${first.toFixed(0)} ms`)
-  console.log(`sync runner warm call: median ${pct(lat, 0.5).toFixed(2)} ms, p95 ${pct(lat, 0.95).toFixed(2)} ms; with 10 host calls: median ${pct(hostLat, 0.5).toFixed(2)} ms, p95 ${pct(hostLat, 0.95).toFixed(2)} ms`)
+  console.log(`sync runner warm call: median ${Statistics.quantile(lat, 0.5).toFixed(2)} ms, p95 ${Statistics.quantile(lat, 0.95).toFixed(2)} ms; with 10 host calls: median ${Statistics.quantile(hostLat, 0.5).toFixed(2)} ms, p95 ${Statistics.quantile(hostLat, 0.95).toFixed(2)} ms`)
 }
 
 const layer = Layer.mergeAll(Sandbox.layer({ timeoutMs: 10_000, poolSize: 2 }), Embedder.layerHashed())

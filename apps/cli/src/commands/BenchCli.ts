@@ -7,6 +7,7 @@
  * the `mode` column says which). A benchmark, not a test: the figures depend on the machine and its load.
  * @since 0.1.0
  */
+import { Statistics } from "@autodidact/core"
 import { Effect } from "effect"
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -25,12 +26,6 @@ export type BenchCliRow = {
   readonly aboveNodeSeconds: number
   readonly ratioToNode: number
   readonly mode: string
-}
-
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
 const time = (args: ReadonlyArray<string>): number => {
@@ -62,10 +57,10 @@ export const handleBenchCli = (config: Configs["bench cli"]): Effect.Effect<void
         samples[c]!.push(time(cases[c]![1]))
       }
     }
-    const node = median(samples[0]!)
+    const node = Statistics.median(samples[0]!)
     const how = mode()
     const rows: Array<BenchCliRow> = cases.map(([command], c) => {
-      const m = median(samples[c]!)
+      const m = Statistics.median(samples[c]!)
       return {
         command,
         runs,

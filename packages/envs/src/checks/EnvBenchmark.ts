@@ -16,7 +16,7 @@
  * @see https://github.com/Farama-Foundation/Gymnasium/blob/v1.4.0/gymnasium/envs/classic_control/cartpole.py
  * @since 0.2.0
  */
-import { Rng } from "@autodidact/core"
+import { Rng, Statistics } from "@autodidact/core"
 import { execFile } from "node:child_process"
 import * as os from "node:os"
 import { fileURLToPath } from "node:url"
@@ -81,9 +81,6 @@ export const baselineScript = (): string => fileURLToPath(new URL("../../bench/g
 const RAW_BASELINE = "gymnasium-raw (py)"
 const VEC_BASELINE = "gymnasium-sync (py)"
 
-/** The middle run (the upper middle one for an even count). */
-const median = (xs: ReadonlyArray<number>): number => Float64Array.from(xs).sort()[xs.length >> 1]!
-
 /**
  * Constructor options per env: Sokoban-v0 generates a level at every reset by default (~ms each, as gym-sokoban),
  * which would time the generator, so it plays a fixed set of 16 generated 10x10 levels (seeds 0-15) instead.
@@ -139,7 +136,7 @@ export const runEnvBenchmark = async (options: EnvBenchmarkOptions = {}): Promis
     modes.push(["batched", { ...base, mode: "vector", numEnvs: batchEnvs, vectorizationMode: "batched", steps: 5 * steps }])
     for (const [label, m] of modes) {
       const runs = Array.from({ length: repeats }, () => measureThroughput(m).stepsPerSecond)
-      const row = { env: envId, mode: label, numEnvs: m.mode === "vector" ? m.numEnvs ?? 64 : 1, stepsPerSecond: median(runs), runs }
+      const row = { env: envId, mode: label, numEnvs: m.mode === "vector" ? m.numEnvs ?? 64 : 1, stepsPerSecond: Statistics.median(runs), runs }
       ours.push(row)
       options.onRow?.({ ...row, baseline: null, ratio: null })
     }
@@ -153,8 +150,8 @@ export const runEnvBenchmark = async (options: EnvBenchmarkOptions = {}): Promis
     const vec = raw.error === undefined ? await runPython(python, "vec", pySteps, repeats) : raw
     if (raw.rates !== undefined && vec.rates !== undefined) {
       baselineNote = `Gymnasium 1.x CartPole-v1 transcribed to Python (bench/gymnasium_cartpole.py), ${raw.versions}`
-      baselines.push({ env: "CartPole-v1", mode: RAW_BASELINE, numEnvs: 1, stepsPerSecond: median(raw.rates), runs: raw.rates, baseline: null, ratio: null })
-      baselines.push({ env: "CartPole-v1", mode: VEC_BASELINE, numEnvs: 64, stepsPerSecond: median(vec.rates), runs: vec.rates, baseline: null, ratio: null })
+      baselines.push({ env: "CartPole-v1", mode: RAW_BASELINE, numEnvs: 1, stepsPerSecond: Statistics.median(raw.rates), runs: raw.rates, baseline: null, ratio: null })
+      baselines.push({ env: "CartPole-v1", mode: VEC_BASELINE, numEnvs: 64, stepsPerSecond: Statistics.median(vec.rates), runs: vec.rates, baseline: null, ratio: null })
     } else baselineNote = `baseline unavailable: ${raw.error ?? vec.error}`
   }
   const rows: Array<EnvBenchmarkRow> = ours.map((r) => {

@@ -29,7 +29,7 @@
  * @see https://arxiv.org/abs/1511.05952
  * @since 0.2.0
  */
-import { Rng } from "@autodidact/core"
+import { Rng, Statistics } from "@autodidact/core"
 import { Numpy } from "@autodidact/kernels/bench"
 import { SumTree } from "@autodidact/kernels/trees"
 import { loadavg } from "node:os"
@@ -102,8 +102,7 @@ const timed = (f: () => void, iters: number, rounds: number, warm = 200): { medi
     f()
     t[i] = (performance.now() - a) * 1000
   }
-  t.sort()
-  return { median: t[t.length >> 1]!, p99: t[Math.min(t.length - 1, Math.floor(t.length * 0.99))]! }
+  return { median: Statistics.median(t), p99: Statistics.quantile(t, 0.99) }
 }
 
 /** A full buffer of `capacity` rows with priorities `(|N(0, 2)| + 1e-6)^0.6`. */

@@ -20,12 +20,12 @@
  * - `loadavg` (1, 5, 15 minutes) before and after.
  * @since 0.3.0
  */
+import { Statistics } from "@autodidact/core"
 import { Effect } from "effect"
 import { cpus, loadavg } from "node:os"
 import type * as DrrnPolicy from "../DrrnPolicy.js"
 import * as MultiTurnTrainer from "../MultiTurnTrainer.js"
 import * as TextTasks from "../TextTasks.js"
-import { median } from "./PpoBenchmark.js"
 
 /** The two implementations compared. */
 export const implementations: { readonly [K in "baseline" | "optimized"]: Partial<DrrnPolicy.Implementation> } = {
@@ -149,8 +149,8 @@ export const run = async (options: RunOptions = {}): Promise<Report> => {
     const mine = rows.filter((r) => r.implementation === implementation)
     return {
       implementation,
-      medianStepsPerSecond: median(mine.map((r) => r.stepsPerSecond)),
-      medianTrainSeconds: median(mine.map((r) => r.trainSeconds)),
+      medianStepsPerSecond: Statistics.median(mine.map((r) => r.stepsPerSecond)),
+      medianTrainSeconds: Statistics.median(mine.map((r) => r.trainSeconds)),
       success: mine.map((r) => r.success),
       reproduced: mine.every((r) => r.envSteps === mine[0]!.envSteps && r.success === mine[0]!.success)
     }

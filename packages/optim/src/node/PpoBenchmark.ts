@@ -20,7 +20,7 @@
  * @see https://github.com/vwxyzjn/cleanrl/blob/master/cleanrl/ppo.py
  * @since 0.2.0
  */
-import { Rng } from "@autodidact/core"
+import { Rng, Statistics } from "@autodidact/core"
 import { Registry } from "@autodidact/envs"
 import { Effect } from "effect"
 import { cpus, loadavg } from "node:os"
@@ -89,12 +89,6 @@ export interface Report {
   readonly node: string
 }
 
-/** Median of a list (mean of the middle two for an even count); NaN for none. */
-export const median = (xs: ReadonlyArray<number>): number => {
-  const sorted = Float64Array.from(xs).sort()
-  const n = sorted.length
-  return n === 0 ? Number.NaN : (sorted[(n - 1) >> 1]! + sorted[n >> 1]!) / 2
-}
 
 /**
  * One PPO run on CartPole-v1 (CleanRL defaults, `seed`, `engine`) until the mean return of the last 100 episodes
@@ -259,15 +253,15 @@ export const medians = (rows: ReadonlyArray<SolveRow>): Array<{ engine: ActorCri
   [...new Set(rows.map((r) => r.engine))].map((engine) => {
     const mine = rows.filter((r) => r.engine === engine)
     const ratios = mine.map((r) => ratioToTypedArray(r, rows)).filter((x): x is number => x !== null)
-    const wall = median(mine.map((r) => r.wallSeconds))
+    const wall = Statistics.median(mine.map((r) => r.wallSeconds))
     return {
       engine,
       seeds: mine.length,
       solved: mine.filter((r) => r.solved).length,
       wallSeconds: wall,
-      envSteps: median(mine.map((r) => r.envSteps)),
-      episodes: median(mine.map((r) => r.episodes)),
-      ratioToTypedArray: ratios.length === 0 ? null : median(ratios),
+      envSteps: Statistics.median(mine.map((r) => r.envSteps)),
+      episodes: Statistics.median(mine.map((r) => r.episodes)),
+      ratioToTypedArray: ratios.length === 0 ? null : Statistics.median(ratios),
       ratioToCleanRl: wall / CLEANRL_SECONDS
     }
   })
