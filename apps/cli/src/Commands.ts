@@ -24,7 +24,9 @@ export const version = "0.1.0"
  * checked by a test), then the JPSRO ones, which need a normal-form game: `ce` / `cce` (max-welfare CE / CCE),
  * `mgce` / `mgcce` (Maximum Gini (C)CE).
  */
-export const psroMetaSolvers = ["uniform", "nash", "prd", "alpharank", "shor", "ce", "cce", "mgce", "mgcce"] as const
+export const psroMetaSolvers = ["uniform", "nash", "prd", "alpharank", "shor", "shor-eval", "ce", "cce", "mgce", "mgcce"] as const
+/** `games psro --eval-meta-solver` values: the PSRO (not JPSRO) meta-solvers. */
+export const psroEvalMetaSolvers = ["uniform", "nash", "prd", "alpharank", "shor", "shor-eval"] as const
 /** The JPSRO part of {@link psroMetaSolvers}. */
 export const jointPsroMetaSolvers = ["ce", "cce", "mgce", "mgcce"] as const
 
@@ -224,6 +226,12 @@ const gamesPsroFlags = {
   game: Flag.String("game").pipe(required("Game name as OpenSpiel spells it, e.g. kuhn_poker, leduc_poker, matrix_rps")),
   metaSolver: Flag.Literals("meta-solver", psroMetaSolvers).pipe(
     withDefault("nash", "Meta-solver: PSRO's (extensive-form or matrix games) or JPSRO's ce/cce/mgce/mgcce (matrix games)")
+  ),
+  evalMetaSolver: Flag.Literals("eval-meta-solver", psroEvalMetaSolvers).pipe(
+    optional(
+      "Meta-solver whose meta-strategy is reported (NashConv, policy.json) while best responses answer --meta-solver's (SHOR-PSRO's evaluation-time solver; PSRO only)",
+      "shor-eval with --meta-solver shor, otherwise the training meta-strategy"
+    )
   ),
   iterations: F.positiveInt("iterations").pipe(withDefault(20, "Most PSRO iterations", "iterations")),
   out: Flag.String("out").pipe(

@@ -11,7 +11,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { InvalidOptionError } from "@autodidact/core"
-import { Exploitability, TabularPolicy } from "@autodidact/solvers"
+import { Exploitability, PsroExtensive, TabularPolicy } from "@autodidact/solvers"
+import { Highs } from "@autodidact/solvers/lp"
 import { handleGamesSolve } from "../src/commands/Games.js"
 import { handleGamesPsro } from "../src/commands/GamesPsro.js"
 import { handleGamesRank } from "../src/commands/GamesRank.js"
@@ -73,7 +74,7 @@ describe("games psro", () => {
   it.effect("PSRO with the Nash meta-solver on Kuhn poker converges to NashConv 0 and writes a run directory with the mixture", () =>
     Effect.gen(function* () {
       const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-psro-")), "kuhn")
-      const { rows } = yield* captureJson(handleGamesPsro({ game: "kuhn_poker", metaSolver: "nash", iterations: 20, out: Option.some(out), json: true }))
+      const { rows } = yield* captureJson(handleGamesPsro({ game: "kuhn_poker", metaSolver: "nash", evalMetaSolver: Option.none(), iterations: 20, out: Option.some(out), json: true }))
       const summary = rows.at(-1)!
       expect(summary).toMatchObject({ kind: "summary", metaSolver: "nash", stopReason: "converged", policy: "policy.json" })
       expect(summary["nashConv"]).toBeLessThan(1e-9)
@@ -88,11 +89,22 @@ describe("games psro", () => {
 
   it.effect("JPSRO(CE) with MGCE on Chicken reaches (C)CE gap 0; a JPSRO meta-solver on Kuhn poker fails naming it", () =>
     Effect.gen(function* () {
-      const { rows } = yield* captureJson(handleGamesPsro({ game: "matrix_chicken", metaSolver: "mgce", iterations: 10, out: Option.none(), json: true }))
+      const { rows } = yield* captureJson(handleGamesPsro({ game: "matrix_chicken", metaSolver: "mgce", evalMetaSolver: Option.none(), iterations: 10, out: Option.none(), json: true }))
       expect(rows.at(-1)).toMatchObject({ kind: "summary", metaSolver: "mgce", gap: 0 })
-      const refused = yield* Effect.flip(handleGamesPsro({ game: "kuhn_poker", metaSolver: "cce", iterations: 5, out: Option.none(), json: true }))
+      const refused = yield* Effect.flip(handleGamesPsro({ game: "kuhn_poker", metaSolver: "cce", evalMetaSolver: Option.none(), iterations: 5, out: Option.none(), json: true }))
       expect(refused).toBeInstanceOf(InvalidOptionError)
       expect(refused).toMatchObject({ option: "meta-solver", value: "cce" })
+    }))
+  it.effect("SHOR-PSRO reports its evaluation-time meta-strategy by default and goes on through stalls; --eval-meta-solver on JPSRO is refused", () =>
+    Effect.gen(function* () {
+      const { rows } = yield* captureJson(handleGamesPsro({ game: "kuhn_poker", metaSolver: "shor", evalMetaSolver: Option.none(), iterations: 8, out: Option.none(), json: true }))
+      const summary = rows.at(-1)!
+      expect(summary).toMatchObject({ kind: "summary", metaSolver: "shor", evalMetaSolver: "shor-eval", stopReason: "iterations", iterations: 8 })
+      // the same run through the library: the CLI's NashConv rows are the evaluation meta-strategy's
+      const lib = yield* PsroExtensive.run(KuhnPoker.make(), { metaSolver: "shor", evalMetaSolver: "shor-eval", iterations: 8 }).pipe(Effect.provide(Highs.layer))
+      expect(rows.filter((r) => r["kind"] === "iteration").map((r) => r["nashConv"])).toEqual(lib.history.map((h) => h.nashConv))
+      const refused = yield* Effect.flip(handleGamesPsro({ game: "matrix_chicken", metaSolver: "mgce", evalMetaSolver: Option.some("nash"), iterations: 5, out: Option.none(), json: true }))
+      expect(refused).toMatchObject({ _tag: "InvalidOptionError", option: "eval-meta-solver", value: "nash" })
     }))
 })
 

@@ -6,6 +6,7 @@ import * as Equilibrium from "../src/normalform/Equilibrium.js"
 import * as Exploitability from "../src/evaluation/Exploitability.js"
 import * as Highs from "../src/normalform/HighsRuntime.js"
 import * as PsroExtensive from "../src/psro/PsroExtensive.js"
+import * as ShorPsro from "../src/normalform/ShorPsro.js"
 import * as TabularPolicy from "../src/tree/TabularPolicy.js"
 
 /**
@@ -134,6 +135,48 @@ describe("PsroExtensive", () => {
       const p = yield* PsroExtensive.run(game, { metaSolver: "prd", prd: { iterations: 5_000 }, iterations: 6 })
       expect(p.history.length).toBeGreaterThan(1)
       expect(p.final.nashConv).toBeLessThan(p.history[0]!.nashConv)
+    }).pipe(Effect.provide(Highs.layer)))
+
+  it.effect("SHOR-PSRO: the evaluation meta-solver is reported while the best responses answer the training one", () =>
+    Effect.gen(function* () {
+      const game = KuhnPoker.make()
+      // The same training solver without and with an evaluation solver: the populations grow identically, so the
+      // training NashConv of the second run is the first run's NashConv, iteration by iteration.
+      const plain = yield* PsroExtensive.run(game, { metaSolver: "shor", iterations: 8 })
+      const split = yield* PsroExtensive.run(game, { metaSolver: "shor", evalMetaSolver: "shor-eval", iterations: 8 })
+      expect(split.history.length).toBe(plain.history.length)
+      split.history.forEach((h, i) => {
+        expect(h.populationSizes).toEqual(plain.history[i]!.populationSizes)
+        expect(h.trainingNashConv).toBeCloseTo(plain.history[i]!.nashConv, 12)
+        expect(plain.history[i]!.trainingNashConv).toBe(plain.history[i]!.nashConv)
+        expect(plain.history[i]!.evalMetaStrategies).toBeUndefined()
+      })
+      // The reported meta-strategy is the evaluation solver's answer to the iteration's meta-game, and the reported
+      // NashConv is that of its mixture in the full game.
+      const last = split.final
+      const expected = yield* ShorPsro.evalMetaSolver()(last.metaGame)
+      last.evalMetaStrategies!.forEach((x, p) => x.forEach((v, k) => expect(v).toBeCloseTo(expected[p]![k]!, 12)))
+      expect(yield* Exploitability.nashConv(game, last.mixture)).toBeCloseTo(last.nashConv, 12)
+      const e = yield* Effect.flip(PsroExtensive.run(game, { metaSolver: "shor", evalMetaSolver: "best" as unknown as "nash" }))
+      expect(e._tag).toBe("InvalidOptionError")
+      expect(e.message).toContain("evalMetaSolver")
+    }).pipe(Effect.provide(Highs.layer)))
+
+  it.effect("a stall stops a stateless meta-solver (\"converged\"), not a stateful one or continueWhenStalled", () =>
+    Effect.gen(function* () {
+      const game = KuhnPoker.make()
+      // uniform stalls after 3 iterations (test above); told to go on, it repeats the same iteration
+      const u = yield* PsroExtensive.run(game, { metaSolver: "uniform", iterations: 5, continueWhenStalled: true })
+      expect(u.stopReason).toBe("iterations")
+      expect(u.history.map((h) => h.populationSizes)).toEqual([[1, 1], [2, 2], [3, 3], [3, 3], [3, 3]])
+      expect(u.final.nashConv).toBeCloseTo(5 / 12, 9)
+      // shor is stateful: by default it goes on through a stall (it stalled at iteration 6 on Kuhn before)
+      const s = yield* PsroExtensive.run(game, { metaSolver: "shor", iterations: 12 })
+      expect(s.stopReason).toBe("iterations")
+      expect(s.history.length).toBe(12)
+      const stopped = yield* PsroExtensive.run(game, { metaSolver: "shor", iterations: 12, continueWhenStalled: false })
+      expect(stopped.stopReason).toBe("converged")
+      expect(stopped.history.length).toBeLessThan(12)
     }).pipe(Effect.provide(Highs.layer)))
 
   it.effect("tolerance stops early (the progress callback and interruption are tested once for every PSRO in PsroLoop.test.ts)", () =>

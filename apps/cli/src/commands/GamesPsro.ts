@@ -1,8 +1,11 @@
 /**
- * `autodidact games psro --game G [--meta-solver nash] [--iterations 20] [--out DIR] [--json]`: PSRO with an exact
+ * `autodidact games psro --game G [--meta-solver nash] [--eval-meta-solver M] [--iterations 20] [--out DIR] [--json]`: PSRO with an exact
  * best-response oracle (`PsroExtensive` of `@autodidact/solvers`, extensive-form and matrix games alike) and one of
- * its meta-solvers (`uniform`, `nash`: the maximin LP, two-player zero-sum; `prd`; `alpharank`; `shor`: SHOR-PSRO's annealed training meta-solver), printing each
- * iteration's population sizes and the NashConv of the meta-strategy mixture in the full game. With a JPSRO
+ * its meta-solvers (`uniform`, `nash`: the maximin LP, two-player zero-sum; `prd`; `alpharank`; `shor`: SHOR-PSRO's annealed training meta-solver; `shor-eval`: its evaluation-time one), printing each
+ * iteration's population sizes and the NashConv of the meta-strategy mixture in the full game. `--eval-meta-solver`
+ * reports another meta-solver's meta-strategy while the best responses answer `--meta-solver`'s, as SHOR-PSRO
+ * evaluates (default `shor-eval` with `--meta-solver shor`; the summary names it); `shor` goes on through an
+ * iteration without a new best response (its annealing may change the next answer). With a JPSRO
  * meta-solver (`ce`, `cce`: max-welfare correlated / coarse correlated equilibrium; `mgce`, `mgcce`: Maximum Gini)
  * it runs `Jpsro` on a matrix game and prints the (C)CE gap instead; on a game that is not a matrix game that fails
  * with `InvalidOptionError` naming the meta-solver and the game. With `--out DIR` it writes a run directory as
@@ -12,10 +15,10 @@
  */
 import { InvalidOptionError } from "@autodidact/core"
 import { GameRegistry } from "@autodidact/envs"
-import { Jpsro, PsroExtensive, TabularPolicy } from "@autodidact/solvers"
+import { Jpsro, type MetaSolvers, PsroExtensive, TabularPolicy } from "@autodidact/solvers"
 import { Highs } from "@autodidact/solvers/lp"
 import { AtomicFile } from "@autodidact/core/node"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import * as path from "node:path"
 import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
@@ -27,6 +30,8 @@ export interface GamesPsroSummary {
   readonly kind: "summary"
   readonly game: string
   readonly metaSolver: string
+  /** PSRO: the meta-solver whose meta-strategy is reported (absent: the training one). */
+  readonly evalMetaSolver?: string
   readonly iterations: number
   readonly stopReason: string
   readonly populationSizes: ReadonlyArray<number>
@@ -52,6 +57,14 @@ export const handleGamesPsro = (config: Configs["games psro"]): Effect.Effect<vo
       const game = yield* Effect.try({ try: () => GameRegistry.loadGame(config.game), catch: (e) => e as GameRegistry.UnknownGameError })
       const isJoint = (jointPsroMetaSolvers as ReadonlyArray<string>).includes(config.metaSolver)
       const tensor = "shape" in game && "payoffs" in game ? (game as unknown as { shape: ReadonlyArray<number>; payoffs: ReadonlyArray<Float64Array> }) : undefined
+      const evalMetaSolver = Option.getOrUndefined(config.evalMetaSolver) ?? (config.metaSolver === "shor" ? "shor-eval" : undefined)
+      if (isJoint && Option.isSome(config.evalMetaSolver)) {
+        return yield* Effect.fail(new InvalidOptionError({
+          option: "eval-meta-solver",
+          value: config.evalMetaSolver.value,
+          reason: `applies to PSRO meta-solvers, not to the JPSRO meta-solver ${config.metaSolver}`
+        }))
+      }
       if (isJoint && tensor === undefined) {
         return yield* Effect.fail(new InvalidOptionError({
           option: "meta-solver",
@@ -63,6 +76,7 @@ export const handleGamesPsro = (config: Configs["games psro"]): Effect.Effect<vo
         command: "games psro",
         game: config.game,
         metaSolver: config.metaSolver,
+        ...(evalMetaSolver === undefined ? {} : { evalMetaSolver }),
         iterations: config.iterations,
         versions: versions(),
         startedAt: new Date().toISOString()
@@ -83,6 +97,7 @@ export const handleGamesPsro = (config: Configs["games psro"]): Effect.Effect<vo
         kind: "summary",
         game: config.game,
         metaSolver: config.metaSolver,
+        ...(evalMetaSolver === undefined ? {} : { evalMetaSolver }),
         iterations: result.history.length,
         stopReason: result.stopReason,
         populationSizes: result.final.populationSizes,
@@ -102,7 +117,8 @@ export const handleGamesPsro = (config: Configs["games psro"]): Effect.Effect<vo
         summary = summaryOf(result, { gap: result.final.gap })
       } else {
         const result = yield* PsroExtensive.run(game, {
-          metaSolver: config.metaSolver as "uniform" | "nash" | "prd" | "alpharank" | "shor",
+          metaSolver: config.metaSolver as MetaSolvers.MetaSolverName,
+          evalMetaSolver: evalMetaSolver as MetaSolvers.MetaSolverName | undefined,
           iterations: config.iterations,
           onIteration: (r) =>
             report({ iteration: r.iteration + 1, populations: r.populationSizes.join("x"), nashConv: r.nashConv, elapsedSeconds: Number(r.elapsedSeconds.toFixed(3)) }, "nashConv")

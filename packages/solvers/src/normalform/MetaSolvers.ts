@@ -477,7 +477,7 @@ export interface Declaration {
 }
 
 /** The names {@link named} knows. */
-export const metaSolverNames = ["uniform", "nash", "prd", "alpharank", "shor"] as const
+export const metaSolverNames = ["uniform", "nash", "prd", "alpharank", "shor", "shor-eval"] as const
 
 /** A name of {@link named}. */
 export type MetaSolverName = typeof metaSolverNames[number]
@@ -487,22 +487,31 @@ export type MetaSolverName = typeof metaSolverNames[number]
  * of two-player zero-sum games; `prd` (projected replicator dynamics) only a distribution — its average approaches
  * an equilibrium in many games but its definition guarantees none; `alpharank` (the marginals of α-Rank's stationary
  * distribution, α-PSRO) ranks by evolutionary dynamics, not by an equilibrium condition, so it claims none either;
- * `shor` (SHOR-PSRO's annealed hybrid training solver, `ShorPsro.trainMetaSolver`) promises only distributions.
+ * `shor` (SHOR-PSRO's annealed hybrid training solver, `ShorPsro.trainMetaSolver`) and `shor-eval` (its fixed
+ * evaluation-time solver, `ShorPsro.evalMetaSolver`) promise only distributions.
  */
 export const claims: { readonly [K in MetaSolverName]: Declaration } = {
   uniform: { output: "profile", claims: "uniform", scope: "general" },
   nash: { output: "profile", claims: "nash", scope: "two-player-zero-sum" },
   prd: { output: "profile", claims: "none", scope: "general" },
   alpharank: { output: "profile", claims: "none", scope: "general" },
-  shor: { output: "profile", claims: "none", scope: "general" }
+  shor: { output: "profile", claims: "none", scope: "general" },
+  "shor-eval": { output: "profile", claims: "none", scope: "general" }
 }
+
+/**
+ * Whether a named meta-solver is stateful (its answer to the same meta-game changes from call to call): only `shor`,
+ * whose blend, temperature and diversity bonus anneal at each call. PSRO with a stateful meta-solver goes on through
+ * an iteration without a new response (`PsroLoop`'s `continueWhenStalled`).
+ */
+export const isStateful = (name: MetaSolverName): boolean => name === "shor"
 
 /**
  * PSRO meta-solvers by name: `"uniform"`, `"nash"` (2-player zero-sum LP), `"prd"` (projected replicator dynamics,
  * options `prd`), `"alpharank"` (`AlphaRank.metaSolver`, options `alphaRank`, default the infinite-α limit),
  * `"shor"` (`ShorPsro.trainMetaSolver()`, SHOR-PSRO's training-time solver, Li et al. 2026, arXiv:2602.16928: stateful,
  * its annealing advances at each call, so every call of `named("shor")` makes a fresh one — `choose` does so once per
- * PSRO run).
+ * PSRO run), `"shor-eval"` (`ShorPsro.evalMetaSolver()`, its fixed evaluation-time solver).
  */
 export const named = (name: MetaSolverName, prd: ReplicatorOptions = {}, alphaRank?: Omit<AlphaRank.Options, "populations">): MetaSolver => {
   switch (name) {
@@ -516,6 +525,8 @@ export const named = (name: MetaSolverName, prd: ReplicatorOptions = {}, alphaRa
       return AlphaRank.metaSolver(alphaRank)
     case "shor":
       return ShorPsro.trainMetaSolver()
+    case "shor-eval":
+      return ShorPsro.evalMetaSolver()
   }
 }
 

@@ -32,9 +32,11 @@
  * - The training solver is stateful, as Listing 6's class: {@link trainMetaSolver} returns a fresh solver whose
  *   schedule starts at 1; `MetaSolvers.named("shor")` / `choose` make one per call, i.e. one per PSRO run. Calling it
  *   on anything else (e.g. twice per iteration) advances the schedule.
- * - `PsroLoop` uses one meta-solution both for the best responses and for the reported NashConv, so PSRO with
- *   `"shor"` reports the NashConv of the *training* meta-strategy; the paper's evaluation-time solver is
- *   {@link evalMetaSolver}, to apply to a report's `metaGame` for the paper's exploitability measure.
+ * - Best responses answer the *training* meta-strategy; the paper's exploitability is that of the evaluation-time
+ *   solver's meta-strategy on the same meta-game: `PsroExtensive.run(game, { metaSolver: "shor", evalMetaSolver:
+ *   "shor-eval" })` reports it (mixture, NashConv) and keeps the training one's as `trainingNashConv`; with
+ *   `metaSolver: "shor"` alone the training meta-strategy is reported. Being stateful, `"shor"` goes on through a PSRO
+ *   iteration without a new best response (the next call's annealed answer may differ).
  * - `u_p(·, σ₋ₚ)` is `Equilibrium.actionValues` (the listing's successive `tensordot`s: the same sum, another order).
  *
  * @example

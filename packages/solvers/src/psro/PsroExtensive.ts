@@ -71,9 +71,19 @@ import * as TabularPolicy from "../tree/TabularPolicy.js"
 
 /** One PSRO iteration, as reported to `onIteration` and kept in the history. */
 export interface IterationReport extends PsroLoop.BaseReport {
-  /** The meta-solver's mixture over each population. */
+  /** The (training) meta-solver's mixture over each population: the best responses answer it. */
   readonly metaStrategies: ReadonlyArray<Float64Array>
-  /** Every player's population mixed by its meta-strategy (reach-weighted behaviour-strategy mixture). */
+  /**
+   * The evaluation meta-solver's mixture over each population (only with `evalMetaSolver`): `mixture`, `values`,
+   * `bestResponseValues` and `nashConv` are then this meta-strategy's.
+   */
+  readonly evalMetaStrategies?: ReadonlyArray<Float64Array> | undefined
+  /** NashConv of the training meta-strategy's mixture (equal to `nashConv` without `evalMetaSolver`). */
+  readonly trainingNashConv: number
+  /**
+   * Every player's population mixed by its meta-strategy (reach-weighted behaviour-strategy mixture): the
+   * evaluation meta-strategy's with `evalMetaSolver`, otherwise the training one's.
+   */
   readonly mixture: TabularPolicy.TabularPolicy
   /** Expected return of each player under `mixture`. */
   readonly values: ReadonlyArray<number>
@@ -95,6 +105,18 @@ export interface Options extends PsroLoop.RunOptions<IterationReport>, MetaSolve
    * given policies). Default: the uniform policy for everyone.
    */
   readonly initialPopulations?: ReadonlyArray<ReadonlyArray<TabularPolicy.TabularPolicy>> | undefined
+  /**
+   * A second meta-solver whose meta-strategy is the one *reported* (mixture, values, NashConv), while the best
+   * responses still answer `metaSolver`'s: SHOR-PSRO's split of a training-time and an evaluation-time solver
+   * (Li et al. 2026, arXiv:2602.16928, §4.3.1; `"shor-eval"`). Default: none (the training meta-strategy is reported).
+   */
+  readonly evalMetaSolver?: MetaSolvers.MetaSolverName | MetaSolvers.MetaSolver | undefined
+  /**
+   * Go on through an iteration without a new best response instead of stopping with `"converged"` (PsroLoop's
+   * `continueWhenStalled`). Default: true for a stateful named meta-solver (`"shor"`: its annealing may change the
+   * answer to the same meta-game), false otherwise.
+   */
+  readonly continueWhenStalled?: boolean | undefined
 }
 
 /** The outcome of {@link run}: why it stopped, the last iteration's report, every iteration's report, and: */
@@ -269,13 +291,16 @@ export const mixture = (
  * `Σ_p (bestResponseValues[p] − values[p])` (≥ 0 up to rounding), and `added[p]`, whether player `p`'s best response
  * joins its population after the iteration. The result adds each player's final population.
  *
- * **Options**: `metaSolver` (required: `"nash"` for two-player zero-sum games, `"uniform"`, `"prd"` or a
- * `MetaSolvers.MetaSolver`), `prd`, `iterations` (default 20), `tolerance` (default 0), `initialPopulations`
- * (default: the uniform policy for every player), `onIteration`.
+ * **Options**: `metaSolver` (required: `"nash"` for two-player zero-sum games, `"uniform"`, `"prd"`,
+ * `"alpharank"`, `"shor"`, `"shor-eval"` or a `MetaSolvers.MetaSolver`), `prd`, `alphaRank`, `evalMetaSolver`
+ * (the meta-strategy to report, e.g. `"shor-eval"` beside `"shor"`), `continueWhenStalled`, `iterations` (default
+ * 20), `tolerance` (default 0, compared with the reported NashConv), `initialPopulations` (default: the uniform
+ * policy for every player), `onIteration`.
  *
  * **Stops** with `"converged"` when no best response beats its population by more than `1e-10 × max(1, max |u|)`
- * (with `"nash"` the mixture is then a Nash equilibrium of the full game), `"tolerance"` when NashConv ≤ `tolerance`,
- * or `"iterations"`.
+ * (with `"nash"` the mixture is then a Nash equilibrium of the full game; with another stateless meta-solver the
+ * populations can no longer change, though NashConv may be above 0; a stateful one — `"shor"` — goes on unless
+ * `continueWhenStalled: false`), `"tolerance"` when the reported NashConv ≤ `tolerance`, or `"iterations"`.
  *
  * **Errors**: `InvalidOptionError` for an unknown `metaSolver`, `iterations` that is not a positive integer, a
  * negative `tolerance`, initial populations that are not one non-empty list per player, or a policy whose rows are
@@ -301,6 +326,13 @@ export const mixture = (
 export const run = (game: Game, options: Options): Effect.Effect<Result, RunError, Highs> =>
   Effect.gen(function*() {
     const solver = yield* MetaSolvers.choose(options.metaSolver, options.prd ?? {}, options.alphaRank)
+    const evalSolver = options.evalMetaSolver === undefined
+      ? undefined
+      : yield* MetaSolvers.choose(options.evalMetaSolver, options.prd ?? {}, options.alphaRank).pipe(
+        Effect.mapError((e) => new InvalidOptionError({ option: "evalMetaSolver", value: e.value, reason: e.reason }))
+      )
+    const continueWhenStalled = options.continueWhenStalled ??
+      (typeof options.metaSolver === "string" && MetaSolvers.isStateful(options.metaSolver))
     const tree = compile(game)
     const np = tree.numPlayers
     // Populations: per player, per-slot probabilities on the tree (only the player's own slots matter).
@@ -366,18 +398,30 @@ export const run = (game: Game, options: Options): Effect.Effect<Result, RunErro
       tolerance: options.tolerance ?? 0,
       metaGame: metaGameOf,
       metaSolver: solver,
+      continueWhenStalled,
       oracle: (metaGame, metaStrategies) =>
-        Effect.sync(() => {
-          const mix = new Float64Array(tree.numSlots)
-          for (let p = 0; p < np; p++) mixtureOnTree(tree, p, pops[p]!, metaStrategies[p]!, mix)
+        Effect.gen(function*() {
+          const mixOf = (strategies: ReadonlyArray<Float64Array>) => {
+            const mix = new Float64Array(tree.numSlots)
+            for (let p = 0; p < np; p++) mixtureOnTree(tree, p, pops[p]!, strategies[p]!, mix)
+            return mix
+          }
+          const mix = mixOf(metaStrategies)
           const responses: Array<Array<Float64Array>> = []
-          const report = Exploitability.reportOnTree(tree, mix, ws, (p, value, brWs) => {
+          const training = Exploitability.reportOnTree(tree, mix, ws, (p, value, brWs) => {
             // New only if it beats every member's value against the others' mixtures (the meta-game's action
             // values: the mixtures are realization-equivalent to the meta-strategies).
             const isNew = PsroLoop.improves(value, Equilibrium.actionValues(metaGame, p, metaStrategies), tieTol)
             responses.push(isNew ? [BestResponse.policyOnTree(tree, p, brWs, Float64Array.from(uniformProbs))] : [])
           })
-          return { gap: report.nashConv, responses, mix, policyValues: report.policyValues, bestResponseValues: report.bestResponseValues }
+          const trainingNashConv = training.nashConv
+          if (evalSolver === undefined) {
+            return { gap: trainingNashConv, trainingNashConv, responses, mix, evalMeta: undefined, policyValues: training.policyValues, bestResponseValues: training.bestResponseValues }
+          }
+          const evalMeta = yield* evalSolver(metaGame)
+          const evalMix = mixOf(evalMeta)
+          const evaluated = Exploitability.reportOnTree(tree, evalMix, ws)
+          return { gap: evaluated.nashConv, trainingNashConv, responses, mix: evalMix, evalMeta, policyValues: evaluated.policyValues, bestResponseValues: evaluated.bestResponseValues }
         }),
       add: (p, response) => pops[p]!.push(response),
       report: ({ elapsedSeconds, iteration, meta, metaGame, populationSizes }, oracle): IterationReport => ({
@@ -385,6 +429,8 @@ export const run = (game: Game, options: Options): Effect.Effect<Result, RunErro
         populationSizes,
         metaGame,
         metaStrategies: meta,
+        ...(oracle.evalMeta === undefined ? {} : { evalMetaStrategies: oracle.evalMeta }),
+        trainingNashConv: oracle.trainingNashConv,
         mixture: TabularPolicy.fromTree(tree, oracle.mix),
         values: oracle.policyValues,
         bestResponseValues: oracle.bestResponseValues,

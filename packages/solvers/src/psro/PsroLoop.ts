@@ -20,9 +20,11 @@
  *    JPSRO; ≥ 0 up to rounding, in payoff units) and each player's *new* responses (best responses that beat every
  *    member of the population, so that "no new response" is detected exactly);
  * 4. `report(context, oracle)`: the iteration's report, appended to the history and passed to `onIteration`;
- * 5. stop with `"tolerance"` when `gap <= tolerance`, with `"converged"` when no player has a new response,
- *    otherwise `add` every new response to its player's population, yield to the Effect runtime and go on; after
- *    `iterations` iterations stop with `"iterations"`.
+ * 5. stop with `"tolerance"` when `gap <= tolerance`, with `"converged"` when no player has a new response (unless
+ *    `continueWhenStalled`: a stateful meta-solver such as SHOR-PSRO's annealed one may answer the same meta-game
+ *    differently next time, so the loop goes on with the same populations), otherwise `add` every new response to
+ *    its player's population, yield to the Effect runtime and go on; after `iterations` iterations stop with
+ *    `"iterations"`.
  *
  * **Details**
  * - The stopping tests come after the report, so the history always ends with the iteration that stopped the run;
@@ -118,6 +120,11 @@ export interface Spec<Meta, Oracle extends OracleResult<unknown>, Report, E, R> 
   readonly report: (context: IterationContext<Meta>, oracle: Oracle) => Report
   /** Called with each report, in order; may return an Effect, which the loop runs before going on. */
   readonly onIteration?: ((report: Report) => Effect.Effect<void> | void) | undefined
+  /**
+   * Go on when no player has a new response instead of stopping with `"converged"` (default false): for a stateful
+   * meta-solver, whose next answer to the same meta-game may differ (SHOR-PSRO's annealed training solver).
+   */
+  readonly continueWhenStalled?: boolean | undefined
 }
 
 /** The fields every PSRO variant's iteration report starts with (`Psro`, `PsroExtensive`, `Jpsro` extend it). */
@@ -205,7 +212,7 @@ export const run = <Meta, Oracle extends OracleResult<unknown>, Report, E, R>(
         stopReason = "tolerance"
         break
       }
-      if (oracle.responses.every((r) => r.length === 0)) {
+      if (spec.continueWhenStalled !== true && oracle.responses.every((r) => r.length === 0)) {
         stopReason = "converged"
         break
       }
