@@ -21,7 +21,9 @@
  *
  * **Tasks**: by default a training task is `{ seed: <drawn from the run's task generator>, options: { split } }`
  * and evaluation task k is `{ seed: evalSeedBase + k, options: { split: evalSplit } }` (envs that take
- * `options.split` choose their train/test levels from it); `tasks` overrides both.
+ * `options.split` choose their train/test levels from it); `tasks` overrides both. A `taskSampler`
+ * ({@link TaskSamplers}: PAPRIKA, WebRL failure replay, ScalingInter-RL horizon, DART group sizes) chooses the training
+ * tasks instead, may set each group's size and the step limit per update, and is told every group's successes.
  *
  * **Reproducibility**: weight init, task draws, action sampling, minibatch shuffles and evaluation all draw from
  * children of `Rng.make(seed)`; with deterministic envs a run is bit-for-bit reproducible.
@@ -51,6 +53,7 @@ import { Effect, Schema } from "effect"
 import * as Adam from "./Adam.js"
 import * as Advantages from "./Advantages.js"
 import * as DrrnPolicy from "./DrrnPolicy.js"
+import type * as TaskSamplers from "./curriculum/TaskSamplers.js"
 import * as GroupRollout from "./GroupRollout.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -115,6 +118,11 @@ export interface Options {
    * only floating-point rounding, not the method; a seed reproduces the run under either choice.
    */
   readonly implementation?: Partial<DrrnPolicy.Implementation> | undefined
+  /**
+   * A curriculum ({@link TaskSamplers}) choosing the training tasks (instead of `tasks.train` / `split`), optionally
+   * each group's size and the step limit per update; it is told each group's successes after the rollout.
+   */
+  readonly taskSampler?: TaskSamplers.TaskSampler | undefined
   /** Custom task sources (override `split`, `evalSplit`, `evalSeedBase`). */
   readonly tasks?: {
     readonly train?: ((rng: Rng) => GroupRollout.Task) | undefined
@@ -248,6 +256,9 @@ export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError>
     if (o.klEstimator !== "k1" && o.klEstimator !== "k3") return bad("klEstimator", o.klEstimator, "must be k1 or k3")
     if (o.normalize !== "std" && o.normalize !== "none") return bad("normalize", o.normalize, "must be std or none")
     if (!Number.isSafeInteger(o.seed) || o.seed < 0) return bad("seed", o.seed, "must be a non-negative safe integer")
+    if (o.taskSampler !== undefined && o.tasks?.train !== undefined) {
+      return bad("taskSampler", o.taskSampler.name, "give either taskSampler or tasks.train, not both")
+    }
     return Effect.succeed(o)
   })
 
@@ -475,8 +486,27 @@ export const train = (
 
     const iteration = (): UpdateRow => {
       // 1. group rollouts
-      const tasks = Array.from({ length: o.tasksPerBatch }, () => trainTask(taskRng))
-      const groups = GroupRollout.collect(envs, rolloutPolicy, tasks, actRng, { ...rolloutOptions, policyVersion: updates })
+      let groups: Array<GroupRollout.GroupResult<DrrnPolicy.Encoded>>
+      if (o.taskSampler === undefined) {
+        const tasks = Array.from({ length: o.tasksPerBatch }, () => trainTask(taskRng))
+        groups = GroupRollout.collect(envs, rolloutPolicy, tasks, actRng, { ...rolloutOptions, policyVersion: updates })
+      } else {
+        const sampler = o.taskSampler
+        const draws = sampler.next(o.tasksPerBatch, taskRng, updates)
+        const maxSteps = sampler.maxSteps(updates) ?? o.maxSteps
+        groups = draws.map((d) =>
+          GroupRollout.collectGroup(envs, rolloutPolicy, d.task, actRng, {
+            ...rolloutOptions,
+            maxSteps,
+            groupSize: d.groupSize ?? o.groupSize,
+            policyVersion: updates
+          })
+        )
+        sampler.observe(
+          draws.flatMap((draw, k) => groups[k]!.trajectories.length === 0 ? [] : [{ draw, successes: groups[k]!.trajectories.map((tr) => tr.success) }]),
+          updates
+        )
+      }
       let batchFailures = 0
       let successes = 0
       let returns = 0

@@ -1,0 +1,120 @@
+import { InvalidOptionError, Rng } from "@autodidact/core"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as TaskSamplers from "../src/curriculum/TaskSamplers.js"
+import * as MultiTurnTrainer from "../src/MultiTurnTrainer.js"
+import { DoorsEnv } from "./fixtures/DoorsEnv.js"
+
+/** An arm whose tasks are numbered `base`, `base + 1`, ... (in draw order). */
+const counter = (name: string, base: number): TaskSamplers.Arm => {
+  let k = base
+  return { name, generate: () => ({ seed: k++ }) }
+}
+const wins = (...xs: Array<number>) => xs.map((x) => x === 1)
+const outcome = (arm: string, seed: number, ...xs: Array<number>): TaskSamplers.Outcome => ({ draw: { task: { seed }, arm }, successes: wins(...xs) })
+
+describe("TaskSamplers", () => {
+  it("potential: coefficient of variation √(p(1−p))/p (0 at p = 0) or Bernoulli variance", () => {
+    expect(TaskSamplers.potential(0.25)).toBeCloseTo(Math.sqrt(0.1875) / 0.25, 14) // 1.7320508…
+    expect(TaskSamplers.potential(0)).toBe(0)
+    expect(TaskSamplers.potential(1)).toBe(0)
+    expect(TaskSamplers.potential(0.25, "variance")).toBe(0.1875)
+    expect(TaskSamplers.potential(0.5, "variance")).toBe(0.25)
+  })
+
+  it("learningPotential (PAPRIKA): unseen arms first, then UCB on the potential, counting picks within a batch", () => {
+    const rng = Rng.make(0)
+    const make = (exploration: number) =>
+      TaskSamplers.learningPotential({ arms: [counter("A", 0), counter("B", 100), counter("C", 200)], exploration })
+    for (const [c, expected] of [[0, ["B", "B", "B", "B"]], [3, ["B", "B", "B", "A"]]] as const) {
+      const s = make(c)
+      const first = s.next(3, rng, 0)
+      expect(first.map((d) => d.arm)).toEqual(["A", "B", "C"])
+      expect(first.map((d) => d.task.seed)).toEqual([0, 100, 200])
+      // A always solved (potential 0), B a quarter (cv √3 ≈ 1.732), C never (0)
+      s.observe([outcome("A", 0, 1, 1, 1, 1), outcome("B", 100, 1, 0, 0, 0), outcome("C", 200, 0, 0, 0, 0)], 0)
+      // By hand with c = 3 (N = 3, one visit each): A 3·√ln3 = 3.14, B 1.732 + 3.14 → B; N = 4: A 3·√ln4 = 3.53,
+      // B 1.732 + 3·√(ln4/2) = 4.23 → B; N = 5: A 3.81, B 1.732 + 3·√(ln5/3) = 3.93 → B; N = 6: A 4.02, B 3.74 → A.
+      expect(s.next(4, rng, 1).map((d) => d.arm)).toEqual(expected)
+    }
+    expect(make(1).stats()).toEqual({ "potential/A": 0, "potential/B": 0, "potential/C": 0 })
+  })
+
+  it("failureReplay (WebRL): failed tasks come back once, in the given fraction of the batch, keeping their arm", () => {
+    const rng = Rng.make(1)
+    const s = TaskSamplers.failureReplay({ base: TaskSamplers.uniform([counter("fresh", 1000)]), fraction: 0.5, keepAtLeast: 0.1 })
+    expect(s.name).toBe("replay(uniform)")
+    expect(s.next(4, rng, 0).map((d) => d.task.seed)).toEqual([1000, 1001, 1002, 1003]) // nothing failed yet
+    // half solved → kept; solved → not; never solved → below keepAtLeast, not kept
+    s.observe([outcome("fresh", 7, 1, 0), outcome("fresh", 8, 1, 1), outcome("fresh", 9, 0, 0)], 0)
+    expect(s.stats()["replay/buffer"]).toBe(1)
+    const replay = s.next(4, rng, 1)
+    expect(replay.map((d) => [d.arm, d.task.seed])).toEqual([["fresh", 7], ["fresh", 1004], ["fresh", 1005], ["fresh", 1006]])
+    expect(s.next(4, rng, 2).map((d) => d.task.seed)).toEqual([1007, 1008, 1009, 1010]) // replayed once, then gone
+    const variants = TaskSamplers.failureReplay({ base: TaskSamplers.uniform([counter("x", 0)]), fraction: 1, variant: (t) => ({ seed: t.seed + 0.5 }) })
+    variants.observe([outcome("x", 3, 0, 0)], 0)
+    expect(variants.next(2, rng, 1).map((d) => d.task.seed)).toEqual([3.5, 0])
+  })
+
+  it("horizonSchedule (ScalingInter-RL): min(max, start + step·⌊update/every⌋)", () => {
+    const s = TaskSamplers.horizonSchedule({ base: TaskSamplers.uniform([counter("a", 0)]), start: 10, step: 5, every: 3, max: 22 })
+    expect([0, 2, 3, 5, 6, 8, 9, 100].map((u) => s.maxSteps(u))).toEqual([10, 10, 15, 15, 20, 20, 22, 22])
+    expect(TaskSamplers.uniform([counter("a", 0)]).maxSteps(5)).toBeUndefined()
+  })
+
+  it("difficultyGroupSize (DART Prop2Diff): round(min + (max − min)(1 − p̂)), the prior before data", () => {
+    const rng = Rng.make(2)
+    const s = TaskSamplers.difficultyGroupSize({ base: TaskSamplers.uniform([counter("easy", 0), counter("hard", 100)]), min: 2, max: 10 })
+    expect(s.next(3, rng, 0).map((d) => d.groupSize)).toEqual([6, 6, 6])
+    s.observe([outcome("easy", 0, 1, 1, 1, 1), outcome("hard", 100, 1, 0, 0, 0)], 0)
+    for (const d of s.next(20, rng, 1)) expect(d.groupSize).toBe(d.arm === "easy" ? 2 : 8)
+  })
+
+  it("bad options throw InvalidOptionError naming the option and value", () => {
+    const base = TaskSamplers.uniform([counter("a", 0)])
+    const cases: Array<[() => unknown, RegExp]> = [
+      [() => TaskSamplers.uniform([]), /uniform arms/],
+      [() => TaskSamplers.uniform([counter("a", 0), counter("a", 1)]), /arm names must be distinct/],
+      [() => TaskSamplers.learningPotential({ arms: [counter("a", 0)], exploration: -1 }), /exploration = -1/],
+      [() => TaskSamplers.failureReplay({ base, fraction: 1.5 }), /fraction = 1.5/],
+      [() => TaskSamplers.failureReplay({ base, keepAtMost: 0.2, keepAtLeast: 0.5 }), /keepAtLeast = 0.5/],
+      [() => TaskSamplers.horizonSchedule({ base, start: 10, step: 1, every: 1, max: 5 }), /max = 5/],
+      [() => TaskSamplers.difficultyGroupSize({ base, min: 0, max: 4 }), /min = 0/]
+    ]
+    for (const [f, message] of cases) {
+      expect(f).toThrow(InvalidOptionError)
+      expect(f).toThrow(message)
+    }
+  })
+
+  it.effect("MultiTurnTrainer asks the sampler: its tasks, group sizes and step limits are used, its outcomes are the groups'", () =>
+    Effect.gen(function* () {
+      const observed: Array<{ update: number; arms: Array<string>; sizes: Array<number> }> = []
+      const inner = TaskSamplers.difficultyGroupSize({
+        base: TaskSamplers.uniform([counter("doors", 0)]),
+        min: 3,
+        max: 3
+      })
+      const sampler: TaskSamplers.TaskSampler = {
+        ...TaskSamplers.horizonSchedule({ base: inner, start: 1, step: 1, every: 2, max: 4 }),
+        observe: (outcomes, update) => {
+          observed.push({ update, arms: outcomes.map((o) => o.draw.arm), sizes: outcomes.map((o) => o.successes.length) })
+          inner.observe(outcomes, update)
+        }
+      }
+      const lengths: Array<number> = []
+      const options = { totalEnvSteps: 60, tasksPerBatch: 2, evalEvery: 0, evalEpisodes: 1, maxSteps: 50, policy: { buckets: 64, hidden: 4, embed: 4, history: 0 }, taskSampler: sampler }
+      const rows: Array<number> = []
+      yield* MultiTurnTrainer.train([new DoorsEnv(3)], options, {
+        onEpisode: (e) => void lengths.push(e.episodeLength),
+        onUpdate: (r) => void rows.push(r.globalStep)
+      })
+      expect(observed.length).toBe(rows.length)
+      observed.forEach((o, u) => expect(o).toEqual({ update: u, arms: ["doors", "doors"], sizes: [3, 3] }))
+      // 2 groups × 3 trajectories per update, each at most the scheduled limit: 1, 1, 2, 2, 3, ...
+      expect(lengths.length).toBe(6 * rows.length)
+      lengths.forEach((len, i) => expect(len).toBeLessThanOrEqual(Math.min(4, 1 + Math.floor(Math.floor(i / 6) / 2))))
+      const both = yield* Effect.flip(MultiTurnTrainer.train([new DoorsEnv()], { ...options, tasks: { train: () => ({ seed: 0 }) } }))
+      expect(both).toMatchObject({ _tag: "InvalidOptionError", option: "taskSampler" })
+    }))
+})
