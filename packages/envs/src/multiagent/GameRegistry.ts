@@ -3,7 +3,7 @@
  * extensive-form {@link Game} constructors (OpenSpiel's `pyspiel.load_game`).
  *
  * **Details**
- * - Built in: `kuhn_poker(players=2..10)`, `leduc_poker(players=2..10)`, `tic_tac_toe`,
+ * - Built in: `kuhn_poker(players=2..10)`, `leduc_poker(players=2..10)`, `tic_tac_toe`, `connect_four`,
  *   `liars_dice(players=2,numdice=1,dice_sides=6)`, and the matrix games `matrix_rps`, `matrix_mp`, `matrix_pd`,
  *   `matrix_cd` (alias `matrix_chicken`), `matrix_shapleys_game`, `matrix_brps`, `matrix_sh`,
  *   `matrix_coordination`, `matrix_bos` (payoffs of OpenSpiel's `matrix_games.cc`, played turn-based).
@@ -25,6 +25,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import * as ConnectFour from "./ConnectFour.js"
 import type { Game } from "./Game.js"
 import * as KuhnPoker from "./KuhnPoker.js"
 import * as LeducPoker from "./LeducPoker.js"
@@ -146,6 +147,7 @@ export const loadGame = (spec: string, params: Params = {}): Game => {
 registerGame("kuhn_poker", (p) => KuhnPoker.make({ players: p["players"] as number }), { players: 2 })
 registerGame("leduc_poker", (p) => LeducPoker.make({ players: p["players"] as number }), { players: 2 })
 registerGame("tic_tac_toe", () => TicTacToe.make())
+registerGame("connect_four", () => ConnectFour.make())
 registerGame("liars_dice", (p) => {
   if (p["players"] !== 2) throw new Error(`liars_dice supports exactly 2 players, got ${p["players"]}`)
   return LiarsDice.make({ numdice: p["numdice"] as number, diceSides: p["dice_sides"] as number })
