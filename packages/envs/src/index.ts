@@ -1,7 +1,7 @@
 /**
  * `@autodidact/envs`: environments with Gymnasium 1.x semantics: `CartPole-v1`, `FrozenLake-v1`, `Sokoban-v0`
  * (Boxoban loader, generator, push-optimal solver), extensive-form games with OpenSpiel semantics (Kuhn and Leduc
- * poker, tic-tac-toe, Connect Four, Liar's dice, normal-form games, user trees) and the PettingZoo AEC/Parallel APIs, wrappers, vector
+ * poker, tic-tac-toe, Connect Four, Liar's dice, SPIRAL's Simple Negotiation, normal-form games, user trees) and the PettingZoo AEC/Parallel APIs, wrappers, vector
  * environments (in-thread here, batched structure-of-arrays ones for CartPole, FrozenLake and Sokoban; on worker threads
  * in `@autodidact/envs/node`), a registry with `make`, conformance
  * checks (`CheckEnv` for Gymnasium envs, `CheckAecEnv` / `CheckParallelEnv` for PettingZoo AEC / Parallel envs,
@@ -34,6 +34,7 @@ export * as LeducPoker from "./multiagent/LeducPoker.js"
 export * as TicTacToe from "./multiagent/TicTacToe.js"
 export * as ConnectFour from "./multiagent/ConnectFour.js"
 export * as LiarsDice from "./multiagent/LiarsDice.js"
+export * as Negotiation from "./multiagent/Negotiation.js"
 export * as NormalFormGame from "./multiagent/NormalFormGame.js"
 export * as GameRegistry from "./multiagent/GameRegistry.js"
 export * as ValidateGame from "./multiagent/ValidateGame.js"
