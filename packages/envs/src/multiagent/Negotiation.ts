@@ -120,6 +120,8 @@ export class NegotiationGame implements Game {
   readonly valueOutcomes: ReadonlyArray<ReadonlyArray<readonly [number, number]>>
   /** Chance nodes of the deal: 2 players x (quantities + values). */
   readonly dealLength: number
+  /** The offer of each action id from {@link FIRST_OFFER} on (index `action - FIRST_OFFER`). @internal */
+  readonly offers: ReadonlyArray<Offer>
 
   /** @throws InvalidGameError naming the first parameter out of range. */
   constructor(options: Options = {}) {
@@ -140,6 +142,17 @@ export class NegotiationGame implements Game {
     this.valueOutcomes = this.valueRanges.map(([lo, hi]) => uniform(lo, hi))
     this.dealLength = 4 * r
     const numActions = FIRST_OFFER + r * (r - 1) * this.maxOffer * this.maxOffer
+    const offers: Array<Offer> = []
+    const m = this.maxOffer
+    for (let k = 0; k < numActions - FIRST_OFFER; k++) {
+      const getQty = (k % m) + 1
+      const giveQty = (Math.floor(k / m) % m) + 1
+      const pair = Math.floor(k / (m * m))
+      const give = Math.floor(pair / (r - 1))
+      const j = pair % (r - 1)
+      offers.push(Object.freeze({ give, giveQty, get: j < give ? j : j + 1, getQty }))
+    }
+    this.offers = Object.freeze(offers)
     this.info = {
       name: "negotiation",
       numPlayers: 2,
@@ -179,16 +192,7 @@ export class NegotiationGame implements Game {
   /** The offer of action `action` (undefined for ACCEPT, PASS or ids out of range). */
   decodeOffer(action: number): Offer | undefined {
     if (!Number.isInteger(action) || action < FIRST_OFFER || action >= this.info.numDistinctActions) return undefined
-    const m = this.maxOffer
-    let k = action - FIRST_OFFER
-    const getQty = (k % m) + 1
-    k = Math.floor(k / m)
-    const giveQty = (k % m) + 1
-    const pair = Math.floor(k / m)
-    const r1 = this.numResources - 1
-    const give = Math.floor(pair / r1)
-    const j = pair % r1
-    return { give, giveQty, get: j < give ? j : j + 1, getQty }
+    return this.offers[action - FIRST_OFFER]
   }
 
   /** `"2 Wheat -> 1 Wood"` for an offer. */
@@ -299,9 +303,10 @@ export class NegotiationState implements State {
     const pending = this.pendingOffer()
     if (pending !== undefined && this.covers(p, pending.get, pending.getQty)) out.push(ACCEPT)
     out.push(PASS)
-    for (let a = FIRST_OFFER; a < g.info.numDistinctActions; a++) {
-      const o = g.decodeOffer(a)!
-      if (this.covers(p, o.give, o.giveQty)) out.push(a)
+    const offers = g.offers
+    for (let k = 0; k < offers.length; k++) {
+      const o = offers[k]!
+      if (this.covers(p, o.give, o.giveQty)) out.push(FIRST_OFFER + k)
     }
     return out
   }
