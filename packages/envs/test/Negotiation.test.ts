@@ -89,6 +89,15 @@ describe("Negotiation", () => {
     expect([s.quantity(0, 0), s.quantity(0, 1), s.quantity(1, 0), s.quantity(1, 1)]).toEqual([2, 1, 1, 2])
   })
 
+  it("runs the module docstring's example", () => {
+    const g = Negotiation.make({ numResources: 2, minQuantity: 1, maxQuantity: 2, maxTurns: 2 })
+    const s = dealt(g, DEAL)
+    s.applyAction(g.offerAction(0, 1, 1, 1))
+    s.applyAction(Negotiation.ACCEPT)
+    expect(s.isTerminal()).toBe(true)
+    expect(s.returns()).toEqual([1, -1])
+  })
+
   it("draws on equal gains, rejects offers not accepted at once, and refuses uncovered moves", () => {
     const g = small()
     const none = dealt(g, DEAL)
