@@ -13,6 +13,7 @@
  * - `observationTensor(p)` is OpenSpiel's player-relative `[3, 6, 7]` planes flattened (plane, row, col) with row 0
  *   the bottom: plane 0 the opponent's discs, plane 1 `p`'s own discs, plane 2 the empty cells (OpenSpiel's
  *   `PlayerRelative`).
+ *   OpenSpiel provides no information-state tensor for `connect_four`; neither does this module.
  * - `actionToString(p, c)`: `"x3"` / `"o3"` (mark then column).
  * - `maxGameLength` is 42; `numDistinctActions` 7; no chance.
  *
