@@ -125,7 +125,7 @@ describe("GameText: hand-checked text", () => {
 
   it("negotiation", () => {
     // player 0: 12 Wheat, 7 Wood, values 5 and 9; player 1: 8 Wheat, 10 Wood, values 6 and 12; player 0 offers 1 Wheat for 1 Wood
-    const { state, view } = at("negotiation(num_resources=2,max_turns=4,max_offer=1)", [12, 7, 5, 9, 8, 10, 6, 12, 2])
+    const { state, view } = at("negotiation(num_resources=2,max_turns=4,max_offer=1)", [12, 7, 5, 9, 8, 10, 6, 12, 3])
     expect(view.observation(state, 1)).toBe(lines(
       "You are player 1 in Simple Negotiation.",
       "Your resources (quantity, your value per unit):",
@@ -151,6 +151,25 @@ describe("GameText: hand-checked text", () => {
     ))
     expect(view.commands(state)[0]).toBe("pass")
     expect(view.rules).toMatch(/whose value increased more wins/)
+  })
+
+  it("negotiation, SPIRAL's variant: a standing offer after a pass", () => {
+    // fixed deal; player 0 offers 3 Wood for 1 Gold (action 9), player 1 passes
+    const { state, view } = at("negotiation(variant=spiral)", [10, 10, 5, 15, 10, 10, 15, 5, 9, 2])
+    expect(view.observation(state, 1)).toBe(lines(
+      "You are player 1 in Simple Negotiation.",
+      "Your resources (quantity, your value per unit):",
+      "  Wood: 10 (value 15)",
+      "  Gold: 10 (value 5)",
+      "Your inventory value: 200 (started at 200; change 0).",
+      "Turn 3 of 10.",
+      "History: player 0 offered 3 Wood -> 1 Gold; player 1 passed.",
+      "Offer to you from player 0: you give 1 Gold, you get 3 Wood.",
+      "Player 0 is to move."
+    ))
+    expect(view.observation(state, 0)).toContain("Your offer to player 1 stands: 3 Wood -> 1 Gold.")
+    expect(view.commands(state).slice(0, 2)).toEqual(["pass", "offer 1 Wood -> 1 Gold"])
+    expect(view.rules).toMatch(/^Simple Negotiation \(SPIRAL's SimpleNegotiation-v1\)/)
   })
 })
 

@@ -21,8 +21,8 @@ describe("Negotiation", () => {
     const g = Negotiation.make()
     expect(g.resourceNames).toEqual(["Wheat", "Wood", "Sheep", "Brick", "Ore"])
     // base b, variation floor(0.2 b), clipped to [5, 40]
-    expect(g.valueRanges).toEqual([[5, 6], [8, 12], [12, 18], [20, 30], [32, 40]])
-    expect(g.info).toMatchObject({ name: "negotiation", numPlayers: 2, numDistinctActions: 2 + 20 * 9, maxChanceOutcomes: 41, maxGameLength: 30, utility: "zero-sum" })
+    expect(Negotiation.valueRanges()).toEqual([[5, 6], [8, 12], [12, 18], [20, 30], [32, 40]])
+    expect(g.info).toMatchObject({ name: "negotiation", numPlayers: 2, numDistinctActions: 3 + 20 * 9, maxChanceOutcomes: 41, maxGameLength: 30, utility: "zero-sum" })
     const s = g.newInitialState()
     expect(s.currentPlayer()).toBe(CHANCE)
     expect(s.chanceOutcomes()).toHaveLength(21) // quantities 5..25
@@ -48,10 +48,10 @@ describe("Negotiation", () => {
         }
       }
     }
-    expect(Math.min(...seen)).toBe(2)
-    expect(Math.max(...seen)).toBe(181)
+    expect(Math.min(...seen)).toBe(3)
+    expect(Math.max(...seen)).toBe(182)
     expect(seen.size).toBe(180)
-    expect(g.offerAction(0, 2, 1, 1)).toBe(2 + 3) // pair (Wheat, Wood) = 0, (a-1) * 3 + (b-1) = 3
+    expect(g.offerAction(0, 2, 1, 1)).toBe(3 + 3) // pair (Wheat, Wood) = 0, (a-1) * 3 + (b-1) = 3
     expect(() => g.offerAction(1, 1, 1, 1)).toThrow(InvalidGameError)
     expect(() => g.offerAction(0, 4, 1, 1)).toThrow(InvalidGameError)
   })
@@ -68,8 +68,9 @@ describe("Negotiation", () => {
     const offer = g.offerAction(0, 1, 1, 1)
     s.applyAction(offer)
     expect(s.actionToString(0, offer)).toBe("Offer(1 Wheat -> 1 Wood)")
-    expect(s.pendingOffer()).toEqual({ give: 0, giveQty: 1, get: 1, getQty: 1 })
-    expect(s.legalActions()[0]).toBe(Negotiation.ACCEPT)
+    expect(s.pendingOffer()).toEqual({ give: 0, giveQty: 1, get: 1, getQty: 1, from: 0 })
+    expect(s.legalActions().slice(0, 2)).toEqual([Negotiation.ACCEPT, Negotiation.DENY]) // no pass while facing an offer
+    expect(() => s.clone().applyAction(Negotiation.PASS)).toThrow(IllegalActionError)
     expect(s.observationString(1)).toBe("[Player: 1][Inventory: 1 2][Values: 6 8][Change: 0][Turn: 1/4][Offer to you: 1 Wheat -> 1 Wood]")
     s.applyAction(Negotiation.ACCEPT)
     expect([s.quantity(0, 0), s.quantity(0, 1), s.quantity(1, 0), s.quantity(1, 1)]).toEqual([1, 2, 2, 1])
@@ -111,12 +112,48 @@ describe("Negotiation", () => {
     s.applyAction(g.offerAction(1, 1, 0, 2))
     expect(s.legalActions()).not.toContain(Negotiation.ACCEPT)
     expect(() => s.applyAction(Negotiation.ACCEPT)).toThrow(IllegalActionError)
-    // player 1 counter-offers; player 0 passes; the counter-offer is gone on player 1's turn
+    // player 1 counter-offers; player 0 denies; nothing stands on player 1's turn
     s.applyAction(g.offerAction(1, 1, 0, 1))
     expect(s.legalActions()).toContain(Negotiation.ACCEPT)
-    s.applyAction(Negotiation.PASS)
+    s.applyAction(Negotiation.DENY)
     expect(s.pendingOffer()).toBeUndefined()
     expect(s.legalActions()).not.toContain(Negotiation.ACCEPT)
+    expect(s.legalActions()).not.toContain(Negotiation.DENY)
+    expect(s.informationStateString(1)).toBe("[Player: 1][Quantities: 1 2][Values: 6 8][Turn: 3/4][Moves: Offer(1 Wood -> 2 Wheat) Offer(1 Wood -> 1 Wheat) Deny]")
+  })
+
+  it("plays SPIRAL's SimpleNegotiation-v1 deal and standing offers", () => {
+    const g = Negotiation.make({ variant: "spiral" })
+    expect(g.resourceNames).toEqual(["Wood", "Gold"])
+    const s = g.newInitialState()
+    const deal: Array<number> = []
+    while (s.isChanceNode()) {
+      expect(s.chanceOutcomes()).toHaveLength(1) // the deal is fixed
+      deal.push(s.chanceOutcomes()[0]![0])
+      s.applyAction(s.chanceOutcomes()[0]![0])
+    }
+    expect(deal).toEqual([10, 10, 5, 15, 10, 10, 15, 5]) // 10 Wood, 10 Gold each; values (5, 15) and (15, 5)
+    s.applyAction(g.offerAction(0, 3, 1, 1)) // player 0 offers 3 Wood for 1 Gold
+    expect(s.legalActions().slice(0, 3)).toEqual([Negotiation.ACCEPT, Negotiation.DENY, Negotiation.PASS])
+    s.applyAction(Negotiation.PASS) // player 1 leaves it open
+    expect(s.pendingOffer()).toEqual({ give: 0, giveQty: 3, get: 1, getQty: 1, from: 0 })
+    expect(s.legalActions()).not.toContain(Negotiation.ACCEPT) // player 0 cannot accept its own offer
+    s.applyAction(Negotiation.PASS)
+    s.applyAction(Negotiation.ACCEPT) // player 1 accepts two turns later
+    // player 0: Wood 7, Gold 11: -3 * 5 + 1 * 15 = 0; player 1: Wood 13, Gold 9: +3 * 15 - 1 * 5 = +40
+    expect([s.valueChange(0), s.valueChange(1)]).toEqual([0, 40])
+    for (let t = 4; t < 10; t++) s.applyAction(Negotiation.PASS)
+    expect(s.returns()).toEqual([-1, 1])
+    // a new offer replaces the standing one
+    const r = g.newInitialState()
+    for (const d of deal) r.applyAction(d)
+    r.applyAction(g.offerAction(0, 1, 1, 1))
+    r.applyAction(Negotiation.PASS)
+    r.applyAction(g.offerAction(1, 1, 0, 2))
+    expect(r.pendingOffer()).toEqual({ give: 1, giveQty: 1, get: 0, getQty: 2, from: 0 })
+    const whole = validateGame(Negotiation.make({ variant: "spiral", maxTurns: 3, maxOffer: 1 }))
+    expect(whole).toMatchObject({ complete: true, chanceNodes: 8 })
+    expect(() => Negotiation.make({ variant: "spiral", numResources: 2 })).toThrow(/num_resources does not apply/)
   })
 
   it("validates parameters with typed errors naming the parameter", () => {
@@ -128,7 +165,10 @@ describe("Negotiation", () => {
     expect(() => GameRegistry.loadGame("negotiation(max_turns=abc)")).toThrow(GameRegistry.UnknownGameError)
     expect(() => GameRegistry.loadGame("negotiation(rounds=3)")).toThrow(/no parameter "rounds"/)
     const g = GameRegistry.loadGame("negotiation(num_resources=2,max_turns=6)")
-    expect(g.info.parameters).toEqual({ max_turns: 6, num_resources: 2, min_quantity: 5, max_quantity: 25, max_offer: 3 })
+    expect(g.info.parameters).toEqual({ variant: "textarena", max_turns: 6, num_resources: 2, min_quantity: 5, max_quantity: 25, max_offer: 3 })
+    expect(GameRegistry.loadGame("negotiation(variant=spiral)").info.parameters).toEqual({ variant: "spiral", max_turns: 10, max_offer: 3 })
+    expect(() => GameRegistry.loadGame("negotiation(variant=spiral,num_resources=3)")).toThrow(/num_resources does not apply to variant "spiral"/)
+    expect(() => GameRegistry.loadGame("negotiation(variant=chess)")).toThrow(/variant must be "textarena" or "spiral", got "chess"/)
   })
 
   it("passes validateGame on a whole small tree; undo restores states", () => {

@@ -6,7 +6,7 @@
  * **Details**
  * - Built in: `kuhn_poker` (`check`/`bet`, facing a bet `fold`/`call`), `leduc_poker` (`check`/`bet`, facing a bet
  *   `fold`/`call`/`raise`), `tic_tac_toe` (`place 4`), `connect_four` (`drop 3`), `liars_dice` (`bid 2 dice of 4`,
- *   `liar`), `negotiation` (`offer 2 Wheat -> 1 Wood`, `accept`, `deny` / `pass`). Other games fall back to
+ *   `liar`), `negotiation` (`offer 2 Wheat -> 1 Wood`, `accept`, `deny`, `pass`). Other games fall back to
  *   {@link fallbackDescription} (the information-state string and `actionToString`).
  * - `observe(state, player)` depends only on `player` and its information state (never on hidden information), so two
  *   states with the same `informationStateString(player)` read the same; it names the seat, the private cards or
@@ -270,14 +270,18 @@ const liarsDice: GameDescription = {
 const negotiation: GameDescription = {
   rules: (game) => {
     const g = game as NegotiationGame
-    return `Simple Negotiation (TextArena's, as trained on in SPIRAL) for 2 players. Each player holds some ` +
-      `${g.resourceNames.join(", ")} and values each resource privately; your opponent values them differently. ` +
-      `The game lasts ${g.maxTurns} turns in total; players alternate, starting with player 0. On your turn, one ` +
-      `command: "offer A X -> B Y" proposes to give A units of X for B units of Y (1 to ${g.maxOffer} units on each ` +
-      `side, covered by your inventory); "accept" takes the offer you have just received, and the trade happens at ` +
-      `once; "deny" rejects it; "pass" makes no offer. An offer not accepted on the next turn lapses, and a counter-offer ` +
-      `rejects it. When the turns run out, each inventory is valued at its owner's prices: the player whose value ` +
-      `increased more wins (+1, the other -1); equal increases are a draw (0).`
+    const lapse = g.variant === "spiral"
+      ? `An offer stands until its recipient accepts or denies it or either player makes a new offer; its recipient may ` +
+        `also "pass" and accept later.`
+      : `An offer you receive is rejected unless you accept it on your next turn; a counter-offer also rejects it.`
+    return `Simple Negotiation (${g.variant === "spiral" ? "SPIRAL's SimpleNegotiation-v1" : "TextArena's SimpleNegotiation"}) ` +
+      `for 2 players. Each player holds some ${g.resourceNames.join(", ")} and values each resource privately; your ` +
+      `opponent values them differently. The game lasts ${g.maxTurns} turns in total; players alternate, starting with ` +
+      `player 0. On your turn, one command: "offer A X -> B Y" proposes to give A units of X for B units of Y (1 to ` +
+      `${g.maxOffer} units on each side, covered by your inventory); "accept" takes the offer made to you, and the trade ` +
+      `happens at once; "deny" rejects it; "pass" makes no offer. ${lapse} When the turns run out, each inventory is ` +
+      `valued at its owner's prices: the player whose value increased more wins (+1, the other -1); equal increases ` +
+      `are a draw (0).`
   },
   observe: (state, player, game) => {
     const g = game as NegotiationGame
@@ -298,28 +302,28 @@ const negotiation: GameDescription = {
     }
     lines.push(`Your inventory value: ${now} (started at ${start}; change ${signed(now - start)}).`)
     lines.push(`Turn ${Math.min(s.turn() + 1, g.maxTurns)} of ${g.maxTurns}.`)
-    const moves = s.moveHistory()
-    const said = moves.map((a, t) => {
+    const said = s.moveHistory().map((a, t) => {
       const who = `player ${t % 2}`
       if (a === Negotiation.ACCEPT) return `${who} accepted`
-      if (a === Negotiation.PASS) return t > 0 && g.decodeOffer(moves[t - 1]!) !== undefined ? `${who} denied` : `${who} passed`
+      if (a === Negotiation.DENY) return `${who} denied`
+      if (a === Negotiation.PASS) return `${who} passed`
       return `${who} offered ${g.offerText(g.decodeOffer(a)!)}`
     })
     lines.push(`History: ${said.length === 0 ? "none" : said.join("; ")}.`)
     const pending = s.pendingOffer()
     if (pending !== undefined) {
-      const toMe = s.currentPlayer() === player
-      lines.push(toMe
-        ? `Offer to you from player ${1 - player}: you give ${pending.getQty} ${g.resourceNames[pending.get]}, you get ${pending.giveQty} ${g.resourceNames[pending.give]}.`
-        : `Your offer to player ${1 - player} is pending: ${g.offerText(pending)}.`)
+      lines.push(pending.from !== player
+        ? `Offer to you from player ${pending.from}: you give ${pending.getQty} ${g.resourceNames[pending.get]}, you get ${pending.giveQty} ${g.resourceNames[pending.give]}.`
+        : `Your offer to player ${1 - player} stands: ${g.offerText(pending)}.`)
     }
     lines.push(turnLine(state, player))
     return lines.join("\n")
   },
-  command: (state, action, game) => {
+  command: (_state, action, game) => {
     const g = game as NegotiationGame
     if (action === Negotiation.ACCEPT) return "accept"
-    if (action === Negotiation.PASS) return (state as NegotiationState).pendingOffer() !== undefined ? "deny" : "pass"
+    if (action === Negotiation.DENY) return "deny"
+    if (action === Negotiation.PASS) return "pass"
     const o = g.decodeOffer(action)
     return o === undefined ? `action ${action}` : `offer ${g.offerText(o)}`
   }
