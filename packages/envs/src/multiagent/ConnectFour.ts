@@ -166,17 +166,21 @@ export class ConnectFourState implements State {
     return [0, 0]
   }
 
-  private checkPlayer(player: number): void {
-    if (player !== 0 && player !== 1) throw new InvalidGameError({ game: "connect_four", reason: `player ${player} is not in [0, 2)` })
+  /** `player` itself. @throws InvalidGameError when it is not 0 or 1. */
+  private seat(player: number): number {
+    if (player === 0 || player === 1) return player
+    throw new InvalidGameError({ game: "connect_four", reason: `player ${player} is not in [0, 2)` })
   }
 
+  /** OpenSpiel's `HistoryString()`, the same for both players (perfect information). */
   informationStateString(player: number): string {
-    this.checkPlayer(player)
-    return Array.from(this.hist.subarray(0, this.len)).join(", ")
+    this.seat(player)
+    return this.history().join(", ")
   }
 
+  /** OpenSpiel's `ToString()`, the same for both players. */
   observationString(player: number): string {
-    this.checkPlayer(player)
+    this.seat(player)
     return this.toString()
   }
 
@@ -185,9 +189,8 @@ export class ConnectFourState implements State {
    * bottom), flattened, into `out` (length {@link OBSERVATION_SIZE} = 126).
    */
   observationTensor(player: number, out: Float32Array | Float64Array = new Float32Array(OBSERVATION_SIZE)): Float32Array | Float64Array {
-    this.checkPlayer(player)
+    const own = this.seat(player) === 0 ? CROSS : NOUGHT
     out.fill(0)
-    const own = player === 0 ? CROSS : NOUGHT
     for (let cell = 0; cell < CELLS; cell++) {
       const v = this.board[cell]!
       const plane = v === EMPTY_CELL ? 2 : v === own ? 1 : 0
