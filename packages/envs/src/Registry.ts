@@ -10,6 +10,10 @@
  *   {@link UnknownEnvError}, listing the registered versions of that name or the closest names ("did you mean").
  * - Built in: `CartPole-v1` (500 steps, threshold 475), `FrozenLake-v1` (4x4, 100 steps, 0.70),
  *   `FrozenLake8x8-v1` (8x8, 200 steps, 0.85), as in `gymnasium/envs/__init__.py`.
+ * - Multi-agent (PettingZoo AEC) envs have their own ids in the same syntax, built by `makeAec(id, kwargs)` and listed
+ *   by `aecIds()`: the text views of the games, `kuhn_poker-text-v0`, `leduc_poker-text-v0`, `tic_tac_toe-text-v0`,
+ *   `connect_four-text-v0`, `liars_dice-text-v0`, `negotiation-text-v0` (kwargs: the game's parameters, e.g.
+ *   `{ players: 3 }`). `make` of such an id fails with a pointer to `makeAec`.
  * - `makeVec(id, n, options)` builds a `SyncVectorEnv` or `AsyncVectorEnv` of `n` copies (Gymnasium's `make_vec`), or
  *   with `vectorizationMode: "batched"` the id's structure-of-arrays vector env (`vectorEntryPoint`).
  *   `AsyncVectorEnv` runs on Node worker threads and lives in `@autodidact/envs/node`: `vectorizationMode: "async"`
@@ -38,14 +42,19 @@ import { SyncVectorEnv } from "./vector/SyncVectorEnv.js"
 import type { AutoresetMode, VectorEnv } from "./vector/VectorEnv.js"
 
 export {
+  aecIds,
+  type AecRegistration,
   has,
+  hasAec,
   ids,
   type Kwargs,
   make,
+  makeAec,
   type MakeOptions,
   parseId,
   type ParsedId,
   register,
+  registerAec,
   type Registration,
   spec,
   type VectorEntryOptions,

@@ -1,7 +1,8 @@
 /**
  * `@autodidact/envs`: environments with Gymnasium 1.x semantics: `CartPole-v1`, `FrozenLake-v1`, `Sokoban-v0`
  * (Boxoban loader, generator, push-optimal solver), extensive-form games with OpenSpiel semantics (Kuhn and Leduc
- * poker, tic-tac-toe, Liar's dice, normal-form games, user trees) and the PettingZoo AEC/Parallel APIs, wrappers, vector
+ * poker, tic-tac-toe, Connect Four, Liar's dice, SPIRAL's Simple Negotiation, normal-form games, user trees), the
+ * PettingZoo AEC/Parallel APIs and text views of the games behind them (`GameText`), wrappers, vector
  * environments (in-thread here, batched structure-of-arrays ones for CartPole, FrozenLake and Sokoban; on worker threads
  * in `@autodidact/envs/node`), a registry with `make`, conformance
  * checks (`CheckEnv` for Gymnasium envs, `CheckAecEnv` / `CheckParallelEnv` for PettingZoo AEC / Parallel envs,
@@ -32,12 +33,15 @@ export * as Game from "./multiagent/Game.js"
 export * as KuhnPoker from "./multiagent/KuhnPoker.js"
 export * as LeducPoker from "./multiagent/LeducPoker.js"
 export * as TicTacToe from "./multiagent/TicTacToe.js"
+export * as ConnectFour from "./multiagent/ConnectFour.js"
 export * as LiarsDice from "./multiagent/LiarsDice.js"
+export * as Negotiation from "./multiagent/Negotiation.js"
 export * as NormalFormGame from "./multiagent/NormalFormGame.js"
 export * as GameRegistry from "./multiagent/GameRegistry.js"
 export * as ValidateGame from "./multiagent/ValidateGame.js"
 export * as TreeGame from "./multiagent/TreeGame.js"
 export * as MultiAgent from "./multiagent/MultiAgent.js"
+export * as GameText from "./multiagent/GameText.js"
 export * as Wrappers from "./wrappers/Wrappers.js"
 export * as Registry from "./Registry.js"
 export * as VectorBatch from "./vector/VectorBatch.js"
@@ -54,4 +58,4 @@ export { make, makeVec, register, spec, UnknownEnvError } from "./Registry.js"
 export { gameNames, loadGame, UnknownGameError } from "./multiagent/GameRegistry.js"
 export { fromPayoffs, type PayoffTensor } from "./multiagent/NormalFormGame.js"
 export { validateGame } from "./multiagent/ValidateGame.js"
-export { IllegalActionError, InvalidGameError } from "./multiagent/Game.js"
+export { IllegalActionError, InvalidGameError, NotToMoveError } from "./multiagent/Game.js"

@@ -1,7 +1,7 @@
 /**
  * The conformance suites over every built-in of their kind, enumerated from the registries so that a new built-in
  * is covered without editing this file: `checkEnv` over every env id, `checkAecEnv` over every game (and its
- * parallel-to-AEC conversion). `checkParallelEnv`, `checkTextEnv` and `checkVectorEnv` run over theirs in their
+ * parallel-to-AEC conversion) and over every multi-agent env id (the games' text views). `checkParallelEnv`, `checkTextEnv` and `checkVectorEnv` run over theirs in their
  * own test files.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -47,4 +47,18 @@ describe("checkAecEnv over every registered game", () => {
   it("includes every matrix game among the simultaneous ones", () => {
     expect(GameRegistry.gameNames().filter(isNormalForm)).toEqual(GameRegistry.gameNames().filter((n) => n.startsWith("matrix_")))
   })
+})
+
+describe("checkAecEnv over every registered multi-agent env id", () => {
+  it("covers the text views of the games", () => {
+    expect(Registry.aecIds()).toEqual(expect.arrayContaining(["kuhn_poker-text-v0", "connect_four-text-v0", "negotiation-text-v0"]))
+  })
+  for (const id of Registry.aecIds()) {
+    it(`${id}: makeAec`, () => {
+      const env = Registry.makeAec(id)
+      const report = CheckAecEnv.checkAecEnv(env, { numCycles: 30 })
+      expect(report.steps).toBe(30 * env.possibleAgents.length)
+      expect(report.episodes).toBeGreaterThan(1)
+    })
+  }
 })

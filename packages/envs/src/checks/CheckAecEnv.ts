@@ -2,6 +2,9 @@
  * A conformance check for PettingZoo AEC environments: PettingZoo's `pettingzoo/test/api_test.py` (Terry et al. 2021,
  * arXiv:2009.14471), as `CheckEnv` is Gymnasium's `check_env` for single-agent envs.
  *
+ * Actions are drawn from the observation's `action_mask` when it has one, else from `admissibleActions()` when the env
+ * has it (text AEC envs such as `GameText`'s), else sampled from the action space.
+ *
  * **Checks**: agent iteration (`agentSelection` is live, `agents` within `possibleAgents`), observations in their
  * spaces, action masks (a live agent has a legal action), the keys of `rewards`/`terminations`/`truncations`/`infos`
  * equal `agents`, dead-step rules (a dead agent must be stepped with `null` and then leaves; a live one never leaves
@@ -36,6 +39,12 @@ export interface AecCheckReport {
   /** Episodes started in the main rollout (at least 1). */
   readonly episodes: number
 }
+
+/** The admissible text commands of a text AEC env (one with `admissibleActions()`, e.g. `GameText`'s), else undefined. */
+const textCommands = (env: unknown): ReadonlyArray<string> | undefined =>
+  typeof env === "object" && env !== null && "admissibleActions" in env && typeof env.admissibleActions === "function"
+    ? (env.admissibleActions as () => ReadonlyArray<string>)()
+    : undefined
 
 /** @deprecated Use {@link CheckAecEnvOptions}. */
 export type ApiTestOptions = CheckAecEnvOptions
@@ -117,12 +126,19 @@ export const checkAecEnv = <Obs, Act>(env: AecEnv<Obs, Act>, options: CheckAecEn
       if (!dead) {
         const actSpace = env.actionSpace(agent)
         const legal = legalActions(observation)
+        const commands = legal === undefined ? textCommands(env) : undefined
         if (legal !== undefined) {
           if (legal.length === 0) {
             add(`action mask of live agent ${agent} is all zeros`)
             break
           }
           action = legal[rng.integers(legal.length)]! as Act
+        } else if (commands !== undefined) {
+          if (commands.length === 0) {
+            add(`admissibleActions() of live agent ${agent} is empty`)
+            break
+          }
+          action = commands[rng.integers(commands.length)]! as Act
         } else action = Space.sample(actSpace, rng) as Act
         if (!Space.contains(actSpace, action)) add(`sampled action ${String(action)} is not in ${Space.describe(actSpace)}`)
       } else {
@@ -175,9 +191,13 @@ export const checkAecEnv = <Obs, Act>(env: AecEnv<Obs, Act>, options: CheckAecEn
       if (!(last.termination || last.truncation)) {
         const obs = last.observation
         const legal = legalActions(obs)
+        const commands = legal === undefined ? textCommands(env) : undefined
         if (legal !== undefined) {
           if (legal.length === 0) break
           action = legal[rng.integers(legal.length)]! as Act
+        } else if (commands !== undefined) {
+          if (commands.length === 0) break
+          action = commands[rng.integers(commands.length)]! as Act
         } else action = Space.sample(env.actionSpace(agent), rng) as Act
       }
       rec.push(serialize([agent, last.observation, last.reward, last.termination, last.truncation, action]))

@@ -1,7 +1,7 @@
 /**
  * The built-in registrations (`CartPole-v1`, `FrozenLake-v1`, `FrozenLake8x8-v1`, `Sokoban-v0`, `TextHousehold-v0`,
- * `Sokoban-6x6-1box-v0`, `TextFrozenLake-v1`), with Gymnasium's `max_episode_steps` and `reward_threshold` where
- * Gymnasium has the env (`gymnasium/envs/__init__.py`). Internal: `Registry` and the `AsyncVectorEnv` worker call
+ * `Sokoban-6x6-1box-v0`, `TextFrozenLake-v1`; and the multi-agent text views of the games, `<game>-text-v0`), with
+ * Gymnasium's `max_episode_steps` and `reward_threshold` where Gymnasium has the env (`gymnasium/envs/__init__.py`). Internal: `Registry` and the `AsyncVectorEnv` worker call
  * {@link registerBuiltins} before they look an id up.
  * @internal
  * @since 0.2.0
@@ -15,7 +15,9 @@ import * as TextHousehold from "../text/TextHousehold.js"
 import * as TextSokoban from "../text/TextSokoban.js"
 import * as FrozenLake from "../toytext/FrozenLake.js"
 import * as FrozenLakeBatch from "../toytext/FrozenLakeBatch.js"
-import { has, register } from "./Registrations.js"
+import { loadGame, type Params } from "../multiagent/GameRegistry.js"
+import { gameToTextAec, TEXT_GAMES, textEnvId } from "../multiagent/GameText.js"
+import { has, hasAec, register, registerAec } from "./Registrations.js"
 
 let registered = false
 
@@ -77,4 +79,9 @@ export const registerBuiltins = (): void => {
     entryPoint: (kwargs) => new TextFrozenLake.TextFrozenLake(kwargs as TextFrozenLake.TextFrozenLakeOptions),
     maxEpisodeSteps: 100
   })
+
+  for (const name of TEXT_GAMES) {
+    const id = textEnvId(name)
+    if (!hasAec(id)) registerAec({ id, entryPoint: (kwargs) => gameToTextAec(loadGame(name, kwargs as Params)) })
+  }
 }

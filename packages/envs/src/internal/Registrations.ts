@@ -8,6 +8,7 @@
 import { InvalidOptionError } from "@autodidact/core"
 import { Schema } from "effect"
 import type { AnyEnv, Env, EnvSpec } from "../Env.js"
+import type { AecEnv } from "../multiagent/AecEnv.js"
 import { Checked } from "../wrappers/Checked.js"
 import type { AutoresetMode, VectorEnv } from "../vector/VectorEnv.js"
 import { TimeLimit } from "../wrappers/TimeLimit.js"
@@ -122,6 +123,9 @@ const editDistance = (a: string, b: string): number => {
 export const lookup = (id: string): Registration => {
   const found = registry.get(id)
   if (found !== undefined) return found
+  if (aecRegistry.has(id)) {
+    throw new UnknownEnvError({ id, reason: `${id} is a multi-agent (PettingZoo AEC) env: build it with Registry.makeAec("${id}")`, suggestions: [] })
+  }
   const parsed = parseId(id)
   const sameName = ids().filter((k) => {
     const p = parseId(k)
@@ -184,4 +188,56 @@ export const make = <Obs = any, Act = any>(id: string, kwargs: Kwargs = {}, opti
   if (!(options.disableEnvChecker ?? reg.disableEnvChecker ?? false)) env = new Checked(env)
   if (maxEpisodeSteps !== undefined) env = new TimeLimit(env, maxEpisodeSteps)
   return env
+}
+
+/** A multi-agent (PettingZoo AEC) registration: an id in the same `[namespace/]name[-vN]` syntax and its builder. */
+export interface AecRegistration {
+  /** `name-vN`, e.g. `kuhn_poker-text-v0`. */
+  readonly id: string
+  /** Builds the env from the merged kwargs. */
+  readonly entryPoint: (kwargs: Kwargs) => AecEnv<any, any>
+  /** Default kwargs. */
+  readonly kwargs?: Kwargs | undefined
+}
+
+const aecRegistry = new Map<string, AecRegistration>()
+
+/**
+ * Register (or replace) a multi-agent AEC env id (kept apart from the Gymnasium ids: `ids()` does not list it,
+ * `make` of it fails with a pointer to `makeAec`).
+ * @throws InvalidOptionError when the id is malformed.
+ */
+export const registerAec = (registration: AecRegistration): void => {
+  parseId(registration.id)
+  aecRegistry.set(registration.id, registration)
+}
+
+/** Whether `id` is a registered AEC id. */
+export const hasAec = (id: string): boolean => aecRegistry.has(id)
+
+/** Registered AEC ids, sorted. */
+export const aecIds = (): Array<string> => [...aecRegistry.keys()].sort()
+
+/**
+ * Build the AEC env registered as `id` with `kwargs` merged over the registration's.
+ * @throws UnknownEnvError when `id` is not a registered AEC id (suggesting the closest); whatever the entry point
+ *   throws (e.g. UnknownGameError for a bad game parameter).
+ */
+export const makeAec = <Obs = any, Act = any>(id: string, kwargs: Kwargs = {}): AecEnv<Obs, Act> => {
+  const reg = aecRegistry.get(id)
+  if (reg === undefined) {
+    parseId(id)
+    const lower = id.toLowerCase()
+    const suggestions = aecIds()
+      .map((k) => ({ k, d: editDistance(lower, k.toLowerCase()) }))
+      .sort((a, b) => a.d - b.d)
+      .slice(0, 3)
+      .map(({ k }) => k)
+    throw new UnknownEnvError({
+      id,
+      reason: registry.has(id) ? `${id} is a single-agent env: build it with Registry.make("${id}")` : `Multi-agent env ${id} doesn't exist; registered: ${aecIds().join(", ")}`,
+      suggestions: registry.has(id) ? [] : suggestions
+    })
+  }
+  return reg.entryPoint({ ...reg.kwargs, ...kwargs })
 }

@@ -127,3 +127,19 @@ export class InvalidGameError extends Schema.TaggedError<InvalidGameError>()("In
     return `${this.game}: ${this.reason}`
   }
 }
+
+/**
+ * A move by a seat that is not to move (a text command or an action attributed to `player` while `toMove` acts;
+ * `toMove` is {@link CHANCE} or {@link TERMINAL} when no player is to move).
+ * @since 0.3.0
+ */
+export class NotToMoveError extends Schema.TaggedError<NotToMoveError>()("NotToMoveError", {
+  game: Schema.String,
+  player: Schema.Number,
+  toMove: Schema.Number
+}) {
+  override get message() {
+    const who = this.toMove >= 0 ? `player ${this.toMove} is` : this.toMove === TERMINAL ? "the game is over; no player is" : "chance is"
+    return `${this.game}: player ${this.player} is not to move (${who} to move)`
+  }
+}

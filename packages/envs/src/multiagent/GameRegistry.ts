@@ -3,8 +3,10 @@
  * extensive-form {@link Game} constructors (OpenSpiel's `pyspiel.load_game`).
  *
  * **Details**
- * - Built in: `kuhn_poker(players=2..10)`, `leduc_poker(players=2..10)`, `tic_tac_toe`,
- *   `liars_dice(players=2,numdice=1,dice_sides=6)`, and the matrix games `matrix_rps`, `matrix_mp`, `matrix_pd`,
+ * - Built in: `kuhn_poker(players=2..10)`, `leduc_poker(players=2..10)`, `tic_tac_toe`, `connect_four`,
+ *   `liars_dice(players=2,numdice=1,dice_sides=6)`,
+ *   `negotiation(variant=textarena|spiral,max_turns=10,num_resources=5,min_quantity=5,max_quantity=25,max_offer=3)`
+ *   (SPIRAL's Simple Negotiation), and the matrix games `matrix_rps`, `matrix_mp`, `matrix_pd`,
  *   `matrix_cd` (alias `matrix_chicken`), `matrix_shapleys_game`, `matrix_brps`, `matrix_sh`,
  *   `matrix_coordination`, `matrix_bos` (payoffs of OpenSpiel's `matrix_games.cc`, played turn-based).
  * - Parameter values parse as integers, floats, `true`/`false`, or strings.
@@ -25,10 +27,12 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import * as ConnectFour from "./ConnectFour.js"
 import type { Game } from "./Game.js"
 import * as KuhnPoker from "./KuhnPoker.js"
 import * as LeducPoker from "./LeducPoker.js"
 import * as LiarsDice from "./LiarsDice.js"
+import * as Negotiation from "./Negotiation.js"
 import * as NormalFormGame from "./NormalFormGame.js"
 import * as TicTacToe from "./TicTacToe.js"
 
@@ -146,6 +150,20 @@ export const loadGame = (spec: string, params: Params = {}): Game => {
 registerGame("kuhn_poker", (p) => KuhnPoker.make({ players: p["players"] as number }), { players: 2 })
 registerGame("leduc_poker", (p) => LeducPoker.make({ players: p["players"] as number }), { players: 2 })
 registerGame("tic_tac_toe", () => TicTacToe.make())
+registerGame("connect_four", () => ConnectFour.make())
+registerGame("negotiation", (p) => {
+  const spiral = p["variant"] === "spiral"
+  // under variant=spiral the deal is fixed: pass the deal parameters only when they were changed (an error then)
+  const deal = (key: string, fallback: number) => (spiral && p[key] === fallback ? undefined : p[key] as number)
+  return Negotiation.make({
+    variant: p["variant"] as Negotiation.Variant,
+    maxTurns: p["max_turns"] as number,
+    numResources: deal("num_resources", 5),
+    minQuantity: deal("min_quantity", 5),
+    maxQuantity: deal("max_quantity", 25),
+    maxOffer: p["max_offer"] as number
+  })
+}, { variant: "textarena", max_turns: 10, num_resources: 5, min_quantity: 5, max_quantity: 25, max_offer: 3 })
 registerGame("liars_dice", (p) => {
   if (p["players"] !== 2) throw new Error(`liars_dice supports exactly 2 players, got ${p["players"]}`)
   return LiarsDice.make({ numdice: p["numdice"] as number, diceSides: p["dice_sides"] as number })
