@@ -118,3 +118,39 @@ describe("TaskSamplers", () => {
       expect(both).toMatchObject({ _tag: "InvalidOptionError", option: "taskSampler" })
     }))
 })
+
+describe("TaskSamplers.adaptiveArms (EnvGen)", () => {
+  it("every cycle: weights max(floor, 1 − p̂) toward weak arms, levels up at ≥ promoteAbove and down below demoteBelow", () => {
+    const rng = Rng.make(3)
+    const made: Array<[string, number]> = []
+    const arm = (name: string, start = 0): TaskSamplers.LeveledArm => ({
+      name,
+      levels: 3,
+      start,
+      generate: (_rng, level) => {
+        made.push([name, level])
+        return { seed: level }
+      }
+    })
+    const s = TaskSamplers.adaptiveArms({ arms: [arm("strong"), arm("weak", 1)], every: 5 })
+    expect(s.stats()).toEqual({ "weight/strong": 1, "level/strong": 0, "weight/weak": 1, "level/weak": 1 })
+    s.next(4, rng, 0)
+    s.observe([outcome("strong", 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0), outcome("weak", 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0)], 0)
+    s.next(1, rng, 4) // before the cycle ends: nothing adapts
+    expect(s.stats()["weight/strong"]).toBe(1)
+    made.length = 0
+    const draws = s.next(4000, rng, 5) // the cycle ends: p̂ = 0.9 and 0.1
+    expect(s.stats()).toMatchObject({ "weight/strong": expect.closeTo(0.1, 12), "level/strong": 1, "weight/weak": expect.closeTo(0.9, 12), "level/weak": 0 })
+    const weakShare = draws.filter((d) => d.arm === "weak").length / draws.length
+    expect(weakShare).toBeGreaterThan(0.87) // 0.9 / (0.1 + 0.9), ± 3 standard errors (0.014)
+    expect(weakShare).toBeLessThan(0.93)
+    for (const [name, level] of made) expect(level).toBe(name === "strong" ? 1 : 0)
+  })
+
+  it("bad options throw naming the option", () => {
+    const arm = { name: "a", levels: 2, generate: () => ({ seed: 0 }) }
+    expect(() => TaskSamplers.adaptiveArms({ arms: [{ ...arm, start: 2 }] })).toThrow(/a start = 2/)
+    expect(() => TaskSamplers.adaptiveArms({ arms: [arm], floor: 0 })).toThrow(/floor = 0/)
+    expect(() => TaskSamplers.adaptiveArms({ arms: [arm], promoteAbove: 0.3, demoteBelow: 0.5 })).toThrow(/demoteBelow = 0.5/)
+  })
+})

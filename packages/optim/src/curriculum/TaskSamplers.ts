@@ -13,6 +13,7 @@
  * | {@link failureReplay} | WebRL: Qi et al., "WebRL: Training LLM Web Agents via Self-Evolving Online Curriculum Reinforcement Learning", arXiv:2411.02337 | part of each batch re-runs (variants of) failed tasks |
  * | {@link horizonSchedule} | ScalingInter-RL (AgentGym-RL): Xi et al., arXiv:2509.08755 | the episode step limit grows on a schedule |
  * | {@link difficultyGroupSize} | DART: Tong et al., "DART-Math: Difficulty-Aware Rejection Tuning", arXiv:2407.13690 (Prop2Diff) | more trajectories for harder arms |
+ * | {@link adaptiveArms} | EnvGen: Zala et al., "EnvGen: Generating and Adapting Environments via LLMs for Training Embodied Agents", arXiv:2403.12014 | arms re-weighted toward weak skills, each arm's parameter level adapted, every cycle |
  *
  * The last three wrap a `base` sampler, so they compose (`horizonSchedule({ base: failureReplay({ base:
  * learningPotential(...) }) })`).
@@ -33,6 +34,11 @@
  *   the buffer and re-enters only if it fails again.
  * - ScalingInter-RL grows the interaction horizon in stages; here `maxSteps(update) = min(max, start + step·⌊update /
  *   every⌋)`.
+ * - EnvGen asks an LLM, every cycle, for new environment configurations aimed at the skills the agent is weakest at
+ *   (measured by its per-skill success); here, without an LLM, every `every` updates each arm's sampling weight
+ *   becomes `max(floor, 1 − p̂)` (p̂ its success over its last `window` trajectories, weak arms drawn more), and its
+ *   level (an index into the arm's own parameter ladder: distractors, rooms, horizon, ...) moves up one when
+ *   `p̂ ≥ promoteAbove` and down one when `p̂ < demoteBelow`; an arm without data keeps weight 1 and its level.
  * - DART's Prop2Diff gives each query a number of samples proportional to its difficulty (its fail rate); here an
  *   arm's group size is `round(min + (max − min)·(1 − p̂))` with p̂ its success rate over its last `window`
  *   trajectories (`prior` before any), so env steps per batch vary.
@@ -81,7 +87,7 @@ export interface TaskSampler {
 
 const bad = (option: string, value: unknown, reason: string) => new InvalidOptionError({ option, value, reason })
 
-const checkArms = (where: string, arms: ReadonlyArray<Arm>): void => {
+const checkArms = (where: string, arms: ReadonlyArray<{ readonly name: string }>): void => {
   if (arms.length === 0) throw bad(`${where} arms`, [], "needs at least one arm")
   const seen = new Set<string>()
   for (const a of arms) {
@@ -380,5 +386,103 @@ export const difficultyGroupSize = (options: DifficultyGroupSizeOptions): TaskSa
     },
     maxSteps: (update) => base.maxSteps(update),
     stats: () => base.stats()
+  }
+}
+
+/** An arm with a ladder of levels: `generate(rng, level)` makes a task at `level` ∈ [0, levels). */
+export interface LeveledArm {
+  readonly name: string
+  /** Number of levels (positive integer); level 0 is the easiest. */
+  readonly levels: number
+  readonly generate: (rng: Rng, level: number) => Task
+  /** Starting level (default 0). */
+  readonly start?: number
+}
+
+/** Options of {@link adaptiveArms}. */
+export interface AdaptiveArmsOptions {
+  readonly arms: ReadonlyArray<LeveledArm>
+  /** Updates per adaptation cycle (default 10). */
+  readonly every?: number
+  /** Trajectories per arm the success rate is estimated from (default 64). */
+  readonly window?: number
+  /** Level up at or above this success rate (default 0.8). */
+  readonly promoteAbove?: number
+  /** Level down below this success rate (default 0.2). */
+  readonly demoteBelow?: number
+  /** Smallest weight of an arm (default 0.05), so a mastered skill is still rehearsed. */
+  readonly floor?: number
+}
+
+/**
+ * EnvGen-style adaptation (see the module notes): draws pick an arm with probability proportional to its weight and
+ * generate a task at its current level; every `every` updates the weights and levels adapt to the arms' recent
+ * success rates.
+ * @throws InvalidOptionError for no arms, duplicate names, non-positive-integer `levels` / `every` / `window`, a start
+ *   level outside the ladder, thresholds outside [0, 1] or `demoteBelow > promoteAbove`, a `floor` outside (0, 1].
+ */
+export const adaptiveArms = (options: AdaptiveArmsOptions): TaskSampler => {
+  const { arms } = options
+  checkArms("adaptiveArms", arms)
+  const every = options.every ?? 10
+  checkPositiveInt("adaptiveArms every", every)
+  const window = options.window ?? 64
+  checkPositiveInt("adaptiveArms window", window)
+  const up = options.promoteAbove ?? 0.8
+  const down = options.demoteBelow ?? 0.2
+  if (!(up >= 0 && up <= 1)) throw bad("adaptiveArms promoteAbove", up, "must be in [0, 1]")
+  if (!(down >= 0 && down <= up)) throw bad("adaptiveArms demoteBelow", down, `must be in [0, promoteAbove = ${up}]`)
+  const floor = options.floor ?? 0.05
+  if (!(floor > 0 && floor <= 1)) throw bad("adaptiveArms floor", floor, "must be in (0, 1]")
+  const levels = arms.map((a) => {
+    checkPositiveInt(`adaptiveArms ${a.name} levels`, a.levels)
+    const start = a.start ?? 0
+    if (!(Number.isInteger(start) && start >= 0 && start < a.levels)) {
+      throw bad(`adaptiveArms ${a.name} start`, start, `must be an integer in [0, ${a.levels})`)
+    }
+    return start
+  })
+  const weights = arms.map(() => 1)
+  const windows = new SuccessWindows(window, arms.map((a) => a.name))
+  let adaptedAt = 0
+  const adapt = (update: number) => {
+    if (update - adaptedAt < every) return
+    adaptedAt = update
+    arms.forEach((a, i) => {
+      const p = windows.rate(a.name)
+      if (p === undefined) return
+      weights[i] = Math.max(floor, 1 - p)
+      if (p >= up && levels[i]! < a.levels - 1) levels[i]!++
+      else if (p < down && levels[i]! > 0) levels[i]!--
+    })
+  }
+  return {
+    name: "envgen",
+    next: (count, rng, update) => {
+      adapt(update)
+      let total = 0
+      for (const w of weights) total += w
+      return Array.from({ length: count }, () => {
+        let u = rng.random() * total
+        let i = 0
+        while (i < arms.length - 1 && u >= weights[i]!) u -= weights[i++]!
+        const arm = arms[i]!
+        return { task: arm.generate(rng, levels[i]!), arm: arm.name }
+      })
+    },
+    observe: (outcomes) => {
+      for (const o of outcomes) windows.add(o.draw.arm, o.successes)
+    },
+    maxSteps: () => undefined,
+    stats: () => {
+      const out: Record<string, number> = {}
+      arms.forEach((a, i) => {
+        out[`weight/${a.name}`] = weights[i]!
+        out[`level/${a.name}`] = levels[i]!
+        const r = windows.rate(a.name)
+        if (r !== undefined) out[`success/${a.name}`] = r
+      })
+      return out
+    }
   }
 }
