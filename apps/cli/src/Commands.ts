@@ -38,6 +38,9 @@ export const solverAlgorithms = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+
  * `compare --algos` accept when {@link makeApp} is given no registry ({@link AppOptions}).
  */
 export const textAlgos = ["gigpo", "grpo", "dr-grpo", "rloo", "reinforce++"] as const
+
+/** `train --curriculum` values: `TextTasks.curricula` of `@autodidact/optim` (checked by a test). */
+export const textCurricula = ["uniform", "paprika", "webrl", "scaling-inter", "dart", "envgen"] as const
 /** `TextTasks.envIds` of `@autodidact/optim` (checked by a test). */
 export const textEnvIds = ["TextHousehold-v0", "Sokoban-6x6-1box-v0", "TextFrozenLake-v1"] as const
 
@@ -385,6 +388,12 @@ const trainFlags = (estimators: ReadonlyArray<string>) => ({
   ),
   maxSkillActions: F.positiveInt("max-skill-actions").pipe(withDefault(2, "With --skills: skill commands offered per state", "commands")),
   difficulty: Flag.Literals("difficulty", ["default", "easy"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors")),
+  curriculum: Flag.Literals("curriculum", textCurricula).pipe(
+    optional(
+      "Text envs: task sampler (optim TaskSamplers): uniform over task families, paprika (learning potential), webrl (failure replay), scaling-inter (growing step limit), dart (difficulty group sizes), envgen (weak families weighted up)",
+      "tasks drawn as before (no sampler)"
+    )
+  ),
   cluster: Flag.String("cluster").pipe(
     optional(
       "PostgreSQL URL of a rollout cluster (postgres://user@host:port/db): collect episodes on the runners registered there (start them with `autodidact runner`)",

@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { stripVTControlCharacters } from "node:util"
-import { type CommandPath, type Configs, jointPsroMetaSolvers, makeApp, psroMetaSolvers, solverAlgorithms, textAlgos, textEnvIds, version } from "../src/Commands.js"
+import { type CommandPath, type Configs, jointPsroMetaSolvers, makeApp, psroMetaSolvers, solverAlgorithms, textAlgos, textCurricula, textEnvIds, version } from "../src/Commands.js"
 import { textEstimators } from "../src/Estimators.js"
 
 const leaves: ReadonlyArray<CommandPath> = [
@@ -51,6 +51,7 @@ describe("command definitions", () => {
     expect([...solverAlgorithms]).toEqual([...Solver.algorithms])
     expect(psroMetaSolvers.filter((m) => !(jointPsroMetaSolvers as ReadonlyArray<string>).includes(m))).toEqual([...MetaSolvers.metaSolverNames])
     expect([...textEnvIds]).toEqual([...TextTasks.envIds])
+    expect([...textCurricula]).toEqual([...TextTasks.curricula])
     // the built-in estimators that train the critic-free text policy (not gae), with the default first
     expect([...textAlgos].sort()).toEqual(Advantages.builtinNames.filter((n) => Advantages.traits(n).needs?.values !== true))
     expect(textAlgos[0]).toBe("gigpo")

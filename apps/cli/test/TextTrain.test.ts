@@ -45,4 +45,20 @@ describe("trainText --save-trajectories", () => {
       }
       expect(seeds.size).toBe(3) // three different evaluation tasks
     }), 60_000)
+
+  it.effect("--curriculum: the sampler chooses the tasks (TextHousehold families as arms), recorded in config.json; an unknown one fails naming it", () =>
+    Effect.gen(function* () {
+      const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-text-")), "run")
+      const summary = yield* trainText({
+        env: "TextHousehold-v0", algo: "grpo", seed: 3, totalSteps: 120, out, groupSize: 2, difficulty: "easy", overwrite: false, json: true, evalEpisodes: 2, curriculum: "paprika"
+      })
+      expect(summary.stopReason).toBe("budget")
+      const config = JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8"))
+      expect(config.curriculum).toBe("paprika")
+      expect(config.multiTurn.taskSampler).toBe("paprika")
+      const bad = yield* Effect.flip(trainText({
+        env: "TextHousehold-v0", algo: "grpo", seed: 3, totalSteps: 60, out: `${out}-bad`, groupSize: 2, difficulty: "easy", overwrite: false, json: true, curriculum: "random"
+      }))
+      expect(bad).toMatchObject({ _tag: "InvalidOptionError", option: "curriculum", value: "random" })
+    }), 60_000)
 })

@@ -12,7 +12,8 @@
  * @since 0.1.0
  */
 import { InvalidOptionError, type Rng } from "@autodidact/core"
-import { Registry, TextEnv } from "@autodidact/envs"
+import { Registry, TextEnv, TextHouseholdWorld } from "@autodidact/envs"
+import * as TaskSamplers from "./curriculum/TaskSamplers.js"
 import type * as GroupRollout from "./GroupRollout.js"
 
 /** Seeds at or above this are evaluation tasks; training draws below it. */
@@ -30,6 +31,11 @@ export interface Setup {
   readonly evalTask: (k: number) => GroupRollout.Task
   /** What the evaluation tasks are, in words. */
   readonly evalName: string
+  /**
+   * The training tasks as named arms (TextHousehold-v0: one per ALFWorld task family, `options.taskTypes`; the grid
+   * envs: one arm, `trainTask`), for the curricula of {@link curriculumFor}.
+   */
+  readonly arms: ReadonlyArray<TaskSamplers.Arm>
 }
 
 /** Environment ids with a setup. */
@@ -61,19 +67,60 @@ export const setupFor = (
       grid: false,
       trainTask: (rng) => ({ seed: rng.integers(EVAL_SEED_BASE), options: { split: "train" } }),
       evalTask: (k) => ({ seed: EVAL_SEED_BASE + k, options: { split } }),
-      evalName: `${split} tasks`
+      evalName: `${split} tasks`,
+      arms: TextHouseholdWorld.TASK_TYPES.map((family) => ({
+        name: family,
+        generate: (rng: Rng) => ({ seed: rng.integers(EVAL_SEED_BASE), options: { split: "train", taskTypes: [family] } })
+      }))
     }
   }
   if (envId === "Sokoban-6x6-1box-v0" || envId === "TextFrozenLake-v1") {
+    const trainTask = (rng: Rng) => ({ seed: rng.integers(EVAL_SEED_BASE) })
     return {
       envId,
       makeEnv: build({}),
       maxSteps: options.maxSteps ?? 20,
       grid: true,
-      trainTask: (rng) => ({ seed: rng.integers(EVAL_SEED_BASE) }),
+      trainTask,
+      arms: [{ name: envId === "TextFrozenLake-v1" ? "maps" : "levels", generate: trainTask }],
       evalTask: (k) => ({ seed: EVAL_SEED_BASE + k }),
       evalName: `${envId === "TextFrozenLake-v1" ? "maps" : "levels"} with seeds ≥ ${EVAL_SEED_BASE}`
     }
   }
   throw new InvalidOptionError({ option: "env", value: envId, reason: `no multi-turn setup; known: ${envIds.join(", ")}` })
+}
+
+/** The curricula {@link curriculumFor} builds (`autodidact train --curriculum`). */
+export const curricula = ["uniform", "paprika", "webrl", "scaling-inter", "dart", "envgen"] as const
+
+/** A name of {@link curricula}. */
+export type Curriculum = typeof curricula[number]
+
+/**
+ * A task sampler over `setup.arms` with the defaults `autodidact train --curriculum` uses: `uniform` (an arm
+ * uniformly: TextHousehold's families equally often, unlike the untouched default that draws a task and lets it pick
+ * its family), `paprika` (`TaskSamplers.learningPotential`, c = 1, window 64), `webrl` (`failureReplay` over uniform,
+ * half of each batch, tasks with success ≤ 0.75), `scaling-inter` (`horizonSchedule` over uniform: step limit 10, +10
+ * every 20 updates, up to `setup.maxSteps`), `dart` (`difficultyGroupSize` over uniform: `groupSize / 2` to
+ * `2·groupSize` trajectories), `envgen` (`adaptiveArms`, one level per arm: weights toward weak arms every 10 updates).
+ * @throws InvalidOptionError for an unknown name.
+ */
+export const curriculumFor = (setup: Setup, name: string, groupSize: number): TaskSamplers.TaskSampler => {
+  const arms = setup.arms
+  const base = () => TaskSamplers.uniform(arms)
+  switch (name as Curriculum) {
+    case "uniform":
+      return base()
+    case "paprika":
+      return TaskSamplers.learningPotential({ arms })
+    case "webrl":
+      return TaskSamplers.failureReplay({ base: base() })
+    case "scaling-inter":
+      return TaskSamplers.horizonSchedule({ base: base(), start: Math.min(10, setup.maxSteps), step: 10, every: 20, max: setup.maxSteps })
+    case "dart":
+      return TaskSamplers.difficultyGroupSize({ base: base(), min: Math.max(2, Math.floor(groupSize / 2)), max: Math.max(2, 2 * groupSize) })
+    case "envgen":
+      return TaskSamplers.adaptiveArms({ arms: arms.map((a) => ({ name: a.name, levels: 1, generate: (rng: Rng) => a.generate(rng) })) })
+  }
+  throw new InvalidOptionError({ option: "curriculum", value: name, reason: `must be one of ${curricula.join(", ")}` })
 }

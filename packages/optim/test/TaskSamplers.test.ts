@@ -154,3 +154,19 @@ describe("TaskSamplers.adaptiveArms (EnvGen)", () => {
     expect(() => TaskSamplers.adaptiveArms({ arms: [arm], promoteAbove: 0.3, demoteBelow: 0.5 })).toThrow(/demoteBelow = 0.5/)
   })
 })
+
+describe("TextTasks.curriculumFor", () => {
+  it("builds every named curriculum over the setup's arms; TextHousehold's arms are its six families", async () => {
+    const { TextTasks } = await import("../src/index.js")
+    const household = TextTasks.setupFor("TextHousehold-v0")
+    expect(household.arms.map((a) => a.name)).toHaveLength(6)
+    const task = household.arms[5]!.generate(Rng.make(0))
+    expect(task.options).toEqual({ split: "train", taskTypes: [household.arms[5]!.name] })
+    const names = TextTasks.curricula.map((c) => TextTasks.curriculumFor(household, c, 8).name)
+    expect(names).toEqual(["uniform", "paprika", "replay(uniform)", "horizon(uniform)", "dart(uniform)", "envgen"])
+    const dart = TextTasks.curriculumFor(household, "dart", 8).next(2, Rng.make(1), 0)
+    expect(dart.map((d) => d.groupSize)).toEqual([10, 10]) // round(4 + 12 · (1 − 0.5)) before any data
+    expect(TextTasks.curriculumFor(TextTasks.setupFor("TextFrozenLake-v1"), "scaling-inter", 8).maxSteps(0)).toBe(10)
+    expect(() => TextTasks.curriculumFor(household, "random", 8)).toThrow(/curriculum = "random"/)
+  })
+})

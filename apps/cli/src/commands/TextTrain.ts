@@ -113,6 +113,8 @@ export interface TextTrainRequest {
   readonly saveTrajectories?: number | undefined
   /** Evaluation tasks of each periodic and the final evaluation (`--eval-episodes`, default 100). */
   readonly evalEpisodes?: number | undefined
+  /** `--curriculum`: a task sampler of `TextTasks.curriculumFor` instead of the setup's task draws. */
+  readonly curriculum?: Option.Option<string> | string | undefined
 }
 
 /** What a text training run reports. */
@@ -151,8 +153,12 @@ const runConfig = (request: TextTrainRequest, setup: TextTasks.Setup) => ({
   totalSteps: request.totalSteps,
   groupSize: request.groupSize,
   difficulty: request.difficulty,
+  ...(curriculumOf(request) === undefined ? {} : { curriculum: curriculumOf(request) }),
   evalTasks: setup.evalName
 })
+
+const curriculumOf = (request: TextTrainRequest): string | undefined =>
+  request.curriculum === undefined || typeof request.curriculum === "string" ? request.curriculum : Option.getOrUndefined(request.curriculum)
 
 /**
  * The summary of a text run (local or `--cluster`): what was trained, how far, and the final evaluation's success
@@ -187,6 +193,10 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
     const skills = request.skills === undefined ? undefined : yield* SkillEnv.open(request.skills, request.maxSkillActions ?? 2)
     // household runs use the settings measured to reach the issue's target (lr 5e-3, 4 epochs); others the defaults
     const household = request.env === "TextHousehold-v0"
+    const curriculum = curriculumOf(request)
+    const taskSampler = curriculum === undefined
+      ? undefined
+      : yield* Effect.try({ try: () => TextTasks.curriculumFor(setup, curriculum, request.groupSize), catch: (e) => e as Error })
     const options: MultiTurnTrainer.TrainOptions = {
       algo: request.algo,
       seed: request.seed,
@@ -196,7 +206,8 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       evalEvery: 10,
       evalEpisodes: request.evalEpisodes ?? 100,
       policy: { grid: setup.grid },
-      tasks: { train: setup.trainTask, eval: setup.evalTask },
+      tasks: taskSampler === undefined ? { train: setup.trainTask, eval: setup.evalTask } : { eval: setup.evalTask },
+      ...(taskSampler === undefined ? {} : { taskSampler }),
       ...(household ? { learningRate: 5e-3, epochs: 4 } : {})
     }
     const run = yield* RunDirectory.open(
@@ -204,7 +215,7 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       {
         ...runConfig(request, setup),
         ...(skills === undefined ? {} : { skills: skills.config }),
-        multiTurn: { ...MultiTurnTrainer.defaults, ...options, tasks: undefined },
+        multiTurn: { ...MultiTurnTrainer.defaults, ...options, tasks: undefined, taskSampler: taskSampler?.name },
         versions: versions(),
         startedAt: new Date().toISOString()
       },
