@@ -61,6 +61,24 @@ export interface TextFrozenLakeOptions {
 const ENV_ID = "TextFrozenLake-v1"
 
 /**
+ * The map with the player on `cell` in RAGEN's symbols, one row per line (see the module docs): `P` player, `_`
+ * frozen (the start too), `O` hole, `G` goal, `X` player in a hole, `√` player on the goal.
+ */
+export const renderMap = (desc: ReadonlyArray<string>, cell: number): string => {
+  const ncol = desc[0]!.length
+  let out = ""
+  for (let r = 0; r < desc.length; r++) {
+    if (r > 0) out += "\n"
+    for (let c = 0; c < ncol; c++) {
+      const ch = desc[r]![c]!
+      if (r * ncol + c === cell) out += ch === "H" ? "X" : ch === "G" ? "√" : "P"
+      else out += ch === "H" ? "O" : ch === "G" ? "G" : "_"
+    }
+  }
+  return out
+}
+
+/**
  * Text FrozenLake (`TextFrozenLake-v1`).
  * @throws InvalidOptionError / InvalidMapError from the constructor for bad options or maps.
  * @category environments
@@ -99,18 +117,7 @@ export class TextFrozenLake extends GridTextEnv {
   }
 
   protected text(): string {
-    const { desc, ncol } = this.inner
-    const s = this.inner.s
-    let out = ""
-    for (let r = 0; r < desc.length; r++) {
-      if (r > 0) out += "\n"
-      for (let c = 0; c < ncol; c++) {
-        const ch = desc[r]![c]!
-        if (r * ncol + c === s) out += ch === "H" ? "X" : ch === "G" ? "√" : "P"
-        else out += ch === "H" ? "O" : ch === "G" ? "G" : "_"
-      }
-    }
-    return out
+    return renderMap(this.inner.desc, this.inner.s)
   }
 
   /**

@@ -46,6 +46,19 @@ import type { InvalidActionPolicy } from "./TextEnv.js"
 
 /** RAGEN's symbols by gym-sokoban cell code (0 wall ... 6 player on target). */
 export const SYMBOLS = ["#", "_", "O", "√", "X", "P", "S"] as const
+/**
+ * A `width × height` grid in RAGEN's symbols, one row per line, from each cell's gym-sokoban code (`codeAt(i)`, i =
+ * `row * width + col`).
+ */
+export const renderGrid = (width: number, height: number, codeAt: (i: number) => number): string => {
+  let s = ""
+  for (let r = 0; r < height; r++) {
+    if (r > 0) s += "\n"
+    for (let c = 0; c < width; c++) s += SYMBOLS[codeAt(r * width + c)]
+  }
+  return s
+}
+
 /** Action names (push up/down/left/right). */
 export const ACTION_NAMES = ["Up", "Down", "Left", "Right"] as const
 /** The legend that precedes the first observation. */
@@ -111,13 +124,7 @@ export class TextSokoban extends GridTextEnv {
   }
 
   protected text(): string {
-    const w = this.inner.width
-    let s = ""
-    for (let r = 0; r < this.inner.height; r++) {
-      if (r > 0) s += "\n"
-      for (let c = 0; c < w; c++) s += SYMBOLS[this.grid[r * w + c]!]
-    }
-    return s
+    return renderGrid(this.inner.width, this.inner.height, (i) => this.grid[i]!)
   }
 
   /**
