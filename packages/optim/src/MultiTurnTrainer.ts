@@ -119,6 +119,18 @@ export interface Options {
    */
   readonly implementation?: Partial<DrrnPolicy.Implementation> | undefined
   /**
+   * What to do with a group whose trajectories all have the same return, whose group-relative (GRPO) advantage is 0
+   * (VSPO: Zhuang et al., "Enhancing Agentic RL with Progressive Reward Shaping and Value-based Sampling Policy
+   * Optimization", arXiv:2512.07478, replaces such groups): `"keep"` (default, as before), `"skip"` (leave them out
+   * of the update; one is kept when all are uniform; under GiGPO this also drops their step-level signal), or
+   * `"resample"` (replace each with a group of a fresh task — from `taskSampler` when given, so a value-aware sampler
+   * such as PAPRIKA's chooses it — up to `maxResamples` per update). Every group rolled out counts toward the budget
+   * and the episode rows; update rows count `uniformGroups` and `resampledGroups`.
+   */
+  readonly zeroAdvantageGroups: "keep" | "skip" | "resample"
+  /** Most replacement groups per update under `zeroAdvantageGroups: "resample"` (default 8). */
+  readonly maxResamples: number
+  /**
    * A curriculum ({@link TaskSamplers}) choosing the training tasks (instead of `tasks.train` / `split`), optionally
    * each group's size and the step limit per update; it is told each group's successes after the rollout.
    */
@@ -135,6 +147,8 @@ export const defaults: Options = {
   algo: "gigpo",
   groupSize: 8,
   tasksPerBatch: 8,
+  zeroAdvantageGroups: "keep",
+  maxResamples: 8,
   learningRate: 1e-3,
   epochs: 2,
   minibatches: 4,
@@ -169,6 +183,10 @@ export type UpdateRow = Metrics.UpdateRow & {
    * hold more than one step; 0 means GiGPO's step level has nothing to compare and reduces to GRPO.
    */
   readonly anchorGroupShare: number
+  /** Groups of the batch (as first rolled out) whose trajectories all had the same return (zero GRPO advantage). */
+  readonly uniformGroups: number
+  /** Groups replaced by a fresh task under `zeroAdvantageGroups: "resample"`. */
+  readonly resampledGroups: number
 }
 
 /** An evaluation row (`successRate` on the evaluation split). */
@@ -256,6 +274,10 @@ export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError>
     if (o.klEstimator !== "k1" && o.klEstimator !== "k3") return bad("klEstimator", o.klEstimator, "must be k1 or k3")
     if (o.normalize !== "std" && o.normalize !== "none") return bad("normalize", o.normalize, "must be std or none")
     if (!Number.isSafeInteger(o.seed) || o.seed < 0) return bad("seed", o.seed, "must be a non-negative safe integer")
+    if (o.zeroAdvantageGroups !== "keep" && o.zeroAdvantageGroups !== "skip" && o.zeroAdvantageGroups !== "resample") {
+      return bad("zeroAdvantageGroups", o.zeroAdvantageGroups, "must be keep, skip or resample")
+    }
+    if (!Number.isInteger(o.maxResamples) || o.maxResamples < 0) return bad("maxResamples", o.maxResamples, "must be a non-negative integer")
     if (o.taskSampler !== undefined && o.tasks?.train !== undefined) {
       return bad("taskSampler", o.taskSampler.name, "give either taskSampler or tasks.train, not both")
     }
@@ -486,15 +508,16 @@ export const train = (
 
     const iteration = (): UpdateRow => {
       // 1. group rollouts
-      let groups: Array<GroupRollout.GroupResult<DrrnPolicy.Encoded>>
-      if (o.taskSampler === undefined) {
-        const tasks = Array.from({ length: o.tasksPerBatch }, () => trainTask(taskRng))
-        groups = GroupRollout.collect(envs, rolloutPolicy, tasks, actRng, { ...rolloutOptions, policyVersion: updates })
-      } else {
+      /** `count` new groups: from the task sampler (told their outcomes) or the task generator. */
+      const rollGroups = (count: number): Array<GroupRollout.GroupResult<DrrnPolicy.Encoded>> => {
+        if (o.taskSampler === undefined) {
+          const tasks = Array.from({ length: count }, () => trainTask(taskRng))
+          return GroupRollout.collect(envs, rolloutPolicy, tasks, actRng, { ...rolloutOptions, policyVersion: updates })
+        }
         const sampler = o.taskSampler
-        const draws = sampler.next(o.tasksPerBatch, taskRng, updates)
+        const draws = sampler.next(count, taskRng, updates)
         const maxSteps = sampler.maxSteps(updates) ?? o.maxSteps
-        groups = draws.map((d) =>
+        const rolled = draws.map((d) =>
           GroupRollout.collectGroup(envs, rolloutPolicy, d.task, actRng, {
             ...rolloutOptions,
             maxSteps,
@@ -503,16 +526,40 @@ export const train = (
           })
         )
         sampler.observe(
-          draws.flatMap((draw, k) => groups[k]!.trajectories.length === 0 ? [] : [{ draw, successes: groups[k]!.trajectories.map((tr) => tr.success) }]),
+          draws.flatMap((draw, k) => rolled[k]!.trajectories.length === 0 ? [] : [{ draw, successes: rolled[k]!.trajectories.map((tr) => tr.success) }]),
           updates
         )
+        return rolled
+      }
+      let groups = rollGroups(o.tasksPerBatch)
+      // Every group rolled out counts toward the budget and the episode rows, including those VSPO handling drops.
+      const collected = [...groups]
+      const uniform = (g: GroupRollout.GroupResult<DrrnPolicy.Encoded>) =>
+        g.trajectories.length > 1 && g.trajectories.every((tr) => tr.return === g.trajectories[0]!.return)
+      const uniformGroups = groups.filter(uniform).length
+      let resampledGroups = 0
+      if (o.zeroAdvantageGroups === "resample") {
+        let budget = o.maxResamples
+        for (let i = 0; i < groups.length && budget > 0; i++) {
+          while (uniform(groups[i]!) && budget > 0) {
+            const [fresh] = rollGroups(1)
+            collected.push(fresh!)
+            groups[i] = fresh!
+            budget--
+            resampledGroups++
+          }
+        }
+      } else if (o.zeroAdvantageGroups === "skip") {
+        const informative = groups.filter((g) => !uniform(g))
+        // keep one group when every group is uniform, so the update still has a batch (its advantages are 0)
+        groups = informative.length > 0 ? informative : groups.slice(0, 1)
       }
       let batchFailures = 0
       let successes = 0
       let returns = 0
       let episodes = 0
       let firstError: unknown
-      for (const g of groups) {
+      for (const g of collected) {
         batchFailures += g.failures.length
         if (firstError === undefined && g.failures.length > 0) firstError = g.failures[0]!.error
         for (const tr of g.trajectories) {
@@ -595,7 +642,9 @@ export const train = (
         successRate: successes / episodes,
         episodeReturn: returns / episodes,
         failures: batchFailures,
-        anchorGroupShare: anchorGroups === 0 ? 0 : sharedGroups / anchorGroups
+        anchorGroupShare: anchorGroups === 0 ? 0 : sharedGroups / anchorGroups,
+        uniformGroups,
+        resampledGroups
       }
     }
 

@@ -170,3 +170,48 @@ describe("TextTasks.curriculumFor", () => {
     expect(() => TextTasks.curriculumFor(household, "random", 8)).toThrow(/curriculum = "random"/)
   })
 })
+
+describe("MultiTurnTrainer zeroAdvantageGroups (VSPO)", () => {
+  // Doors of length 3 in 4 steps: a random policy mostly fails, so many groups have all-equal returns (0)
+  const base = { totalEnvSteps: 1, tasksPerBatch: 6, groupSize: 3, maxSteps: 4, evalEvery: 0, evalEpisodes: 1, algo: "grpo", policy: { buckets: 64, hidden: 4, embed: 4, history: 0 } }
+  const run = (options: Partial<MultiTurnTrainer.TrainOptions>) =>
+    Effect.gen(function* () {
+      const rows: Array<MultiTurnTrainer.UpdateRow> = []
+      const groups: Array<Array<number>> = []
+      let episodes = 0
+      yield* MultiTurnTrainer.train([new DoorsEnv(3)], { ...base, ...options }, {
+        onEpisode: () => void episodes++,
+        onUpdate: (r) => void rows.push(r),
+        stepAdvantages: (group) => {
+          groups.push(group.trajectories.map((tr) => tr.steps.reduce((a, s) => a + s.reward, 0)))
+          return undefined
+        }
+      })
+      return { row: rows[0]!, groups, episodes }
+    })
+  const isUniform = (returns: Array<number>) => returns.every((r) => r === returns[0])
+
+  it.effect("keep: every group is trained on and counted; skip: uniform groups are left out; resample: replaced by fresh tasks", () =>
+    Effect.gen(function* () {
+      const keep = yield* run({ seed: 5 })
+      expect(keep.groups).toHaveLength(6)
+      expect(keep.row.uniformGroups).toBe(keep.groups.filter(isUniform).length)
+      expect(keep.row.uniformGroups).toBeGreaterThan(0)
+      expect(keep.row.resampledGroups).toBe(0)
+
+      const skip = yield* run({ seed: 5, zeroAdvantageGroups: "skip" })
+      expect(skip.row.uniformGroups).toBe(keep.row.uniformGroups) // same seed, same first batch
+      const informative = 6 - skip.row.uniformGroups
+      expect(skip.groups).toHaveLength(Math.max(1, informative))
+      if (informative > 0) for (const g of skip.groups) expect(isUniform(g)).toBe(false)
+
+      const resample = yield* run({ seed: 5, zeroAdvantageGroups: "resample", maxResamples: 40 })
+      expect(resample.row.resampledGroups).toBeGreaterThanOrEqual(resample.row.uniformGroups)
+      expect(resample.groups).toHaveLength(6)
+      if (resample.row.resampledGroups < 40) for (const g of resample.groups) expect(isUniform(g)).toBe(false)
+      // every group rolled out is an episode row, replaced ones included
+      expect(resample.episodes).toBe((6 + resample.row.resampledGroups) * 3)
+      const bad = yield* Effect.flip(MultiTurnTrainer.train([new DoorsEnv()], { ...base, zeroAdvantageGroups: "drop" as never }))
+      expect(bad).toMatchObject({ _tag: "InvalidOptionError", option: "zeroAdvantageGroups" })
+    }))
+})
