@@ -394,6 +394,9 @@ const trainFlags = (estimators: ReadonlyArray<string>) => ({
       "tasks drawn as before (no sampler)"
     )
   ),
+  zeroAdvantageGroups: Flag.Literals("zero-advantage-groups", ["keep", "skip", "resample"] as const).pipe(
+    withDefault("keep", "Text envs: groups whose returns are all equal (VSPO): keep them, skip them, or resample fresh tasks")
+  ),
   cluster: Flag.String("cluster").pipe(
     optional(
       "PostgreSQL URL of a rollout cluster (postgres://user@host:port/db): collect episodes on the runners registered there (start them with `autodidact runner`)",

@@ -11,6 +11,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { trainText } from "../src/commands/TextTrain.js"
+import { cli } from "./inproc.js"
 
 describe("trainText --save-trajectories", () => {
   it.effect("writes N TextHousehold-v0 evaluation episodes in the TextEpisode shape", () =>
@@ -61,4 +62,13 @@ describe("trainText --save-trajectories", () => {
       }))
       expect(bad).toMatchObject({ _tag: "InvalidOptionError", option: "curriculum", value: "random" })
     }), 60_000)
+
+  it("--curriculum and --zero-advantage-groups are refused outside the local text trainer, naming the flag", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-text-"))
+    const cartpole = await cli(["train", "--env", "CartPole-v1", "--curriculum", "paprika", "--out", path.join(dir, "a")])
+    expect(cartpole.code).toBe(1)
+    expect(cartpole.stderr).toContain("TrainConfigError: --curriculum \"paprika\": applies to the text envs, not CartPole-v1")
+    const cluster = await cli(["train", "--env", "TextHousehold-v0", "--zero-advantage-groups", "skip", "--cluster", "postgres://x@127.0.0.1:1/db", "--out", path.join(dir, "b")])
+    expect(cluster.stderr).toContain("TrainConfigError: --zero-advantage-groups \"skip\": not supported with --cluster yet")
+  }, 60_000)
 })

@@ -113,6 +113,8 @@ export interface TextTrainRequest {
   readonly saveTrajectories?: number | undefined
   /** Evaluation tasks of each periodic and the final evaluation (`--eval-episodes`, default 100). */
   readonly evalEpisodes?: number | undefined
+  /** `--zero-advantage-groups` (default keep). */
+  readonly zeroAdvantageGroups?: "keep" | "skip" | "resample" | undefined
   /** `--curriculum`: a task sampler of `TextTasks.curriculumFor` instead of the setup's task draws. */
   readonly curriculum?: Option.Option<string> | string | undefined
 }
@@ -208,6 +210,7 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       policy: { grid: setup.grid },
       tasks: taskSampler === undefined ? { train: setup.trainTask, eval: setup.evalTask } : { eval: setup.evalTask },
       ...(taskSampler === undefined ? {} : { taskSampler }),
+      ...(request.zeroAdvantageGroups === undefined ? {} : { zeroAdvantageGroups: request.zeroAdvantageGroups }),
       ...(household ? { learningRate: 5e-3, epochs: 4 } : {})
     }
     const run = yield* RunDirectory.open(

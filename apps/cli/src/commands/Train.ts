@@ -405,6 +405,13 @@ export const handleTrain = ({ cluster, skills: skillsFlag, timeout: timeoutFlag,
       if (skills !== undefined && (cluster._tag === "Some" || config.env !== "TextHousehold-v0")) {
         return yield* new TrainConfigError({ option: "skills", value: skills, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `skills as options are for TextHousehold-v0, not ${config.env}` })
       }
+      // --curriculum and --zero-advantage-groups: the local text trainer's options
+      if (config.curriculum._tag === "Some" && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
+        return yield* new TrainConfigError({ option: "curriculum", value: config.curriculum.value, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env}` })
+      }
+      if (config.zeroAdvantageGroups !== "keep" && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
+        return yield* new TrainConfigError({ option: "zero-advantage-groups", value: config.zeroAdvantageGroups, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env}` })
+      }
       if (cluster._tag === "Some") {
         if (isTextEnvId(config.env)) {
           const algo = yield* textAlgo(config.env, config.algo, true)
