@@ -245,8 +245,17 @@ OBJECT_TYPES.forEach((o, oi) => {
 /** Number of layout variants per room type. */
 export const LAYOUT_VARIANTS = 100_000
 
-/** Generation difficulty: `"default"` (ALFWorld-like: about 10-30 receptacles) or `"easy"` (one of each required type). */
-export type Difficulty = "default" | "easy"
+/**
+ * Generation difficulty: `"default"` (ALFWorld-like: one room, about 10-30 receptacles), `"easy"` (one of each required
+ * type) or `"hard"` (a house of {@link HARD_ROOMS} rooms of different types in a row, joined by doorways; each room as
+ * `"default"`; objects mostly hidden in closed receptacles).
+ */
+export type Difficulty = "default" | "easy" | "hard"
+
+/** Rooms of a `"hard"` house. */
+export const HARD_ROOMS = 3
+/** Under `"hard"`, the probability that an object is placed in an openable (closed) receptacle when it fits one. */
+export const HARD_HIDDEN = 0.85
 
 /** Options of {@link generate}. */
 export interface GenerateOptions {
@@ -286,6 +295,15 @@ export interface World {
   readonly objectTypes: Int16Array
   /** Initial receptacle index per object. */
   readonly objectLocations: Int16Array
+  /**
+   * `"hard"` only: the house's rooms in their row (room types, each once; the agent starts in room 0, rooms `i` and
+   * `i + 1` share a doorway), the room of each receptacle, and each room's layout variant (all of the split).
+   */
+  readonly house?: {
+    readonly rooms: ReadonlyArray<Room>
+    readonly receptacleRooms: Int8Array
+    readonly layoutVariants: ReadonlyArray<number>
+  } | undefined
 }
 
 /**
@@ -369,15 +387,32 @@ export const generate = (rng: Rng, options: GenerateOptions, rngMake: (seed: Arr
     const taskType = types[rng.integers(types.length)]!
     const rooms = ROOMS.filter((r) => roomSupports(r, taskType))
     const room = rooms[rng.integers(rooms.length)]!
-    let variant = rng.integers(LAYOUT_VARIANTS)
-    while (isUnseenLayout(room, variant) !== unseen) variant = rng.integers(LAYOUT_VARIANTS)
-    const counts = layoutCounts(room, variant, options.difficulty, rngMake)
+    const drawVariant = (r: Room) => {
+      let v = rng.integers(LAYOUT_VARIANTS)
+      while (isUnseenLayout(r, v) !== unseen) v = rng.integers(LAYOUT_VARIANTS)
+      return v
+    }
+    const variant = drawVariant(room)
+    const hard = options.difficulty === "hard"
+    // a hard house: the task's room and HARD_ROOMS - 1 rooms of other types, in a random row
+    const houseRooms: Array<Room> = [room]
+    const houseVariants: Array<number> = [variant]
+    if (hard) {
+      const others = rng.shuffle(ROOMS.filter((r) => r !== room))
+      for (const r of others.slice(0, HARD_ROOMS - 1)) {
+        houseRooms.push(r)
+        houseVariants.push(drawVariant(r))
+      }
+    }
+    const perRoom = houseRooms.map((r, i) => layoutCounts(r, houseVariants[i]!, hard ? "default" : options.difficulty, rngMake))
+    const counts = RECEPTACLE_TYPES.map((_, ti) => perRoom.reduce((a, c) => a + c[ti]!, 0))
+    const row = hard ? rng.shuffle(Array.from({ length: houseRooms.length }, (_, i) => i)) : [0]
     const present = (name: string) => (counts[REC_INDEX.get(name)!] ?? 0) > 0
     const appliance = applianceOf(taskType)
     if (appliance !== undefined && !present(appliance)) continue
     const lampStands = LAMP_STANDS.filter(present)
     if (taskType === "look_at_obj_in_light" && lampStands.length === 0) continue
-    const pool = OBJECT_TYPES.filter((o) => o.rooms.includes(room))
+    const pool = OBJECT_TYPES.filter((o) => o.rooms.some((r) => houseRooms.includes(r)))
     const u = unseen ? 1 : 0
     // where an object may be placed initially (split-respecting for train/seen)
     const placeableCache = new Map<string, Array<ReceptacleType>>()
@@ -412,14 +447,19 @@ export const generate = (rng: Rng, options: GenerateOptions, rngMake: (seed: Arr
     }
     if (pairs.length === 0) continue
     const [goalObj, goalRec] = pairs[rng.integers(pairs.length)]!
-    // receptacles
+    // receptacles (catalogue order, numbered through the house in the row's order)
     const recNames: Array<string> = []
     const recTypes: Array<number> = []
+    const recRooms: Array<number> = []
     RECEPTACLE_TYPES.forEach((r, ti) => {
-      for (let k = 1; k <= counts[ti]!; k++) {
-        recNames.push(`${r.name} ${k}`)
-        recTypes.push(ti)
-      }
+      let k = 1
+      row.forEach((h, pos) => {
+        for (let j = 0; j < perRoom[h]![ti]!; j++) {
+          recNames.push(`${r.name} ${k++}`)
+          recTypes.push(ti)
+          recRooms.push(pos)
+        }
+      })
     })
     const instancesOf = (name: string): Array<number> => {
       const ti = REC_INDEX.get(name)!
@@ -430,7 +470,12 @@ export const generate = (rng: Rng, options: GenerateOptions, rngMake: (seed: Arr
     // objects: [type index (-1 lamp), receptacle]
     const objs: Array<[number, number]> = []
     const place = (o: ObjectType, avoid: string | undefined) => {
-      const options2 = placeable(o).filter((r) => r.name !== avoid)
+      let options2 = placeable(o).filter((r) => r.name !== avoid)
+      if (hard) {
+        // most objects hidden: an openable receptacle when one fits, with probability HARD_HIDDEN
+        const closed = options2.filter((r) => r.openable)
+        if (closed.length > 0 && closed.length < options2.length) options2 = rng.random() < HARD_HIDDEN ? closed : options2.filter((r) => !r.openable)
+      }
       const r = options2[rng.integers(options2.length)]!
       const inst = instancesOf(r.name)
       objs.push([OBJ_INDEX.get(o.name)!, inst[rng.integers(inst.length)]!])
@@ -472,7 +517,8 @@ export const generate = (rng: Rng, options: GenerateOptions, rngMake: (seed: Arr
       receptacleTypes: Int16Array.from(recTypes),
       objectNames,
       objectTypes: Int16Array.from(objs.map(([t]) => t)),
-      objectLocations: Int16Array.from(objs.map(([, r]) => r))
+      objectLocations: Int16Array.from(objs.map(([, r]) => r)),
+      ...(hard ? { house: { rooms: row.map((h) => houseRooms[h]!), receptacleRooms: Int8Array.from(recRooms), layoutVariants: row.map((h) => houseVariants[h]!) } } : {})
     }
   }
   throw new TaskGenerationError({ split: options.split, reason: "no room layout of this split supports the requested task types" })
