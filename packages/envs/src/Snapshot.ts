@@ -11,7 +11,7 @@
  *   not, throws {@link SnapshotMismatchError} naming both env ids. Within its instance it stays valid across resets
  *   (restoring also restores the level/task it was taken on).
  * - Snapshots are independent of later steps of the env and of each other (the state is copied on `snapshot()` and
- *   copied back on `restore`); they hold the env's generator state as a `Rng.RngState`.
+ *   copied back on `restore`); they hold a copy of the env's generator (`Rng.clone()`).
  * - `snapshot()` before the first `reset` throws `ResetNeededError`.
  * - Wrappers made by `make` (`Checked`, `TimeLimit`) do not forward it: snapshot `env.unwrapped`.
  *

@@ -15,8 +15,8 @@
  *   probability per admissible action (normalized; negative or non-finite entries are an `InvalidOptionError`).
  *   Without a prior, `P` is uniform.
  * - `Q̂` is the edge mean normalized to [0, 1] by the minimum and maximum mean seen in the tree (MuZero's
- *   normalization, Schrittwieser et al. 2020, arXiv:1911.08265), so `c` needs no reward scale; `normalize: false`
- *   uses raw means.
+ *   normalization, Schrittwieser et al. 2020, arXiv:1911.08265; 0 while all means are equal), so `c` needs no
+ *   reward scale; `normalize: false` uses raw means.
  * - Progressive widening (Coulom 2007; Couëtoux et al. 2011): with `widening: { c, alpha }` a node with N visits
  *   considers only its first `max(1, floor(c · max(1, N)^alpha))` edges, edges ordered by prior (descending, stable).
  * - The action returned is the root edge with the most visits (ties: higher mean, then edge order). The env is
@@ -172,7 +172,7 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
         const e = edges[i]!
         if (e.visits === 0) return i
         let q = e.valueSum / e.visits
-        if (normalize) q = span > 0 ? (q - qMin) / span : 0.5
+        if (normalize) q = span > 0 ? (q - qMin) / span : 0
         const score = q + c * Math.sqrt(logN / e.visits)
         if (score > bestScore) {
           bestScore = score
@@ -187,7 +187,7 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
       let q = fpu
       if (e.visits > 0) {
         q = e.valueSum / e.visits
-        if (normalize) q = span > 0 ? (q - qMin) / span : 0.5
+        if (normalize) q = span > 0 ? (q - qMin) / span : 0
       }
       const score = q + (c * e.prior * sqrtN) / (1 + e.visits)
       if (score > bestScore) {

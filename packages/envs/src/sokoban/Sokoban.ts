@@ -45,7 +45,7 @@
  * @category environments
  * @since 0.1.0
  */
-import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, type RngState, Space } from "@autodidact/core"
+import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import type { Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
 import { type EnvSnapshot, OwnedSnapshot, ownPayload, type Restorable } from "../Snapshot.js"
 import * as SokobanGenerator from "./SokobanGenerator.js"
@@ -331,7 +331,7 @@ export class Sokoban implements Env<Uint8Array | Float32Array, number>, Restorab
     const level = this.level
     if (level === undefined) throw new ResetNeededError({ envId: ENV_ID, reason: "snapshot before reset" })
     const payload: SokobanState = {
-      rng: this.npRandom.getState(),
+      rng: this.npRandom.clone(),
       level,
       box: this.box.slice(),
       player: this.player,
@@ -356,7 +356,7 @@ export class Sokoban implements Env<Uint8Array | Float32Array, number>, Restorab
       this.goal.fill(0)
       for (let i = 0; i < p.level.goals.length; i++) this.goal[p.level.goals[i]!] = 1
     }
-    this.rng = Rng.fromState(p.rng)
+    this.rng = p.rng.clone()
     this.box.set(p.box)
     this.player = p.player
     this.numBoxes = p.numBoxes
@@ -373,7 +373,7 @@ export class Sokoban implements Env<Uint8Array | Float32Array, number>, Restorab
 
 /** What a Sokoban snapshot holds (private copies). */
 interface SokobanState {
-  readonly rng: RngState
+  readonly rng: Rng
   readonly level: Level
   readonly box: Uint8Array
   readonly player: number

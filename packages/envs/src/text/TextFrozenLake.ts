@@ -24,7 +24,7 @@
  * @category environments
  * @since 0.1.0
  */
-import { InvalidOptionError, Rng, type RngState } from "@autodidact/core"
+import { InvalidOptionError, Rng } from "@autodidact/core"
 import type { Info, ResetOptions, ResetResult } from "../Env.js"
 import type { EnvSnapshot } from "../Snapshot.js"
 import * as FrozenLake from "../toytext/FrozenLake.js"
@@ -147,7 +147,7 @@ export class TextFrozenLake extends GridTextEnv {
     const saved: FrozenLakeSaved = {
       inner: this.inner,
       state: this.inner.snapshot(),
-      mapRng: this.options.randomMap === undefined ? undefined : this.npRandom.getState()
+      mapRng: this.options.randomMap === undefined ? undefined : this.npRandom.clone()
     }
     return saved
   }
@@ -157,7 +157,7 @@ export class TextFrozenLake extends GridTextEnv {
     // with random maps `inner` is a new env per episode: the snapshot keeps the one it was taken on
     this.inner = s.inner
     this.inner.restore(s.state)
-    if (s.mapRng !== undefined) this.rng = Rng.fromState(s.mapRng)
+    if (s.mapRng !== undefined) this.rng = s.mapRng.clone()
   }
 
   /** The cell index, prefixed by the map rows when maps are random. "" before the first reset. */
@@ -170,7 +170,7 @@ export class TextFrozenLake extends GridTextEnv {
 interface FrozenLakeSaved {
   readonly inner: FrozenLake.FrozenLakeEnv
   readonly state: EnvSnapshot
-  readonly mapRng: RngState | undefined
+  readonly mapRng: Rng | undefined
 }
 
 /**

@@ -77,7 +77,7 @@
  * @category environments
  * @since 0.1.0
  */
-import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, type RngState, Space } from "@autodidact/core"
+import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import type { Trajectory } from "@autodidact/core"
 import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
 import { type EnvSnapshot, OwnedSnapshot, ownPayload, type Restorable } from "../Snapshot.js"
@@ -630,7 +630,7 @@ export class TextHousehold implements TextEnv, Restorable {
     const w = this.w
     if (w === undefined) throw new ResetNeededError({ envId: ENV_ID, reason: "snapshot before reset" })
     const payload: HouseholdState = {
-      rng: this.npRandom.getState(),
+      rng: this.npRandom.clone(),
       w,
       objOrder: this.objOrder,
       isOpen: this.isOpen.slice(),
@@ -656,7 +656,7 @@ export class TextHousehold implements TextEnv, Restorable {
    */
   restore(snapshot: EnvSnapshot): void {
     const p = ownPayload<HouseholdState>(this, ENV_ID, snapshot)
-    this.rng = Rng.fromState(p.rng)
+    this.rng = p.rng.clone()
     if (this.w !== p.w) {
       this.w = p.w
       this.objOrder = p.objOrder
@@ -682,7 +682,7 @@ export class TextHousehold implements TextEnv, Restorable {
 
 /** What a TextHousehold snapshot holds (typed arrays are private copies). */
 interface HouseholdState {
-  readonly rng: RngState
+  readonly rng: Rng
   readonly w: World.World
   readonly objOrder: Array<number>
   readonly isOpen: Uint8Array

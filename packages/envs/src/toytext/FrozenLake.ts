@@ -31,7 +31,7 @@
  * @see https://github.com/Farama-Foundation/Gymnasium/blob/v1.4.0/gymnasium/envs/toy_text/frozen_lake.py
  * @since 0.1.0
  */
-import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, type RngState, Space } from "@autodidact/core"
+import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import { Schema } from "effect"
 import type { Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
 import { type EnvSnapshot, OwnedSnapshot, ownPayload, type Restorable } from "../Snapshot.js"
@@ -361,7 +361,7 @@ export class FrozenLakeEnv implements Env<number, number>, Restorable {
   snapshot(): EnvSnapshot {
     const envId = this.spec?.id ?? "FrozenLake-v1"
     if (this.s < 0) throw new ResetNeededError({ envId, reason: "snapshot before reset" })
-    const payload: FrozenLakeState = { rng: this.npRandom.getState(), s: this.s, lastAction: this.lastAction, ended: this.ended }
+    const payload: FrozenLakeState = { rng: this.npRandom.clone(), s: this.s, lastAction: this.lastAction, ended: this.ended }
     return new OwnedSnapshot(envId, this, payload)
   }
 
@@ -372,7 +372,7 @@ export class FrozenLakeEnv implements Env<number, number>, Restorable {
    */
   restore(snapshot: EnvSnapshot): void {
     const p = ownPayload<FrozenLakeState>(this, this.spec?.id ?? "FrozenLake-v1", snapshot)
-    this.rng = Rng.fromState(p.rng)
+    this.rng = p.rng.clone()
     this.s = p.s
     this.lastAction = p.lastAction
     this.ended = p.ended
@@ -381,7 +381,7 @@ export class FrozenLakeEnv implements Env<number, number>, Restorable {
 
 /** What a FrozenLake snapshot holds. */
 interface FrozenLakeState {
-  readonly rng: RngState
+  readonly rng: Rng
   readonly s: number
   readonly lastAction: number | undefined
   readonly ended: boolean
