@@ -24,6 +24,7 @@ import * as Value from "./Value.js"
 export interface MctsRow {
   readonly env: string
   readonly search: string
+  /** Env steps the last repeat used (its budget unless the search ended first). */
   readonly envSteps: number
   readonly nodes: number
   /** MCTS simulations of the last repeat. */
@@ -118,6 +119,7 @@ export const run = (options: Options = {}): Result => {
       const raw: Array<number> = []
       let nodes = 0
       let simulations = 0
+      let used = 0
       // one unmeasured run first (JIT warm-up)
       {
         const env = c.make()
@@ -133,6 +135,7 @@ export const run = (options: Options = {}): Result => {
         const s = (performance.now() - t0) / 1000
         nodes = r.stats.nodes
         simulations = r.stats.iterations
+        used = r.stats.envSteps
         nps.push(r.stats.nodes / s)
         sps.push(r.stats.envSteps / s)
         raw.push(rawStepsPerSecond(c, envSteps))
@@ -140,7 +143,7 @@ export const run = (options: Options = {}): Result => {
       const row: MctsRow = {
         env: c.name,
         search: label,
-        envSteps,
+        envSteps: used,
         nodes,
         simulations,
         nodesPerSecond: median(nps),

@@ -32,7 +32,17 @@ export interface Limits {
 }
 
 /** What ended a search. */
-export type StopReason = "envSteps" | "nodes" | "wallMs" | "solved" | "exhausted" | "iterations"
+export type StopReason =
+  /** A budget was reached. */
+  | "envSteps" | "nodes" | "wallMs"
+  /** Best-first/beam: a goal step was found. */
+  | "solved"
+  /** Best-first/beam: nothing left to expand. */
+  | "exhausted"
+  /** MCTS: `iterations` simulations done. */
+  | "iterations"
+  /** MCTS: `maxIdle` simulations in a row without an env step (converged, or every reachable edge expanded). */
+  | "idle"
 
 const check = (field: keyof Budget, value: unknown, integer: boolean): number => {
   if (value === undefined) return Infinity

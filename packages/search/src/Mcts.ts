@@ -7,7 +7,9 @@
  *   first unexpanded one (restore its parent's snapshot, one env step), value the new state with the value source,
  *   and back the discounted return up the path: each edge on it gets `visits += 1` and `valueSum += G`, where
  *   `G = reward + γ G'` from the leaf up. A step that ends the episode is a leaf of value 0 (its reward is on the
- *   edge). A node already on the current path (a cycle) or at `maxDepth` is a leaf valued by its own estimate.
+ *   edge). Selection skips edges into nodes already on the current path (cycles through transpositions); a node
+ *   whose edges all do so, a node reached again by a transposition link, or a node at `maxDepth` is a leaf valued by
+ *   its own estimate.
  * - UCT (Kocsis & Szepesvári 2006): unvisited edges first (in edge order), then
  *   `argmax Q̂(s,a) + c √(ln N(s) / N(s,a))`, `c` default √2.
  * - PUCT (Silver et al. 2017, AlphaZero): `argmax Q̂(s,a) + c P(s,a) √max(1, N(s)) / (1 + N(s,a))`, `c` default
@@ -23,7 +25,7 @@
  *   restored to the root state at the end.
  * - Budgets: see `Budget`; `iterations` caps the simulations too. A simulation that would need a step past the
  *   `envSteps` budget is dropped without a backup. After `maxIdle` consecutive simulations without an env step (the
- *   reachable tree is fully expanded) the search ends with `"exhausted"`.
+ *   search converged on known outcomes, or the reachable tree is fully expanded) it ends with `"idle"`.
  * @see Kocsis & Szepesvári 2006, "Bandit based Monte-Carlo Planning", ECML 2006
  * @see Silver et al. 2017, "Mastering Chess and Shogi by Self-Play with a General Reinforcement Learning Algorithm",
  *   arXiv:1712.01815 (PUCT; pseudocode `ucb_score`)
@@ -63,8 +65,9 @@ export interface Options {
   /** Depth below the root at which a node is a leaf (default 100). */
   readonly maxDepth?: number | undefined
   /**
-   * Consecutive simulations that step the env zero times after which the search ends with `"exhausted"` (default
-   * 1000): a small tree whose reachable edges are all expanded would otherwise spin without spending the budget.
+   * Consecutive simulations that step the env zero times after which the search ends with `"idle"` (default 1000):
+   * a search that has converged on a known outcome (e.g. a found goal step) or expanded every reachable edge would
+   * otherwise spin without spending the budget.
    */
   readonly maxIdle?: number | undefined
   /** Seed of the rollouts (default 0). */
@@ -159,17 +162,20 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
   const pathNodes: Array<Node> = []
   const pathEdges: Array<number> = []
 
-  const select = (node: Node): number => {
+  // the best edge of `node`, skipping edges into a node already on this simulation's path (stamp); -1 when none is left
+  const select = (node: Node, stamp: number): number => {
+    const nodes = store.nodes
     const edges = node.edges
     let limit = edges.length
     if (widening !== undefined) limit = Math.min(limit, Math.max(1, Math.floor(widening.c * Math.pow(Math.max(1, node.visits), widening.alpha))))
     const span = qMax - qMin
-    let best = 0
+    let best = -1
     let bestScore = -Infinity
     if (selection === "uct") {
       const logN = Math.log(Math.max(1, node.visits))
       for (let i = 0; i < limit; i++) {
         const e = edges[i]!
+        if (e.child >= 0 && nodes[e.child]!.stamp === stamp) continue
         if (e.visits === 0) return i
         let q = e.valueSum / e.visits
         if (normalize) q = span > 0 ? (q - qMin) / span : 0
@@ -184,6 +190,7 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
     const sqrtN = Math.sqrt(Math.max(1, node.visits))
     for (let i = 0; i < limit; i++) {
       const e = edges[i]!
+      if (e.child >= 0 && nodes[e.child]!.stamp === stamp) continue
       let q = fpu
       if (e.visits > 0) {
         q = e.valueSum / e.visits
@@ -209,7 +216,7 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
   for (;;) {
     if (sims >= iterations) break
     if (idle >= maxIdle) {
-      stoppedBy = "exhausted"
+      stoppedBy = "idle"
       break
     }
     const stepsBefore = meter.envSteps
@@ -227,7 +234,12 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
     let dropped = false
     for (;;) {
       if (node.edges.length === 0) break
-      const i = select(node)
+      const i = select(node, sims)
+      if (i < 0) {
+        // every edge leads back onto the path: a leaf valued by its own estimate
+        leaf = node.visits > 0 ? meanValue(node) : estimate(node)
+        break
+      }
       const edge = node.edges[i]!
       pathNodes.push(node)
       pathEdges.push(i)

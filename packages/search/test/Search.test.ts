@@ -45,7 +45,7 @@ describe("MCTS", () => {
     expect(env.stateKey()).toBe("s0")
     // 5 edges + rollouts from s1: the reachable tree is expanded long before 200 steps; idle simulations end it
     expect(r.stats.envSteps).toBeLessThan(200)
-    expect(r.stats.stoppedBy).toBe("exhausted")
+    expect(r.stats.stoppedBy).toBe("idle")
   })
 
   it("UCT visits each unvisited root edge once, in order, before any repeat", () => {
