@@ -63,7 +63,7 @@ export const evaluate = (source: Source, sim: Simulator, node: Node, gamma: numb
     if (source.kind === "random-rollout") action = admissible[rng.integers(admissible.length)]!
     else {
       history ??= [...sim.input(node).history]
-      action = source.policy({ task: env.task, observation, admissible, history }, rng)
+      action = source.policy({ task: env.task, observation, admissible, history: history.slice() }, rng)
       history.push(action)
     }
     const r = sim.step(action)

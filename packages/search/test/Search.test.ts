@@ -94,6 +94,22 @@ describe("MCTS", () => {
     expect(r.stats.transpositions).toBe(1)
   })
 
+  it("policy rollouts: the policy sees the path's history and its rollout return is the leaf value", () => {
+    const env = new GraphEnv(tree, "s0")
+    env.reset()
+    const seen: Array<ReadonlyArray<string>> = []
+    // always the first admissible action: from s1 that is x (return 1)
+    const first = (input: { readonly admissible: ReadonlyArray<string>; readonly history: ReadonlyArray<string> }) => {
+      seen.push(input.history)
+      return input.admissible[0]!
+    }
+    const r = Mcts.search(env, "s0", { budget: { envSteps: 100 }, value: Value.policyRollout(first, 5), iterations: 3, history: ["earlier"] })
+    // simulations 1-3 expand a, b, c; only b leads to a non-terminal node (s1), whose rollout takes x: return 1
+    expect(r.actions.map((a) => a.q)).toEqual([0.2, 1, 0.5])
+    expect(seen).toEqual([["earlier", "b"]])
+    expect(r.stats.envSteps).toBe(4)
+  })
+
   it("a value function as the leaf value; a non-finite one is a typed error naming the value", () => {
     const env = new GraphEnv(tree, "s0")
     env.reset()
