@@ -63,10 +63,11 @@ export interface Result {
   readonly snapshot: ReadonlyArray<SnapshotRow>
 }
 
+/** The median (mean of the middle two for an even count). */
 const median = (xs: Array<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+  const sorted = Float64Array.from(xs).sort()
+  const half = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 0 ? 0.5 * (sorted[half - 1]! + sorted[half]!) : sorted[half]!
 }
 
 interface EnvCase {
