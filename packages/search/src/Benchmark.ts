@@ -85,8 +85,12 @@ const cases: ReadonlyArray<EnvCase> = [
 const standInPrior: Mcts.Prior = (input) => {
   let h = 2166136261
   for (let i = 0; i < input.observation.length; i++) h = Math.imul(h ^ input.observation.charCodeAt(i), 16777619)
-  const rng = Rng.make(h >>> 0)
-  return input.admissible.map(() => 0.05 + rng.random())
+  const out = new Array<number>(input.admissible.length)
+  for (let i = 0; i < out.length; i++) {
+    h = Math.imul(h ^ (i + 1), 2654435761)
+    out[i] = 0.05 + (h >>> 8) / 16777216
+  }
+  return out
 }
 
 const rawStepsPerSecond = (c: EnvCase, steps: number): number => {
