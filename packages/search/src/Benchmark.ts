@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import { Rng } from "@autodidact/core"
-import { TextFrozenLake, TextHousehold, TextSokoban } from "@autodidact/envs"
+import { SokobanLevel, TextFrozenLake, TextHousehold, TextSokoban } from "@autodidact/envs"
 import * as Mcts from "./Mcts.js"
 import type { SearchEnv } from "./NodeStore.js"
 import * as Value from "./Value.js"
@@ -74,11 +74,16 @@ interface EnvCase {
   readonly name: string
   readonly make: () => SearchEnv
   readonly seed: number
+  readonly options?: { readonly [key: string]: unknown } | undefined
 }
 
+/** A one-box level whose solution takes 16 steps (random play does not solve it), so MCTS spends its whole budget. */
+const LEVEL = SokobanLevel.fromRows(["######", "#@   #", "#  $ #", "## # #", "#.   #", "######"])
+
 const cases: ReadonlyArray<EnvCase> = [
-  { name: "TextHousehold-v0 (default)", make: () => new TextHousehold.TextHousehold(), seed: 1 },
-  { name: "Sokoban-6x6-1box-v0", make: () => new TextSokoban.TextSokoban(), seed: 1 }
+  // seed 2: "clean some soapbar and put it on toilet.", not solved within the budget
+  { name: "TextHousehold-v0 (default, seed 2)", make: () => new TextHousehold.TextHousehold(), seed: 2 },
+  { name: "Sokoban-6x6-1box-v0 (16-step level)", make: () => new TextSokoban.TextSokoban(), seed: 1, options: { level: LEVEL } }
 ]
 
 /** A fixed pseudo-random distribution per state (a stand-in prior). */
@@ -95,7 +100,7 @@ const standInPrior: Mcts.Prior = (input) => {
 
 const rawStepsPerSecond = (c: EnvCase, steps: number): number => {
   const env = c.make()
-  env.reset({ seed: c.seed })
+  env.reset({ seed: c.seed, options: c.options })
   const start = env.snapshot()
   const rng = Rng.make(0)
   const t0 = performance.now()
@@ -128,13 +133,13 @@ export const run = (options: Options = {}): Result => {
       // one unmeasured run first (JIT warm-up)
       {
         const env = c.make()
-        const { observation } = env.reset({ seed: c.seed })
+        const { observation } = env.reset({ seed: c.seed, options: c.options })
         Mcts.search(env, observation, { ...opts, budget: { envSteps }, seed: 99 })
         rawStepsPerSecond(c, envSteps)
       }
       for (let k = 0; k < repeats; k++) {
         const env = c.make()
-        const { observation } = env.reset({ seed: c.seed })
+        const { observation } = env.reset({ seed: c.seed, options: c.options })
         const t0 = performance.now()
         const r = Mcts.search(env, observation, { ...opts, budget: { envSteps }, seed: k })
         const s = (performance.now() - t0) / 1000
@@ -172,7 +177,7 @@ export const run = (options: Options = {}): Result => {
     const st: Array<number> = []
     for (let k = 0; k < repeats; k++) {
       const env = c.make()
-      env.reset({ seed: c.seed })
+      env.reset({ seed: c.seed, options: c.options })
       if (k === 0) for (let i = 0; i < calls; i++) env.restore(env.snapshot()) // warm-up
       const a = env.admissibleActions()
       const action = a[a.length >> 1]!
