@@ -16,7 +16,8 @@ const mayImport = {
   skills: ["core", "kernels", "envs", "memory"],
   llm: ["core", "kernels", "envs", "memory", "optim"],
   cluster: ["core", "kernels", "envs", "optim"],
-  dashboard: ["core"]
+  dashboard: ["core"],
+  search: ["core", "envs", "kernels", "rewards", "optim"]
 }
 
 /**

@@ -6,12 +6,13 @@
 import { MissingPeerError, Rng } from "@autodidact/core"
 import { Trainer } from "@autodidact/cluster"
 import { Series } from "@autodidact/dashboard"
-import { loadGame, make } from "@autodidact/envs"
+import { loadGame, make, TextFrozenLake } from "@autodidact/envs"
 import { Gae } from "@autodidact/kernels"
 import { EnvServer } from "@autodidact/llm"
 import { ReplayBuffer } from "@autodidact/memory/replay"
 import { trainPpo } from "@autodidact/optim"
 import { createRules } from "@autodidact/rewards"
+import { BestFirst } from "@autodidact/search"
 import { SkillLibrary } from "@autodidact/skills"
 import { Solver } from "@autodidact/solvers"
 import { Effect } from "effect"
@@ -63,6 +64,11 @@ check(`solvers: Kuhn CFR+ NashConv ${kuhn.nashConv.toExponential(2)} < 1e-2`, ku
 const exact = createRules("exact", { outcome: (c) => (c.response === "42" ? 1 : 0) })
 const scores = await exact.score([{ prompt: "6*7?", response: "42" }, { prompt: "6*7?", response: "41" }])
 check(`rewards: createRules scores [${scores}]`, scores[0] === 1 && scores[1] === 0)
+
+// search: best-first over a deterministic 4x4 FrozenLake from env snapshots (goal 6 steps away)
+const lake = new TextFrozenLake.TextFrozenLake({ isSlippery: false })
+const found = BestFirst.bestFirst(lake, lake.reset({ seed: 0 }).observation, { budget: { nodes: 100 }, value: () => 0 })
+check(`search: best-first plan of ${found.plan.length} steps reaches the goal`, found.solved && found.plan.length === 6)
 
 // dashboard: TensorBoard's debiased EMA
 const smooth = Series.smooth([1, 2, 3], 0.6)

@@ -154,6 +154,12 @@ const benchMultiturnFlags = {
   json: jsonFlag
 }
 
+const benchSearchFlags = {
+  quick: Flag.Boolean("quick").pipe(withDefault(false, "3,000 env steps per MCTS run and one repeat (seconds)")),
+  repeats: F.positiveInt("repeats").pipe(withDefault(3, "Runs per figure (the table shows the median)", "n")),
+  json: jsonFlag
+}
+
 const benchCliFlags = {
   runs: F.positiveInt("runs").pipe(withDefault(5, "Runs of each command (the median is reported)", "runs")),
   json: jsonFlag
@@ -422,6 +428,7 @@ export interface Configs {
   readonly "bench solvers": Infer<typeof benchSolversFlags>
   readonly "bench replay": Infer<typeof benchReplayFlags>
   readonly "bench multiturn": Infer<typeof benchMultiturnFlags>
+  readonly "bench search": Infer<typeof benchSearchFlags>
   readonly compare: Infer<ReturnType<typeof compareFlags>>
   readonly dashboard: Infer<typeof dashboardFlags>
   readonly eval: Infer<typeof evalFlags>
@@ -541,6 +548,12 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "multiturn",
           benchMultiturnFlags,
           "Time GiGPO training on TextHousehold-v0 (env steps/s, unseen success), optimized vs the unoptimized DRRN path, alternating in one run"
+        ),
+        leaf(
+          "bench search",
+          "search",
+          benchSearchFlags,
+          "MCTS nodes/s on TextHousehold-v0 and text Sokoban beside raw env steps/s, and snapshot/restore cost beside one env step"
         )
       ]),
       leaf("compare", "compare", compareFlags(estimators), "Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"),

@@ -22,6 +22,7 @@ const loaders: Loaders = {
   "bench solvers": () => import("./commands/BenchSolvers.js").then((m) => m.handleBenchSolvers),
   "bench replay": () => import("./commands/BenchReplay.js").then((m) => m.handleBenchReplay),
   "bench multiturn": () => import("./commands/BenchMultiturn.js").then((m) => m.handleBenchMultiturn),
+  "bench search": () => import("./commands/BenchSearch.js").then((m) => m.handleBenchSearch),
   compare: () => import("./commands/Compare.js").then((m) => m.handleCompare),
   dashboard: () => import("./commands/Dashboard.js").then((m) => m.handleDashboard),
   eval: () => import("./commands/Eval.js").then((m) => m.handleEval),

@@ -100,4 +100,19 @@ describe("Rng (NumPy PCG64 + SeedSequence compatibility)", () => {
     expect(() => Rng.make(1.5)).toThrow(/1.5/)
     expect(() => Rng.make([2 ** 32])).toThrow(InvalidSeedError)
   })
+
+  it("clone() continues the stream exactly (buffered word and spare normal included) and is independent", () => {
+    const a = Rng.make(7)
+    a.integers(100)
+    a.normal() // leaves a spare normal buffered
+    const b = a.clone()
+    const draw = (r: Rng) => [r.normal(), r.integers(1000), r.random(), r.integers(5), r.normal(), r.normal()]
+    const fromA = draw(a)
+    expect(draw(b)).toEqual(fromA)
+    // advancing the original does not move the clone
+    const c = a.clone()
+    const next = draw(a)
+    a.random()
+    expect(draw(c)).toEqual(next)
+  })
 })

@@ -6,6 +6,7 @@ import type { Env } from "../src/Env.js"
 import * as Registry from "../src/Registry.js"
 import * as TextEnv from "../src/text/TextEnv.js"
 import { TextFrozenLake, type TextFrozenLakeOptions } from "../src/text/TextFrozenLake.js"
+import { TextHousehold } from "../src/text/TextHousehold.js"
 
 type Probe = TextEnv.TextEnv & {
   readonly invalidActionPolicy: TextEnv.InvalidActionPolicy
@@ -65,6 +66,14 @@ const findingsOf = (env: Env<unknown, unknown> | TextEnv.TextEnv): Array<string>
 const textIds = Registry.ids().filter((id) => TextEnv.isTextEnv(Registry.make(id).unwrapped))
 
 describe("checkTextEnv (the TextEnv contract)", () => {
+  it("snapshot: a restore that does not restore is reported; a working one passes", () => {
+    class NoRestore extends TextHousehold {
+      override restore(): void {}
+    }
+    expect(() => CheckTextEnv.checkTextEnv(new NoRestore({ difficulty: "easy" }))).toThrow(/snapshot: after restore the same actions diverged/)
+    expect(CheckTextEnv.checkTextEnv(new TextHousehold({ difficulty: "easy" })).steps).toBeGreaterThan(0)
+  })
+
   it("finds the built-in text envs in the registry", () => {
     expect(textIds).toEqual(expect.arrayContaining(["TextHousehold-v0", "TextFrozenLake-v1", "Sokoban-6x6-1box-v0"]))
   })

@@ -33,6 +33,10 @@
  *   The policy, penalty and step limit are read from the options, else from the text env's `invalidActionPolicy`,
  *   `invalidActionPenalty` and `maxSteps` properties (all built-ins have them); without a policy either outcome is
  *   accepted, but not another exception.
+ * - `snapshot` (only for envs with `snapshot()`/`restore()`, `isRestorableTextEnv`): after a few steps from
+ *   `reset({ seed })`, `snapshot()`, play admissible actions, `restore`, and play the same actions again: the same
+ *   observations, rewards, flags, admissible actions and state keys (the text env is stepped directly, so that a
+ *   wrapper's own counters do not interfere).
  * - `toMessages`: the trajectory played renders as one `system` turn that contains the task, then a `user` turn per
  *   step that contains its observation and an `assistant` turn whose content is its action.
  * - `unexpected`: the env threw where no call was expected to fail (a getter such as `task`): reported as a
@@ -52,7 +56,7 @@ import { Rng, Space, Trajectory } from "@autodidact/core"
 import { Effect, Schema } from "effect"
 import type { AnyEnv, StepResult } from "../Env.js"
 import { countOption, errorText, Findings, isInfo, seedOption, serialize, show } from "../internal/CheckCommon.js"
-import { type InvalidActionPolicy, isTextEnv, type TextEnv } from "../text/TextEnv.js"
+import { type InvalidActionPolicy, isRestorableTextEnv, isTextEnv, type TextEnv } from "../text/TextEnv.js"
 
 /**
  * The text env breaks the contract; `findings` lists every problem found (as `property: message`).
@@ -234,6 +238,47 @@ export const checkTextEnv = (env: TextEnv | AnyEnv, options: CheckTextEnvOptions
         if (i >= 0 || a.record.length !== b.record.length) {
           const k = i >= 0 ? i : Math.min(a.record.length, b.record.length)
           add("determinism", `the same seed and admissible actions diverged at step ${k - 1}: ${(a.record[k] ?? "(none)").slice(0, 120)} vs ${(b.record[k] ?? "(none)").slice(0, 120)}`)
+        }
+      }
+    }
+
+    // snapshot()/restore(): the same actions from a restored state reproduce the same future.
+    if (findings.empty && isRestorableTextEnv(text)) {
+      const replay = (rng: Rng, when: string): Array<string> | undefined => {
+        const out: Array<string> = []
+        for (let t = 0; t < steps; t++) {
+          const acts = admissible(`${when}: before step ${t}`)
+          if (acts === undefined) break
+          const action = acts[rng.integers(acts.length)]!
+          const r = attempt("snapshot", `${when}: step ${t} with ${show(action)}`, () => text.step(action))
+          if (r === undefined) return undefined
+          out.push(serialize([action, r.observation, r.reward, r.terminated, r.truncated, text.admissibleActions(), text.stateKey()]))
+          if (r.terminated || r.truncated) break
+        }
+        return out
+      }
+      let ready = doReset("snapshot") !== undefined
+      if (ready) {
+        const lead = replay(Rng.make(seed + 1), "snapshot: lead-in")
+        // a lead-in that ended the episode: snapshot right after a new reset instead
+        const last = lead?.[lead.length - 1]
+        if (last !== undefined && ((JSON.parse(last) as Array<unknown>)[3] === true || (JSON.parse(last) as Array<unknown>)[4] === true)) {
+          ready = doReset("snapshot: after the lead-in ended") !== undefined
+        }
+      }
+      if (ready) {
+        const snap = attempt("snapshot", "snapshot()", () => text.snapshot())
+        if (snap !== undefined) {
+          const first = replay(Rng.make(seed + 2), "snapshot: after snapshot()")
+          const restored = attempt("snapshot", "restore(snapshot)", () => text.restore(snap))
+          const second = restored === undefined && findings.empty ? replay(Rng.make(seed + 2), "snapshot: after restore()") : undefined
+          if (first !== undefined && second !== undefined) {
+            const k = first.findIndex((x, i) => x !== second[i])
+            if (k >= 0 || first.length !== second.length) {
+              const at = k >= 0 ? k : Math.min(first.length, second.length)
+              add("snapshot", `after restore the same actions diverged at step ${at}: ${(first[at] ?? "(none)").slice(0, 120)} vs ${(second[at] ?? "(none)").slice(0, 120)}`)
+            }
+          }
         }
       }
     }

@@ -47,6 +47,7 @@
  */
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import type { Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
+import { type EnvSnapshot, OwnedSnapshot, ownPayload, type Restorable } from "../Snapshot.js"
 import * as SokobanGenerator from "./SokobanGenerator.js"
 import { type Level, renderLevel } from "./SokobanLevel.js"
 
@@ -90,7 +91,7 @@ const DC = [0, 0, -1, 1] as const
  *   empty `levels`, levels of different sizes, a bad `observationMode` or `maxSteps`).
  * @category environments
  */
-export class Sokoban implements Env<Uint8Array | Float32Array, number> {
+export class Sokoban implements Env<Uint8Array | Float32Array, number>, Restorable {
   /** `Box(0, 6, [height, width], uint8)` (grid) or `Box(0, 1, [7, height, width], float32)` (one-hot). */
   readonly observationSpace: Space.Box
   /** `Discrete(9)`: gym-sokoban's {@link ACTIONS}. */
@@ -321,10 +322,65 @@ export class Sokoban implements Env<Uint8Array | Float32Array, number> {
     return renderLevel(this.level, this.state)
   }
 
+  /**
+   * The full state (level, boxes, player, step count, generator) as an immutable value; see `Snapshot`.
+   * @throws ResetNeededError before the first reset.
+   * @since 0.2.0
+   */
+  snapshot(): EnvSnapshot {
+    const level = this.level
+    if (level === undefined) throw new ResetNeededError({ envId: ENV_ID, reason: "snapshot before reset" })
+    const payload: SokobanState = {
+      rng: this.npRandom.clone(),
+      level,
+      box: this.box.slice(),
+      player: this.player,
+      numBoxes: this.numBoxes,
+      boxesOnTarget: this.boxesOnTarget,
+      steps: this.steps,
+      running: this.running
+    }
+    return new OwnedSnapshot(ENV_ID, this, payload)
+  }
+
+  /**
+   * Return to a state saved by {@link snapshot} (its level too, when the env has been reset since).
+   * @throws SnapshotMismatchError for a snapshot this instance did not take.
+   * @since 0.2.0
+   */
+  restore(snapshot: EnvSnapshot): void {
+    const p = ownPayload<SokobanState>(this, ENV_ID, snapshot)
+    if (p.level !== this.level) {
+      this.level = p.level
+      this.walls.set(p.level.walls)
+      this.goal.fill(0)
+      for (let i = 0; i < p.level.goals.length; i++) this.goal[p.level.goals[i]!] = 1
+    }
+    this.rng = p.rng.clone()
+    this.box.set(p.box)
+    this.player = p.player
+    this.numBoxes = p.numBoxes
+    this.boxesOnTarget = p.boxesOnTarget
+    this.steps = p.steps
+    this.running = p.running
+  }
+
   /** Ends the episode; nothing else to release. */
   close(): void {
     this.running = false
   }
+}
+
+/** What a Sokoban snapshot holds (private copies). */
+interface SokobanState {
+  readonly rng: Rng
+  readonly level: Level
+  readonly box: Uint8Array
+  readonly player: number
+  readonly numBoxes: number
+  readonly boxesOnTarget: number
+  readonly steps: number
+  readonly running: boolean
 }
 
 /**

@@ -17,8 +17,9 @@
  * @since 0.2.0
  */
 import type { Rng, Trajectory } from "@autodidact/core"
-import { Space } from "@autodidact/core"
+import { ResetNeededError, Space } from "@autodidact/core"
 import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
+import { type EnvSnapshot, OwnedSnapshot, ownPayload, type Restorable } from "../Snapshot.js"
 import {
   type ChatMessage,
   type InvalidActionPolicy,
@@ -37,7 +38,7 @@ export interface GridMove {
 }
 
 /** A text environment over a grid env with a fixed list of named actions. */
-export abstract class GridTextEnv implements TextEnv {
+export abstract class GridTextEnv implements TextEnv, Restorable {
   readonly observationSpace: Space.Text = Space.text(4096, { minLength: 1, charset: TEXT_CHARSET + "√" })
   readonly actionSpace: Space.Text = Space.text(256, { minLength: 0, charset: TEXT_CHARSET })
   readonly metadata: Metadata = { renderModes: ["ansi"] }
@@ -72,6 +73,10 @@ export abstract class GridTextEnv implements TextEnv {
   protected abstract move(index: number): GridMove
   /** The info of an invalid action (the state does not change). */
   protected abstract invalidInfo(): Info
+  /** The subclass's state (inner env snapshot, cached grid) for {@link snapshot}: a value nothing mutates later. */
+  protected abstract saveInner(): unknown
+  /** Put back what {@link saveInner} returned. */
+  protected abstract restoreInner(saved: unknown): void
 
   get unwrapped(): this {
     return this
@@ -123,4 +128,34 @@ export abstract class GridTextEnv implements TextEnv {
   close(): void {
     this.episode.end()
   }
+
+  /**
+   * The full state (inner env with its generator, step count, running flag) as an immutable value; see `Snapshot`.
+   * @throws ResetNeededError before the first reset.
+   * @since 0.2.0
+   */
+  snapshot(): EnvSnapshot {
+    if (!this.episode.started) throw new ResetNeededError({ envId: this.envId, reason: "snapshot before reset" })
+    const payload: GridTextState = { steps: this.episode.steps, running: this.episode.running, inner: this.saveInner() }
+    return new OwnedSnapshot(this.envId, this, payload)
+  }
+
+  /**
+   * Return to a state saved by {@link snapshot}.
+   * @throws SnapshotMismatchError for a snapshot this instance did not take.
+   * @since 0.2.0
+   */
+  restore(snapshot: EnvSnapshot): void {
+    const p = ownPayload<GridTextState>(this, this.envId, snapshot)
+    this.restoreInner(p.inner)
+    this.episode.steps = p.steps
+    this.episode.running = p.running
+  }
+}
+
+/** What a grid text env snapshot holds. */
+interface GridTextState {
+  readonly steps: number
+  readonly running: boolean
+  readonly inner: unknown
 }

@@ -21,6 +21,7 @@
  */
 import { InvalidActionError, type Trajectory } from "@autodidact/core"
 import type { Env } from "../Env.js"
+import type { EnvSnapshot, Restorable } from "../Snapshot.js"
 
 /** One chat turn (OpenAI-style roles). */
 export interface ChatMessage {
@@ -48,7 +49,18 @@ export interface TextEnv extends Env<string, string> {
   stateKey(): string
   /** The episode as chat turns: system (rules + task), then user (observation + admissible actions) / assistant (action). */
   toMessages(trajectory: Trajectory.Trajectory): Array<ChatMessage>
+  /** Optional ({@link isRestorableTextEnv}): the full state as an immutable value (see `Snapshot`). @since 0.2.0 */
+  snapshot?(): EnvSnapshot
+  /** Optional ({@link isRestorableTextEnv}): return to a state saved by `snapshot()`. @since 0.2.0 */
+  restore?(snapshot: EnvSnapshot): void
 }
+
+/** A text environment with `snapshot()`/`restore()` (TextHousehold, TextSokoban, TextFrozenLake). @since 0.2.0 */
+export type RestorableTextEnv = TextEnv & Restorable
+
+/** Whether an environment implements the text contract with `snapshot()`/`restore()`. @since 0.2.0 */
+export const isRestorableTextEnv = (env: unknown): env is RestorableTextEnv =>
+  isTextEnv(env) && typeof env.snapshot === "function" && typeof env.restore === "function"
 
 /** Whether an environment implements the text contract. */
 export const isTextEnv = (env: unknown): env is TextEnv =>

@@ -26,6 +26,7 @@
  */
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import type { Info, ResetOptions, ResetResult } from "../Env.js"
+import type { EnvSnapshot } from "../Snapshot.js"
 import * as FrozenLake from "../toytext/FrozenLake.js"
 import { type GridMove, GridTextEnv } from "./GridTextEnv.js"
 import type { InvalidActionPolicy } from "./TextEnv.js"
@@ -149,11 +150,34 @@ export class TextFrozenLake extends GridTextEnv {
     return { cell: this.inner.s, won: false, invalidAction: true }
   }
 
+  protected saveInner(): unknown {
+    const saved: FrozenLakeSaved = {
+      inner: this.inner,
+      state: this.inner.snapshot(),
+      mapRng: this.options.randomMap === undefined ? undefined : this.npRandom.clone()
+    }
+    return saved
+  }
+
+  protected restoreInner(saved: unknown): void {
+    const s = saved as FrozenLakeSaved
+    // with random maps `inner` is a new env per episode: the snapshot keeps the one it was taken on
+    this.inner = s.inner
+    this.inner.restore(s.state)
+    if (s.mapRng !== undefined) this.rng = s.mapRng.clone()
+  }
+
   /** The cell index, prefixed by the map rows when maps are random. "" before the first reset. */
   stateKey(): string {
     if (!this.episode.started) return ""
     return this.options.randomMap === undefined ? String(this.inner.s) : `${this.inner.desc.join("/")}|${this.inner.s}`
   }
+}
+
+interface FrozenLakeSaved {
+  readonly inner: FrozenLake.FrozenLakeEnv
+  readonly state: EnvSnapshot
+  readonly mapRng: Rng | undefined
 }
 
 /**

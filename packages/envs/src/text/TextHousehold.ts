@@ -80,6 +80,7 @@
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import type { Trajectory } from "@autodidact/core"
 import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
+import { type EnvSnapshot, OwnedSnapshot, ownPayload, type Restorable } from "../Snapshot.js"
 import { type ChatMessage, type InvalidActionPolicy, TEXT_CHARSET, type TextEnv, textMessages } from "./TextEnv.js"
 import { TextEpisode, textEpisodeSettings } from "./TextEpisode.js"
 import * as World from "./TextHouseholdWorld.js"
@@ -158,7 +159,7 @@ const listing = (names: ReadonlyArray<string>): string => {
  *   `numDistractors`/`maxSteps`/`invalidActionPenalty`.
  * @category environments
  */
-export class TextHousehold implements TextEnv {
+export class TextHousehold implements TextEnv, Restorable {
   /** `Text(1..16384)` over printable ASCII and newline. */
   readonly observationSpace: Space.Text = Space.text(16384, { minLength: 1, charset: TEXT_CHARSET })
   /** `Text(0..256)` over printable ASCII and newline (a command). */
@@ -617,6 +618,85 @@ export class TextHousehold implements TextEnv {
   close(): void {
     this.episode.end()
   }
+
+  /**
+   * The full state (world, agent, receptacles, objects, step count, generator) as an immutable value; see
+   * `Snapshot`. Copies three small typed arrays and the generator state; the world and the admissible-command cache
+   * are shared (both are replaced, never mutated).
+   * @throws ResetNeededError before the first reset.
+   * @since 0.2.0
+   */
+  snapshot(): EnvSnapshot {
+    const w = this.w
+    if (w === undefined) throw new ResetNeededError({ envId: ENV_ID, reason: "snapshot before reset" })
+    const payload: HouseholdState = {
+      rng: this.npRandom.clone(),
+      w,
+      objOrder: this.objOrder,
+      isOpen: this.isOpen.slice(),
+      objLoc: this.objLoc.slice(),
+      objState: this.objState.slice(),
+      loc: this.loc,
+      held: this.held,
+      isWon: this.isWon,
+      steps: this.episode.steps,
+      running: this.episode.running,
+      cache: this.cache,
+      cacheOp: this.cacheOp,
+      cacheA: this.cacheA,
+      cacheB: this.cacheB
+    }
+    return new OwnedSnapshot(ENV_ID, this, payload)
+  }
+
+  /**
+   * Return to a state saved by {@link snapshot} (its task too, when the env has been reset since).
+   * @throws SnapshotMismatchError for a snapshot this instance did not take.
+   * @since 0.2.0
+   */
+  restore(snapshot: EnvSnapshot): void {
+    const p = ownPayload<HouseholdState>(this, ENV_ID, snapshot)
+    this.rng = p.rng.clone()
+    if (this.w !== p.w) {
+      this.w = p.w
+      this.objOrder = p.objOrder
+      this.isOpen = p.isOpen.slice()
+      this.objLoc = p.objLoc.slice()
+      this.objState = p.objState.slice()
+    } else {
+      this.isOpen.set(p.isOpen)
+      this.objLoc.set(p.objLoc)
+      this.objState.set(p.objState)
+    }
+    this.loc = p.loc
+    this.held = p.held
+    this.isWon = p.isWon
+    this.episode.steps = p.steps
+    this.episode.running = p.running
+    this.cache = p.cache
+    this.cacheOp = p.cacheOp
+    this.cacheA = p.cacheA
+    this.cacheB = p.cacheB
+  }
+}
+
+/** What a TextHousehold snapshot holds (typed arrays are private copies). */
+interface HouseholdState {
+  readonly rng: Rng
+  readonly w: World.World
+  readonly objOrder: Array<number>
+  readonly isOpen: Uint8Array
+  readonly objLoc: Int16Array
+  readonly objState: Uint8Array
+  readonly loc: number
+  readonly held: number
+  readonly isWon: boolean
+  readonly steps: number
+  readonly running: boolean
+  readonly cache: Array<string> | undefined
+  readonly cacheOp: Array<number>
+  readonly cacheA: Array<number>
+  readonly cacheB: Array<number>
 }
 
 /**

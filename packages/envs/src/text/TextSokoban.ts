@@ -40,6 +40,7 @@
 import { InvalidOptionError } from "@autodidact/core"
 import type { Rng } from "@autodidact/core"
 import type { Info, ResetOptions, ResetResult } from "../Env.js"
+import type { EnvSnapshot } from "../Snapshot.js"
 import { Sokoban } from "../sokoban/Sokoban.js"
 import { type GridMove, GridTextEnv } from "./GridTextEnv.js"
 import type { InvalidActionPolicy } from "./TextEnv.js"
@@ -157,6 +158,17 @@ export class TextSokoban extends GridTextEnv {
     return n
   }
 
+  protected saveInner(): unknown {
+    // the grid array is replaced, never mutated, by each move: sharing it is safe
+    return { inner: this.inner.snapshot(), grid: this.grid } satisfies SokobanSaved
+  }
+
+  protected restoreInner(saved: unknown): void {
+    const s = saved as SokobanSaved
+    this.inner.restore(s.inner)
+    this.grid = s.grid
+  }
+
   /** `player|box,box,...` (cell indices). "" before the first reset. */
   stateKey(): string {
     if (!this.episode.started) return ""
@@ -169,6 +181,11 @@ export class TextSokoban extends GridTextEnv {
     super.close()
     this.inner.close()
   }
+}
+
+interface SokobanSaved {
+  readonly inner: EnvSnapshot
+  readonly grid: Uint8Array
 }
 
 /**

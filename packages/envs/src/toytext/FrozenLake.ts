@@ -34,6 +34,7 @@
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, Space } from "@autodidact/core"
 import { Schema } from "effect"
 import type { Env, EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../Env.js"
+import { type EnvSnapshot, OwnedSnapshot, ownPayload, type Restorable } from "../Snapshot.js"
 
 /** Action 0: move left (column - 1). */
 export const LEFT = 0
@@ -220,7 +221,7 @@ export const transitionTable = (
  * The FrozenLake environment (unwrapped; `make("FrozenLake-v1")` adds the checker and `TimeLimit(100)`).
  * @category models
  */
-export class FrozenLakeEnv implements Env<number, number> {
+export class FrozenLakeEnv implements Env<number, number>, Restorable {
   /** `Discrete(nrow * ncol)`: the cell `row * ncol + col`. */
   readonly observationSpace: Space.Discrete
   /** `Discrete(4)`: {@link LEFT}, {@link DOWN}, {@link RIGHT}, {@link UP}. */
@@ -351,4 +352,37 @@ export class FrozenLakeEnv implements Env<number, number> {
 
   /** Nothing to release. */
   close(): void {}
+
+  /**
+   * The state (cell, last action, ended flag, generator) as an immutable value; see `Snapshot`.
+   * @throws ResetNeededError before the first reset.
+   * @since 0.2.0
+   */
+  snapshot(): EnvSnapshot {
+    const envId = this.spec?.id ?? "FrozenLake-v1"
+    if (this.s < 0) throw new ResetNeededError({ envId, reason: "snapshot before reset" })
+    const payload: FrozenLakeState = { rng: this.npRandom.clone(), s: this.s, lastAction: this.lastAction, ended: this.ended }
+    return new OwnedSnapshot(envId, this, payload)
+  }
+
+  /**
+   * Return to a state saved by {@link snapshot}.
+   * @throws SnapshotMismatchError for a snapshot this instance did not take.
+   * @since 0.2.0
+   */
+  restore(snapshot: EnvSnapshot): void {
+    const p = ownPayload<FrozenLakeState>(this, this.spec?.id ?? "FrozenLake-v1", snapshot)
+    this.rng = p.rng.clone()
+    this.s = p.s
+    this.lastAction = p.lastAction
+    this.ended = p.ended
+  }
+}
+
+/** What a FrozenLake snapshot holds. */
+interface FrozenLakeState {
+  readonly rng: Rng
+  readonly s: number
+  readonly lastAction: number | undefined
+  readonly ended: boolean
 }

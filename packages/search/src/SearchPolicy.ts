@@ -1,0 +1,132 @@
+/**
+ * A policy that searches before every real step: it wraps a text policy (the fallback, and the rollout policy /
+ * prior source when the search is configured so), snapshots the env, searches with a fixed budget per decision, puts
+ * the env back, and returns the action the search chose.
+ *
+ * **Details**
+ * - `act(env, input)`: the env must be a `RestorableTextEnv` in the state `input` describes (the real episode's
+ *   env, not a `make` wrapper: pass `env.unwrapped`). The search starts from a fresh node store each call (trees are
+ *   not reused across real steps) and leaves the env exactly as it found it.
+ * - `search`: `{ kind: "mcts", ...Mcts.Options }`, `{ kind: "best-first", ...BestFirst.Options }` or
+ *   `{ kind: "beam", ...BestFirst.BeamOptions }`, each with its `budget` per decision.
+ * - When a best-first or beam search finds a goal, the rest of its plan is followed on the next real steps without
+ *   searching again (`followPlan`, default true) as long as the env's state keys match the ones seen during the
+ *   search.
+ * - When the search returns no action (no budget for one step), the wrapped policy acts.
+ * - {@link runEpisode} plays a whole episode with it and counts the search's env steps.
+ * @since 0.1.0
+ */
+import type { Rng } from "@autodidact/core"
+import { Rng as RngClass } from "@autodidact/core"
+import type { Env } from "@autodidact/envs"
+import * as BestFirst from "./BestFirst.js"
+import * as Mcts from "./Mcts.js"
+import type { Policy, PolicyInput, SearchEnv, Stats } from "./NodeStore.js"
+
+/** Which search, with its options (budget per decision). */
+export type SearchSpec =
+  | ({ readonly kind: "mcts" } & Mcts.Options)
+  | ({ readonly kind: "best-first" } & BestFirst.Options)
+  | ({ readonly kind: "beam" } & BestFirst.BeamOptions)
+
+/** Options of {@link SearchPolicy}. */
+export interface Options {
+  readonly search: SearchSpec
+  /** The wrapped policy: acts when the search returns nothing. */
+  readonly policy: Policy
+  /** Follow a found goal plan without searching again (default true). */
+  readonly followPlan?: boolean | undefined
+}
+
+/** A search-then-act policy (see the module docs). */
+export class SearchPolicy {
+  /** Stats of every search made, in order. */
+  readonly searches: Array<Stats> = []
+  private plan: Array<{ readonly key: string; readonly action: string }> = []
+
+  constructor(readonly options: Options) {}
+
+  /** Forget a followed plan (call between episodes). */
+  resetEpisode(): void {
+    this.plan = []
+  }
+
+  /**
+   * The action for the env's current state.
+   * @throws InvalidOptionError for bad search options; ResetNeededError when the env has no running episode.
+   */
+  act(env: SearchEnv, input: PolicyInput, rng: Rng): string {
+    const next = this.plan.shift()
+    if (next !== undefined && this.options.followPlan !== false && next.key === env.stateKey()) return next.action
+    this.plan = []
+    const spec = this.options.search
+    const history = input.history
+    let action: string | undefined
+    if (spec.kind === "mcts") {
+      const r = Mcts.search(env, input.observation, { ...spec, history })
+      this.searches.push(r.stats)
+      action = r.action
+    } else {
+      const r = spec.kind === "beam"
+        ? BestFirst.beam(env, input.observation, { ...spec, history })
+        : BestFirst.bestFirst(env, input.observation, { ...spec, history })
+      this.searches.push(r.stats)
+      action = r.action
+      if (r.solved && r.plan.length > 1) this.plan = planKeys(r.store, r.plan).slice(1)
+    }
+    return action ?? this.options.policy(input, rng)
+  }
+}
+
+/** The state key before each action of `plan` (following the store's edges from the root). */
+const planKeys = (store: BestFirst.Result["store"], plan: ReadonlyArray<string>): Array<{ key: string; action: string }> => {
+  const out: Array<{ key: string; action: string }> = []
+  let node = store.root
+  for (const action of plan) {
+    out.push({ key: node.key, action })
+    const edge = node.edges.find((e) => e.action === action)
+    if (edge === undefined || edge.child < 0) break
+    node = store.nodes[edge.child]!
+  }
+  return out
+}
+
+/** One real episode played by a {@link SearchPolicy}. */
+export interface Episode {
+  readonly actions: ReadonlyArray<string>
+  readonly return: number
+  /** The last step was `terminated` with `info.won`/`info.success` (else a positive reward). */
+  readonly success: boolean
+  /** Real env steps. */
+  readonly steps: number
+  /** Env steps spent by the searches. */
+  readonly searchSteps: number
+}
+
+/**
+ * Play one episode: `env.reset(reset)`, then `policy.act` until the episode ends or `maxSteps` real steps.
+ * @throws whatever the env or the search throws.
+ */
+export const runEpisode = (env: SearchEnv, policy: SearchPolicy, reset: Env.ResetOptions, maxSteps = 1000, rngSeed = 0): Episode => {
+  const rng = RngClass.make(rngSeed)
+  policy.resetEpisode()
+  const before = policy.searches.length
+  let { observation } = env.reset(reset)
+  const actions: Array<string> = []
+  let ret = 0
+  let success = false
+  for (let t = 0; t < maxSteps; t++) {
+    const action = policy.act(env, { task: env.task, observation, admissible: env.admissibleActions(), history: actions }, rng)
+    const r = env.step(action)
+    actions.push(action)
+    ret += r.reward
+    observation = r.observation
+    if (r.terminated || r.truncated) {
+      const flag = r.info["won"] ?? r.info["success"]
+      success = r.terminated && (typeof flag === "boolean" ? flag : r.reward > 0)
+      break
+    }
+  }
+  const searchSteps = policy.searches.slice(before).reduce((s, x) => s + x.envSteps, 0)
+  return { actions, return: ret, success, steps: actions.length, searchSteps }
+}
