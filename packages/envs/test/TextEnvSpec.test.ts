@@ -71,7 +71,7 @@ describe("TextEnvSpec", () => {
     expect(future()).toEqual(first)
     const other = TextEnvSpec.compile(ReferenceSpecs.sokobanSpec(), { validateSeeds: [] })
     other.reset({ seed: 1 })
-    expect(() => env.restore(other.snapshot() as never)).toThrow(/Sokoban-spec-v0/)
+    expect(() => env.restore(other.snapshot())).toThrow(/Sokoban-spec-v0/)
   })
 
   it("broken specs fail at load time with SpecError naming the problem", () => {

@@ -30,13 +30,15 @@
  * **The compiled env**: Gymnasium semantics (`reset({ seed, options })` reseeds, `terminated`/`truncated`), text
  * observations and commands matched ignoring case and surrounding white space; `info`: `success`, `invalidAction`,
  * `admissibleActions`, `offeredActions` (the list the command was checked against). States are immutable, so
- * `snapshot()` is the state, the step count and the generator's state, and `restore` is exact.
+ * `snapshot()` is the state, the step count and a copy of the generator, and `restore` is exact (`Snapshot`'s contract:
+ * a snapshot of another instance throws `SnapshotMismatchError`).
  * @since 0.3.0
  */
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Rng, type Trajectory } from "@autodidact/core"
 import { Exit, Schema } from "effect"
 import { Space } from "@autodidact/core"
 import type { EnvSpec, Info, Metadata, ResetOptions, ResetResult, StepResult } from "../../Env.js"
+import { type EnvSnapshot, OwnedSnapshot, ownPayload } from "../../Snapshot.js"
 import { type ChatMessage, TEXT_CHARSET, type TextEnv, textMessages } from "../TextEnv.js"
 
 /** A distribution over next states: `[probability, state]` pairs (probabilities ≥ 0 summing to 1). */
@@ -185,9 +187,8 @@ export const validateSpec = <S>(spec: TextEnvSpec<S>, options: ValidateOptions =
   return { levels }
 }
 
-/** An exact copy of a spec env's state: the state value, the steps taken, and the generator's state. */
-export interface SpecSnapshot<S> {
-  readonly spec: string
+/** What a spec env's snapshot holds: the state value (immutable), the steps taken, and a copy of the generator. */
+interface SpecPayload<S> {
   readonly state: S
   readonly steps: number
   readonly running: boolean
@@ -300,24 +301,26 @@ export class SpecTextEnv<S> implements TextEnv {
     return textMessages(this.definition.rules, trajectory.task ?? this.task, trajectory)
   }
 
-  /** An exact copy of the env's state (state value, steps, generator). */
-  snapshot(): SpecSnapshot<S> {
+  /**
+   * An exact copy of the env's state (state value, steps, generator), as every restorable env (`Snapshot`).
+   * @throws ResetNeededError before the first reset.
+   */
+  snapshot(): EnvSnapshot {
     if (this.current === undefined) throw new ResetNeededError({ envId: this.definition.id, reason: "snapshot before reset" })
-    return { spec: this.definition.id, state: this.current, steps: this.steps, running: this.running, rng: Rng.fromState(this.rng.getState()) }
+    const payload: SpecPayload<S> = { state: this.current, steps: this.steps, running: this.running, rng: this.rng.clone() }
+    return new OwnedSnapshot(this.definition.id, this, payload)
   }
 
   /**
-   * Return to a {@link snapshot} of an env of the same spec.
-   * @throws InvalidOptionError for a snapshot of another spec.
+   * Return to a {@link snapshot} taken by this env.
+   * @throws SnapshotMismatchError for a snapshot of another env instance.
    */
-  restore(snapshot: SpecSnapshot<S>): void {
-    if (snapshot.spec !== this.definition.id) {
-      throw new InvalidOptionError({ option: "snapshot", value: snapshot.spec, reason: `is a snapshot of ${snapshot.spec}, not of ${this.definition.id}` })
-    }
-    this.current = snapshot.state
-    this.steps = snapshot.steps
-    this.running = snapshot.running
-    this.rng = Rng.fromState(snapshot.rng.getState())
+  restore(snapshot: EnvSnapshot): void {
+    const p = ownPayload<SpecPayload<S>>(this, this.definition.id, snapshot)
+    this.current = p.state
+    this.steps = p.steps
+    this.running = p.running
+    this.rng = p.rng.clone()
   }
 
   close(): void {
