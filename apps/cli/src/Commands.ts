@@ -181,7 +181,7 @@ const compareFlags = (estimators: ReadonlyArray<string>) => ({
   steps: F.positiveInt("steps").pipe(withDefault(100_000, "Environment steps per run", "steps")),
   groupSize: F.int("group-size", { min: 2 }).pipe(withDefault(8, "Trajectories per task (GRPO/GiGPO group size)", "trajectories")),
   evalEpisodes: F.positiveInt("eval-episodes").pipe(withDefault(100, "Tasks of each evaluation (every 10 updates and at the end of each run)", "episodes")),
-  difficulty: Flag.Literals("difficulty", ["default", "easy"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors")),
+  difficulty: Flag.Literals("difficulty", ["default", "easy", "hard"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors (hard: a house of rooms joined by doorways, objects hidden)")),
   out: Flag.String("out").pipe(required("Directory for the runs, compare.md and the SVG plots")),
   json: jsonFlag
 })
@@ -337,7 +337,7 @@ const skillsRollbackFlags = {
 }
 const skillsRemoveFlags = { name: skillName, library: libraryFlag, json: jsonFlag }
 const skillsDiscoverFlags = {
-  difficulty: Flag.Literals("difficulty", ["easy", "default"] as const).pipe(withDefault("easy", "TextHousehold-v0 difficulty")),
+  difficulty: Flag.Literals("difficulty", ["easy", "default", "hard"] as const).pipe(withDefault("easy", "TextHousehold-v0 difficulty")),
   train: F.positiveInt("train").pipe(withDefault(100, "Expert episodes (train split) to mine", "episodes")),
   heldOut: F.positiveInt("held-out").pipe(withDefault(30, "Expert episodes (seen split) to verify on", "episodes")),
   top: F.positiveInt("top").pipe(withDefault(8, "Most frequent patterns to try", "patterns")),
@@ -393,7 +393,7 @@ const trainFlags = (estimators: ReadonlyArray<string>) => ({
     )
   ),
   maxSkillActions: F.positiveInt("max-skill-actions").pipe(withDefault(2, "With --skills: skill commands offered per state", "commands")),
-  difficulty: Flag.Literals("difficulty", ["default", "easy"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors")),
+  difficulty: Flag.Literals("difficulty", ["default", "easy", "hard"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors (hard: a house of rooms joined by doorways, objects hidden)")),
   curriculum: Flag.Literals("curriculum", textCurricula).pipe(
     optional(
       "Text envs: task sampler (optim TaskSamplers): uniform over task families, paprika (learning potential), webrl (failure replay), scaling-inter (growing step limit), dart (difficulty group sizes), envgen (weak families weighted up)",

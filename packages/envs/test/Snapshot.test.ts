@@ -53,6 +53,7 @@ const play = (env: TextEnv, n: number, pickSeed: number): Array<Seen> => {
 const cases: ReadonlyArray<readonly [string, () => RestorableTextEnv, number]> = [
   ["TextHousehold-v0 (easy, 12 steps/episode)", () => new TextHousehold.TextHousehold({ difficulty: "easy", maxSteps: 12 }), 3],
   ["TextHousehold-v0 (default)", () => new TextHousehold.TextHousehold({ maxSteps: 15 }), 5],
+  ["TextHousehold-v0 (hard: rooms and doorways)", () => new TextHousehold.TextHousehold({ difficulty: "hard", maxSteps: 15 }), 17],
   ["Sokoban-6x6-1box-v0 (10 steps/episode)", () => new TextSokoban.TextSokoban({ maxSteps: 10 }), 7],
   ["TextFrozenLake-v1 (slippery 4x4)", () => new TextFrozenLake.TextFrozenLake({ maxSteps: 20 }), 11],
   ["TextFrozenLake-v1 (random maps)", () => new TextFrozenLake.TextFrozenLake({ randomMap: { size: 4, p: 0.8 }, maxSteps: 8 }), 13]

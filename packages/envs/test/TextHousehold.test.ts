@@ -292,4 +292,97 @@ describe("TextHousehold", () => {
     expect(msgs[1]!.content).toContain("Your admissible actions of the current situation are: [")
     expect(msgs[2]).toEqual({ role: "assistant", content: steps[0]!.action })
   })
+
+  describe("difficulty hard (a house of rooms joined by doorways)", () => {
+    it("the expert solves every one of 200 hard tasks (train and unseen), taking at least twice the default's mean steps on the same task indices; it recovers from detours", () => {
+      const rng = Rng.make(11)
+      for (const split of ["train", "unseen"] as const) {
+        const mean = (difficulty: "default" | "hard") => {
+          const env = new TextHousehold.TextHousehold({ split, difficulty, maxSteps: 1000 })
+          let total = 0
+          for (let k = 0; k < N; k++) {
+            env.reset({ seed: 0, options: { taskIndex: k } })
+            const { won, steps } = runExpert(env)
+            expect(won, `${difficulty} ${split} task ${k}: ${env.task}`).toBe(true)
+            total += steps
+          }
+          return total / N
+        }
+        const base = mean("default")
+        const hard = mean("hard")
+        console.log(`TextHousehold expert, ${split}: default ${base.toFixed(2)} steps, hard ${hard.toFixed(2)} (${(hard / base).toFixed(2)}x)`)
+        expect(hard).toBeGreaterThanOrEqual(2 * base)
+      }
+      const env = new TextHousehold.TextHousehold({ difficulty: "hard", maxSteps: 1000 })
+      for (let k = 0; k < 40; k++) {
+        env.reset({ seed: k })
+        for (let i = 0; i < 15; i++) {
+          const acts = env.admissibleActions()
+          env.step(acts[rng.integers(acts.length)]!)
+          if (env.won) break
+        }
+        if (!env.won) expect(runExpert(env).won).toBe(true)
+      }
+    })
+
+    it("go to reaches the current room's receptacles and its doorways; walking through one changes the room, its listing and the state key", () => {
+      const env = new TextHousehold.TextHousehold({ difficulty: "hard" })
+      const { observation } = env.reset({ seed: 3 })
+      const house = env.world!.house!
+      expect(house.rooms).toHaveLength(World.HARD_ROOMS)
+      expect(new Set(house.rooms).size).toBe(World.HARD_ROOMS)
+      const names = env.world!.receptacleNames
+      const inRoom = (room: number) => names.filter((_, r) => house.receptacleRooms[r] === room)
+      const doorways = (room: number) => [room - 1, room + 1].filter((j) => j >= 0 && j < house.rooms.length).map((j) => house.rooms[j]!)
+      const gotos = (room: number) => [...inRoom(room), ...doorways(room)].map((n) => `go to ${n}`).sort()
+      expect(env.admissibleActions().filter((a) => a.startsWith("go to "))).toEqual(gotos(house.start))
+      expect(observation).toContain(`You are in the middle of the ${house.rooms[house.start]}`)
+      for (const d of doorways(house.start)) expect(observation).toContain(`a doorway to the ${d}`)
+      const key = env.stateKey()
+      expect(key.startsWith(`${house.start}:-1|`)).toBe(true)
+      const next = house.start === 0 ? 1 : house.start - 1
+      const r = env.step(`go to ${house.rooms[next]}`)
+      expect(r.observation).toContain(`You walk through the doorway into the ${house.rooms[next]}.`)
+      expect(env.admissibleActions().filter((a) => a.startsWith("go to "))).toEqual(gotos(next))
+      expect(env.stateKey()).toBe(`${next}:${key.slice(key.indexOf(":") + 1)}`)
+      // a receptacle of another room is not admissible from here
+      const elsewhere = names.find((_, i) => house.receptacleRooms[i] !== next)!
+      expect(env.step(`go to ${elsewhere}`).info["invalidAction"]).toBe(true)
+    })
+
+    it("most task objects start hidden in closed receptacles; unseen houses use only unseen layouts, train houses none; a wandering policy hits the 50-step limit", () => {
+      let hidden = 0
+      let objects = 0
+      for (const split of ["train", "unseen"] as const) {
+        const env = new TextHousehold.TextHousehold({ split, difficulty: "hard" })
+        for (let k = 0; k < 60; k++) {
+          env.reset({ seed: k })
+          const w = env.world!
+          w.house!.rooms.forEach((room, i) => expect(World.isUnseenLayout(room, w.house!.layoutVariants[i]!)).toBe(split === "unseen"))
+          w.objectTypes.forEach((t, o) => {
+            if (t < 0) return
+            objects++
+            if (World.RECEPTACLE_TYPES[w.receptacleTypes[w.objectLocations[o]!]!]!.openable) hidden++
+          })
+        }
+      }
+      expect(hidden / objects).toBeGreaterThan(0.5)
+      const env = new TextHousehold.TextHousehold({ difficulty: "hard" })
+      const rng = Rng.make(5)
+      let lengths = 0
+      let wins = 0
+      for (let k = 0; k < 30; k++) {
+        env.reset({ seed: k })
+        let r
+        do {
+          const acts = env.admissibleActions()
+          r = env.step(acts[rng.integers(acts.length)]!)
+        } while (!r.terminated && !r.truncated)
+        lengths += env.elapsedSteps
+        if (r.terminated) wins++
+      }
+      expect(wins).toBeLessThanOrEqual(1)
+      expect(lengths / 30).toBeGreaterThan(49)
+    })
+  })
 })

@@ -42,7 +42,7 @@ export interface Setup {
 export const envIds = ["TextHousehold-v0", "Sokoban-6x6-1box-v0", "TextFrozenLake-v1"] as const
 
 /**
- * The setup of `envId`. `difficulty` (TextHousehold: `"easy"` or `"default"`) and `split` (TextHousehold evaluation:
+ * The setup of `envId`. `difficulty` (TextHousehold: `"easy"`, `"default"` or `"hard"`) and `split` (TextHousehold evaluation:
  * `"unseen"` (default), `"seen"` or `"train"`) apply where they mean something.
  * @throws InvalidOptionError for an env id without a setup or an unknown split.
  */

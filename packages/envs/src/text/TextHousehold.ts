@@ -50,11 +50,20 @@
  *   dynamic state; the layout is fixed per task), equal for equal states reached by different paths.
  * - Difficulty: `difficulty: "default"` draws each receptacle type's count from its room template (about 10-25
  *   receptacles, ALFWorld scenes have 10-30) with `numDistractors` (default 12) extra objects; `"easy"` keeps one of
- *   each required receptacle type (about 6-9) and `numDistractors` defaults to 3.
+ *   each required receptacle type (about 6-9) and `numDistractors` defaults to 3; `"hard"` is a house of
+ *   `HARD_ROOMS` (4) rooms of different types in a row, each furnished as `"default"` (about 40-90 receptacles in all),
+ *   joined by doorways: `go to R` reaches the receptacles of the current room, `go to <room>` walks through a doorway
+ *   into a neighbouring room (its middle); the agent starts at the end of the row farther from the task objects, which
+ *   start outside the rooms of the goal receptacle and appliance the expert uses (its type's first instance) and, like
+ *   the other objects, mostly inside closed receptacles (`HARD_HIDDEN`); 16 distractors by default. The scripted
+ *   expert needs 2.0× the default's mean steps on the same task indices (12.35 vs 6.07 on train, 12.59 vs 6.17 on
+ *   unseen; tested) and still solves every task; a random policy meets the 50-step limit. Splits as above: every
+ *   room's layout is of the split. `stateKey()` is prefixed by the room (`room:location|...`).
  *
  * **Gotchas** (differences from ALFWorld/TextWorld)
  * - Procedurally generated scenes instead of ALFRED's 120 AI2-THOR scenes and 3,553 PDDL problems; object and
  *   receptacle catalogues are ALFRED's names but placement rules are simplified (class-based acceptance lists).
+ * - ALFWorld's scenes are single rooms; the `"hard"` house, its doorways and `go to <room>` are this env's own.
  * - No `slice`, no `floorlamp`, no `help`; `heat`/`cool` need not open the appliance; an object can be moved into any
  *   accessible receptacle; `examine O` reveals the clean/hot/cool state; receptacles are listed in catalogue order,
  *   not ALFWorld's scene order; observations use "a" before every name as ALFWorld does ("a apple 1").
@@ -127,6 +136,7 @@ const CLEAN = 9
 const USE = 10
 const EXAMINE_R = 11
 const EXAMINE_O = 12
+const GOTO_ROOM = 13
 
 // object state bits
 const CLEAN_BIT = 1
@@ -184,6 +194,8 @@ export class TextHousehold implements TextEnv, Restorable {
   private objLoc = new Int16Array(0)
   private objState = new Uint8Array(0)
   private loc = -1
+  /** The room the agent is in (index into `w.house.rooms`; always 0 without a house). */
+  private room = 0
   private held = -1
   private readonly episode: TextEpisode
   private isWon = false
@@ -200,10 +212,10 @@ export class TextHousehold implements TextEnv, Restorable {
       throw new InvalidOptionError({ option: "split", value: split, reason: 'expected "train", "seen" or "unseen"' })
     }
     const difficulty = options.difficulty ?? "default"
-    if (difficulty !== "default" && difficulty !== "easy") {
-      throw new InvalidOptionError({ option: "difficulty", value: difficulty, reason: 'expected "default" or "easy"' })
+    if (difficulty !== "default" && difficulty !== "easy" && difficulty !== "hard") {
+      throw new InvalidOptionError({ option: "difficulty", value: difficulty, reason: 'expected "default", "easy" or "hard"' })
     }
-    const numDistractors = options.numDistractors ?? (difficulty === "easy" ? 3 : 12)
+    const numDistractors = options.numDistractors ?? (difficulty === "easy" ? 3 : difficulty === "hard" ? 16 : 12)
     if (!Number.isInteger(numDistractors) || numDistractors < 0 || numDistractors > 200) {
       throw new InvalidOptionError({ option: "numDistractors", value: numDistractors, reason: "expected an integer in [0, 200]" })
     }
@@ -284,6 +296,7 @@ export class TextHousehold implements TextEnv, Restorable {
     this.objLoc = Int16Array.from(w.objectLocations)
     this.objState = new Uint8Array(nObj)
     this.loc = -1
+    this.room = w.house?.start ?? 0
     this.held = -1
     this.episode.begin()
     this.isWon = false
@@ -296,7 +309,24 @@ export class TextHousehold implements TextEnv, Restorable {
   }
 
   private roomText(): string {
-    return `You are in the middle of a room. Looking quickly around you, you see ${listing(this.w!.receptacleNames)}.`
+    const w = this.w!
+    const house = w.house
+    if (house === undefined) return `You are in the middle of a room. Looking quickly around you, you see ${listing(w.receptacleNames)}.`
+    const here = w.receptacleNames.filter((_, r) => house.receptacleRooms[r] === this.room)
+    const doors = this.adjacentRooms().map((j) => `doorway to the ${house.rooms[j]}`)
+    return `You are in the middle of the ${house.rooms[this.room]}. Looking quickly around you, you see ${listing([...here, ...doors])}.`
+  }
+
+  /** Rooms sharing a doorway with the current one (the row's neighbours), in row order. */
+  private adjacentRooms(): Array<number> {
+    const n = this.w!.house?.rooms.length ?? 1
+    return [this.room - 1, this.room + 1].filter((j) => j >= 0 && j < n)
+  }
+
+  /** Whether receptacle `r` is in the current room (always, without a house). */
+  private inRoom(r: number): boolean {
+    const house = this.w!.house
+    return house === undefined || house.receptacleRooms[r] === this.room
   }
 
   private accessible(r: number): boolean {
@@ -337,7 +367,8 @@ export class TextHousehold implements TextEnv, Restorable {
     add("look", LOOK, -1, -1)
     add("inventory", INVENTORY, -1, -1)
     const names = w.receptacleNames
-    for (let r = 0; r < names.length; r++) if (r !== this.loc) add(`go to ${names[r]}`, GOTO, r, -1)
+    for (let r = 0; r < names.length; r++) if (r !== this.loc && this.inRoom(r)) add(`go to ${names[r]}`, GOTO, r, -1)
+    if (w.house !== undefined) for (const j of this.adjacentRooms()) add(`go to ${w.house.rooms[j]}`, GOTO_ROOM, j, -1)
     const h = this.held
     if (h >= 0) add(`examine ${w.objectNames[h]}`, EXAMINE_O, h, -1)
     const r = this.loc
@@ -429,6 +460,11 @@ export class TextHousehold implements TextEnv, Restorable {
         this.loc = a
         this.cache = undefined
         return `You arrive at ${w.receptacleNames[a]}. ${this.describe(a)}`
+      case GOTO_ROOM:
+        this.room = a
+        this.loc = -1
+        this.cache = undefined
+        return `You walk through the doorway into the ${w.house!.rooms[a]}. ${this.roomText()}`
       case OPEN:
         this.isOpen[a] = 1
         this.cache = undefined
@@ -513,7 +549,7 @@ export class TextHousehold implements TextEnv, Restorable {
    */
   stateKey(): string {
     if (this.w === undefined) return ""
-    let s = `${this.loc}|${this.held}|`
+    let s = this.w.house === undefined ? `${this.loc}|${this.held}|` : `${this.room}:${this.loc}|${this.held}|`
     for (let r = 0; r < this.isOpen.length; r++) s += this.isOpen[r] === 1 ? "1" : "0"
     s += "|"
     for (let o = 0; o < this.objLoc.length; o++) s += `${this.objLoc[o]}.${this.objState[o]},`
@@ -532,7 +568,12 @@ export class TextHousehold implements TextEnv, Restorable {
     if (w === undefined) throw new ResetNeededError({ envId: ENV_ID, reason: "expertAction before reset" })
     const gt = this.goalTypeIndex()
     const names = w.receptacleNames
-    const goTo = (r: number): string => `go to ${names[r]}`
+    const house = w.house
+    const goTo = (r: number): string => {
+      if (house === undefined || house.receptacleRooms[r] === this.room) return `go to ${names[r]}`
+      // one doorway toward the receptacle's room (rooms are in a row)
+      return `go to ${house.rooms[house.receptacleRooms[r]! < this.room ? this.room - 1 : this.room + 1]}`
+    }
     const takeFrom = (o: number): string => {
       const r = this.objLoc[o]!
       if (this.loc !== r) return goTo(r)
@@ -547,7 +588,8 @@ export class TextHousehold implements TextEnv, Restorable {
     const firstOfType = (ti: number): number => w.receptacleTypes.indexOf(ti)
     // drop a non-goal object first
     if (this.held >= 0 && w.objectTypes[this.held] !== gt) {
-      const r = this.loc >= 0 ? this.loc : 0
+      let r = this.loc
+      if (r < 0) for (r = 0; !this.inRoom(r); r++);
       return putIn(r)
     }
     if (w.taskType === "look_at_obj_in_light") {
@@ -589,7 +631,7 @@ export class TextHousehold implements TextEnv, Restorable {
     if (w === undefined) return undefined
     const lines = [
       `Task: ${w.task} (${w.taskType}, ${w.room}, split ${w.split})`,
-      `Location: ${this.loc < 0 ? "middle of the room" : w.receptacleNames[this.loc]}; holding: ${this.held < 0 ? "nothing" : w.objectNames[this.held]}; steps: ${this.episode.steps}`
+      `Location: ${w.house === undefined ? "" : `${w.house.rooms[this.room]}, `}${this.loc < 0 ? "middle of the room" : w.receptacleNames[this.loc]}; holding: ${this.held < 0 ? "nothing" : w.objectNames[this.held]}; steps: ${this.episode.steps}`
     ]
     for (let r = 0; r < w.receptacleNames.length; r++) {
       const openable = World.RECEPTACLE_TYPES[w.receptacleTypes[r]!]!.openable
@@ -637,6 +679,7 @@ export class TextHousehold implements TextEnv, Restorable {
       objLoc: this.objLoc.slice(),
       objState: this.objState.slice(),
       loc: this.loc,
+      room: this.room,
       held: this.held,
       isWon: this.isWon,
       steps: this.episode.steps,
@@ -669,6 +712,7 @@ export class TextHousehold implements TextEnv, Restorable {
       this.objState.set(p.objState)
     }
     this.loc = p.loc
+    this.room = p.room
     this.held = p.held
     this.isWon = p.isWon
     this.episode.steps = p.steps
@@ -689,6 +733,7 @@ interface HouseholdState {
   readonly objLoc: Int16Array
   readonly objState: Uint8Array
   readonly loc: number
+  readonly room: number
   readonly held: number
   readonly isWon: boolean
   readonly steps: number

@@ -248,14 +248,14 @@ export const LAYOUT_VARIANTS = 100_000
 /**
  * Generation difficulty: `"default"` (ALFWorld-like: one room, about 10-30 receptacles), `"easy"` (one of each required
  * type) or `"hard"` (a house of {@link HARD_ROOMS} rooms of different types in a row, joined by doorways; each room as
- * `"default"`; objects mostly hidden in closed receptacles).
+ * `"default"`; the agent starts at the far end of the row from the task's room; objects mostly hidden in closed receptacles).
  */
 export type Difficulty = "default" | "easy" | "hard"
 
 /** Rooms of a `"hard"` house. */
-export const HARD_ROOMS = 3
+export const HARD_ROOMS = 4
 /** Under `"hard"`, the probability that an object is placed in an openable (closed) receptacle when it fits one. */
-export const HARD_HIDDEN = 0.85
+export const HARD_HIDDEN = 0.95
 
 /** Options of {@link generate}. */
 export interface GenerateOptions {
@@ -296,11 +296,14 @@ export interface World {
   /** Initial receptacle index per object. */
   readonly objectLocations: Int16Array
   /**
-   * `"hard"` only: the house's rooms in their row (room types, each once; the agent starts in room 0, rooms `i` and
-   * `i + 1` share a doorway), the room of each receptacle, and each room's layout variant (all of the split).
+   * `"hard"` only: the house's rooms in their row (room types, each once; rooms `i` and `i + 1` share a doorway), the
+   * room the agent starts in (the end of the row farther from the first task object; the task objects start outside
+   * the room of the goal receptacle's first instance), the room of each receptacle, and each
+   * room's layout variant (all of the split).
    */
   readonly house?: {
     readonly rooms: ReadonlyArray<Room>
+    readonly start: number
     readonly receptacleRooms: Int8Array
     readonly layoutVariants: ReadonlyArray<number>
   } | undefined
@@ -469,27 +472,52 @@ export const generate = (rng: Rng, options: GenerateOptions, rngMake: (seed: Arr
     }
     // objects: [type index (-1 lamp), receptacle]
     const objs: Array<[number, number]> = []
-    const place = (o: ObjectType, avoid: string | undefined) => {
+    // hard: the task objects start outside the rooms of the goal receptacle and of the appliance the expert uses (each
+    // its type's first instance), or at least outside the goal's room, where the house allows, and in an instance as far
+    // along the row from the goal's room as the chosen receptacle type allows
+    const firstRoom = (name: string | undefined) => (name === undefined || name === LAMP ? -1 : recRooms[instancesOf(name)[0]!]!)
+    const goalRoom = firstRoom(goalRec)
+    const awayRooms = hard && goalRoom >= 0 ? [[goalRoom, firstRoom(appliance)].filter((r) => r >= 0), [goalRoom]] : []
+    const place = (o: ObjectType, avoid: string | undefined, away: ReadonlyArray<ReadonlyArray<number>> = []) => {
       let options2 = placeable(o).filter((r) => r.name !== avoid)
+      let outside: ReadonlyArray<number> = []
+      for (const rooms of away) {
+        const ok = (i: number) => !rooms.includes(recRooms[i]!)
+        const fits = options2.filter((r) => instancesOf(r.name).some(ok))
+        if (fits.length > 0) {
+          options2 = fits
+          outside = rooms
+          break
+        }
+      }
       if (hard) {
         // most objects hidden: an openable receptacle when one fits, with probability HARD_HIDDEN
         const closed = options2.filter((r) => r.openable)
         if (closed.length > 0 && closed.length < options2.length) options2 = rng.random() < HARD_HIDDEN ? closed : options2.filter((r) => !r.openable)
       }
       const r = options2[rng.integers(options2.length)]!
-      const inst = instancesOf(r.name)
+      let inst = instancesOf(r.name)
+      if (outside.length > 0) {
+        inst = inst.filter((i) => !outside.includes(recRooms[i]!))
+        // as far along the row from the goal's room as this receptacle type allows
+        const far = Math.max(...inst.map((i) => Math.abs(recRooms[i]! - outside[0]!)))
+        inst = inst.filter((i) => Math.abs(recRooms[i]! - outside[0]!) === far)
+      }
       objs.push([OBJ_INDEX.get(o.name)!, inst[rng.integers(inst.length)]!])
     }
     const avoidFor = (o: ObjectType) => (o.name === goalObj.name && goalRec !== LAMP ? goalRec : undefined)
     const nTask = taskType === "pick_two_obj_and_place" ? 2 + rng.integers(2) : 1 + rng.integers(2)
-    for (let i = 0; i < nTask; i++) place(goalObj, avoidFor(goalObj))
+    for (let i = 0; i < nTask; i++) place(goalObj, avoidFor(goalObj), awayRooms)
     for (let i = 0; i < options.numDistractors; i++) {
       const o = pool[rng.integers(pool.length)]!
       if (placeable(o).filter((r) => r.name !== avoidFor(o)).length === 0) continue
       place(o, avoidFor(o))
     }
     if (lampStands.length > 0 && (taskType === "look_at_obj_in_light" || rng.random() < 0.5)) {
-      const stands = lampStands.flatMap(instancesOf)
+      let stands = lampStands.flatMap(instancesOf)
+      // hard: the lamp of a look-at task stands outside the first task object's room where the house allows
+      const objectRoom = recRooms[objs[0]![1]]!
+      if (hard && taskType === "look_at_obj_in_light" && stands.some((i) => recRooms[i] !== objectRoom)) stands = stands.filter((i) => recRooms[i] !== objectRoom)
       objs.push([-1, stands[rng.integers(stands.length)]!])
     }
     // instance numbers in a random order per type
@@ -518,7 +546,7 @@ export const generate = (rng: Rng, options: GenerateOptions, rngMake: (seed: Arr
       objectNames,
       objectTypes: Int16Array.from(objs.map(([t]) => t)),
       objectLocations: Int16Array.from(objs.map(([, r]) => r)),
-      ...(hard ? { house: { rooms: row.map((h) => houseRooms[h]!), receptacleRooms: Int8Array.from(recRooms), layoutVariants: row.map((h) => houseVariants[h]!) } } : {})
+      ...(hard ? { house: { rooms: row.map((h) => houseRooms[h]!), start: recRooms[objs[0]![1]]! < row.length / 2 ? row.length - 1 : 0, receptacleRooms: Int8Array.from(recRooms), layoutVariants: row.map((h) => houseVariants[h]!) } } : {})
     }
   }
   throw new TaskGenerationError({ split: options.split, reason: "no room layout of this split supports the requested task types" })
