@@ -10,7 +10,8 @@
  *   estimators ({@link Advantages}; the conformance check {@link CheckEstimator}) and their trainer
  *   ({@link MultiTurnTrainer}), with the text-env task setups ({@link TextTasks}).
  *
- * The in-context LLM learners (LLM policy, Training-Free GRPO, ExpeL, GEPA, experience library, release gate) are in
+ * `ReleaseGate.compare` (AgentDevel's flip-centred accept/reject on per-task results) is here; the in-context LLM
+ * learners (LLM policy, Training-Free GRPO, ExpeL, GEPA, experience library, the LLM release gate) are in
  * `@autodidact/llm`, which imports this package; this package never imports `@autodidact/llm`.
  * @since 0.1.0
  */
@@ -27,6 +28,7 @@ export * as GroupRollout from "./GroupRollout.js"
 export * as MultiTurnTrainer from "./MultiTurnTrainer.js"
 export * as TextAbstraction from "./TextAbstraction.js"
 export * as TextTasks from "./TextTasks.js"
+export * as ReleaseGate from "./ReleaseGate.js"
 export * as TaskSamplers from "./curriculum/TaskSamplers.js"
 export { evaluatePolicy, ppoUpdates, trainPpo } from "./Plain.js"
 export type { PpoUpdates, TrainPpoOptions, TrainPpoResult } from "./Plain.js"
