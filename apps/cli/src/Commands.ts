@@ -35,7 +35,7 @@ export const solverAlgorithms = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+
  * without `gae`, which needs a critic; checked by a test), the default first: what `train --algo` and
  * `compare --algos` accept when {@link makeApp} is given no registry ({@link AppOptions}).
  */
-export const textAlgos = ["gigpo", "grpo", "dr-grpo", "rloo", "reinforce++"] as const
+export const textAlgos = ["gigpo", "grpo", "dr-grpo", "rloo", "reinforce++", "rae", "mars", "at-grpo"] as const
 /** `TextTasks.envIds` of `@autodidact/optim` (checked by a test). */
 export const textEnvIds = ["TextHousehold-v0", "Sokoban-6x6-1box-v0", "TextFrozenLake-v1"] as const
 
