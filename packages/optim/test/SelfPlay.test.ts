@@ -78,3 +78,22 @@ describe("matches and Wilson intervals", () => {
     expect(() => SelfPlay.playMatch(ttt, () => 99, SelfPlay.randomPlayer, 2, 1)).toThrow(/action 99 is not legal/)
   })
 })
+
+describe("SelfPlayFiles (atomic checkpoint files)", () => {
+  it("saves and loads a checkpoint; a file that is not a checkpoint fails with CorruptCheckpointError", async () => {
+    const { SelfPlayFiles } = await import("../src/node.js")
+    const { Effect } = await import("effect")
+    const fs = await import("node:fs")
+    const os = await import("node:os")
+    const path = await import("node:path")
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "selfplay-"))
+    const file = path.join(dir, "checkpoints", "selfplay.json")
+    const ckpt = SelfPlay.toCheckpoint(SelfPlay.trainSync([kuhn], { totalSteps: 200, evalEvery: 0 }).session)
+    SelfPlayFiles.saveSync(file, ckpt)
+    expect(await Effect.runPromise(SelfPlayFiles.load(file))).toEqual(JSON.parse(JSON.stringify(ckpt)))
+    fs.writeFileSync(file, JSON.stringify({ format: "autodidact.tabular-policy" }))
+    const exit = await Effect.runPromiseExit(SelfPlayFiles.load(file))
+    expect(JSON.stringify(exit)).toContain("CorruptCheckpointError")
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+})
