@@ -189,6 +189,39 @@ const evalFlags = {
   seed: F.seed().pipe(withDefault(10_000, "Seed of the first evaluation episode (episode k uses seed + k)")),
   split: Flag.String("split").pipe(optional("TextHousehold-v0: evaluation split (unseen, seen, train)", "unseen")),
   sample: Flag.Boolean("sample").pipe(withDefault(false, "Sample actions from the policy instead of taking the argmax")),
+  against: Flag.Literals("against", ["random", "cfr", "minimax"] as const).pipe(
+    optional("A `selfplay` run: play against uniform random, the CFR+ equilibrium, or alpha-beta minimax (win/draw/loss with Wilson 95% intervals, exploitability where computable)", "none (other runs)")
+  ),
+  depth: F.positiveInt("depth").pipe(optional("--against minimax: search depth in plies", "the whole game for tic_tac_toe, 4 otherwise", "plies")),
+  json: jsonFlag
+}
+
+/** `selfplay --game` values the issue names (negotiation and connect_four are loaded from the registry when present). */
+export const selfplayGames = ["kuhn_poker", "leduc_poker", "tic_tac_toe", "liars_dice", "negotiation", "connect_four"] as const
+/** `selfplay --algo` values: `spiral` is SPIRAL's role-conditioned advantage estimation (`rae` of optim). */
+export const selfplayAlgos = ["spiral", "mars", "at-grpo", "grpo"] as const
+
+const selfplayFlags = {
+  game: Flag.String("game").pipe(
+    required(`Game (OpenSpiel name, parameters allowed), or several comma-separated ones mixed in each batch: ${selfplayGames.join(", ")}`)
+  ),
+  algo: Flag.Literals("algo", selfplayAlgos).pipe(withDefault("spiral", "Advantage estimator: spiral (role-conditioned EMA baseline), mars, at-grpo, grpo")),
+  policy: Flag.Literals("policy", ["tabular", "drrn"] as const).pipe(withDefault("tabular", "Policy class (drrn: not available yet)")),
+  seed: F.seed().pipe(withDefault(1, "Seed of everything (chance, sampling)")),
+  totalSteps: F.positiveInt("total-steps").pipe(withDefault(2_000_000, "Budget of player decisions (every seat)", "steps")),
+  out: Flag.String("out").pipe(required("Run directory to write (config.json, metrics.jsonl, checkpoints/selfplay.json, policy.json)")),
+  episodesPerUpdate: F.positiveInt("episodes-per-update").pipe(withDefault(256, "Episodes per update (the batch)", "episodes")),
+  learningRate: F.finite("learning-rate", { above: 0 }).pipe(withDefault(0.05, "η of the MMD / policy-gradient step")),
+  magnet: F.finite("magnet", { min: 0 }).pipe(withDefault(0.02, "α, strength of MMD's uniform magnet (0: unregularized)")),
+  update: Flag.Literals("update", ["mmd", "pg"] as const).pipe(withDefault("mmd", "Update rule: magnetic mirror descent or softmax policy gradient")),
+  opponents: Flag.Literals("opponents", ["latest", "uniform", "winrate"] as const).pipe(
+    withDefault("latest", "Opponents: the latest policy in every seat, or past checkpoints sampled uniformly or by win rate")
+  ),
+  sharing: Flag.Literals("sharing", ["shared", "per-seat"] as const).pipe(withDefault("shared", "One policy in every seat or one per seat")),
+  evalPolicy: Flag.Literals("eval-policy", ["average", "current"] as const).pipe(withDefault("average", "Policy evaluated and saved: the average of the iterates or the last one")),
+  evalEvery: F.nonNegativeInt("eval-every").pipe(withDefault(20, "Updates between evaluations (NashConv, matches); 0: at the end only", "updates")),
+  resume: Flag.Boolean("resume").pipe(withDefault(false, "Continue the run in --out from checkpoints/selfplay.json (--total-steps may grow)")),
+  overwrite: Flag.Boolean("overwrite").pipe(withDefault(false, "Replace an existing run in --out")),
   json: jsonFlag
 }
 
@@ -423,6 +456,7 @@ export interface Configs {
   readonly "skills remove": Infer<typeof skillsRemoveFlags>
   readonly "skills discover": Infer<typeof skillsDiscoverFlags>
   readonly "sokoban solve": Infer<typeof sokobanSolveFlags>
+  readonly selfplay: Infer<typeof selfplayFlags>
   readonly start: Infer<typeof startFlags>
   readonly train: Infer<ReturnType<typeof trainFlags>>
 }
@@ -460,7 +494,13 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
         trainFlags(estimators),
         `Train an agent and write a run directory: PPO on Box/Discrete envs (CartPole-v1, ...), or on the text envs (${textEnvIds.join(", ")}) a DRRN policy with a group advantage estimator: ${estimators.join(", ")}${options.estimators === undefined ? " or another registered one (train --help lists them)" : ""}`
       ),
-      leaf("eval", "eval", evalFlags, "Evaluate a trained run's policy: mean/std return over N episodes"),
+      leaf("eval", "eval", evalFlags, "Evaluate a trained run's policy: mean/std return over N episodes, or a selfplay run against a fixed opponent (--against)"),
+      leaf(
+        "selfplay",
+        "selfplay",
+        selfplayFlags,
+        "Self-play RL in games (SPIRAL/MARS/AT-GRPO/GRPO advantages, tabular policy), NashConv by exact best response every --eval-every updates"
+      ),
       group("sokoban", "Sokoban tools: solve level files", [
         leaf("sokoban solve", "solve", sokobanSolveFlags, "Solve Boxoban-format Sokoban levels with the A* solver")
       ]),

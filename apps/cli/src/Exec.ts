@@ -32,6 +32,7 @@ const loaders: Loaders = {
   gateway: () => import("./commands/Gateway.js").then((m) => m.handleGateway),
   report: () => import("./commands/Report.js").then((m) => m.handleReport),
   runner: () => import("./commands/Runner.js").then((m) => m.handleRunner),
+  selfplay: () => import("./commands/SelfPlay.js").then((m) => m.handleSelfplay),
   "serve-env": () => import("./commands/ServeEnv.js").then((m) => m.handleServeEnv),
   "skills list": () => import("./commands/Skills.js").then((m) => m.handleSkillsList),
   "skills show": () => import("./commands/Skills.js").then((m) => m.handleSkillsShow),

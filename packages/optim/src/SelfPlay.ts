@@ -84,6 +84,11 @@ export interface Options {
   readonly learningRate: number
   /** α, the strength of MMD's uniform magnet (0: unregularized Hedge). Default 0.02. */
   readonly magnet: number
+  /**
+   * Visits of a state in one batch from which it takes the full step η; a state seen n < this times steps by
+   * η · n / fullStepVisits (rarely reached states average their noisy estimates over several updates). Default 1.
+   */
+  readonly fullStepVisits: number
   readonly update: UpdateRule
   readonly opponents: Opponents
   /** Updates between snapshots into the opponent pool. Default 10. */
@@ -114,6 +119,7 @@ export const defaults: Options = {
   episodesPerUpdate: 256,
   learningRate: 0.05,
   magnet: 0.02,
+  fullStepVisits: 1,
   update: "mmd",
   opponents: "latest",
   poolEvery: 10,
@@ -179,6 +185,7 @@ export const validate = (o: Options): Options => {
   posInt("poolEvery")
   posInt("poolSize")
   posInt("checkpointEvery")
+  posInt("fullStepVisits")
   if (!Number.isSafeInteger(o.evalEvery) || o.evalEvery < 0) throw bad("evalEvery", o.evalEvery, "must be an integer ≥ 0")
   if (!Number.isSafeInteger(o.seed) || o.seed < 0) throw bad("seed", o.seed, "must be a non-negative integer")
   if (!(o.learningRate > 0 && Number.isFinite(o.learningRate))) throw bad("learningRate", o.learningRate, "must be finite and > 0")
@@ -232,6 +239,8 @@ export interface LearnOptions {
   readonly update: UpdateRule
   /** Weight of the current iterate in the average policy (1: uniform averaging; the update index: linear). */
   readonly averageWeight?: number | undefined
+  /** Visits in the batch from which a state takes the full step η (fewer: η · n / fullStepVisits). Default 1. */
+  readonly fullStepVisits?: number | undefined
 }
 
 /** A trainable self-play policy (the tabular one here; a text policy over the games' text views fits the same). */
@@ -328,12 +337,14 @@ export class TabularSoftmax implements SelfPlayPolicy {
         row.count[s.actionIndex] = row.count[s.actionIndex]! + 1
       } else for (let k = 0; k < row.grad.length; k++) row.grad[k] = row.grad[k]! + s.advantage * ((k === s.actionIndex ? 1 : 0) - row.probs[k]!)
     }
-    const eta = o.learningRate
-    const decay = 1 / (1 + o.magnet * eta)
     const w = o.averageWeight ?? 1
+    const m = o.fullStepVisits ?? 1
     for (const row of touched) {
       const n = row.visits
       const A = row.logits.length
+      // a state seen fewer than `fullStepVisits` times in the batch takes a proportionally smaller step
+      const eta = o.learningRate * Math.min(1, n / m)
+      const decay = 1 / (1 + o.magnet * eta)
       if (o.update === "mmd") {
         // q̂(a): the mean advantage of the steps that took a (self-normalized importance weighting); an action not
         // taken at I in this batch gets the mean over all of I's steps, so only the sampled differences move π
