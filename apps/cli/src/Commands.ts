@@ -122,6 +122,17 @@ const benchPpoFlags = {
   json: jsonFlag
 }
 
+const benchSelfplayFlags = {
+  seeds: F.positiveInt("seeds").pipe(withDefault(3, "Seeds per configuration")),
+  sections: Flag.String("sections").pipe(withDefault("speed,kuhn,leduc,ttt,ablation", "Sections to run (comma-separated)")),
+  kuhnSteps: F.positiveInt("kuhn-steps").pipe(withDefault(2_000_000, "Kuhn budget", "decisions")),
+  leducSteps: F.positiveInt("leduc-steps").pipe(withDefault(6_000_000, "Leduc budget", "decisions")),
+  tttSteps: F.positiveInt("ttt-steps").pipe(withDefault(2_000_000, "Tic-tac-toe budget", "decisions")),
+  ablationSteps: F.positiveInt("ablation-steps").pipe(withDefault(1_000_000, "Kuhn budget of each ablation run", "decisions")),
+  ablationTttSteps: F.positiveInt("ablation-ttt-steps").pipe(withDefault(1_000_000, "Tic-tac-toe budget of each ablation run", "decisions")),
+  json: jsonFlag
+}
+
 const benchSolversFlags = {
   games: Flag.String("games").pipe(
     withDefault("kuhn_poker;leduc_poker;liars_dice(players=2,numdice=1,dice_sides=6);kuhn_poker(players=3)", "Games (GameRegistry names, separated by ;)")
@@ -213,6 +224,8 @@ const selfplayFlags = {
   episodesPerUpdate: F.positiveInt("episodes-per-update").pipe(withDefault(256, "Episodes per update (the batch)", "episodes")),
   learningRate: F.finite("learning-rate", { above: 0 }).pipe(withDefault(0.05, "η of the MMD / policy-gradient step")),
   magnet: F.finite("magnet", { min: 0 }).pipe(withDefault(0.02, "α, strength of MMD's uniform magnet (0: unregularized)")),
+  critic: F.finite("critic", { min: 0, below: 1 }).pipe(withDefault(0, "β of the tabular per-action critic (moving average of advantages across updates; 0: off)")),
+  fullStepVisits: F.positiveInt("full-step-visits").pipe(withDefault(1, "Visits in a batch from which a state takes the full step (fewer: proportionally smaller)", "visits")),
   update: Flag.Literals("update", ["mmd", "pg"] as const).pipe(withDefault("mmd", "Update rule: magnetic mirror descent or softmax policy gradient")),
   opponents: Flag.Literals("opponents", ["latest", "uniform", "winrate"] as const).pipe(
     withDefault("latest", "Opponents: the latest policy in every seat, or past checkpoints sampled uniformly or by win rate")
@@ -433,6 +446,7 @@ export interface Configs {
   readonly "bench cli": Infer<typeof benchCliFlags>
   readonly "bench ppo": Infer<typeof benchPpoFlags>
   readonly "bench solvers": Infer<typeof benchSolversFlags>
+  readonly "bench selfplay": Infer<typeof benchSelfplayFlags>
   readonly "bench replay": Infer<typeof benchReplayFlags>
   readonly "bench multiturn": Infer<typeof benchMultiturnFlags>
   readonly compare: Infer<ReturnType<typeof compareFlags>>
@@ -549,6 +563,12 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "solvers",
           benchSolversFlags,
           "Convergence table: NashConv after 10/100/1,000/10,000 iterations and solver seconds, for every tabular solver on Kuhn, Leduc, Liar's dice and 3-player Kuhn"
+        ),
+        leaf(
+          "bench selfplay",
+          "selfplay",
+          benchSelfplayFlags,
+          "Self-play acceptance figures: games/s, NashConv on Kuhn/Leduc per seed vs CFR+, tic-tac-toe vs minimax, estimator ablation"
         ),
         leaf(
           "bench replay",

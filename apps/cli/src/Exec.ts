@@ -20,6 +20,7 @@ const loaders: Loaders = {
   "bench cli": () => import("./commands/BenchCli.js").then((m) => m.handleBenchCli),
   "bench ppo": () => import("./commands/BenchPpo.js").then((m) => m.handleBenchPpo),
   "bench solvers": () => import("./commands/BenchSolvers.js").then((m) => m.handleBenchSolvers),
+  "bench selfplay": () => import("./commands/BenchSelfplay.js").then((m) => m.handleBenchSelfplay),
   "bench replay": () => import("./commands/BenchReplay.js").then((m) => m.handleBenchReplay),
   "bench multiturn": () => import("./commands/BenchMultiturn.js").then((m) => m.handleBenchMultiturn),
   compare: () => import("./commands/Compare.js").then((m) => m.handleCompare),

@@ -89,6 +89,12 @@ export interface Options {
    * η · n / fullStepVisits (rarely reached states average their noisy estimates over several updates). Default 1.
    */
   readonly fullStepVisits: number
+  /**
+   * β in [0, 1) of a tabular critic: each (state, action)'s advantage estimate becomes an exponential moving average
+   * over updates (`q ← q + (1 − (1 − β)^c) (mean of the batch's c samples − q)`), so rarely reached states learn from
+   * more than one batch's few samples; 0 (default) uses each batch's means alone.
+   */
+  readonly critic: number
   readonly update: UpdateRule
   readonly opponents: Opponents
   /** Updates between snapshots into the opponent pool. Default 10. */
@@ -120,6 +126,7 @@ export const defaults: Options = {
   learningRate: 0.05,
   magnet: 0.02,
   fullStepVisits: 1,
+  critic: 0,
   update: "mmd",
   opponents: "latest",
   poolEvery: 10,
@@ -190,6 +197,7 @@ export const validate = (o: Options): Options => {
   if (!Number.isSafeInteger(o.seed) || o.seed < 0) throw bad("seed", o.seed, "must be a non-negative integer")
   if (!(o.learningRate > 0 && Number.isFinite(o.learningRate))) throw bad("learningRate", o.learningRate, "must be finite and > 0")
   if (!(o.magnet >= 0 && Number.isFinite(o.magnet))) throw bad("magnet", o.magnet, "must be finite and ≥ 0")
+  if (!(o.critic >= 0 && o.critic < 1)) throw bad("critic", o.critic, "must be in [0, 1)")
   if (!(o.gamma >= 0 && o.gamma <= 1)) throw bad("gamma", o.gamma, "must be in [0, 1]")
   if (!(o.emaDecay >= 0 && o.emaDecay <= 1)) throw bad("emaDecay", o.emaDecay, "must be in [0, 1]")
   if (o.update !== "mmd" && o.update !== "pg") throw bad("update", o.update, "must be mmd or pg")
@@ -241,6 +249,8 @@ export interface LearnOptions {
   readonly averageWeight?: number | undefined
   /** Visits in the batch from which a state takes the full step η (fewer: η · n / fullStepVisits). Default 1. */
   readonly fullStepVisits?: number | undefined
+  /** β of the per-action critic (0: the batch's means alone). Default 0. */
+  readonly critic?: number | undefined
 }
 
 /** A trainable self-play policy (the tabular one here; a text policy over the games' text views fits the same). */
@@ -265,6 +275,9 @@ export interface Row {
   /** Batch scratch: summed gradient (or advantage per action), steps per action, visits. */
   readonly grad: Float64Array
   readonly count: Float64Array
+  /** The critic's per-action estimates (with `critic` > 0) and whether each has been set. */
+  readonly q: Float64Array
+  readonly qSeen: Uint8Array
   visits: number
 }
 
@@ -282,7 +295,7 @@ const softmaxInto = (logits: Float64Array, out: Float64Array): void => {
 
 const newRow = (legal: ReadonlyArray<number>): Row => {
   const n = legal.length
-  return { actions: Int32Array.from(legal), logits: new Float64Array(n), probs: new Float64Array(n).fill(1 / n), avg: new Float64Array(n), grad: new Float64Array(n), count: new Float64Array(n), visits: 0 }
+  return { actions: Int32Array.from(legal), logits: new Float64Array(n), probs: new Float64Array(n).fill(1 / n), avg: new Float64Array(n), grad: new Float64Array(n), count: new Float64Array(n), q: new Float64Array(n), qSeen: new Uint8Array(n), visits: 0 }
 }
 
 /** A frozen tabular policy: probabilities by key (unknown keys: uniform). */
@@ -351,9 +364,23 @@ export class TabularSoftmax implements SelfPlayPolicy {
         let all = 0
         for (let k = 0; k < A; k++) all += row.grad[k]!
         const mean = all / n
+        const beta = o.critic ?? 0
+        if (beta > 0) {
+          // the critic: an exponential moving average of each action's batch-mean advantage across updates (the
+          // first estimate of an action sets it); actions never taken yet read the mean of this batch
+          for (let k = 0; k < A; k++) {
+            const c = row.count[k]!
+            if (c === 0) continue
+            const target = row.grad[k]! / c
+            if (row.qSeen[k] === 0) {
+              row.q[k] = target
+              row.qSeen[k] = 1
+            } else row.q[k] = row.q[k]! + (1 - Math.pow(1 - beta, c)) * (target - row.q[k]!)
+          }
+        }
         for (let k = 0; k < A; k++) {
           const c = row.count[k]!
-          const q = c > 0 ? row.grad[k]! / c : mean
+          const q = beta > 0 ? (row.qSeen[k] === 1 ? row.q[k]! : mean) : c > 0 ? row.grad[k]! / c : mean
           row.avg[k] = row.avg[k]! + w * n * row.probs[k]!
           row.logits[k] = (row.logits[k]! + eta * q) * decay
           row.grad[k] = 0
@@ -671,7 +698,9 @@ const RowJson = Schema.Struct({
   key: Schema.String,
   actions: Schema.Array(Schema.Number),
   logits: Schema.Array(Schema.Number),
-  avg: Schema.Array(Schema.Number)
+  avg: Schema.Array(Schema.Number),
+  q: Schema.Array(Schema.Number),
+  qSeen: Schema.Array(Schema.Number)
 })
 const TableJson = Schema.Struct({ policy: Schema.Number, game: Schema.String, rows: Schema.Array(RowJson) })
 const FrozenJson = Schema.Struct({ game: Schema.String, rows: Schema.Array(Schema.Struct({ key: Schema.String, probs: Schema.Array(Schema.Number) })) })
@@ -710,7 +739,14 @@ export const toCheckpoint = (s: Session): CheckpointJson => ({
     [...p.tables].map(([game, table]) => ({
       policy,
       game,
-      rows: [...table].map(([key, r]) => ({ key, actions: Array.from(r.actions), logits: Array.from(r.logits), avg: Array.from(r.avg) }))
+      rows: [...table].map(([key, r]) => ({
+        key,
+        actions: Array.from(r.actions),
+        logits: Array.from(r.logits),
+        avg: Array.from(r.avg),
+        q: Array.from(r.q),
+        qSeen: Array.from(r.qSeen)
+      }))
     }))
   ),
   pool: s.pool.map((e) => ({
@@ -750,6 +786,8 @@ export const fromCheckpoint = (games: ReadonlyArray<Game>, ckpt: CheckpointJson,
       const row = newRow(r.actions)
       row.logits.set(r.logits)
       row.avg.set(r.avg)
+      row.q.set(r.q)
+      row.qSeen.set(r.qSeen)
       softmaxInto(row.logits, row.probs)
       table.set(r.key, row)
     }
