@@ -95,6 +95,11 @@ export interface Options {
    * more than one batch's few samples; 0 (default) uses each batch's means alone.
    */
   readonly critic: number
+  /**
+   * Updates between moves of MMD's magnet to the current policy (0, default: the fixed uniform magnet). A moving
+   * magnet removes the regularization's bias, so a larger `magnet` (less noise) still converges to Nash.
+   */
+  readonly magnetEvery: number
   readonly update: UpdateRule
   readonly opponents: Opponents
   /** Updates between snapshots into the opponent pool. Default 10. */
@@ -127,6 +132,7 @@ export const defaults: Options = {
   magnet: 0.02,
   fullStepVisits: 1,
   critic: 0,
+  magnetEvery: 0,
   update: "mmd",
   opponents: "latest",
   poolEvery: 10,
@@ -193,6 +199,7 @@ export const validate = (o: Options): Options => {
   posInt("poolSize")
   posInt("checkpointEvery")
   posInt("fullStepVisits")
+  if (!Number.isSafeInteger(o.magnetEvery) || o.magnetEvery < 0) throw bad("magnetEvery", o.magnetEvery, "must be an integer ≥ 0")
   if (!Number.isSafeInteger(o.evalEvery) || o.evalEvery < 0) throw bad("evalEvery", o.evalEvery, "must be an integer ≥ 0")
   if (!Number.isSafeInteger(o.seed) || o.seed < 0) throw bad("seed", o.seed, "must be a non-negative integer")
   if (!(o.learningRate > 0 && Number.isFinite(o.learningRate))) throw bad("learningRate", o.learningRate, "must be finite and > 0")
@@ -278,6 +285,8 @@ export interface Row {
   /** The critic's per-action estimates (with `critic` > 0) and whether each has been set. */
   readonly q: Float64Array
   readonly qSeen: Uint8Array
+  /** log ρ of MMD's magnet at this state (zeros: the uniform magnet, up to a constant). */
+  readonly logMagnet: Float64Array
   visits: number
 }
 
@@ -295,7 +304,7 @@ const softmaxInto = (logits: Float64Array, out: Float64Array): void => {
 
 const newRow = (legal: ReadonlyArray<number>): Row => {
   const n = legal.length
-  return { actions: Int32Array.from(legal), logits: new Float64Array(n), probs: new Float64Array(n).fill(1 / n), avg: new Float64Array(n), grad: new Float64Array(n), count: new Float64Array(n), q: new Float64Array(n), qSeen: new Uint8Array(n), visits: 0 }
+  return { actions: Int32Array.from(legal), logits: new Float64Array(n), probs: new Float64Array(n).fill(1 / n), avg: new Float64Array(n), grad: new Float64Array(n), count: new Float64Array(n), q: new Float64Array(n), qSeen: new Uint8Array(n), logMagnet: new Float64Array(n), visits: 0 }
 }
 
 /** A frozen tabular policy: probabilities by key (unknown keys: uniform). */
@@ -382,7 +391,7 @@ export class TabularSoftmax implements SelfPlayPolicy {
           const c = row.count[k]!
           const q = beta > 0 ? (row.qSeen[k] === 1 ? row.q[k]! : mean) : c > 0 ? row.grad[k]! / c : mean
           row.avg[k] = row.avg[k]! + w * n * row.probs[k]!
-          row.logits[k] = (row.logits[k]! + eta * q) * decay
+          row.logits[k] = (row.logits[k]! + eta * q + o.magnet * eta * row.logMagnet[k]!) * decay
           row.grad[k] = 0
           row.count[k] = 0
         }
@@ -395,6 +404,17 @@ export class TabularSoftmax implements SelfPlayPolicy {
       }
       row.visits = 0
       softmaxInto(row.logits, row.probs)
+    }
+  }
+
+  /**
+   * Move MMD's magnet to the current policy at every state (`log ρ ← log π`, floored at log 1e-6): the moving-magnet
+   * variant of Sokota et al. (arXiv:2206.05825, Sec. 5), whose fixed points are Nash equilibria rather than the
+   * α-regularized (quantal response) equilibrium.
+   */
+  moveMagnet(): void {
+    for (const table of this.tables.values()) {
+      for (const row of table.values()) for (let k = 0; k < row.probs.length; k++) row.logMagnet[k] = Math.log(Math.max(1e-6, row.probs[k]!))
     }
   }
 
@@ -637,6 +657,7 @@ export class Session {
       }
     })
     this.update++
+    if (o.magnetEvery > 0 && this.update % o.magnetEvery === 0) for (const p of this.policies) p.moveMagnet()
     if (o.opponents !== "latest" && this.update % o.poolEvery === 0) {
       this.pool.push({ id: this.nextPoolId++, update: this.update, policy: this.merged("current"), games: 0, score: 0 })
       if (this.pool.length > o.poolSize) this.pool.shift()
@@ -700,7 +721,8 @@ const RowJson = Schema.Struct({
   logits: Schema.Array(Schema.Number),
   avg: Schema.Array(Schema.Number),
   q: Schema.Array(Schema.Number),
-  qSeen: Schema.Array(Schema.Number)
+  qSeen: Schema.Array(Schema.Number),
+  logMagnet: Schema.Array(Schema.Number)
 })
 const TableJson = Schema.Struct({ policy: Schema.Number, game: Schema.String, rows: Schema.Array(RowJson) })
 const FrozenJson = Schema.Struct({ game: Schema.String, rows: Schema.Array(Schema.Struct({ key: Schema.String, probs: Schema.Array(Schema.Number) })) })
@@ -745,7 +767,8 @@ export const toCheckpoint = (s: Session): CheckpointJson => ({
         logits: Array.from(r.logits),
         avg: Array.from(r.avg),
         q: Array.from(r.q),
-        qSeen: Array.from(r.qSeen)
+        qSeen: Array.from(r.qSeen),
+        logMagnet: Array.from(r.logMagnet)
       }))
     }))
   ),
@@ -788,6 +811,7 @@ export const fromCheckpoint = (games: ReadonlyArray<Game>, ckpt: CheckpointJson,
       row.avg.set(r.avg)
       row.q.set(r.q)
       row.qSeen.set(r.qSeen)
+      row.logMagnet.set(r.logMagnet)
       softmaxInto(row.logits, row.probs)
       table.set(r.key, row)
     }
