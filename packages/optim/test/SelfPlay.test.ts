@@ -17,7 +17,7 @@ describe("SelfPlay trainer (tabular, Kuhn poker)", () => {
   })
 
   it("resumes from a checkpoint bit-identically (JSON round trip of the whole state)", () => {
-    const opts = { seed: 5, totalSteps: 20_000, episodesPerUpdate: 64, opponents: "winrate" as const, poolEvery: 5, evalEvery: 0 }
+    const opts = { seed: 5, totalSteps: 20_000, episodesPerUpdate: 64, opponents: "winrate" as const, poolEvery: 5, magnetEvery: 3, critic: 0.1, evalEvery: 0 }
     const straight = SelfPlay.trainSync([kuhn], opts).session
     const half = SelfPlay.trainSync([kuhn], { ...opts, totalSteps: 10_000 }).session
     const ckpt = JSON.parse(JSON.stringify(SelfPlay.toCheckpoint(half))) as unknown

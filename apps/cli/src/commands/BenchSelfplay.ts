@@ -24,9 +24,9 @@ import type { Configs } from "../Commands.js"
 
 /** The tuned settings per game (η, α, batch, budget in decisions, evaluated policy). */
 export const settings = {
-  kuhn_poker: { learningRate: 0.05, magnet: 0.02, episodesPerUpdate: 256, evalPolicy: "average" as const },
-  leduc_poker: { learningRate: 0.5, magnet: 0.05, episodesPerUpdate: 256, fullStepVisits: 16, evalPolicy: "average" as const },
-  tic_tac_toe: { learningRate: 1, magnet: 0.1, episodesPerUpdate: 256, evalPolicy: "current" as const }
+  kuhn_poker: { algo: "rae", learningRate: 0.1, magnet: 0.5, magnetEvery: 20, episodesPerUpdate: 256, evalPolicy: "average" as const },
+  leduc_poker: { algo: "rae", learningRate: 0.5, magnet: 0.05, episodesPerUpdate: 256, fullStepVisits: 16, evalPolicy: "average" as const },
+  tic_tac_toe: { algo: "grpo", learningRate: 0.1, magnet: 0.1, episodesPerUpdate: 256, evalPolicy: "average" as const }
 } as const
 
 const median = (xs: ReadonlyArray<number>) => {
@@ -170,7 +170,7 @@ export const handleBenchSelfplay = (config: Configs["bench selfplay"]): Effect.E
         const rows: Array<Record<string, unknown>> = []
         const curves: Array<ReturnType<typeof curveRun>> = []
         for (const seed of seeds) {
-          const run = curveRun(game, { ...settings[game.info.name as "kuhn_poker"], seed, totalSteps: steps, algo: "rae" })
+          const run = curveRun(game, { ...settings[game.info.name as "kuhn_poker"], seed, totalSteps: steps })
           curves.push(run)
           const last = run.curve.at(-1)!
           const hit = run.curve.find((p) => p.nashConv <= target)
@@ -192,9 +192,9 @@ export const handleBenchSelfplay = (config: Configs["bench selfplay"]): Effect.E
         return curves
       }
 
-      if (sections.has("kuhn")) acceptance(kuhn, 0.02, config.kuhnSteps, `Kuhn poker: tabular self-play (spiral/RAE, MMD α=${settings.kuhn_poker.magnet}, η=${settings.kuhn_poker.learningRate}), target NashConv ≤ 0.02`)
+      if (sections.has("kuhn")) acceptance(kuhn, 0.02, config.kuhnSteps, `Kuhn poker: tabular self-play (${JSON.stringify(settings.kuhn_poker)}), target NashConv ≤ 0.02`)
       if (sections.has("leduc")) {
-        const curves = acceptance(leduc, 0.5, config.leducSteps, `Leduc poker: tabular self-play (spiral/RAE, MMD α=${settings.leduc_poker.magnet}, η=${settings.leduc_poker.learningRate}), target NashConv ≤ 0.5`)
+        const curves = acceptance(leduc, 0.5, config.leducSteps, `Leduc poker: tabular self-play (${JSON.stringify(settings.leduc_poker)}), target NashConv ≤ 0.5`)
         const c = curves[0]!.curve
         const picks = [0.05, 0.1, 0.25, 0.5, 0.75, 1].map((f) => c[Math.min(c.length - 1, Math.max(0, Math.round(f * c.length) - 1))]!)
         const cfr = cfrCurve(curves[0]!.ex.tree, curves[0]!.ex.ws, picks.map((p) => p.seconds))
@@ -204,7 +204,7 @@ export const handleBenchSelfplay = (config: Configs["bench selfplay"]): Effect.E
         const rows: Array<Record<string, unknown>> = []
         for (const seed of seeds) {
           const t0 = performance.now()
-          const s = SelfPlay.trainSync([ttt], { ...settings.tic_tac_toe, seed, totalSteps: config.tttSteps, evalEvery: 0, algo: "rae" }).session
+          const s = SelfPlay.trainSync([ttt], { ...settings.tic_tac_toe, seed, totalSteps: config.tttSteps, evalEvery: 0 }).session
           const seconds = (performance.now() - t0) / 1000
           const m = tttMatch(s, seed)
           rows.push({ seed, decisions: s.globalStep, "train s": seconds, wins: m.wins, draws: m.draws, losses: m.losses, "loss rate 95% CI": `[${m.lossCi[0].toFixed(3)}, ${m.lossCi[1].toFixed(3)}]`, "never loses": m.losses === 0 ? "yes" : "no", loadavg: load() })
@@ -212,7 +212,7 @@ export const handleBenchSelfplay = (config: Configs["bench selfplay"]): Effect.E
         }
         const mm = SelfPlay.playMatch(ttt, Minimax.player(), Minimax.player(), 200, 1)
         rows.push({ seed: "minimax vs minimax (baseline)", decisions: "", "train s": "", wins: mm.wins, draws: mm.draws, losses: mm.losses, "loss rate 95% CI": `[${mm.lossCi[0].toFixed(3)}, ${mm.lossCi[1].toFixed(3)}]`, "never loses": mm.losses === 0 ? "yes" : "no", loadavg: load() })
-        table(`Tic-tac-toe: learned policy (greedy, current iterate) vs alpha-beta minimax (random tie-breaks), 200 games, half as first player`, rows, json)
+        table(`Tic-tac-toe: learned policy (greedy; ${JSON.stringify(settings.tic_tac_toe)}) vs alpha-beta minimax (random tie-breaks), 200 games, half as first player`, rows, json)
       }
       if (sections.has("ablation")) {
         const algos = ["rae", "grpo", "mars", "at-grpo"] as const
@@ -222,7 +222,7 @@ export const handleBenchSelfplay = (config: Configs["bench selfplay"]): Effect.E
         for (const update of ["mmd", "pg"] as const) {
           for (const algo of algos) {
             const ncs = seeds.map((seed) => {
-              const s = SelfPlay.trainSync([kuhn], { ...settings.kuhn_poker, ...(update === "pg" ? { learningRate: 0.5 } : {}), update, algo, seed, totalSteps: config.ablationSteps, evalEvery: 0 }).session
+              const s = SelfPlay.trainSync([kuhn], { ...settings.kuhn_poker, ...(update === "pg" ? { learningRate: 0.5, magnet: 0.02, magnetEvery: 0 } : {}), update, algo, seed, totalSteps: config.ablationSteps, evalEvery: 0 }).session
               return ex.nashConv(s.policyView())
             })
             const mean = ncs.reduce((a, b) => a + b, 0) / ncs.length
