@@ -14,11 +14,18 @@
  * generated the batch):
  * - `update: "mmd"` (default) — Magnetic Mirror Descent (Sokota et al., "A Unified Approach to Reinforcement Learning,
  *   Quantal Response Equilibria, and Two-Player Zero-Sum Games", arXiv:2206.05825, Eq. 2 in behavioral form with
- *   q-values) with a uniform magnet ρ and the q-values estimated from the sampled steps by importance weighting,
- *   `q̂(a) = (1/n_I) Σ_{steps at I taking a} A / π(a)`: the closed form `π' ∝ (π · ρ^{αη} · e^{η q̂})^{1/(1+αη)}`,
- *   i.e. logits `θ' = (θ + η q̂) / (1 + αη)` (η = `learningRate`, α = `magnet`). MMD's last iterate converges to the
+ *   q-values) with magnet ρ (uniform by default) and q-values estimated from the sampled steps: `q̂(a)` is the mean
+ *   advantage of the batch's steps at `I` that took `a` (self-normalized importance weighting; an action not taken
+ *   reads the mean over all of `I`'s steps). The closed form `π' ∝ (π · ρ^{αη} · e^{η q̂})^{1/(1+αη)}` is, in logits,
+ *   `θ' = (θ + η q̂ + αη log ρ) / (1 + αη)` (η = `learningRate`, α = `magnet`). MMD's last iterate converges to the
  *   α-regularized (quantal response) equilibrium, which approaches a Nash equilibrium as α → 0; plain self-play
- *   policy gradient instead cycles in zero-sum games.
+ *   policy gradient instead cycles in zero-sum games. Since `q̂` compares actions at one state, a baseline that is
+ *   constant within a batch for a role (GRPO's group mean) cancels: the estimators differ here by their scale (std
+ *   normalization) and by how their baseline moves from sample to sample (RAE's per-trajectory EMA).
+ * - `magnetEvery: K` moves the magnet to the current policy every K updates (`log ρ ← log π`; the moving-magnet
+ *   variant of the same paper), so the fixed point is a Nash equilibrium and a strong α (low noise) costs no bias.
+ * - `critic: β` replaces the batch's per-action means by moving averages across updates; `fullStepVisits: m` scales
+ *   the step of a state seen n < m times in the batch by n / m (rarely reached states average over more samples).
  * - `update: "pg"` — softmax policy gradient per state: `θ' = θ + (η / n_I) Σ A (e_a − π)`.
  * - Every visited row also accumulates `n_I · π` into its *average policy* (the frequency-weighted average of the
  *   iterates, fictitious-play style); `evalPolicy` picks which of the two the evaluation hook and `act` see.

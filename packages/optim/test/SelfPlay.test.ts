@@ -36,6 +36,13 @@ describe("SelfPlay trainer (tabular, Kuhn poker)", () => {
     }
   })
 
+  it("mixes games in a batch (alternating episodes) and keeps a table per game", () => {
+    const leduc = GameRegistry.loadGame("leduc_poker")
+    const { session } = SelfPlay.trainSync([kuhn, leduc], { seed: 1, totalSteps: 4_000, episodesPerUpdate: 64, evalEvery: 0 })
+    expect([...session.policies[0]!.tables.keys()].sort()).toEqual(["kuhn_poker", "leduc_poker"])
+    expect(session.episodes % 2).toBe(0)
+  })
+
   it("calls the evaluation hook every evalEvery updates and once at the end", () => {
     const seen: Array<number> = []
     SelfPlay.trainSync([kuhn], { seed: 1, totalSteps: 3_000, episodesPerUpdate: 100, evalEvery: 4 }, {
