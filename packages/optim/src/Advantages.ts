@@ -367,43 +367,8 @@ export const reinforcePlusPlus: Estimator = (batch, o) => {
 export const gigpoStep = (batch: ReadonlyArray<Group>, o: Options): Result => {
   validate("gigpo", batch, { stateKeys: true })
   validateOptions("gigpo", o)
-  const byStd = o.normalize === "std"
-  return batch.map((group) => {
-    // every step of the group, flattened trajectory by trajectory, with its discounted return and its anchor group:
-    // the dense id of its state key, numbered in order of first appearance
-    let n = 0
-    for (const tr of group) n += tr.rewards.length
-    const returns = new Float64Array(n)
-    const ids = new Int32Array(n)
-    const anchorOf = new Map<string, number>()
-    let offset = 0
-    for (const tr of group) {
-      discountedReturns(tr.rewards, o.gamma, returns.subarray(offset, offset + tr.rewards.length))
-      const keys = tr.stateKeys!
-      for (let t = 0; t < keys.length; t++) {
-        let id = anchorOf.get(keys[t]!)
-        if (id === undefined) {
-          id = anchorOf.size
-          anchorOf.set(keys[t]!, id)
-        }
-        ids[offset + t] = id
-      }
-      offset += tr.rewards.length
-    }
-    // normalized within each anchor group by the group-normalization kernel (sample std; a singleton anchor group,
-    // one member, gives A^S = 0)
-    const G = anchorOf.size
-    const count = new Int32Array(G)
-    for (let k = 0; k < n; k++) count[ids[k]!]++
-    const adv = new Float64Array(n)
-    GroupNorm.normalizeInto(returns, ids, count, 1, o.eps, byStd, new Float64Array(G), new Float64Array(G), adv)
-    offset = 0
-    return group.map((tr) => {
-      const out = adv.slice(offset, offset + tr.rewards.length)
-      offset += tr.rewards.length
-      return out
-    })
-  })
+  // anchor groups: the dense id of each step's state key within its task group (a singleton anchor group gives 0)
+  return keyedStepNorm(batch, o, (tr, t) => tr.stateKeys![t]!, o.normalize === "std")
 }
 
 /**
@@ -502,11 +467,12 @@ export const rae: Estimator = (batch, o) => raeWithBaselines(batch, o).advantage
 
 /**
  * Normalize per-step values within keyed step groups of each task group: every step `t` of trajectory `i` of a group
- * goes to the step group `key(tr, t)`; its value `G` (discounted reward-to-go, γ = `options.gamma`) becomes
- * `(G − mean) / (std + ε)` over its step group (sample std; a one-member step group gives 0), through
- * `GroupNorm.normalizeInto` as every group estimator here.
+ * goes to the step group `key(tr, t)` (numbered in order of first appearance); its value `G` (discounted
+ * reward-to-go, γ = `options.gamma`) becomes `(G − mean) / (std + ε)` over its step group (`G − mean` without
+ * `byStd`; sample std; a one-member step group gives 0), through `GroupNorm.normalizeInto` as every group estimator
+ * here. GiGPO's anchor-state level, MARS and AT-GRPO are this with different keys.
  */
-const keyedStepNorm = (batch: ReadonlyArray<Group>, o: Options, key: (tr: TrajectoryInput, t: number) => string): Result =>
+const keyedStepNorm = (batch: ReadonlyArray<Group>, o: Options, key: (tr: TrajectoryInput, t: number) => string, byStd = true): Result =>
   batch.map((group) => {
     let n = 0
     for (const tr of group) n += tr.rewards.length
@@ -531,7 +497,7 @@ const keyedStepNorm = (batch: ReadonlyArray<Group>, o: Options, key: (tr: Trajec
     const count = new Int32Array(G)
     for (let k = 0; k < n; k++) count[ids[k]!]++
     const adv = new Float64Array(n)
-    GroupNorm.normalizeInto(values, ids, count, 1, o.eps, true, new Float64Array(G), new Float64Array(G), adv)
+    GroupNorm.normalizeInto(values, ids, count, 1, o.eps, byStd, new Float64Array(G), new Float64Array(G), adv)
     offset = 0
     return group.map((tr) => {
       const out = adv.slice(offset, offset + tr.rewards.length)
