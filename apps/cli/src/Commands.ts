@@ -126,8 +126,8 @@ const benchSelfplayFlags = {
   seeds: F.positiveInt("seeds").pipe(withDefault(3, "Seeds per configuration")),
   sections: Flag.String("sections").pipe(withDefault("speed,kuhn,leduc,ttt,ablation", "Sections to run (comma-separated)")),
   kuhnSteps: F.positiveInt("kuhn-steps").pipe(withDefault(2_000_000, "Kuhn budget", "decisions")),
-  leducSteps: F.positiveInt("leduc-steps").pipe(withDefault(6_000_000, "Leduc budget", "decisions")),
-  tttSteps: F.positiveInt("ttt-steps").pipe(withDefault(8_000_000, "Tic-tac-toe budget", "decisions")),
+  leducSteps: F.positiveInt("leduc-steps").pipe(withDefault(10_000_000, "Leduc budget", "decisions")),
+  tttSteps: F.positiveInt("ttt-steps").pipe(withDefault(2_000_000, "Tic-tac-toe budget", "decisions")),
   ablationSteps: F.positiveInt("ablation-steps").pipe(withDefault(1_000_000, "Kuhn budget of each ablation run", "decisions")),
   ablationTttSteps: F.positiveInt("ablation-ttt-steps").pipe(withDefault(1_000_000, "Tic-tac-toe budget of each ablation run", "decisions")),
   json: jsonFlag
@@ -224,6 +224,9 @@ const selfplayFlags = {
   episodesPerUpdate: F.positiveInt("episodes-per-update").pipe(withDefault(256, "Episodes per update (the batch)", "episodes")),
   learningRate: F.finite("learning-rate", { above: 0 }).pipe(withDefault(0.05, "η of the MMD / policy-gradient step")),
   magnet: F.finite("magnet", { min: 0 }).pipe(withDefault(0.02, "α, strength of MMD's uniform magnet (0: unregularized)")),
+  unsampled: Flag.Literals("unsampled", ["baseline", "mean"] as const).pipe(
+    withDefault("baseline", "q̂ of an action not taken at a state in the batch: the estimator's baseline (0) or the state's mean")
+  ),
   magnetEvery: F.nonNegativeInt("magnet-every").pipe(withDefault(0, "Updates between moves of MMD's magnet to the current policy (0: fixed uniform magnet)", "updates")),
   critic: F.finite("critic", { min: 0, below: 1 }).pipe(withDefault(0, "β of the tabular per-action critic (moving average of advantages across updates; 0: off)")),
   fullStepVisits: F.positiveInt("full-step-visits").pipe(withDefault(1, "Visits in a batch from which a state takes the full step (fewer: proportionally smaller)", "visits")),

@@ -13,7 +13,7 @@ import { handleSelfplay, evaluateSelfplay } from "../src/commands/SelfPlay.js"
 
 const base = {
   algo: "spiral" as const, policy: "tabular" as const, seed: 1, totalSteps: 20_000, episodesPerUpdate: 128,
-  learningRate: 0.05, magnet: 0.02, magnetEvery: 0, critic: 0, fullStepVisits: 1, update: "mmd" as const, opponents: "latest" as const, sharing: "shared" as const,
+  learningRate: 0.05, magnet: 0.02, magnetEvery: 0, unsampled: "baseline" as const, critic: 0, fullStepVisits: 1, update: "mmd" as const, opponents: "latest" as const, sharing: "shared" as const,
   evalPolicy: "average" as const, evalEvery: 10, resume: false, overwrite: false, json: true
 }
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-selfplay-"))

@@ -16,12 +16,13 @@
  *   Quantal Response Equilibria, and Two-Player Zero-Sum Games", arXiv:2206.05825, Eq. 2 in behavioral form with
  *   q-values) with magnet ρ (uniform by default) and q-values estimated from the sampled steps: `q̂(a)` is the mean
  *   advantage of the batch's steps at `I` that took `a` (self-normalized importance weighting; an action not taken
- *   reads the mean over all of `I`'s steps). The closed form `π' ∝ (π · ρ^{αη} · e^{η q̂})^{1/(1+αη)}` is, in logits,
+ *   reads 0, the estimator's baseline, or with `unsampled: "mean"` the mean over `I`'s steps). The closed form `π' ∝ (π · ρ^{αη} · e^{η q̂})^{1/(1+αη)}` is, in logits,
  *   `θ' = (θ + η q̂ + αη log ρ) / (1 + αη)` (η = `learningRate`, α = `magnet`). MMD's last iterate converges to the
  *   α-regularized (quantal response) equilibrium, which approaches a Nash equilibrium as α → 0; plain self-play
- *   policy gradient instead cycles in zero-sum games. Since `q̂` compares actions at one state, a baseline that is
- *   constant within a batch for a role (GRPO's group mean) cancels: the estimators differ here by their scale (std
- *   normalization) and by how their baseline moves from sample to sample (RAE's per-trajectory EMA).
+ *   policy gradient instead cycles in zero-sum games. With `unsampled: "mean"` a baseline constant within a batch
+ *   for a role (GRPO's group mean) cancels and the estimators differ only by scale and by how their baseline moves
+ *   from sample to sample (RAE's per-trajectory EMA); with `"baseline"` the baseline is what an untried action is
+ *   compared with.
  * - `magnetEvery: K` moves the magnet to the current policy every K updates (`log ρ ← log π`; the moving-magnet
  *   variant of the same paper), so the fixed point is a Nash equilibrium and a strong α (low noise) costs no bias.
  * - `critic: β` replaces the batch's per-action means by moving averages across updates; `fullStepVisits: m` scales
@@ -107,6 +108,12 @@ export interface Options {
    * magnet removes the regularization's bias, so a larger `magnet` (less noise) still converges to Nash.
    */
   readonly magnetEvery: number
+  /**
+   * `q̂` of an action not taken at a state in this batch: `"baseline"` (default) reads 0, the estimator's baseline,
+   * so that a state seen once still learns which of its actions beat the baseline; `"mean"` reads the mean over the
+   * state's steps (then a baseline cancels exactly, and a state seen once in a batch does not move).
+   */
+  readonly unsampled: "baseline" | "mean"
   readonly update: UpdateRule
   readonly opponents: Opponents
   /** Updates between snapshots into the opponent pool. Default 10. */
@@ -140,6 +147,7 @@ export const defaults: Options = {
   fullStepVisits: 1,
   critic: 0,
   magnetEvery: 0,
+  unsampled: "baseline",
   update: "mmd",
   opponents: "latest",
   poolEvery: 10,
@@ -217,6 +225,7 @@ export const validate = (o: Options): Options => {
   if (o.update !== "mmd" && o.update !== "pg") throw bad("update", o.update, "must be mmd or pg")
   if (!["latest", "uniform", "winrate"].includes(o.opponents)) throw bad("opponents", o.opponents, "must be latest, uniform or winrate")
   if (o.sharing !== "shared" && o.sharing !== "per-seat") throw bad("sharing", o.sharing, "must be shared or per-seat")
+  if (o.unsampled !== "baseline" && o.unsampled !== "mean") throw bad("unsampled", o.unsampled, "must be baseline or mean")
   if (o.averaging !== "uniform" && o.averaging !== "linear") throw bad("averaging", o.averaging, "must be uniform or linear")
   if (o.evalPolicy !== "current" && o.evalPolicy !== "average") throw bad("evalPolicy", o.evalPolicy, "must be current or average")
   if (!Advantages.names().includes(o.algo)) throw new Advantages.UnknownEstimatorError({ name: o.algo, known: Advantages.names() })
@@ -265,6 +274,8 @@ export interface LearnOptions {
   readonly fullStepVisits?: number | undefined
   /** β of the per-action critic (0: the batch's means alone). Default 0. */
   readonly critic?: number | undefined
+  /** The q̂ of an action not taken at a state in the batch: 0 (the estimator's baseline, default) or the state's mean. */
+  readonly unsampled?: "baseline" | "mean" | undefined
 }
 
 /** A trainable self-play policy (the tabular one here; a text policy over the games' text views fits the same). */
@@ -396,7 +407,8 @@ export class TabularSoftmax implements SelfPlayPolicy {
         }
         for (let k = 0; k < A; k++) {
           const c = row.count[k]!
-          const q = beta > 0 ? (row.qSeen[k] === 1 ? row.q[k]! : mean) : c > 0 ? row.grad[k]! / c : mean
+          const fallback = o.unsampled === "mean" ? mean : 0
+          const q = beta > 0 ? (row.qSeen[k] === 1 ? row.q[k]! : fallback) : c > 0 ? row.grad[k]! / c : fallback
           row.avg[k] = row.avg[k]! + w * n * row.probs[k]!
           row.logits[k] = (row.logits[k]! + eta * q + o.magnet * eta * row.logMagnet[k]!) * decay
           row.grad[k] = 0

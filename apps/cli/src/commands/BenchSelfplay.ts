@@ -10,8 +10,9 @@
  * - `ttt`: tic-tac-toe per seed: the learned policy (greedy) against alpha-beta minimax over 200 games, half as first
  *   player: wins/draws/losses with Wilson intervals.
  * - `ablation`: Kuhn (NashConv) and tic-tac-toe (losses to minimax) for each estimator (spiral = RAE, grpo, mars,
- *   at-grpo), equal budgets, every seed; Kuhn under both update rules (with MMD's per-action means a per-role or
- *   per-group baseline cancels, with the policy gradient it does not).
+ *   at-grpo), equal budgets, every seed; Kuhn under three update variants (MMD with an untried action read as the
+ *   state's mean, where a baseline constant within the batch cancels; MMD with it read as the baseline; the policy
+ *   gradient, where the baseline always matters).
  * Each section prints a markdown table (and `--json` rows).
  * @since 0.3.0
  */
@@ -23,10 +24,10 @@ import * as os from "node:os"
 import type { Configs } from "../Commands.js"
 
 /** The tuned settings per game (η, α, batch, budget in decisions, evaluated policy). */
-export const settings = {
-  kuhn_poker: { algo: "rae", learningRate: 0.1, magnet: 0.5, magnetEvery: 20, episodesPerUpdate: 256, evalPolicy: "average" as const },
-  leduc_poker: { algo: "rae", learningRate: 0.5, magnet: 0.05, episodesPerUpdate: 256, fullStepVisits: 16, evalPolicy: "average" as const },
-  tic_tac_toe: { algo: "grpo", learningRate: 0.1, magnet: 0.1, episodesPerUpdate: 256, evalPolicy: "average" as const }
+export const settings: { readonly [game in "kuhn_poker" | "leduc_poker" | "tic_tac_toe"]: Partial<SelfPlay.Options> } = {
+  kuhn_poker: { algo: "rae", learningRate: 0.1, magnet: 0.5, magnetEvery: 20, unsampled: "mean", episodesPerUpdate: 256, evalPolicy: "average" },
+  leduc_poker: { algo: "rae", learningRate: 0.5, magnet: 0.05, fullStepVisits: 16, unsampled: "mean", episodesPerUpdate: 256, evalPolicy: "average" },
+  tic_tac_toe: { algo: "grpo", learningRate: 0.1, magnet: 0.1, unsampled: "baseline", episodesPerUpdate: 256, evalPolicy: "average" }
 } as const
 
 const median = (xs: ReadonlyArray<number>) => {
@@ -219,10 +220,16 @@ export const handleBenchSelfplay = (config: Configs["bench selfplay"]): Effect.E
         const label = (a: string) => (a === "rae" ? "spiral (RAE)" : a)
         const rows: Array<Record<string, unknown>> = []
         const ex = exact(kuhn)
-        for (const update of ["mmd", "pg"] as const) {
+        const variants = [
+          { label: "mmd, untried = state mean", o: { unsampled: "mean" } },
+          { label: "mmd, untried = baseline", o: { unsampled: "baseline" } },
+          { label: "pg (η 0.5, fixed magnet 0.02)", o: { update: "pg", learningRate: 0.5, magnet: 0.02, magnetEvery: 0 } }
+        ] as const
+        for (const variant of variants) {
+          const update = variant.label
           for (const algo of algos) {
             const ncs = seeds.map((seed) => {
-              const s = SelfPlay.trainSync([kuhn], { ...settings.kuhn_poker, ...(update === "pg" ? { learningRate: 0.5, magnet: 0.02, magnetEvery: 0 } : {}), update, algo, seed, totalSteps: config.ablationSteps, evalEvery: 0 }).session
+              const s = SelfPlay.trainSync([kuhn], { ...settings.kuhn_poker, ...variant.o, algo, seed, totalSteps: config.ablationSteps, evalEvery: 0 }).session
               return ex.nashConv(s.policyView())
             })
             const mean = ncs.reduce((a, b) => a + b, 0) / ncs.length
@@ -238,7 +245,7 @@ export const handleBenchSelfplay = (config: Configs["bench selfplay"]): Effect.E
           })
           const mean = losses.reduce((a, b) => a + b, 0) / losses.length
           const sd = Math.sqrt(losses.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, losses.length - 1))
-          rows.push({ game: "tic_tac_toe", update: "mmd", estimator: label(algo), metric: "loss rate vs minimax (200 games)", mean, sd, perSeed: losses.map((x) => r4(x)).join(" / "), loadavg: load() })
+          rows.push({ game: "tic_tac_toe", update: "mmd, untried = baseline", estimator: label(algo), metric: "loss rate vs minimax (200 games)", mean, sd, perSeed: losses.map((x) => r4(x)).join(" / "), loadavg: load() })
           note(`  ablation ttt ${algo}: ${mean.toFixed(4)}`)
         }
         table(`Ablation (equal budgets: Kuhn ${config.ablationSteps} decisions, tic-tac-toe ${config.ablationTttSteps}; ${seeds.length} seeds)`, rows, json)
