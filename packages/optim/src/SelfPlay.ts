@@ -200,6 +200,18 @@ export const applyMove = (game: Game, state: State, seat: number, action: number
   state.applyAction(action)
 }
 
+/** A chance outcome of `state` drawn with its probability (one uniform draw of `rng`). */
+export const sampleChance = (state: State, rng: Rng): number => {
+  const outcomes = state.chanceOutcomes()
+  const u = rng.random()
+  let acc = 0
+  for (const [a, p] of outcomes) {
+    acc += p
+    if (acc > u) return a
+  }
+  return outcomes[outcomes.length - 1]![0]
+}
+
 const bad = (option: string, value: unknown, reason: string) => new InvalidOptionError({ option, value, reason })
 
 /** Check options (merged over {@link defaults}); throws `InvalidOptionError` naming the first bad one. */
@@ -587,18 +599,7 @@ export class Session {
       const state = game.newInitialState()
       while (!state.isTerminal()) {
         if (state.isChanceNode()) {
-          const outcomes = state.chanceOutcomes()
-          const u = this.rng.random()
-          let acc = 0
-          let pick = outcomes[outcomes.length - 1]![0]
-          for (const [a, p] of outcomes) {
-            acc += p
-            if (acc > u) {
-              pick = a
-              break
-            }
-          }
-          state.applyAction(pick)
+          state.applyAction(sampleChance(state, this.rng))
           continue
         }
         const seat = state.currentPlayer()
@@ -983,18 +984,7 @@ export const playMatch = (game: Game, learner: Player, opponent: Player, episode
     const state = game.newInitialState()
     while (!state.isTerminal()) {
       if (state.isChanceNode()) {
-        const outcomes = state.chanceOutcomes()
-        const u = rng.random()
-        let acc = 0
-        let pick = outcomes[outcomes.length - 1]![0]
-        for (const [a, p] of outcomes) {
-          acc += p
-          if (acc > u) {
-            pick = a
-            break
-          }
-        }
-        state.applyAction(pick)
+        state.applyAction(sampleChance(state, rng))
         continue
       }
       const p = state.currentPlayer()

@@ -61,20 +61,22 @@ export const splitGames = (spec: string): Array<string> => {
 
 /** Load the games of `--game`, failing with a typed error naming a game the registry does not have (yet). */
 export const loadGames = (spec: string): Effect.Effect<Array<Game.Game>, SelfPlayRequestError | GameRegistry.UnknownGameError> =>
-  Effect.gen(function* () {
+  Effect.suspend((): Effect.Effect<Array<Game.Game>, SelfPlayRequestError | GameRegistry.UnknownGameError> => {
     const names = splitGames(spec)
-    if (names.length === 0) return yield* new SelfPlayRequestError({ option: "game", value: spec, reason: "names no game" })
+    if (names.length === 0) return Effect.fail(new SelfPlayRequestError({ option: "game", value: spec, reason: "names no game" }))
     const games: Array<Game.Game> = []
     for (const name of names) {
-      const game = yield* Effect.try({ try: () => GameRegistry.loadGame(name), catch: (e) => e as GameRegistry.UnknownGameError })
-        .pipe(Effect.catchTag("UnknownGameError", (e) =>
-          ["negotiation", "connect_four"].includes(e.name)
-            ? Effect.fail(new SelfPlayRequestError({ option: "game", value: e.name, reason: `is not in the game registry of this build yet (known: ${e.known.join(", ")})` }))
-            : Effect.fail(e)
-        ))
-      games.push(game)
+      try {
+        games.push(GameRegistry.loadGame(name))
+      } catch (e) {
+        if (!(e instanceof GameRegistry.UnknownGameError)) throw e
+        if (["negotiation", "connect_four"].includes(e.name)) {
+          return Effect.fail(new SelfPlayRequestError({ option: "game", value: e.name, reason: `is not in the game registry of this build yet (known: ${e.known.join(", ")})` }))
+        }
+        return Effect.fail(e)
+      }
     }
-    return games
+    return Effect.succeed(games)
   })
 
 /** A compiled tree with its NashConv workspace, or undefined when the game is too large or perfect-information. */
