@@ -122,8 +122,7 @@ export const handleSelfplay = (config: Configs["selfplay"]): Effect.Effect<void,
     }
     const games = yield* loadGames(config.game)
     const estimator = estimatorOf(config.algo)
-    const options: Partial<SelfPlay.Options> = {
-      algo: estimator,
+    const trainer = {
       seed: config.seed,
       totalSteps: config.totalSteps,
       episodesPerUpdate: config.episodesPerUpdate,
@@ -139,26 +138,14 @@ export const handleSelfplay = (config: Configs["selfplay"]): Effect.Effect<void,
       evalPolicy: config.evalPolicy,
       evalEvery: config.evalEvery
     }
+    const options: Partial<SelfPlay.Options> = { algo: estimator, ...trainer }
     const runConfig = {
       command: "selfplay",
       game: config.game,
       algo: config.algo,
       estimator,
       policy: config.policy,
-      seed: config.seed,
-      totalSteps: config.totalSteps,
-      episodesPerUpdate: config.episodesPerUpdate,
-      learningRate: config.learningRate,
-      magnet: config.magnet,
-      magnetEvery: config.magnetEvery,
-      unsampled: config.unsampled,
-      critic: config.critic,
-      fullStepVisits: config.fullStepVisits,
-      update: config.update,
-      opponents: config.opponents,
-      sharing: config.sharing,
-      evalPolicy: config.evalPolicy,
-      evalEvery: config.evalEvery,
+      ...trainer,
       versions: versions(),
       startedAt: new Date().toISOString()
     }
