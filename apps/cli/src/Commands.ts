@@ -37,7 +37,7 @@ export const solverAlgorithms = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+
  * without `gae`, which needs a critic; checked by a test), the default first: what `train --algo` and
  * `compare --algos` accept when {@link makeApp} is given no registry ({@link AppOptions}).
  */
-export const textAlgos = ["gigpo", "grpo", "dr-grpo", "rloo", "reinforce++"] as const
+export const textAlgos = ["gigpo", "grpo", "dr-grpo", "rloo", "reinforce++", "rae", "mars", "at-grpo"] as const
 
 /** `train --curriculum` values: `TextTasks.curricula` of `@autodidact/optim` (checked by a test). */
 export const textCurricula = ["uniform", "paprika", "webrl", "scaling-inter", "dart", "envgen"] as const
@@ -127,6 +127,17 @@ const benchPpoFlags = {
   json: jsonFlag
 }
 
+const benchSelfplayFlags = {
+  seeds: F.positiveInt("seeds").pipe(withDefault(3, "Seeds per configuration")),
+  sections: Flag.String("sections").pipe(withDefault("speed,kuhn,leduc,ttt,ablation", "Sections to run (comma-separated)")),
+  kuhnSteps: F.positiveInt("kuhn-steps").pipe(withDefault(2_000_000, "Kuhn budget", "decisions")),
+  leducSteps: F.positiveInt("leduc-steps").pipe(withDefault(10_000_000, "Leduc budget", "decisions")),
+  tttSteps: F.positiveInt("ttt-steps").pipe(withDefault(2_000_000, "Tic-tac-toe budget", "decisions")),
+  ablationSteps: F.positiveInt("ablation-steps").pipe(withDefault(1_000_000, "Kuhn budget of each ablation run", "decisions")),
+  ablationTttSteps: F.positiveInt("ablation-ttt-steps").pipe(withDefault(1_000_000, "Tic-tac-toe budget of each ablation run", "decisions")),
+  json: jsonFlag
+}
+
 const benchSolversFlags = {
   games: Flag.String("games").pipe(
     withDefault("kuhn_poker;leduc_poker;liars_dice(players=2,numdice=1,dice_sides=6);kuhn_poker(players=3)", "Games (GameRegistry names, separated by ;)")
@@ -200,6 +211,45 @@ const evalFlags = {
   seed: F.seed().pipe(withDefault(10_000, "Seed of the first evaluation episode (episode k uses seed + k)")),
   split: Flag.String("split").pipe(optional("TextHousehold-v0: evaluation split (unseen, seen, train)", "unseen")),
   sample: Flag.Boolean("sample").pipe(withDefault(false, "Sample actions from the policy instead of taking the argmax")),
+  against: Flag.Literals("against", ["random", "cfr", "minimax"] as const).pipe(
+    optional("A `selfplay` run: play against uniform random, the CFR+ equilibrium, or alpha-beta minimax (win/draw/loss with Wilson 95% intervals, exploitability where computable)", "none (other runs)")
+  ),
+  depth: F.positiveInt("depth").pipe(optional("--against minimax: search depth in plies", "the whole game for tic_tac_toe, 4 otherwise", "plies")),
+  json: jsonFlag
+}
+
+/** `selfplay --game` values the issue names (negotiation and connect_four are loaded from the registry when present). */
+export const selfplayGames = ["kuhn_poker", "leduc_poker", "tic_tac_toe", "liars_dice", "negotiation", "connect_four"] as const
+/** `selfplay --algo` values: `spiral` is SPIRAL's role-conditioned advantage estimation (`rae` of optim). */
+export const selfplayAlgos = ["spiral", "mars", "at-grpo", "grpo"] as const
+
+const selfplayFlags = {
+  game: Flag.String("game").pipe(
+    required(`Game (OpenSpiel name, parameters allowed), or several comma-separated ones mixed in each batch: ${selfplayGames.join(", ")}`)
+  ),
+  algo: Flag.Literals("algo", selfplayAlgos).pipe(withDefault("spiral", "Advantage estimator: spiral (role-conditioned EMA baseline), mars, at-grpo, grpo")),
+  policy: Flag.Literals("policy", ["tabular", "drrn"] as const).pipe(withDefault("tabular", "Policy class (drrn: not available yet)")),
+  seed: F.seed().pipe(withDefault(1, "Seed of everything (chance, sampling)")),
+  totalSteps: F.positiveInt("total-steps").pipe(withDefault(2_000_000, "Budget of player decisions (every seat)", "steps")),
+  out: Flag.String("out").pipe(required("Run directory to write (config.json, metrics.jsonl, checkpoints/selfplay.json, policy.json)")),
+  episodesPerUpdate: F.positiveInt("episodes-per-update").pipe(withDefault(256, "Episodes per update (the batch)", "episodes")),
+  learningRate: F.finite("learning-rate", { above: 0 }).pipe(withDefault(0.05, "η of the MMD / policy-gradient step")),
+  magnet: F.finite("magnet", { min: 0 }).pipe(withDefault(0.02, "α, strength of MMD's uniform magnet (0: unregularized)")),
+  unsampled: Flag.Literals("unsampled", ["baseline", "mean"] as const).pipe(
+    withDefault("baseline", "q̂ of an action not taken at a state in the batch: the estimator's baseline (0) or the state's mean")
+  ),
+  magnetEvery: F.nonNegativeInt("magnet-every").pipe(withDefault(0, "Updates between moves of MMD's magnet to the current policy (0: fixed uniform magnet)", "updates")),
+  critic: F.finite("critic", { min: 0, below: 1 }).pipe(withDefault(0, "β of the tabular per-action critic (moving average of advantages across updates; 0: off)")),
+  fullStepVisits: F.positiveInt("full-step-visits").pipe(withDefault(1, "Visits in a batch from which a state takes the full step (fewer: proportionally smaller)", "visits")),
+  update: Flag.Literals("update", ["mmd", "pg"] as const).pipe(withDefault("mmd", "Update rule: magnetic mirror descent or softmax policy gradient")),
+  opponents: Flag.Literals("opponents", ["latest", "uniform", "winrate"] as const).pipe(
+    withDefault("latest", "Opponents: the latest policy in every seat, or past checkpoints sampled uniformly or by win rate")
+  ),
+  sharing: Flag.Literals("sharing", ["shared", "per-seat"] as const).pipe(withDefault("shared", "One policy in every seat or one per seat")),
+  evalPolicy: Flag.Literals("eval-policy", ["average", "current"] as const).pipe(withDefault("average", "Policy evaluated and saved: the average of the iterates or the last one")),
+  evalEvery: F.nonNegativeInt("eval-every").pipe(withDefault(20, "Updates between evaluations (NashConv, matches); 0: at the end only", "updates")),
+  resume: Flag.Boolean("resume").pipe(withDefault(false, "Continue the run in --out from checkpoints/selfplay.json (--total-steps may grow)")),
+  overwrite: Flag.Boolean("overwrite").pipe(withDefault(false, "Replace an existing run in --out")),
   json: jsonFlag
 }
 
@@ -426,6 +476,7 @@ export interface Configs {
   readonly "bench cli": Infer<typeof benchCliFlags>
   readonly "bench ppo": Infer<typeof benchPpoFlags>
   readonly "bench solvers": Infer<typeof benchSolversFlags>
+  readonly "bench selfplay": Infer<typeof benchSelfplayFlags>
   readonly "bench replay": Infer<typeof benchReplayFlags>
   readonly "bench multiturn": Infer<typeof benchMultiturnFlags>
   readonly "bench search": Infer<typeof benchSearchFlags>
@@ -450,6 +501,7 @@ export interface Configs {
   readonly "skills remove": Infer<typeof skillsRemoveFlags>
   readonly "skills discover": Infer<typeof skillsDiscoverFlags>
   readonly "sokoban solve": Infer<typeof sokobanSolveFlags>
+  readonly selfplay: Infer<typeof selfplayFlags>
   readonly start: Infer<typeof startFlags>
   readonly train: Infer<ReturnType<typeof trainFlags>>
 }
@@ -487,7 +539,13 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
         trainFlags(estimators),
         `Train an agent and write a run directory: PPO on Box/Discrete envs (CartPole-v1, ...), or on the text envs (${textEnvIds.join(", ")}) a DRRN policy with a group advantage estimator: ${estimators.join(", ")}${options.estimators === undefined ? " or another registered one (train --help lists them)" : ""}`
       ),
-      leaf("eval", "eval", evalFlags, "Evaluate a trained run's policy: mean/std return over N episodes"),
+      leaf("eval", "eval", evalFlags, "Evaluate a trained run's policy: mean/std return over N episodes, or a selfplay run against a fixed opponent (--against)"),
+      leaf(
+        "selfplay",
+        "selfplay",
+        selfplayFlags,
+        "Self-play RL in games (SPIRAL/MARS/AT-GRPO/GRPO advantages, tabular policy), NashConv by exact best response every --eval-every updates"
+      ),
       group("sokoban", "Sokoban tools: solve level files", [
         leaf("sokoban solve", "solve", sokobanSolveFlags, "Solve Boxoban-format Sokoban levels with the A* solver")
       ]),
@@ -536,6 +594,12 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "solvers",
           benchSolversFlags,
           "Convergence table: NashConv after 10/100/1,000/10,000 iterations and solver seconds, for every tabular solver on Kuhn, Leduc, Liar's dice and 3-player Kuhn"
+        ),
+        leaf(
+          "bench selfplay",
+          "selfplay",
+          benchSelfplayFlags,
+          "Self-play acceptance figures: games/s, NashConv on Kuhn/Leduc per seed vs CFR+, tic-tac-toe vs minimax, estimator ablation"
         ),
         leaf(
           "bench replay",

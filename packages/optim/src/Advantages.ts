@@ -1,6 +1,7 @@
 /**
  * Advantage estimators for group rollouts: pure functions from a batch of grouped trajectories to per-step
- * advantages, and a registry of them by name (`"gae"`, `"grpo"`, `"dr-grpo"`, `"rloo"`, `"reinforce++"`, `"gigpo"`).
+ * advantages, and a registry of them by name (`"gae"`, `"grpo"`, `"dr-grpo"`, `"rloo"`, `"reinforce++"`, `"gigpo"`, and
+ * the multi-agent self-play ones `"rae"` (SPIRAL), `"mars"` (MARS), `"at-grpo"` (AT-GRPO)).
  *
  * A *group* is the set of trajectories rolled out from one identical initial state (one task, N samples); a *batch*
  * is a list of groups. Every estimator returns one `Float64Array` of per-step advantages per trajectory, in the
@@ -31,6 +32,10 @@
  *   choice applies to both levels, as in the paper.
  * - `gae` — Schulman et al., arXiv:1506.02438, per trajectory with the critic values it carries (`values`,
  *   `bootstrapValue`), through `Gae.computeInto` of `@autodidact/kernels`.
+ * - `rae` — SPIRAL, arXiv:2506.24119: `A = R − b_role`, `b_role` an EMA (decay 0.95) of the role's returns
+ *   ({@link raeWithBaselines} carries the baselines from batch to batch).
+ * - `mars` — MARS, arXiv:2510.15414: turn-level return-to-go, normalized per role within the group.
+ * - `at-grpo` — AT-GRPO, arXiv:2510.11062: return-to-go normalized within (role, turn index) groups.
  *
  * **The one rule** (the group-relative advantage kernel `GroupNorm` of `@autodidact/kernels` is the one
  * implementation: `normalizeInto` for GRPO, Dr. GRPO, GiGPO's two levels and REINFORCE++'s batch, `rlooInto` for RLOO;
@@ -83,6 +88,11 @@ export interface TrajectoryInput {
   readonly values?: ArrayLike<number> | undefined
   /** V of the state after the last step when the episode was cut short (default 0: terminal). `gae` only. */
   readonly bootstrapValue?: number | undefined
+  /**
+   * The agent's role: game and seat (e.g. `"kuhn_poker/0"`). `rae` keeps one baseline per role, `mars` normalizes per
+   * role, `at-grpo` groups by role and turn. Default `""` (every trajectory one role).
+   */
+  readonly role?: string | undefined
 }
 
 /** Trajectories from one identical initial state. */
@@ -103,6 +113,10 @@ export interface Options {
   readonly normalize: "std" | "none"
   /** ε added to the std. Default 1e-6 (verl-agent). */
   readonly eps: number
+  /** EMA decay of `rae`'s per-role baselines, in [0, 1]. Default 0.95 (SPIRAL's `role_baseline_ema_gamma`). */
+  readonly emaDecay?: number | undefined
+  /** `rae`'s baselines before this batch, by role (missing roles start at 0). Default: none. */
+  readonly roleBaselines?: ReadonlyMap<string, number> | undefined
 }
 
 /** The paper defaults: γ = 0.95, λ = 0.95, ω = 1, F_norm = std, ε = 1e-6. */
@@ -199,6 +213,14 @@ export const validateOptions = (estimator: string, o: Options): void => {
   if (!(o.lambda >= 0 && o.lambda <= 1)) throw new AdvantageInputError({ reason: "invalidOption", estimator, value: o.lambda, detail: "lambda must be in [0, 1]" })
   if (!Number.isFinite(o.omega)) throw new AdvantageInputError({ reason: "invalidOption", estimator, value: o.omega, detail: "omega must be finite" })
   if (!(o.eps >= 0)) throw new AdvantageInputError({ reason: "invalidOption", estimator, value: o.eps, detail: "eps must be ≥ 0" })
+  if (o.emaDecay !== undefined && !(o.emaDecay >= 0 && o.emaDecay <= 1)) {
+    throw new AdvantageInputError({ reason: "invalidOption", estimator, value: o.emaDecay, detail: "emaDecay must be in [0, 1]" })
+  }
+  if (o.roleBaselines !== undefined) {
+    for (const [role, b] of o.roleBaselines) {
+      if (!Number.isFinite(b)) throw new AdvantageInputError({ reason: "invalidOption", estimator, value: b, detail: `roleBaselines["${role}"] must be finite` })
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -345,43 +367,8 @@ export const reinforcePlusPlus: Estimator = (batch, o) => {
 export const gigpoStep = (batch: ReadonlyArray<Group>, o: Options): Result => {
   validate("gigpo", batch, { stateKeys: true })
   validateOptions("gigpo", o)
-  const byStd = o.normalize === "std"
-  return batch.map((group) => {
-    // every step of the group, flattened trajectory by trajectory, with its discounted return and its anchor group:
-    // the dense id of its state key, numbered in order of first appearance
-    let n = 0
-    for (const tr of group) n += tr.rewards.length
-    const returns = new Float64Array(n)
-    const ids = new Int32Array(n)
-    const anchorOf = new Map<string, number>()
-    let offset = 0
-    for (const tr of group) {
-      discountedReturns(tr.rewards, o.gamma, returns.subarray(offset, offset + tr.rewards.length))
-      const keys = tr.stateKeys!
-      for (let t = 0; t < keys.length; t++) {
-        let id = anchorOf.get(keys[t]!)
-        if (id === undefined) {
-          id = anchorOf.size
-          anchorOf.set(keys[t]!, id)
-        }
-        ids[offset + t] = id
-      }
-      offset += tr.rewards.length
-    }
-    // normalized within each anchor group by the group-normalization kernel (sample std; a singleton anchor group,
-    // one member, gives A^S = 0)
-    const G = anchorOf.size
-    const count = new Int32Array(G)
-    for (let k = 0; k < n; k++) count[ids[k]!]++
-    const adv = new Float64Array(n)
-    GroupNorm.normalizeInto(returns, ids, count, 1, o.eps, byStd, new Float64Array(G), new Float64Array(G), adv)
-    offset = 0
-    return group.map((tr) => {
-      const out = adv.slice(offset, offset + tr.rewards.length)
-      offset += tr.rewards.length
-      return out
-    })
-  })
+  // anchor groups: the dense id of each step's state key within its task group (a singleton anchor group gives 0)
+  return keyedStepNorm(batch, o, (tr, t) => tr.stateKeys![t]!, o.normalize === "std")
 }
 
 /**
@@ -438,6 +425,116 @@ export const gae: Estimator = (batch, o) => {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Multi-agent self-play estimators (SPIRAL's RAE, MARS, AT-GRPO)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The default EMA decay of {@link rae} (SPIRAL's `role_baseline_ema_gamma = 0.95`). */
+export const defaultEmaDecay = 0.95
+
+/**
+ * SPIRAL's role-conditioned advantage estimation with its state made explicit (Liu et al., "SPIRAL: Self-Play on
+ * Zero-Sum Games Incentivizes Reasoning via Multi-Agent Multi-Turn Reinforcement Learning", arXiv:2506.24119,
+ * Sec. 3.3): one baseline `b_role` per game and role (`TrajectoryInput.role`), an exponential moving average of that
+ * role's returns. Trajectories are visited in batch order (group by group); each gets `A = R − b_role` with the
+ * baseline *before* its own return is folded in (as `compute_group_rewards` of the SPIRAL repository:
+ * "get baseline before updating, to be unbiased"), then `b_role ← d · b_role + (1 − d) · R` with `d` =
+ * `options.emaDecay` (default 0.95). Baselines start at `options.roleBaselines` (missing roles at 0). Returns the
+ * advantages (broadcast to every step) and the baselines after the batch; the input map is not modified.
+ * Throws {@link AdvantageInputError}.
+ */
+export const raeWithBaselines = (
+  batch: ReadonlyArray<Group>,
+  o: Options
+): { readonly advantages: Result; readonly baselines: Map<string, number> } => {
+  validate("rae", batch)
+  validateOptions("rae", o)
+  const d = o.emaDecay ?? defaultEmaDecay
+  const baselines = new Map<string, number>(o.roleBaselines ?? [])
+  const advantages = batch.map((group) =>
+    group.map((tr) => {
+      const role = tr.role ?? ""
+      const R = episodeReturn(tr.rewards)
+      const b = baselines.get(role) ?? 0
+      baselines.set(role, d * b + (1 - d) * R)
+      return new Float64Array(tr.rewards.length).fill(R - b)
+    })
+  )
+  return { advantages, baselines }
+}
+
+/** SPIRAL's RAE as a registered {@link Estimator}: {@link raeWithBaselines}'s advantages. */
+export const rae: Estimator = (batch, o) => raeWithBaselines(batch, o).advantages
+
+/**
+ * Normalize per-step values within keyed step groups of each task group: every step `t` of trajectory `i` of a group
+ * goes to the step group `key(tr, t)` (numbered in order of first appearance); its value `G` (discounted
+ * reward-to-go, γ = `options.gamma`) becomes `(G − mean) / (std + ε)` over its step group (`G − mean` without
+ * `byStd`; sample std; a one-member step group gives 0), through `GroupNorm.normalizeInto` as every group estimator
+ * here. GiGPO's anchor-state level, MARS and AT-GRPO are this with different keys.
+ */
+const keyedStepNorm = (batch: ReadonlyArray<Group>, o: Options, key: (tr: TrajectoryInput, t: number) => string, byStd = true): Result =>
+  batch.map((group) => {
+    let n = 0
+    for (const tr of group) n += tr.rewards.length
+    const values = new Float64Array(n)
+    const ids = new Int32Array(n)
+    const idOf = new Map<string, number>()
+    let offset = 0
+    for (const tr of group) {
+      discountedReturns(tr.rewards, o.gamma, values.subarray(offset, offset + tr.rewards.length))
+      for (let t = 0; t < tr.rewards.length; t++) {
+        const k = key(tr, t)
+        let id = idOf.get(k)
+        if (id === undefined) {
+          id = idOf.size
+          idOf.set(k, id)
+        }
+        ids[offset + t] = id
+      }
+      offset += tr.rewards.length
+    }
+    const G = idOf.size
+    const count = new Int32Array(G)
+    for (let k = 0; k < n; k++) count[ids[k]!]++
+    const adv = new Float64Array(n)
+    GroupNorm.normalizeInto(values, ids, count, 1, o.eps, byStd, new Float64Array(G), new Float64Array(G), adv)
+    offset = 0
+    return group.map((tr) => {
+      const out = adv.slice(offset, offset + tr.rewards.length)
+      offset += tr.rewards.length
+      return out
+    })
+  })
+
+/**
+ * MARS's turn-level advantages with agent-specific normalization (Yuan, Xu et al., "MARS: Reinforcing Multi-Agent
+ * Reasoning of LLMs through Self-Play in Strategic Games", arXiv:2510.15414; v2 titled MARSHAL): each turn's value is
+ * its discounted return-to-go over the agent's own turns `G_t = Σ_k γ^k r_{t+k}` (credit per interaction, not per
+ * episode), normalized per agent: `A_t = (G_t − mean) / (std + ε)` with mean and sample std over every turn of the
+ * same role (`TrajectoryInput.role`) in the group (the repository's `reward_normalize_by_player`). A role with one
+ * turn in the group gets 0. Throws {@link AdvantageInputError}.
+ */
+export const mars: Estimator = (batch, o) => {
+  validate("mars", batch)
+  validateOptions("mars", o)
+  return keyedStepNorm(batch, o, (tr) => tr.role ?? "")
+}
+
+/**
+ * AT-GRPO's agent- and turn-wise grouping (Zhao et al., "Stronger Together: On-Policy Reinforcement Learning for
+ * Collaborative LLMs", arXiv:2510.11062, Sec. 4): GRPO's group-relative advantage, but a step is compared only with
+ * the steps of the same agent (`role`) at the same turn index `t` (the agent's t-th action) within the task group:
+ * `A_t = (G_t − mean) / (std + ε)` over that (role, turn) group, `G_t` the discounted return-to-go. The paper draws
+ * its K candidates per (agent, turn) from one shared state (tree sampling); here the candidates are the group's
+ * trajectories at that turn. A singleton (role, turn) group gives 0. Throws {@link AdvantageInputError}.
+ */
+export const atGrpo: Estimator = (batch, o) => {
+  validate("at-grpo", batch)
+  validateOptions("at-grpo", o)
+  return keyedStepNorm(batch, o, (tr, t) => `${tr.role ?? ""}\u0000${t}`)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Registry
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -447,7 +544,10 @@ const registry = new Map<string, Estimator>([
   ["dr-grpo", drGrpo],
   ["rloo", rloo],
   ["reinforce++", reinforcePlusPlus],
-  ["gigpo", gigpo]
+  ["gigpo", gigpo],
+  ["rae", rae],
+  ["mars", mars],
+  ["at-grpo", atGrpo]
 ])
 
 /** The built-in estimators' names (the registry as this module creates it, before any {@link register}), sorted. */
@@ -478,7 +578,10 @@ const traitsRegistry = new Map<string, Traits>([
   ["dr-grpo", { family: "group-centered" }],
   ["rloo", { family: "group-centered" }],
   ["reinforce++", { family: "batch-normalized" }],
-  ["gigpo", { family: "anchor-state", needs: { stateKeys: true } }]
+  ["gigpo", { family: "anchor-state", needs: { stateKeys: true } }],
+  ["rae", { family: "custom" }],
+  ["mars", { family: "custom" }],
+  ["at-grpo", { family: "custom" }]
 ])
 
 /**

@@ -14,6 +14,7 @@ export { Checkpoint }
 export * as Ppo from "./node/Ppo.js"
 export * as MultiTurnBenchmark from "./node/MultiTurnBenchmark.js"
 export * as PpoBenchmark from "./node/PpoBenchmark.js"
+export * as SelfPlayFiles from "./node/SelfPlayFiles.js"
 
 /** The plain `trainPpo` with checkpoints (the `checkpoint` option) written by `Checkpoint.save`. */
 export const trainPpo = (options: TrainPpoOptions): Promise<TrainPpoResult> => Plain.trainPpo({ saveCheckpoint: Checkpoint.save, ...options })

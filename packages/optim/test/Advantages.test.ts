@@ -171,7 +171,7 @@ describe("errors", () => {
     expect(fails(() => Advantages.gae([[{ rewards: [0, 1] }]], o)).reason).toBe("missingValues")
   })
   it("get: unknown name → UnknownEstimatorError listing the known ones", () => {
-    expect(() => Advantages.get("ppo2")).toThrow(/known: dr-grpo, gae, gigpo, grpo, reinforce\+\+, rloo/)
+    expect(() => Advantages.get("ppo2")).toThrow(/known: at-grpo, dr-grpo, gae, gigpo, grpo, mars, rae, reinforce\+\+, rloo/)
   })
   it.effect("compute fails in the error channel", () =>
     Effect.gen(function* () {

@@ -69,6 +69,21 @@ export const evaluate = (runDir: string, options: { readonly episodes: number; r
 export const handleEval = (config: Configs["eval"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const runConfig = yield* RunDirectory.readConfig(config.run)
+      if (runConfig["command"] === "selfplay" || config.against._tag === "Some") {
+        const { evaluateSelfplay, SelfPlayRequestError } = yield* Effect.promise(() => import("./SelfPlay.js"))
+        if (runConfig["command"] !== "selfplay") {
+          return yield* new SelfPlayRequestError({ option: "against", value: config.against._tag === "Some" ? config.against.value : null, reason: `applies to a selfplay run; ${config.run} was written by ${String(runConfig["command"] ?? "another command")}` })
+        }
+        const summaries = yield* evaluateSelfplay(config.run, runConfig, {
+          against: config.against._tag === "Some" ? config.against.value : "random",
+          episodes: config.episodes,
+          seed: config.seed,
+          sample: config.sample,
+          depth: config.depth._tag === "Some" ? config.depth.value : undefined
+        })
+        for (const s of summaries) Output.printSummary(config.json, `Evaluation against ${s.against}`, { ...s })
+        return
+      }
       if (typeof runConfig["env"] === "string" && isTextEnvId(runConfig["env"])) {
         if (!Number.isSafeInteger(config.episodes) || config.episodes <= 0) {
           return yield* new TrainConfigError({ option: "episodes", value: config.episodes, reason: "must be a positive integer" })
