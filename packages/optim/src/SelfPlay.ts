@@ -61,7 +61,7 @@
  * @see https://arxiv.org/abs/2506.24119 (SPIRAL), https://arxiv.org/abs/2206.05825 (MMD)
  * @since 0.3.0
  */
-import { InvalidOptionError, Rng, RngState } from "@autodidact/core"
+import { InvalidOptionError, Rng, RngState, Statistics } from "@autodidact/core"
 import type { Game as GameNs } from "@autodidact/envs"
 import { IllegalActionError } from "@autodidact/envs"
 import { Effect, Schema } from "effect"
@@ -952,17 +952,10 @@ export interface MatchReport {
   readonly meanReturn: number
 }
 
-/**
- * Wilson score interval of a binomial rate (`successes` of `n`) at normal quantile `z` (1.96: 95%): `[lo, hi]`
- * within [0, 1] (Wilson, JASA 1927). `n = 0` gives `[0, 1]`.
- */
-export const wilson = (successes: number, n: number, z = 1.96): readonly [number, number] => {
-  if (n === 0) return [0, 1]
-  const p = successes / n
-  const z2 = z * z
-  const centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n)
-  return [Math.max(0, centre - half), Math.min(1, centre + half)]
+/** A rate's 95% Wilson score interval `[lo, hi]` (core `Statistics.wilsonInterval`). */
+const wilson = (successes: number, n: number): readonly [number, number] => {
+  const i = Statistics.wilsonInterval(successes, n)
+  return [i.low, i.high]
 }
 
 /**

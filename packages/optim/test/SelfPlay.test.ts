@@ -71,13 +71,7 @@ describe("bad input → typed errors naming the value", () => {
   })
 })
 
-describe("matches and Wilson intervals", () => {
-  it("wilson(5, 10) = [0.2366, 0.7634]; wilson(0, 200) upper bound 0.0188", () => {
-    const [lo, hi] = SelfPlay.wilson(5, 10)
-    expect(lo).toBeCloseTo(0.2366, 4)
-    expect(hi).toBeCloseTo(0.7634, 4)
-    expect(SelfPlay.wilson(0, 200)[1]).toBeCloseTo(0.0188, 4)
-  })
+describe("matches (Wilson intervals from core Statistics)", () => {
   it("random vs random tic-tac-toe: counts add up, the seat alternates, results are reproducible", () => {
     const r = SelfPlay.playMatch(ttt, SelfPlay.randomPlayer, SelfPlay.randomPlayer, 100, 7)
     expect(r.wins + r.draws + r.losses).toBe(100)
