@@ -56,7 +56,9 @@ export const RngState = Schema.Struct({
   uinteger: Schema.Number,
   entropy: Schema.Array(Schema.Number),
   spawnKey: Schema.Array(Schema.Number),
-  childrenSpawned: Schema.Number
+  childrenSpawned: Schema.Number,
+  /** The second normal of the last polar draw, not yet returned (absent or null: none); states saved before 0.2 lack it. */
+  spareNormal: Schema.optional(Schema.NullOr(Schema.Number))
 })
 export type RngState = typeof RngState.Type
 
@@ -409,7 +411,8 @@ export class Rng {
       uinteger: this.uinteger,
       entropy: [...this.entropy],
       spawnKey: [...this.spawnKey],
-      childrenSpawned: this.childrenSpawned
+      childrenSpawned: this.childrenSpawned,
+      spareNormal: Number.isNaN(this.spareNormal) ? null : this.spareNormal
     }
   }
 
@@ -437,6 +440,7 @@ export class Rng {
     rng.hasUint32 = state.hasUint32
     rng.uinteger = state.uinteger
     rng.childrenSpawned = state.childrenSpawned
+    rng.spareNormal = state.spareNormal ?? Number.NaN
     return rng
   }
 }
