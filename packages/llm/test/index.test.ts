@@ -12,7 +12,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { MAP, scripted } from "./fixtures/ScriptedModel.js"
 
-const moved = ["LlmPolicy", "LlmRollout", "TrainingFreeGrpo", "Expel", "Gepa", "ExperienceLibrary", "ReleaseGate"]
+const moved = ["LlmPolicy", "LlmRollout", "TrainingFreeGrpo", "Expel", "Gepa", "ExperienceLibrary"]
 
 describe("@autodidact/llm", () => {
   it("holds the in-context learners, optim does not; internal helpers are not exported", () => {
@@ -20,6 +20,9 @@ describe("@autodidact/llm", () => {
       expect(name in Llm, `${name} in @autodidact/llm`).toBe(true)
       expect(name in Optim, `${name} in @autodidact/optim`).toBe(false)
     }
+    // the release gate: the LLM gate here, the flip-centred decision in optim (re-exported here, one implementation)
+    expect("gate" in Llm.ReleaseGate && !("gate" in Optim.ReleaseGate)).toBe(true)
+    expect(Llm.ReleaseGate.compare).toBe(Optim.ReleaseGate.compare)
     for (const internal of ["Sse", "HttpListen"]) expect(internal in Llm).toBe(false)
     expect(new Llm.LlmConfigError({ option: "model", value: null, reason: "missing" }).message).toBe("model = null: missing")
   })

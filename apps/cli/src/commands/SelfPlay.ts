@@ -70,9 +70,6 @@ export const loadGames = (spec: string): Effect.Effect<Array<Game.Game>, SelfPla
         games.push(GameRegistry.loadGame(name))
       } catch (e) {
         if (!(e instanceof GameRegistry.UnknownGameError)) throw e
-        if (["negotiation", "connect_four"].includes(e.name)) {
-          return Effect.fail(new SelfPlayRequestError({ option: "game", value: e.name, reason: `is not in the game registry of this build yet (known: ${e.known.join(", ")})` }))
-        }
         return Effect.fail(e)
       }
     }
@@ -86,10 +83,13 @@ interface Exact {
 }
 
 const MAX_TREE_GAME_LENGTH = 40
+/** Largest tree compiled for exact NashConv (Leduc has ~56k nodes; a randomly dealt negotiation has far more). */
+const MAX_TREE_NODES = 2_000_000
 
 /** Compile `game` for exact evaluation when it is an imperfect-information game whose tree fits. */
 const exactOf = (game: Game.Game): Exact | undefined => {
   if (game.info.perfectInformation || game.info.maxGameLength > MAX_TREE_GAME_LENGTH) return undefined
+  if (!GameTree.sizeAtMost(game, MAX_TREE_NODES)) return undefined
   try {
     const tree = GameTree.compile(game)
     return { tree, ws: Exploitability.workspace(tree) }

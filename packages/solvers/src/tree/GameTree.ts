@@ -81,6 +81,28 @@ export interface GameTree {
 }
 
 /**
+ * Whether `game`'s tree has at most `maxNodes` nodes (chance and terminal nodes included), by a depth-first walk that
+ * stops as soon as the count passes `maxNodes`: whether {@link compile} (and exact best responses) is affordable
+ * before trying it. Costs at most `maxNodes + 1` node visits.
+ */
+export const sizeAtMost = (game: Game, maxNodes: number): boolean => {
+  let count = 0
+  const walk = (s: ReturnType<Game["newInitialState"]>): boolean => {
+    if (++count > maxNodes) return false
+    if (s.isTerminal()) return true
+    const q = s.currentPlayer()
+    for (const a of s.legalActions().slice()) {
+      s.applyAction(a)
+      const ok = walk(s)
+      s.undoAction(q, a)
+      if (!ok) return false
+    }
+    return true
+  }
+  return walk(game.newInitialState())
+}
+
+/**
  * Walk `game` once (depth first, with `applyAction`/`undoAction`) and compile it into a {@link GameTree}.
  * @throws InvalidGameError when two states share an information-state string but not the player or legal actions,
  *   when chance probabilities do not sum to 1, or when a terminal return is not finite.
