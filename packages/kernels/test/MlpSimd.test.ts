@@ -199,6 +199,9 @@ describe("MlpSimd", () => {
       const out = new Float64Array(B * s.numActions)
       MlpSimd.forwardSingle(ws, single, obs, B, undefined, 0, out)
       close(out, reference(s, params, obs, B).logits, 1e-4, 2e-5)
+      const again = new Float64Array(B * s.numActions)
+      MlpSimd.forwardSingle(ws, null, obs, B, undefined, 0, again) // null: the parameters already loaded
+      expect(again).toEqual(out)
       const grad = new Float64Array(single.length).fill(0.25) // backwardSingle ADDS
       MlpSimd.backwardSingle(ws, B, dLogits, grad)
       const p64 = Float64Array.from(params)

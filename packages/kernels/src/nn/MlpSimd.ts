@@ -285,19 +285,20 @@ export const numParamsSingle = ({ obsDim: D, hidden: H, numActions: A }: Sizes):
 /**
  * Forward pass of ONE MLP (the actor's layout, {@link numParamsSingle} floats in `params`) on `batch` rows of `obs`
  * (`[*, obsDim]`; row `rows[rowOffset + b]` when `rows` is given): writes the outputs (`[batch, numActions]`) into
- * `out` and keeps the activations for {@link backwardSingle}. Throws `KernelInputError` when `params` has the wrong
- * length.
+ * `out` and keeps the activations for {@link backwardSingle}. `params` `null` reuses the parameters of the previous
+ * call on this workspace (no copy: cheap one-row inference with a fixed network). Throws `KernelInputError` when
+ * `params` has the wrong length.
  */
 export const forwardSingle = (
   ws: Workspace,
-  params: Float32Array,
+  params: Float32Array | null,
   obs: ArrayLike<number>,
   batch: number,
   rows: ArrayLike<number> | undefined,
   rowOffset: number,
   out: Float64Array | Float32Array
 ): void => {
-  if (params.length !== numParamsSingle(ws.sizes)) {
+  if (params !== null && params.length !== numParamsSingle(ws.sizes)) {
     throw new KernelInputError({ kernel: "MlpSimd", backend: "wasm-simd", input: "params", reason: "shape", shape: `[${params.length}]`, detail: `expected ${numParamsSingle(ws.sizes)} parameters (one MLP)` })
   }
   if (batch > ws.capacity) grow(ws, Math.max(batch, 2 * ws.capacity))
@@ -306,7 +307,7 @@ export const forwardSingle = (
   const f = ws.f32
   const t = ws.tensors
   const e = ws.exports
-  f.set(params, r.params >> 2)
+  if (params !== null) f.set(params, r.params >> 2)
   const x = r.x >> 2
   for (let b = 0; b < batch; b++) {
     const src = (rows === undefined ? b : rows[rowOffset + b]!) * D
