@@ -4,7 +4,7 @@
  * parsed flags reach the `run` given to `makeApp` unchanged.
  */
 import * as NodeServices from "../src/NodeServices.js"
-import { MetaSolvers, Solver } from "@autodidact/solvers"
+import { DeepCfr, MetaSolvers, Solver } from "@autodidact/solvers"
 import { Advantages, TextTasks } from "@autodidact/optim"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { stripVTControlCharacters } from "node:util"
-import { type CommandPath, type Configs, jointPsroMetaSolvers, makeApp, psroMetaSolvers, solverAlgorithms, textAlgos, textEnvIds, version } from "../src/Commands.js"
+import { type CommandPath, type Configs, deepCfrDefaults, jointPsroMetaSolvers, makeApp, psroMetaSolvers, solverAlgorithms, textAlgos, textEnvIds, version } from "../src/Commands.js"
 import { textEstimators } from "../src/Estimators.js"
 
 const leaves: ReadonlyArray<CommandPath> = [
@@ -49,6 +49,8 @@ const runArgvErrors = (argv: ReadonlyArray<string>) =>
 describe("command definitions", () => {
   it("the value lists written in Commands.ts are the packages' own", () => {
     expect([...solverAlgorithms]).toEqual([...Solver.algorithms])
+    const { lrSchedule, ...deep } = deepCfrDefaults
+    expect(DeepCfr.resolve()).toMatchObject({ ...deep, schedule: lrSchedule })
     expect(psroMetaSolvers.filter((m) => !(jointPsroMetaSolvers as ReadonlyArray<string>).includes(m))).toEqual([...MetaSolvers.metaSolverNames])
     expect([...textEnvIds]).toEqual([...TextTasks.envIds])
     // the built-in estimators that train the critic-free text policy (not gae), with the default first

@@ -181,3 +181,10 @@ describe("DeepCfr", () => {
     expect(thrown(() => DeepCfr.make(TicTacToe.make())).message).toContain("informationStateTensor")
   })
 })
+
+describe("DeepCfr.treeSizeAtMost", () => {
+  it("counts Kuhn's 58 nodes exactly and stops early on a big tree", () => {
+    expect(DeepCfr.treeSizeAtMost(KuhnPoker.make(), 58)).toBe(true)
+    expect(DeepCfr.treeSizeAtMost(KuhnPoker.make(), 57)).toBe(false)
+  })
+})

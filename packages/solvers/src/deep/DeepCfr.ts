@@ -452,6 +452,27 @@ export const make = (game: Game, options: Options = {}): DeepCfrSolver => {
 }
 
 /**
+ * Whether `game`'s tree has at most `maxNodes` nodes (chance and terminal nodes included), by a depth-first walk that
+ * stops as soon as the count passes `maxNodes`: tells whether {@link treeAverage} (exact NashConv) is affordable.
+ */
+export const treeSizeAtMost = (game: Game, maxNodes: number): boolean => {
+  let count = 0
+  const walk = (s: State): boolean => {
+    if (++count > maxNodes) return false
+    if (s.isTerminal()) return true
+    const q = s.currentPlayer()
+    for (const a of s.legalActions().slice()) {
+      s.applyAction(a)
+      const ok = walk(s)
+      s.undoAction(q, a)
+      if (!ok) return false
+    }
+    return true
+  }
+  return walk(game.newInitialState())
+}
+
+/**
  * The information-state tensors of a compiled tree's information states, `[tree.numInfoStates, featureSize(game)]`
  * (row `i` = information state `i`), by one walk of `game`.
  * @throws InvalidGameError when the game has no information-state tensor.
