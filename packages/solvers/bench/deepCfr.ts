@@ -10,10 +10,13 @@
  *    rule-based player (bids what its own dice and the expected count of the unseen dice support, else calls Liar),
  *    and of an early iterate mixture (the first tenth of the run) against the same baselines.
  *
+ * 3. Liar's dice with 1 die each (tabular-sized): SD-CFR for `--ld1-iterations` against CFR+ (tabular, 300
+ *    iterations) on the same game: both NashConv values and SD-CFR's head-to-head payoff against the CFR+ policy.
+ *
  * Run (from packages/solvers): `npx tsx --conditions=@autodidact/source bench/deepCfr.ts [--json] [--target 0.1]
  * [--max-iterations 300] [--traversals 2000] [--train-steps 400] [--batch-size 1024] [--hidden 64] [--lr 0.03]
  * [--schedule linear] [--warm] [--dice 2] [--ld-iterations 40] [--ld-traversals 300] [--games 20000]
- * [--skip-leduc] [--skip-liars]`.
+ * [--ld1-iterations 30] [--skip-leduc] [--skip-liars] [--skip-liars1]`.
  */
 import { readFileSync } from "node:fs"
 import { GameRegistry, LiarsDice } from "@autodidact/envs"
@@ -205,5 +208,42 @@ if (!has("skip-liars")) {
     `Liar's dice, ${dice} dice each (${infoStates.toExponential(2)} information states, ${(tableBytes / 2 ** 30).toFixed(1)} GiB of float64 regret + average tables; SD-CFR: ${iterations} iterations × ${opts.traversals} traversals, ${seconds.toFixed(0)} s, ${solver.policy.iterates.flat().length} stored networks of ${solver.policy.iterates[0]![0]!.length} floats) — loadavg ${load0} → ${loadavg()}`,
     rows
   )
+  out.push(...rows)
+}
+
+// ---------------------------------------------------------------- 3. Liar's dice, one die each: SD-CFR vs CFR+
+if (!has("skip-liars1")) {
+  const game = LiarsDice.make({ numdice: 1 })
+  const tree = GameTree.compile(game)
+  const load0 = loadavg()
+  const iterations = flag("ld1-iterations", 30)
+  const opts = options(flag("ld-traversals", 300))
+  const solver = DeepCfr.make(game, opts)
+  let seconds = 0
+  while (solver.iteration < iterations) {
+    const t0 = performance.now()
+    solver.step()
+    seconds += (performance.now() - t0) / 1000
+  }
+  const sdNashConv = Exploitability.nashConvOnTree(tree, DeepCfr.averagePolicyOnTree(DeepCfr.treeAverage(game, tree), solver.policy))
+  const cfr = Solver.run(game, { algo: "cfr+", iterations: 300 })
+  const rng = Rng.make(13)
+  const games = flag("games", 20000)
+  const player = DeepCfr.sampleIterates(solver.policy, 7)
+  const cfrAct = (s: GameModule.State): number => {
+    const probs = cfr.policy.actionProbabilities(s.informationStateString(s.currentPlayer()))!
+    let u = rng.random()
+    for (const [a, p] of probs) {
+      if (u < p) return a
+      u -= p
+    }
+    return probs[probs.length - 1]![0]
+  }
+  const r = headToHead(game, (s) => player.act(s), cfrAct, () => player.newGame(), games, rng)
+  const rows = [
+    { player: `SD-CFR, ${iterations} iterations × ${opts.traversals} traversals (${seconds.toFixed(0)} s)`, nashConv: sdNashConv.toFixed(4), opponent: "CFR+ (300 iterations)", games, meanPayoff: r.mean.toFixed(3), ci95: `± ${r.ci.toFixed(3)}` },
+    { player: `CFR+, 300 iterations (${cfr.elapsedSeconds.toFixed(1)} s)`, nashConv: cfr.nashConv.toFixed(4), opponent: "-", games: "-", meanPayoff: "-", ci95: "-" }
+  ]
+  table(`Liar's dice, 1 die each (${tree.numInfoStates} information states): SD-CFR against tabular CFR+ — loadavg ${load0} → ${loadavg()}`, rows)
   out.push(...rows)
 }
