@@ -129,6 +129,8 @@ describe("command definitions", () => {
       // the issue's cases
       expect((yield* runArgvErrors(["sokoban", "solve", "--levels", "x.txt", "--max-nodes", "-5"])).errors).toContain(`Invalid value for flag --max-nodes: "-5". Expected: an integer ≥ 1`)
       expect((yield* runArgvErrors(["sokoban", "solve", "--levels", "x.txt", "--limit", "-5"])).errors).toContain(`Invalid value for flag --limit: "-5". Expected: an integer ≥ 1`)
+      expect((yield* runArgvErrors(["games", "solve", "--game", "leduc_poker", "--algo", "deep-cfr", "--traversals", "-3"])).errors).toContain(`Invalid value for flag --traversals: "-3". Expected: an integer ≥ 1`)
+      expect(seen).toContain("games solve --traversals")
     }))
 
   it.effect("parsed flags reach run unchanged (games solve --target-nashconv)", () =>

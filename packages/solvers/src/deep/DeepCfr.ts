@@ -44,8 +44,9 @@
  * **Deviations** (stated): the network is `@autodidact/kernels`' `MlpSimd` single MLP, two tanh hidden layers of
  * `hidden` units (default 64) in WebAssembly SIMD float32, instead of OpenSpiel's leaky-ReLU MLP with skip connections
  * and a layer normalisation before the last hidden layer (the paper's network for poker has card embeddings); the
- * tanh MLP is the repository's one hand-fused network and, at these sizes, ran far faster than TF.js on its WASM
- * backend (see the solvers README / bench). Initialization is PyTorch's `nn.Linear` default
+ * tanh MLP is the repository's one hand-fused network and, at these sizes, runs far faster than TF.js on its WASM
+ * backend (`bench/deepCfrNetwork.ts`, Leduc's 30 → 64 → 64 → 3 network, same process: a 1,024-row training step
+ * 11× faster, a one-row forward pass, what traversals do, two orders of magnitude faster). Initialization is PyTorch's `nn.Linear` default
  * (`U(−1/√fan_in, 1/√fan_in)` for weights and biases). σ before the first network is uniform (OpenSpiel uses the
  * untrained network's output).
  *
