@@ -46,9 +46,15 @@
  * and a layer normalisation before the last hidden layer (the paper's network for poker has card embeddings); the
  * tanh MLP is the repository's one hand-fused network and, at these sizes, runs far faster than TF.js on its WASM
  * backend (`bench/deepCfrNetwork.ts`, Leduc's 30 → 64 → 64 → 3 network, same process: a 1,024-row training step
- * 11× faster, a one-row forward pass, what traversals do, two orders of magnitude faster). Initialization is PyTorch's `nn.Linear` default
+ * 8× faster, a one-row forward pass, what traversals do, 65× faster). Initialization is PyTorch's `nn.Linear` default
  * (`U(−1/√fan_in, 1/√fan_in)` for weights and biases). σ before the first network is uniform (OpenSpiel uses the
  * untrained network's output).
+ *
+ * **Measured** (`bench/deepCfr.ts`, 2 shared cores): on Leduc, with 2,000 traversals per player per iteration,
+ * `schedule: "linear"`, learning rate 0.03, NashConv falls from 4.75 to 0.15 in 300 iterations (hidden 32, 1,000 × 1,024
+ * rows per training; 27 min) and plateaus near 0.22 with hidden 64 and 400 × 1,024 rows: the networks' fit error, which
+ * does not shrink with the iterations while the average regrets do, sets the floor; more rows per training lower it.
+ * Tabular CFR+ reaches the same NashConv in ~30 iterations (0.2 s). Use this solver where tables do not fit.
  *
  * **Determinism**: one `Rng` (`@autodidact/core`, PCG64) seeded with `seed` draws every chance outcome, action,
  * reservoir slot, initialization and shuffle: a seed reproduces a run bit for bit on one machine (float32 WASM
