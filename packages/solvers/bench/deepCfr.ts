@@ -13,9 +13,11 @@
  * 3. Liar's dice with 1 die each (tabular-sized): SD-CFR for `--ld1-iterations` against CFR+ (tabular, 300
  *    iterations) on the same game: both NashConv values and SD-CFR's head-to-head payoff against the CFR+ policy.
  *
+ * Defaults: Leduc hidden 32, 1,000 steps × 1,024 rows; Liar's dice hidden 64, 200 steps × 512 rows (flags override both).
+ *
  * Run (from packages/solvers): `npx tsx --conditions=@autodidact/source bench/deepCfr.ts [--json] [--target 0.1]
- * [--max-iterations 300] [--traversals 2000] [--train-steps 400] [--batch-size 1024] [--hidden 64] [--lr 0.03]
- * [--schedule linear] [--warm] [--dice 2] [--ld-iterations 40] [--ld-traversals 300] [--games 20000]
+ * [--max-iterations 300] [--traversals 2000] [--train-steps N] [--batch-size N] [--hidden N] [--lr 0.03]
+ * [--schedule linear] [--warm] [--dice 2] [--ld-iterations 30] [--ld-traversals 200] [--games 20000]
  * [--ld1-iterations 30] [--skip-leduc] [--skip-liars] [--skip-liars1]`.
  */
 import { readFileSync } from "node:fs"
@@ -50,11 +52,12 @@ const table = (title: string, rows: ReadonlyArray<Record<string, unknown>>) => {
   for (const r of rows) console.log(`| ${cols.map((c) => String(r[c])).join(" | ")} |`)
 }
 
-const options = (traversals: number): DeepCfr.Options => ({
+/** The SD-CFR options: flags override the part's defaults (`steps`, `batch`, `hidden`). */
+const options = (traversals: number, d: { readonly steps: number; readonly batch: number; readonly hidden: number }): DeepCfr.Options => ({
   traversals,
-  trainSteps: flag("train-steps", 400),
-  batchSize: flag("batch-size", 1024),
-  hidden: flag("hidden", 64),
+  trainSteps: flag("train-steps", d.steps),
+  batchSize: flag("batch-size", d.batch),
+  hidden: flag("hidden", d.hidden),
   learningRate: flag("lr", 0.03),
   schedule: argv.includes("--schedule") ? (argv[argv.indexOf("--schedule") + 1] as "linear" | "constant") : "linear",
   reinitialize: !has("warm"),
@@ -67,7 +70,7 @@ if (!has("skip-leduc")) {
   const maxIterations = flag("max-iterations", 300)
   const game = GameRegistry.loadGame("leduc_poker")
   const tree = GameTree.compile(game)
-  const opts = options(flag("traversals", 2000))
+  const opts = options(flag("traversals", 2000), { steps: 1000, batch: 1024, hidden: 32 })
   const solver = DeepCfr.make(game, opts)
   const avg = DeepCfr.treeAverage(game, tree)
   let seconds = 0
@@ -177,8 +180,8 @@ if (!has("skip-liars")) {
   for (let b = 0; b < bids; b++) slots += 2 ** b * (bids - b)
   const infoStates = multisets * 2 ** bids
   const tableBytes = multisets * slots * 16
-  const iterations = flag("ld-iterations", 40)
-  const opts = options(flag("ld-traversals", 300))
+  const iterations = flag("ld-iterations", 30)
+  const opts = options(flag("ld-traversals", 200), { steps: 200, batch: 512, hidden: 64 })
   const solver = DeepCfr.make(game, opts)
   const load0 = loadavg()
   let seconds = 0
@@ -217,7 +220,7 @@ if (!has("skip-liars1")) {
   const tree = GameTree.compile(game)
   const load0 = loadavg()
   const iterations = flag("ld1-iterations", 30)
-  const opts = options(flag("ld-traversals", 300))
+  const opts = options(flag("ld-traversals", 200), { steps: 200, batch: 512, hidden: 64 })
   const solver = DeepCfr.make(game, opts)
   let seconds = 0
   while (solver.iteration < iterations) {
