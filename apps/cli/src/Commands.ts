@@ -32,6 +32,10 @@ export const jointPsroMetaSolvers = ["ce", "cce", "mgce", "mgcce"] as const
 
 /** `Solver.algorithms` of `@autodidact/solvers` (checked by a test). */
 export const solverAlgorithms = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "cfr-br", "vad-cfr", "es-mccfr", "os-mccfr"] as const
+/** `games solve --algo` values beyond the tabular {@link solverAlgorithms}: the function-approximation solvers. */
+export const deepSolverAlgorithms = ["deep-cfr"] as const
+/** The `games solve` deep-cfr flags' defaults (OpenSpiel's `deep_cfr_tf2.py`, as `DeepCfr.resolve`; checked by a test). */
+export const deepCfrDefaults = { traversals: 100, trainSteps: 750, batchSize: 2048, hidden: 64, learningRate: 1e-3, lrSchedule: "constant" } as const
 /**
  * The built-in advantage estimators of `@autodidact/optim` that train the text envs (`Advantages.builtinNames`
  * without `gae`, which needs a critic; checked by a test), the default first: what `train --algo` and
@@ -266,8 +270,14 @@ const exportFlags = {
 
 const gamesSolveFlags = {
   game: Flag.String("game").pipe(required("Game name as OpenSpiel spells it, e.g. kuhn_poker, leduc_poker, kuhn_poker(players=3)")),
-  algo: Flag.Literals("algo", solverAlgorithms).pipe(withDefault("cfr+", "Solver")),
+  algo: Flag.Literals("algo", [...solverAlgorithms, ...deepSolverAlgorithms]).pipe(withDefault("cfr+", "Solver")),
   iterations: F.positiveInt("iterations").pipe(withDefault(1000, "Most iterations to run", "iterations")),
+  traversals: F.positiveInt("traversals").pipe(withDefault(deepCfrDefaults.traversals, "deep-cfr: external-sampling traversals per player per iteration", "traversals")),
+  trainSteps: F.positiveInt("train-steps").pipe(withDefault(deepCfrDefaults.trainSteps, "deep-cfr: Adam steps per advantage-network training", "steps")),
+  batchSize: F.positiveInt("batch-size").pipe(withDefault(deepCfrDefaults.batchSize, "deep-cfr: mini-batch rows", "rows")),
+  hidden: F.positiveInt("hidden").pipe(withDefault(deepCfrDefaults.hidden, "deep-cfr: units of each of the two hidden layers", "units")),
+  learningRate: F.finite("learning-rate", { above: 0 }).pipe(withDefault(deepCfrDefaults.learningRate, "deep-cfr: Adam learning rate")),
+  lrSchedule: Flag.Literals("lr-schedule", ["constant", "linear"] as const).pipe(withDefault(deepCfrDefaults.lrSchedule, "deep-cfr: learning rate within one training (linear: decay to 0)")),
   reportEvery: F.positiveInt("report-every").pipe(optional("Report NashConv every N iterations", "iterations / 10", "iterations")),
   targetNashConv: F.finite("target-nashconv", { min: 0 }).pipe(
     optional("Stop at the first iteration whose NashConv (checked after every iteration) is at or below this", "none (run all --iterations)", "utility units")
@@ -554,7 +564,7 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "games solve",
           "solve",
           gamesSolveFlags,
-          "Solve a game with CFR, CFR+, LCFR, DCFR, PCFR+, PDCFR+, CFR-BR or MCCFR; prints NashConv per report and the game value"
+          "Solve a game with CFR, CFR+, LCFR, DCFR, PCFR+, PDCFR+, CFR-BR, MCCFR or Deep CFR (SD-CFR); prints NashConv per report and the game value"
         ),
         leaf(
           "games psro",

@@ -4,7 +4,7 @@
  * parsed flags reach the `run` given to `makeApp` unchanged.
  */
 import * as NodeServices from "../src/NodeServices.js"
-import { MetaSolvers, Solver } from "@autodidact/solvers"
+import { DeepCfr, MetaSolvers, Solver } from "@autodidact/solvers"
 import { Advantages, TextTasks } from "@autodidact/optim"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { stripVTControlCharacters } from "node:util"
-import { type CommandPath, type Configs, jointPsroMetaSolvers, makeApp, psroMetaSolvers, solverAlgorithms, textAlgos, textCurricula, textEnvIds, version } from "../src/Commands.js"
+import { type CommandPath, type Configs, deepCfrDefaults, jointPsroMetaSolvers, makeApp, psroMetaSolvers, solverAlgorithms, textAlgos, textCurricula, textEnvIds, version } from "../src/Commands.js"
 import { textEstimators } from "../src/Estimators.js"
 
 const leaves: ReadonlyArray<CommandPath> = [
@@ -49,6 +49,8 @@ const runArgvErrors = (argv: ReadonlyArray<string>) =>
 describe("command definitions", () => {
   it("the value lists written in Commands.ts are the packages' own", () => {
     expect([...solverAlgorithms]).toEqual([...Solver.algorithms])
+    const { lrSchedule, ...deep } = deepCfrDefaults
+    expect(DeepCfr.resolve()).toMatchObject({ ...deep, schedule: lrSchedule })
     expect(psroMetaSolvers.filter((m) => !(jointPsroMetaSolvers as ReadonlyArray<string>).includes(m))).toEqual([...MetaSolvers.metaSolverNames])
     expect([...textEnvIds]).toEqual([...TextTasks.envIds])
     expect([...textCurricula]).toEqual([...TextTasks.curricula])
@@ -128,6 +130,8 @@ describe("command definitions", () => {
       // the issue's cases
       expect((yield* runArgvErrors(["sokoban", "solve", "--levels", "x.txt", "--max-nodes", "-5"])).errors).toContain(`Invalid value for flag --max-nodes: "-5". Expected: an integer ≥ 1`)
       expect((yield* runArgvErrors(["sokoban", "solve", "--levels", "x.txt", "--limit", "-5"])).errors).toContain(`Invalid value for flag --limit: "-5". Expected: an integer ≥ 1`)
+      expect((yield* runArgvErrors(["games", "solve", "--game", "leduc_poker", "--algo", "deep-cfr", "--traversals", "-3"])).errors).toContain(`Invalid value for flag --traversals: "-3". Expected: an integer ≥ 1`)
+      expect(seen).toContain("games solve --traversals")
     }))
 
   it.effect("parsed flags reach run unchanged (games solve --target-nashconv)", () =>

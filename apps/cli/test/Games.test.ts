@@ -13,6 +13,7 @@ import * as path from "node:path"
 import { InvalidOptionError } from "@autodidact/core"
 import { Exploitability, PsroExtensive, TabularPolicy } from "@autodidact/solvers"
 import { Highs } from "@autodidact/solvers/lp"
+import { deepCfrDefaults } from "../src/Commands.js"
 import { handleGamesSolve } from "../src/commands/Games.js"
 import { handleGamesPsro } from "../src/commands/GamesPsro.js"
 import { handleGamesRank } from "../src/commands/GamesRank.js"
@@ -30,7 +31,7 @@ const captureJson = <A, E>(run: Effect.Effect<A, E>) =>
 
 const solve = (out: string, algo: "cfr+" | "cfr" | "pdcfr+", iterations: number) =>
   handleGamesSolve({
-    game: "kuhn_poker", algo, iterations, reportEvery: Option.none(), targetNashConv: Option.none(), seed: 0,
+    game: "kuhn_poker", algo, iterations, reportEvery: Option.none(), targetNashConv: Option.none(), seed: 0, ...deepCfrDefaults,
     save: Option.none(), resume: Option.none(), out: Option.some(out), json: true
   })
 
@@ -39,7 +40,7 @@ describe("games solve --out", () => {
     Effect.gen(function* () {
       const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-games-")), "kuhn")
       yield* handleGamesSolve({
-        game: "kuhn_poker", algo: "cfr+", iterations: 40, reportEvery: Option.some(10), targetNashConv: Option.none(), seed: 0,
+        game: "kuhn_poker", algo: "cfr+", iterations: 40, reportEvery: Option.some(10), targetNashConv: Option.none(), seed: 0, ...deepCfrDefaults,
         save: Option.none(), resume: Option.none(), out: Option.some(out), json: true
       })
       const config = JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8"))
@@ -131,3 +132,41 @@ describe("games rank", () => {
       expect(String((mixed as InvalidOptionError).reason)).toContain("leduc_poker")
     }))
 })
+
+describe("games solve --algo deep-cfr", () => {
+  it.effect("Kuhn: a run directory with a nashConv row per iteration, policy.json (TabularPolicy) and sd-cfr-policy.json", () =>
+    Effect.gen(function* () {
+      const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-deepcfr-")), "kuhn")
+      const { result, rows } = yield* captureJson(handleGamesSolve({
+        game: "kuhn_poker", algo: "deep-cfr", iterations: 3, reportEvery: Option.some(1), targetNashConv: Option.none(), seed: 1,
+        ...deepCfrDefaults, traversals: 20, trainSteps: 10, batchSize: 32, hidden: 8,
+        save: Option.none(), resume: Option.none(), out: Option.some(out), json: true
+      }))
+      expect(result._tag).toBe("Success")
+      expect(rows.filter((r) => r.kind === "report").map((r) => r.iteration)).toEqual([1, 2, 3])
+      const summary = rows.at(-1)!
+      expect(summary).toMatchObject({ kind: "summary", algo: "deep-cfr", iteration: 3, traversals: 3 * 20 * 2, policy: "policy.json" })
+      const policy = yield* TabularPolicy.fromJson(JSON.parse(fs.readFileSync(path.join(out, "policy.json"), "utf8")))
+      // the summary's NashConv is the saved policy's, recomputed independently by the package's best response
+      expect(Exploitability.evaluate(KuhnPoker.make(), policy).nashConv).toBeCloseTo(summary.nashConv as number, 10)
+      expect(JSON.parse(fs.readFileSync(path.join(out, "sd-cfr-policy.json"), "utf8")).format).toBe("autodidact.sd-cfr-policy")
+      const metrics = fs.readFileSync(path.join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+      expect(metrics.filter((m) => m.kind === "solver").every((m) => typeof m.nashConv === "number")).toBe(true)
+    }))
+
+  it.effect("bad input: a game without an information-state tensor, --resume, and an unknown game parameter are typed errors naming the value", () =>
+    Effect.gen(function* () {
+      const base = {
+        algo: "deep-cfr" as const, iterations: 1, reportEvery: Option.none(), targetNashConv: Option.none(), seed: 0, ...deepCfrDefaults,
+        save: Option.none(), resume: Option.none(), out: Option.none(), json: true as const
+      }
+      const ttt = yield* Effect.flip(handleGamesSolve({ ...base, game: "tic_tac_toe" }))
+      expect(String((ttt as Error).message)).toContain("informationStateTensor")
+      const resume = yield* Effect.flip(handleGamesSolve({ ...base, game: "kuhn_poker", resume: Option.some("state.json") }))
+      expect(resume).toBeInstanceOf(InvalidOptionError)
+      expect((resume as InvalidOptionError).message).toContain("state.json")
+      const unknown = yield* Effect.flip(handleGamesSolve({ ...base, game: "leduc_poker(cards=9)" }))
+      expect(String((unknown as Error).message)).toContain("cards")
+    }))
+})
+

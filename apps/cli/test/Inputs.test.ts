@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { handleExport } from "../src/commands/Export.js"
+import { deepCfrDefaults } from "../src/Commands.js"
 import { handleGamesSolve } from "../src/commands/Games.js"
 import { handleSokobanSolve } from "../src/commands/Sokoban.js"
 import { train } from "../src/commands/Train.js"
@@ -36,7 +37,7 @@ describe("file inputs", () => {
       const empty = path.join(tmp(), "empty.json")
       fs.writeFileSync(empty, "")
       const solve = yield* Effect.flip(handleGamesSolve({
-        game: "kuhn_poker", algo: "cfr+", iterations: 1, reportEvery: Option.none(), targetNashConv: Option.none(), seed: 0,
+        game: "kuhn_poker", algo: "cfr+", iterations: 1, reportEvery: Option.none(), targetNashConv: Option.none(), seed: 0, ...deepCfrDefaults,
         save: Option.none(), resume: Option.some(empty), out: Option.none(), json: true
       }))
       expect(solve).toMatchObject({ _tag: "InputFileError", flag: "resume", path: empty, reason: "is empty" })

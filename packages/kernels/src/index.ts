@@ -9,6 +9,7 @@
  * only) and `@autodidact/kernels/trees` (the sum/min trees alone).
  * @since 0.1.0
  */
+export * as Adam from "./nn/Adam.js"
 export * as Categorical from "./policy/Categorical.js"
 export * as Gae from "./advantages/Gae.js"
 export * as GroupNorm from "./advantages/GroupNorm.js"

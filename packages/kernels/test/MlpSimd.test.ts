@@ -190,4 +190,50 @@ describe("MlpSimd", () => {
     expect(wrong).toBeInstanceOf(KernelInputError)
     expect(wrong.message).toContain(`expected ${MlpSimd.numParams({ obsDim: 4, hidden: 8, numActions: 2 })} parameters`)
   })
+  it("one MLP alone (forwardSingle/backwardSingle): the actor's outputs, and gradients by central differences", () => {
+    for (const [s, B] of cases) {
+      if (s.hidden > 16) continue
+      const { params, obs, dLogits } = setup(s, B, 5)
+      const single = params.slice(0, MlpSimd.numParamsSingle(s))
+      const ws = MlpSimd.make(s)
+      const out = new Float64Array(B * s.numActions)
+      MlpSimd.forwardSingle(ws, single, obs, B, undefined, 0, out)
+      close(out, reference(s, params, obs, B).logits, 1e-4, 2e-5)
+      const again = new Float64Array(B * s.numActions)
+      MlpSimd.forwardSingle(ws, null, obs, B, undefined, 0, again) // null: the parameters already loaded
+      expect(again).toEqual(out)
+      const grad = new Float64Array(single.length).fill(0.25) // backwardSingle ADDS
+      MlpSimd.backwardSingle(ws, B, dLogits, grad)
+      const p64 = Float64Array.from(params)
+      const loss = () => {
+        const r = reference(s, p64, obs, B)
+        let l = 0
+        for (let k = 0; k < r.logits.length; k++) l += dLogits[k]! * r.logits[k]!
+        return l
+      }
+      for (let k = 0; k < single.length; k++) {
+        const keep = p64[k]!
+        p64[k] = keep + 1e-6
+        const up = loss()
+        p64[k] = keep - 1e-6
+        const fd = (up - loss()) / 2e-6 + 0.25
+        p64[k] = keep
+        expect(Math.abs(grad[k]! - fd)).toBeLessThan(1e-4 + 1e-4 * Math.abs(fd))
+      }
+    }
+    const ws = MlpSimd.make({ obsDim: 4, hidden: 8, numActions: 2 })
+    expect(thrown(() => MlpSimd.forwardSingle(ws, new Float32Array(MlpSimd.numParams(ws.sizes)), new Float32Array(4), 1, undefined, 0, new Float64Array(2))).message)
+      .toContain(`expected ${4 * 8 + 8 + 64 + 8 + 16 + 2} parameters (one MLP)`)
+  })
+
+  it("weightedMse: Keras' MeanSquaredError with sample_weight on a hand-computed case", () => {
+    // rows: pred (1, 2) target (0, 0) weight 3; pred (0, -1) target (2, 1) weight 0.5
+    // per-row means 2.5 and 4 -> (3·2.5 + 0.5·4) / 2 = 4.75
+    const d = new Float64Array(4)
+    expect(MlpSimd.weightedMse([1, 2, 0, -1], [0, 0, 2, 1], [3, 0.5], 2, 2, d)).toBeCloseTo(4.75, 12)
+    // dL/dpred = 2 w (pred − target) / (B·K)
+    expect(Array.from(d)).toEqual([1.5, 3, -0.5, -0.5])
+    expect(thrown(() => MlpSimd.weightedMse([1], [1], [1], 1, 2, d)).message).toContain("pred")
+    expect(thrown(() => MlpSimd.weightedMse([1], [1], [1], 0, 1, d)).message).toContain("got 0")
+  })
 })

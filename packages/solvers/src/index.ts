@@ -2,7 +2,7 @@
  * `@autodidact/solvers`: game-theoretic optimizers: the CFR family (CFR, CFR+, LCFR, DCFR) and MCCFR (external and
  * outcome sampling) on compiled game trees, best response, NashConv and exploitability; normal-form meta-solvers
  * (LP Nash, replicator dynamics, CE/CCE and Maximum Gini (C)CE via HiGHS, α-Rank) and their conformance check
- * (`CheckMetaSolver`), PSRO and JPSRO.
+ * (`CheckMetaSolver`), PSRO and JPSRO; Deep CFR (SD-CFR, `DeepCfr`) for games too large for tables.
  *
  * This main entry has no Node built-in in its import graph (it bundles for browsers). The HiGHS runtime (the
  * optional peer `highs`) is reached through `@autodidact/solvers/lp` (`Highs.layer`), the solver state files through
@@ -29,6 +29,8 @@ export * as Psro from "./psro/Psro.js"
 export * as Jpsro from "./psro/Jpsro.js"
 export * as PsroExtensive from "./psro/PsroExtensive.js"
 export * as Minimax from "./search/Minimax.js"
+export * as DeepCfr from "./deep/DeepCfr.js"
+export * as Reservoir from "./deep/Reservoir.js"
 export { CorruptedSolverStateError, PolicyMissingInfoStateError, SolverStateWriteError, UnknownAlgorithmError } from "./Errors.js"
 export { InvalidPayoffTensorError } from "./normalform/PayoffTensor.js"
 export { LpSolveError } from "./normalform/Highs.js"

@@ -39,7 +39,7 @@ export interface GamesSolveSummary {
 
 /** `autodidact games solve` */
 export const handleGamesSolve = (config: Configs["games solve"]): Effect.Effect<void, unknown> =>
-    Effect.gen(function* () {
+    config.algo === "deep-cfr" ? Effect.flatMap(Effect.promise(() => import("./GamesDeepCfr.js")), (m) => m.handleGamesDeepCfr(config)) : Effect.gen(function* () {
       const game = yield* Effect.try({ try: () => GameRegistry.loadGame(config.game), catch: (e) => e as GameRegistry.UnknownGameError })
       if (config.resume._tag === "Some") yield* Inputs.requireNonEmptyFile("resume", config.resume.value)
       const resume = config.resume._tag === "Some" ? yield* SolverFiles.loadState(config.resume.value) : undefined

@@ -86,6 +86,12 @@ export interface State {
   informationStateString(player: number): string
   /** What `player` observes now, as OpenSpiel's `ObservationString(player)`. */
   observationString(player: number): string
+  /**
+   * Optional: OpenSpiel's `InformationStateTensor(player)` (the perfect-recall encoding function approximators such as
+   * Deep CFR read), written into `out` (length `game.informationStateTensorSize`, zero-filled first; a fresh
+   * `Float32Array` when omitted) and returned. Present exactly when the game has `informationStateTensorSize`.
+   */
+  informationStateTensor?(player: number, out?: Float32Array | Float64Array): Float32Array | Float64Array
   /** OpenSpiel's `ActionToString(player, action)`. */
   actionToString(player: number, action: number): string
   /** The actions taken so far, chance outcomes included. */
@@ -104,6 +110,8 @@ export interface Game {
   readonly info: GameInfo
   /** A fresh root state (a chance node for card games). */
   newInitialState(): State
+  /** Optional: length of `State.informationStateTensor` (OpenSpiel's `InformationStateTensorSize()`). */
+  readonly informationStateTensorSize?: number | undefined
 }
 
 /** An action that is not legal in the state it was applied to. */

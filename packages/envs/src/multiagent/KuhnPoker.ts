@@ -14,6 +14,9 @@
  * - `observationString(p)` = card followed by each player's pot contribution, e.g. `"211"` (OpenSpiel's default
  *   observer); empty before `p` has a card.
  * - `actionToString`: `"Deal:<card>"` for chance, `"Pass"` / `"Bet"` for players.
+ * - `informationStateTensor(p)` (OpenSpiel's `KuhnObserver` with perfect recall), length `N + (N + 1) + 2(2N − 1)`
+ *   (11 for 2 players): one-hot `p` (`N`), one-hot card of `p` (`N + 1`, zeros before the deal), then per betting
+ *   action so far two bits, `[1, 0]` for pass and `[0, 1]` for bet.
  *
  * **Gotchas**
  * - `legalActions()` returns a shared, cached array: callers must not mutate it.
@@ -82,6 +85,12 @@ export class KuhnPokerGame implements Game {
 
   newInitialState(): KuhnPokerState {
     return new KuhnPokerState(this)
+  }
+
+  /** OpenSpiel's `InformationStateTensorSize()`: `N + (N + 1) + 2(2N − 1)`. */
+  get informationStateTensorSize(): number {
+    const n = this.numPlayers
+    return n + (n + 1) + 2 * (2 * n - 1)
   }
 
   /** @internal */
@@ -220,6 +229,18 @@ export class KuhnPokerState implements State {
     if (!Number.isInteger(player) || player < 0 || player >= this.n) {
       throw new InvalidGameError({ game: "kuhn_poker", reason: `player ${player} is not in [0, ${this.n})` })
     }
+  }
+
+  informationStateTensor(player: number, out?: Float32Array | Float64Array): Float32Array | Float64Array {
+    this.checkPlayer(player)
+    const n = this.n
+    const v = out ?? new Float32Array(this.game.informationStateTensorSize)
+    v.fill(0)
+    v[player] = 1
+    if (this.len > player) v[n + this.hist[player]!] = 1
+    const base = 2 * n + 1
+    for (let i = n; i < this.len; i++) v[base + 2 * (i - n) + this.hist[i]!] = 1
+    return v
   }
 
   informationStateString(player: number): string {

@@ -18,6 +18,10 @@
  *   (the `[Public: c]` part only once it is dealt; `[Private: -10000]` before `p` has a card; actions by id).
  * - `observationString(p)`: the same up to `[Public: c]`, then `[Ante: a0 a1]` instead of the betting sequences.
  * - `actionToString`: `"Chance outcome:<c>"` for chance, `"Fold"` / `"Call"` / `"Raise"` for players.
+ * - `informationStateTensor(p)` (OpenSpiel's perfect-recall `LeducObserver::WriteTensor`), length
+ *   `N + 2·deck + 2·2·(3N − 2)` (30 for 2 players): one-hot `p`, one-hot private card of `p`, one-hot public card
+ *   (zeros until dealt), then per round and per betting action of that round two bits, `[1, 0]` for call, `[0, 1]`
+ *   for raise (a fold ends the game and leaves `[0, 0]`).
  *
  * **Gotchas**
  * - `legalActions()` returns shared, cached arrays: callers must not mutate them.
@@ -142,6 +146,11 @@ export class LeducPokerGame implements Game {
 
   newInitialState(): LeducPokerState {
     return new LeducPokerState(this)
+  }
+
+  /** OpenSpiel's `InformationStateTensorSize()`: `N + 2·deck + 4·(3N − 2)`. */
+  get informationStateTensorSize(): number {
+    return this.numPlayers + 2 * this.numCards + 4 * this.maxBetsPerRound
   }
 
   /** @internal chance actions when the cards in `mask` have left the deck. */
@@ -435,6 +444,34 @@ export class LeducPokerState implements State {
     let out = ""
     for (let i = 0; i < length; i++) out += (i > 0 ? " " : "") + String(this.s[offset + i])
     return out
+  }
+
+  informationStateTensor(player: number, out?: Float32Array | Float64Array): Float32Array | Float64Array {
+    this.checkPlayer(player)
+    const g = this.game
+    const s = this.s
+    const o = g.off
+    const v = out ?? new Float32Array(g.informationStateTensorSize)
+    v.fill(0)
+    v[player] = 1
+    let at = this.n
+    const priv = s[o.priv + player]!
+    if (priv >= 0) v[at + priv] = 1
+    at += g.numCards
+    const pub = s[PUBLIC]!
+    if (pub >= 0) v[at + pub] = 1
+    at += g.numCards
+    const m = g.maxBetsPerRound
+    for (let r = 0; r < 2; r++) {
+      const seq = r === 0 ? o.r1 : o.r2
+      const len = s[r === 0 ? R1_LEN : R2_LEN]!
+      for (let i = 0; i < len; i++) {
+        const a = s[seq + i]!
+        if (a === CALL) v[at + (r * m + i) * 2] = 1
+        else if (a === RAISE) v[at + (r * m + i) * 2 + 1] = 1
+      }
+    }
+    return v
   }
 
   informationStateString(player: number): string {

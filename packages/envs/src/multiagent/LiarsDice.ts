@@ -13,6 +13,9 @@
  *   `" Liar"` for the call, e.g. `"3 1-2 2-6 Liar"`. OpenSpiel provides no observation string; `observationString`
  *   returns the same string.
  * - `actionToString`: `"Roll <face>"` for chance, `"q-f"` or `"Liar"` for players.
+ * - `informationStateTensor(p)` (OpenSpiel's `LiarsDiceState::InformationStateTensor`), length
+ *   `2 + numdice·sides + totalDice·sides + 1` (21 for 1 die each): one-hot `p`, then per die of `p` (in the order of
+ *   `dice(p)`) a one-hot face (zeros while not rolled), then one bit per bid made so far and one for "Liar".
  *
  * **Gotchas**
  * - `legalActions()` at player nodes allocates a fresh array; chance outcomes are cached.
@@ -91,6 +94,11 @@ export class LiarsDiceGame implements Game {
   newInitialState(): LiarsDiceState {
     return new LiarsDiceState(this)
   }
+
+  /** OpenSpiel's `InformationStateTensorSize()`: `2 + numdice·sides + totalDice·sides + 1`. */
+  get informationStateTensorSize(): number {
+    return 2 + this.numDice * this.sides + this.liar + 1
+  }
 }
 
 /** The "Liar" action id of a game with `totalDice` dice of `sides` faces. */
@@ -103,11 +111,13 @@ export class LiarsDiceState implements State {
   private nRolled = 0
   private readonly bids: Int32Array
   private nBids = 0
+  private readonly scratch: Int32Array
 
   /** The root (chance nodes: the rolls); prefer `game.newInitialState()`. */
   constructor(readonly game: LiarsDiceGame) {
     this.rolled = new Int32Array(game.totalDice)
     this.bids = new Int32Array(game.liar + 1)
+    this.scratch = new Int32Array(game.numDice)
   }
 
   isTerminal(): boolean {
@@ -193,6 +203,37 @@ export class LiarsDiceState implements State {
     let s = ""
     for (let i = 0; i < this.nBids; i++) s += " " + this.actionToString(0, this.bids[i]!)
     return s
+  }
+
+  informationStateTensor(player: number, out?: Float32Array | Float64Array): Float32Array | Float64Array {
+    if (player !== 0 && player !== 1) throw new InvalidGameError({ game: "liars_dice", reason: `player ${player} is not in [0, 2)` })
+    const g = this.game
+    const v = out ?? new Float32Array(g.informationStateTensorSize)
+    v.fill(0)
+    v[player] = 1
+    const k = g.numDice
+    const sorted = !this.isChanceNode()
+    // Faces of the player's dice; sorted (insertion sort, no allocation) once all dice are rolled, as `dice(p)`.
+    const scratch = this.scratch
+    for (let d = 0; d < k; d++) {
+      const i = player * k + d
+      const f = i < this.nRolled ? this.rolled[i]! : -1
+      let j = d
+      if (sorted) {
+        while (j > 0 && scratch[j - 1]! > f) {
+          scratch[j] = scratch[j - 1]!
+          j--
+        }
+      }
+      scratch[j] = f
+    }
+    for (let d = 0; d < k; d++) {
+      const f = scratch[d]!
+      if (f > 0) v[2 + d * g.sides + f - 1] = 1
+    }
+    const at = 2 + k * g.sides
+    for (let b = 0; b < this.nBids; b++) v[at + this.bids[b]!] = 1
+    return v
   }
 
   informationStateString(player: number): string {

@@ -19,6 +19,10 @@
  *   1e-6 relative; a fixed input gives bit-identical results on every run and machine (no threads, no FMA contraction).
  * - Matrix loops: blocks of 4 rows × 8 outputs (8 `f32x4` accumulators) for the forward pass and the weight gradient;
  *   the input gradient transposes the weight once per call and reuses the forward kernel.
+ * - **One MLP alone** ({@link numParamsSingle}, {@link forwardSingle}, {@link backwardSingle}): the actor's half,
+ *   `obsDim → hidden → hidden → numActions` with the actor's layout (`W1, b1, W2, b2, W3, b3`), for regression heads
+ *   (the solvers' Deep CFR advantage networks); the same workspace and kernels, no critic work.
+ *   {@link weightedMse} is the loss they train with (Keras' `MeanSquaredError` with `sample_weight`).
  * - Unavailable (see {@link load}) when WebAssembly SIMD is missing or `AUTODIDACT_WASM_SIMD=0`: callers fall back to
  *   their typed-array path.
  *
@@ -186,6 +190,53 @@ export const make = (sizes: Sizes, capacity = 16): Workspace => {
   return ws
 }
 
+/** Copy `params` (unless null) and the batch's input rows into the workspace; grow it first if needed. */
+const loadBatch = (ws: Workspace, params: Float32Array | null, obs: ArrayLike<number>, batch: number, rows: ArrayLike<number> | undefined, rowOffset: number): void => {
+  if (batch > ws.capacity) grow(ws, Math.max(batch, 2 * ws.capacity))
+  const D = ws.sizes.obsDim
+  const f = ws.f32
+  if (params !== null) f.set(params, ws.regions.params >> 2)
+  const x = ws.regions.x >> 2
+  for (let b = 0; b < batch; b++) {
+    const src = (rows === undefined ? b : rows[rowOffset + b]!) * D
+    for (let i = 0; i < D; i++) f[x + b * D + i] = obs[src + i]!
+  }
+}
+
+/** The actor MLP's forward pass on the loaded batch, outputs in the `logits` region. */
+const actorForward = (ws: Workspace, batch: number): void => {
+  const { obsDim: D, hidden: H, numActions: A } = ws.sizes
+  const r = ws.regions
+  const t = ws.tensors
+  const e = ws.exports
+  const p = r.params
+  e.dense(p + t[0]!, p + t[1]!, r.x, batch, D, H, r.a1, 1)
+  e.dense(p + t[2]!, p + t[3]!, r.a1, batch, H, H, r.a2, 1)
+  e.dense(p + t[4]!, p + t[5]!, r.a2, batch, H, A, r.logits, 0)
+}
+
+/** Copy dL/d(actor outputs) in and run the actor's backward pass into the gradient region (critic untouched). */
+const actorBackward = (ws: Workspace, batch: number, dLogits: ArrayLike<number>): void => {
+  if (batch > ws.capacity) {
+    throw new KernelInputError({ kernel: "MlpSimd", backend: "wasm-simd", input: "batch", reason: "range", shape: "[]", detail: `${batch} exceeds the last forward's capacity ${ws.capacity}` })
+  }
+  const { obsDim: D, hidden: H, numActions: A } = ws.sizes
+  const r = ws.regions
+  const f = ws.f32
+  const t = ws.tensors
+  const e = ws.exports
+  const dl = r.dLogits >> 2
+  for (let k = 0; k < batch * A; k++) f[dl + k] = dLogits[k]!
+  const p = r.params
+  const g = r.grad
+  // actor: logits = a2 W3 + b3; a2 = tanh(a1 W2 + b2); a1 = tanh(x W1 + b1)
+  e.denseGrad(r.a2, r.dLogits, batch, H, A, g + t[4]!, g + t[5]!)
+  e.denseInputGradTanh(p + t[4]!, r.a2, r.dLogits, batch, H, A, r.d2, r.wt)
+  e.denseGrad(r.a1, r.d2, batch, H, H, g + t[2]!, g + t[3]!)
+  e.denseInputGradTanh(p + t[2]!, r.a1, r.d2, batch, H, H, r.d1, r.wt)
+  e.denseGrad(r.x, r.d1, batch, D, H, g + t[0]!, g + t[1]!)
+}
+
 /**
  * Forward pass of both MLPs on `batch` rows of `obs` (`[*, obsDim]`, any numeric array; row `rows[rowOffset + b]`
  * when `rows` is given, else row `b`), with parameters `params` (`numParams` floats, layout above): writes the actor's
@@ -205,22 +256,14 @@ export const forward = (
   if (params.length !== ws.numParams) {
     throw new KernelInputError({ kernel: "MlpSimd", backend: "wasm-simd", input: "params", reason: "shape", shape: `[${params.length}]`, detail: `expected ${ws.numParams} parameters` })
   }
-  if (batch > ws.capacity) grow(ws, Math.max(batch, 2 * ws.capacity))
+  loadBatch(ws, params, obs, batch, rows, rowOffset)
+  actorForward(ws, batch)
   const { obsDim: D, hidden: H, numActions: A } = ws.sizes
   const r = ws.regions
   const f = ws.f32
   const t = ws.tensors
   const e = ws.exports
-  f.set(params, r.params >> 2)
-  const x = r.x >> 2
-  for (let b = 0; b < batch; b++) {
-    const src = (rows === undefined ? b : rows[rowOffset + b]!) * D
-    for (let i = 0; i < D; i++) f[x + b * D + i] = obs[src + i]!
-  }
   const p = r.params
-  e.dense(p + t[0]!, p + t[1]!, r.x, batch, D, H, r.a1, 1)
-  e.dense(p + t[2]!, p + t[3]!, r.a1, batch, H, H, r.a2, 1)
-  e.dense(p + t[4]!, p + t[5]!, r.a2, batch, H, A, r.logits, 0)
   e.dense(p + t[6]!, p + t[7]!, r.x, batch, D, H, r.c1, 1)
   e.dense(p + t[8]!, p + t[9]!, r.c1, batch, H, H, r.c2, 1)
   e.dense(p + t[10]!, p + t[11]!, r.c2, batch, H, 1, r.values, 0)
@@ -236,26 +279,16 @@ export const forward = (
  * last forward's batch.
  */
 export const backward = (ws: Workspace, batch: number, dLogits: ArrayLike<number>, dValues: ArrayLike<number>, grad: Float64Array | Float32Array): void => {
-  if (batch > ws.capacity) {
-    throw new KernelInputError({ kernel: "MlpSimd", backend: "wasm-simd", input: "batch", reason: "range", shape: "[]", detail: `${batch} exceeds the last forward's capacity ${ws.capacity}` })
-  }
-  const { obsDim: D, hidden: H, numActions: A } = ws.sizes
+  actorBackward(ws, batch, dLogits)
+  const { obsDim: D, hidden: H } = ws.sizes
   const r = ws.regions
   const f = ws.f32
   const t = ws.tensors
   const e = ws.exports
-  const dl = r.dLogits >> 2
-  for (let k = 0; k < batch * A; k++) f[dl + k] = dLogits[k]!
   const dv = r.dValues >> 2
   for (let b = 0; b < batch; b++) f[dv + b] = dValues[b]!
   const p = r.params
   const g = r.grad
-  // actor: logits = a2 W3 + b3; a2 = tanh(a1 W2 + b2); a1 = tanh(x W1 + b1)
-  e.denseGrad(r.a2, r.dLogits, batch, H, A, g + t[4]!, g + t[5]!)
-  e.denseInputGradTanh(p + t[4]!, r.a2, r.dLogits, batch, H, A, r.d2, r.wt)
-  e.denseGrad(r.a1, r.d2, batch, H, H, g + t[2]!, g + t[3]!)
-  e.denseInputGradTanh(p + t[2]!, r.a1, r.d2, batch, H, H, r.d1, r.wt)
-  e.denseGrad(r.x, r.d1, batch, D, H, g + t[0]!, g + t[1]!)
   // critic
   e.denseGrad(r.c2, r.dValues, batch, H, 1, g + t[10]!, g + t[11]!)
   e.denseInputGradTanh(p + t[10]!, r.c2, r.dValues, batch, H, 1, r.d2, r.wt)
@@ -273,4 +306,85 @@ export const tanh = (ws: Workspace, x: ArrayLike<number>): Float32Array => {
   ws.f32.set(x, at >> 2)
   ws.exports.tanhInPlace(at, x.length)
   return ws.f32.slice(at >> 2, (at >> 2) + x.length)
+}
+
+/** Number of parameters of one MLP `obsDim → hidden → hidden → numActions` (the actor's tensors alone). */
+export const numParamsSingle = ({ obsDim: D, hidden: H, numActions: A }: Sizes): number => D * H + H + H * H + H + H * A + A
+
+/**
+ * Forward pass of ONE MLP (the actor's layout, {@link numParamsSingle} floats in `params`) on `batch` rows of `obs`
+ * (`[*, obsDim]`; row `rows[rowOffset + b]` when `rows` is given): writes the outputs (`[batch, numActions]`) into
+ * `out` and keeps the activations for {@link backwardSingle}. `params` `null` reuses the parameters of the previous
+ * call on this workspace (no copy: cheap one-row inference with a fixed network). Throws `KernelInputError` when
+ * `params` has the wrong length.
+ */
+export const forwardSingle = (
+  ws: Workspace,
+  params: Float32Array | null,
+  obs: ArrayLike<number>,
+  batch: number,
+  rows: ArrayLike<number> | undefined,
+  rowOffset: number,
+  out: Float64Array | Float32Array
+): void => {
+  if (params !== null && params.length !== numParamsSingle(ws.sizes)) {
+    throw new KernelInputError({ kernel: "MlpSimd", backend: "wasm-simd", input: "params", reason: "shape", shape: `[${params.length}]`, detail: `expected ${numParamsSingle(ws.sizes)} parameters (one MLP)` })
+  }
+  loadBatch(ws, params, obs, batch, rows, rowOffset)
+  actorForward(ws, batch)
+  const A = ws.sizes.numActions
+  const r = ws.regions
+  const f = ws.f32
+  const lo = r.logits >> 2
+  for (let k = 0; k < batch * A; k++) out[k] = f[lo + k]!
+}
+
+/**
+ * Backward pass of ONE MLP for the `batch` rows of the last {@link forwardSingle}: given dL/dout (`[batch,
+ * numActions]`), ADDS dL/dθ ({@link numParamsSingle} floats, actor layout) into `grad`.
+ */
+export const backwardSingle = (ws: Workspace, batch: number, dOut: ArrayLike<number>, grad: Float64Array | Float32Array): void => {
+  actorBackward(ws, batch, dOut)
+  const f = ws.f32
+  const g = ws.regions.grad
+  const go = g >> 2
+  const n = numParamsSingle(ws.sizes)
+  for (let k = 0; k < n; k++) grad[k] = grad[k]! + f[go + k]!
+}
+
+/**
+ * Weighted mean squared error as Keras' `MeanSquaredError()(y, ŷ, sample_weight=w)` (the loss of OpenSpiel's
+ * `deep_cfr_tf2.py`): `L = (1/B) Σ_b w_b · (1/K) Σ_k (ŷ_bk − y_bk)²` over `batch` rows of `width` outputs, with
+ * `pred`, `target` `[batch, width]` and `weight` `[batch]`. Writes dL/dŷ into `dPred` (`[batch, width]`) and returns
+ * `L`. Throws `KernelInputError` when an array is shorter than its shape or `batch`/`width` is not a positive integer.
+ */
+export const weightedMse = (
+  pred: ArrayLike<number>,
+  target: ArrayLike<number>,
+  weight: ArrayLike<number>,
+  batch: number,
+  width: number,
+  dPred: Float64Array | Float32Array
+): number => {
+  const bad = (input: string, detail: string) =>
+    new KernelInputError({ kernel: "weightedMse", backend: "typed-array", input, reason: "shape", shape: `[${batch}, ${width}]`, detail })
+  if (!Number.isInteger(batch) || batch < 1) throw bad("batch", `batch must be a positive integer, got ${batch}`)
+  if (!Number.isInteger(width) || width < 1) throw bad("width", `width must be a positive integer, got ${width}`)
+  const n = batch * width
+  if (pred.length < n) throw bad("pred", `length ${pred.length} < ${n}`)
+  if (target.length < n) throw bad("target", `length ${target.length} < ${n}`)
+  if (dPred.length < n) throw bad("dPred", `length ${dPred.length} < ${n}`)
+  if (weight.length < batch) throw bad("weight", `length ${weight.length} < ${batch}`)
+  const scale = 1 / (batch * width)
+  let loss = 0
+  for (let b = 0; b < batch; b++) {
+    const w = weight[b]!
+    for (let k = 0; k < width; k++) {
+      const i = b * width + k
+      const d = pred[i]! - target[i]!
+      loss += w * d * d
+      dPred[i] = 2 * w * d * scale
+    }
+  }
+  return loss * scale
 }
