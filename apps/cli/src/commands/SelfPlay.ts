@@ -232,22 +232,14 @@ export const handleSelfplay = (config: Configs["selfplay"]): Effect.Effect<void,
     Output.printSummary(config.json, "Self-play", summary)
   })
 
-/** What `eval --against` reports. */
-export interface SelfPlayEvalSummary {
+/** What `eval --against` reports: optim's `SelfPlay.MatchReport` with the intervals printed as text. */
+export type SelfPlayEvalSummary = Omit<SelfPlay.MatchReport, "winCi" | "drawCi" | "lossCi"> & {
   readonly run: string
   readonly game: string
   readonly against: string
-  readonly episodes: number
-  readonly wins: number
-  readonly draws: number
-  readonly losses: number
-  readonly winRate: number
-  readonly drawRate: number
-  readonly lossRate: number
   readonly winCi: string
   readonly drawCi: string
   readonly lossCi: string
-  readonly meanReturn: number
   readonly nashConv?: number
   readonly exploitability?: number
 }
