@@ -179,7 +179,6 @@ export const fit = (policy: DrrnPolicy.Drrn, pairs: ReadonlyArray<PreferencePair
     if (!(Number.isSafeInteger(o[key]) && o[key] >= 1)) throw bad(key, o[key], "must be a positive integer")
   }
   if (!(o.maxGradNorm >= 0 && Number.isFinite(o.maxGradNorm))) throw bad("maxGradNorm", o.maxGradNorm, "must be a non-negative finite number")
-  if (pairs.length === 0) throw bad("pairs", 0, "need at least one preference pair")
   const reference = o.reference ?? DrrnPolicy.clone(policy)
   DrrnPolicy.setImplementation(reference, DrrnPolicy.implementationOf(policy))
   const prepared = prepare(policy, reference, pairs)

@@ -100,15 +100,13 @@ const checkPositiveInt = (option: string, value: number): void => {
   if (!(Number.isSafeInteger(value) && value >= 1)) throw bad(option, value, "must be a positive integer")
 }
 
-/** Recent 0/1 successes of each arm (the last `window` trajectories), with their count and sum. */
+/** Recent 0/1 successes of each arm (the last `window` trajectories), with their count and sum; an arm's ring is made on its first outcome. */
 class SuccessWindows {
   private readonly rings = new Map<string, { buf: Uint8Array; next: number; size: number; sum: number; groups: number }>()
-  constructor(readonly window: number, arms: ReadonlyArray<string>) {
-    for (const a of arms) this.rings.set(a, { buf: new Uint8Array(window), next: 0, size: 0, sum: 0, groups: 0 })
-  }
+  constructor(readonly window: number) {}
   add(arm: string, successes: ReadonlyArray<boolean>): void {
-    const r = this.rings.get(arm)
-    if (r === undefined) return
+    let r = this.rings.get(arm)
+    if (r === undefined) this.rings.set(arm, (r = { buf: new Uint8Array(this.window), next: 0, size: 0, sum: 0, groups: 0 }))
     r.groups++
     for (const s of successes) {
       const v = s ? 1 : 0
@@ -146,7 +144,7 @@ const armStats = (arms: ReadonlyArray<Arm>, windows: SuccessWindows): Record<str
  */
 export const uniform = (arms: ReadonlyArray<Arm>, options: { readonly window?: number } = {}): TaskSampler => {
   checkArms("uniform", arms)
-  const windows = new SuccessWindows(options.window ?? 64, arms.map((a) => a.name))
+  const windows = new SuccessWindows(options.window ?? 64)
   return {
     name: "uniform",
     next: (count, rng) =>
@@ -198,7 +196,7 @@ export const learningPotential = (options: LearningPotentialOptions): TaskSample
   checkPositiveInt("learningPotential window", window)
   const measure = options.measure ?? "cv"
   if (measure !== "cv" && measure !== "variance") throw bad("learningPotential measure", measure, 'must be "cv" or "variance"')
-  const windows = new SuccessWindows(window, arms.map((a) => a.name))
+  const windows = new SuccessWindows(window)
   let observedGroups = 0
   return {
     name: "paprika",
@@ -370,18 +368,14 @@ export const difficultyGroupSize = (options: DifficultyGroupSizeOptions): TaskSa
   if (!(prior >= 0 && prior <= 1)) throw bad("difficultyGroupSize prior", prior, "must be in [0, 1]")
   const window = options.window ?? 64
   checkPositiveInt("difficultyGroupSize window", window)
-  const windows = new Map<string, SuccessWindows>()
-  const rateOf = (arm: string) => windows.get(arm)?.rate(arm) ?? prior
+  const windows = new SuccessWindows(window)
+  const rateOf = (arm: string) => windows.rate(arm) ?? prior
   return {
     name: `dart(${base.name})`,
     next: (count, rng, update) =>
       base.next(count, rng, update).map((d) => ({ ...d, groupSize: Math.round(min + (max - min) * (1 - rateOf(d.arm))) })),
     observe: (outcomes, update) => {
-      for (const o of outcomes) {
-        let w = windows.get(o.draw.arm)
-        if (w === undefined) windows.set(o.draw.arm, (w = new SuccessWindows(window, [o.draw.arm])))
-        w.add(o.draw.arm, o.successes)
-      }
+      for (const o of outcomes) windows.add(o.draw.arm, o.successes)
       base.observe(outcomes, update)
     },
     maxSteps: (update) => base.maxSteps(update),
@@ -443,7 +437,7 @@ export const adaptiveArms = (options: AdaptiveArmsOptions): TaskSampler => {
     return start
   })
   const weights = arms.map(() => 1)
-  const windows = new SuccessWindows(window, arms.map((a) => a.name))
+  const windows = new SuccessWindows(window)
   let adaptedAt = 0
   const adapt = (update: number) => {
     if (update - adaptedAt < every) return
