@@ -456,7 +456,7 @@ const trainFlags = (estimators: ReadonlyArray<string>) => ({
   difficulty: Flag.Literals("difficulty", ["default", "easy", "hard"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors (hard: a house of rooms joined by doorways, objects hidden)")),
   curriculum: Flag.Literals("curriculum", textCurricula).pipe(
     optional(
-      "Text envs: task sampler (optim TaskSamplers): uniform over task families, paprika (learning potential), webrl (failure replay), scaling-inter (growing step limit), dart (difficulty group sizes), envgen (weak families weighted up)",
+      "Text envs: task sampler (optim TaskSamplers): uniform over task families, paprika (learning potential), webrl (failure replay), scaling-inter (growing step limit), dart (difficulty group sizes), envgen (weak families weighted up; TextHousehold climbs a ladder: rooms when hard, distractors by default)",
       "tasks drawn as before (no sampler)"
     )
   ),

@@ -350,6 +350,48 @@ describe("TextHousehold", () => {
       expect(env.step(`go to ${elsewhere}`).info["invalidAction"]).toBe(true)
     })
 
+    it("houseRooms is a ladder: 1 to HARD_ROOMS rooms per reset, the expert solving every task and needing more steps as rooms are added; the default equals HARD_ROOMS; bad values are typed errors", () => {
+      const env = new TextHousehold.TextHousehold({ split: "unseen", difficulty: "hard", maxSteps: 1000 })
+      const means: Array<number> = []
+      for (let rooms = 1; rooms <= World.HARD_ROOMS; rooms++) {
+        let total = 0
+        for (let k = 0; k < 40; k++) {
+          env.reset({ seed: 0, options: { taskIndex: k, houseRooms: rooms } })
+          expect(env.world!.house!.rooms).toHaveLength(rooms)
+          expect(new Set(env.world!.house!.rooms).size).toBe(rooms)
+          const { won, steps } = runExpert(env)
+          expect(won, `${rooms} rooms, task ${k}: ${env.task}`).toBe(true)
+          total += steps
+        }
+        means.push(total / 40)
+      }
+      for (let i = 1; i < means.length; i++) expect(means[i]!, `expert mean steps by rooms: ${means.join(", ")}`).toBeGreaterThan(means[i - 1]!)
+      // the default house is the HARD_ROOMS one: same world under the same task index
+      const other = new TextHousehold.TextHousehold({ split: "unseen", difficulty: "hard", houseRooms: World.HARD_ROOMS })
+      env.reset({ seed: 0, options: { taskIndex: 7 } })
+      other.reset({ seed: 0, options: { taskIndex: 7 } })
+      expect(other.world).toEqual(env.world)
+      // numDistractors per reset: more objects
+      env.reset({ seed: 0, options: { taskIndex: 7, numDistractors: 0 } })
+      const few = env.world!.objectNames.length
+      env.reset({ seed: 0, options: { taskIndex: 7, numDistractors: 40 } })
+      expect(env.world!.objectNames.length).toBeGreaterThan(few + 20)
+      const bad = (f: () => unknown, option: string, value: unknown) => {
+        try {
+          f()
+          expect.unreachable()
+        } catch (e) {
+          expect(e).toMatchObject({ _tag: "InvalidOptionError", option, value })
+        }
+      }
+      bad(() => env.reset({ options: { houseRooms: 0 } }), "options.houseRooms", 0)
+      bad(() => env.reset({ options: { houseRooms: World.HARD_ROOMS + 1 } }), "options.houseRooms", World.HARD_ROOMS + 1)
+      bad(() => env.reset({ options: { houseRooms: 2.5 } }), "options.houseRooms", 2.5)
+      bad(() => env.reset({ options: { numDistractors: -1 } }), "options.numDistractors", -1)
+      bad(() => new TextHousehold.TextHousehold({ houseRooms: 2 }), "houseRooms", 2)
+      bad(() => new TextHousehold.TextHousehold({ difficulty: "default" }).reset({ options: { houseRooms: 2 } }), "options.houseRooms", 2)
+    })
+
     it("most task objects start hidden in closed receptacles; unseen houses use only unseen layouts, train houses none; a wandering policy hits the 50-step limit", () => {
       let hidden = 0
       let objects = 0

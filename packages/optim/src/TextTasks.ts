@@ -36,7 +36,17 @@ export interface Setup {
    * envs: one arm, `trainTask`), for the curricula of {@link curriculumFor}.
    */
   readonly arms: ReadonlyArray<TaskSamplers.Arm>
+  /**
+   * The same arms with a difficulty ladder for the EnvGen curriculum (`adaptiveArms`), when the env has parameters
+   * to climb: TextHousehold-v0 `"hard"` — rooms of the house, 1 to `HARD_ROOMS` (level `l`: `houseRooms: l + 1`);
+   * `"default"` — distractor objects 4, 8, 12 (the evaluation's 12 at the top). Level 0 is the easiest; the top level
+   * is the task distribution the evaluation draws from. Absent: one level per arm.
+   */
+  readonly ladder?: ReadonlyArray<TaskSamplers.LeveledArm> | undefined
 }
+
+/** TextHousehold-v0 `"default"`: distractor objects per level of {@link Setup.ladder}. */
+export const householdDistractorLadder: ReadonlyArray<number> = [4, 8, 12]
 
 /** Environment ids with a setup. */
 export const envIds = ["TextHousehold-v0", "Sokoban-6x6-1box-v0", "TextFrozenLake-v1"] as const
@@ -60,18 +70,23 @@ export const setupFor = (
     if (!["train", "seen", "unseen"].includes(split)) {
       throw new InvalidOptionError({ option: "split", value: split, reason: "TextHousehold-v0 has the splits train, seen and unseen" })
     }
+    const difficulty = options.difficulty ?? "default"
+    const family = (f: TextHouseholdWorld.TaskType, extra: Record<string, unknown>) => (rng: Rng) => ({ seed: rng.integers(EVAL_SEED_BASE), options: { split: "train", taskTypes: [f], ...extra } })
+    const ladder = difficulty === "hard"
+      ? TextHouseholdWorld.TASK_TYPES.map((f) => ({ name: f, levels: TextHouseholdWorld.HARD_ROOMS, generate: (rng: Rng, level: number) => family(f, { houseRooms: level + 1 })(rng) }))
+      : difficulty === "default"
+      ? TextHouseholdWorld.TASK_TYPES.map((f) => ({ name: f, levels: householdDistractorLadder.length, generate: (rng: Rng, level: number) => family(f, { numDistractors: householdDistractorLadder[level]! })(rng) }))
+      : undefined
     return {
       envId,
-      makeEnv: build({ difficulty: options.difficulty ?? "default" }),
+      makeEnv: build({ difficulty }),
       maxSteps: options.maxSteps ?? 50,
       grid: false,
       trainTask: (rng) => ({ seed: rng.integers(EVAL_SEED_BASE), options: { split: "train" } }),
       evalTask: (k) => ({ seed: EVAL_SEED_BASE + k, options: { split } }),
       evalName: `${split} tasks`,
-      arms: TextHouseholdWorld.TASK_TYPES.map((family) => ({
-        name: family,
-        generate: (rng: Rng) => ({ seed: rng.integers(EVAL_SEED_BASE), options: { split: "train", taskTypes: [family] } })
-      }))
+      arms: TextHouseholdWorld.TASK_TYPES.map((f) => ({ name: f, generate: family(f, {}) })),
+      ladder
     }
   }
   if (envId === "Sokoban-6x6-1box-v0" || envId === "TextFrozenLake-v1") {
@@ -102,7 +117,9 @@ export type Curriculum = typeof curricula[number]
  * its family), `paprika` (`TaskSamplers.learningPotential`, c = 1, window 64), `webrl` (`failureReplay` over uniform,
  * half of each batch, tasks with success ≤ 0.75), `scaling-inter` (`horizonSchedule` over uniform: step limit 10, +10
  * every 20 updates, up to `setup.maxSteps`), `dart` (`difficultyGroupSize` over uniform: `groupSize / 2` to
- * `2·groupSize` trajectories), `envgen` (`adaptiveArms`, one level per arm: weights toward weak arms every 10 updates).
+ * `2·groupSize` trajectories), `envgen` (`adaptiveArms` over `setup.ladder` when the setup has one — TextHousehold's
+ * rooms (hard) or distractors (default), starting at level 0 — else one level per arm: weights toward weak arms and
+ * levels up at ≥ 0.8 success, down below 0.2, every 10 updates).
  * @throws InvalidOptionError for an unknown name.
  */
 export const curriculumFor = (setup: Setup, name: string, groupSize: number): TaskSamplers.TaskSampler => {
@@ -120,7 +137,7 @@ export const curriculumFor = (setup: Setup, name: string, groupSize: number): Ta
     case "dart":
       return TaskSamplers.difficultyGroupSize({ base: base(), min: Math.max(2, Math.floor(groupSize / 2)), max: Math.max(2, 2 * groupSize) })
     case "envgen":
-      return TaskSamplers.adaptiveArms({ arms: arms.map((a) => ({ name: a.name, levels: 1, generate: (rng: Rng) => a.generate(rng) })) })
+      return TaskSamplers.adaptiveArms({ arms: setup.ladder ?? arms.map((a) => ({ name: a.name, levels: 1, generate: (rng: Rng) => a.generate(rng) })) })
   }
   throw new InvalidOptionError({ option: "curriculum", value: name, reason: `must be one of ${curricula.join(", ")}` })
 }

@@ -171,6 +171,38 @@ describe("TextTasks.curriculumFor", () => {
   })
 })
 
+describe("TextTasks ladders (EnvGen parameter levels)", () => {
+  it("TextHousehold hard climbs rooms, default climbs distractors; envgen starts at level 0, levels up on success, and the env builds each level", async () => {
+    const { TextTasks } = await import("../src/index.js")
+    const { TextHouseholdWorld } = await import("@autodidact/envs")
+    const hard = TextTasks.setupFor("TextHousehold-v0", { difficulty: "hard" })
+    expect(hard.ladder!.map((a) => a.name)).toEqual(hard.arms.map((a) => a.name))
+    expect(hard.ladder!.every((a) => a.levels === TextHouseholdWorld.HARD_ROOMS)).toBe(true)
+    expect(hard.ladder![0]!.generate(Rng.make(0), 2).options).toEqual({ split: "train", taskTypes: [hard.arms[0]!.name], houseRooms: 3 })
+    const def = TextTasks.setupFor("TextHousehold-v0")
+    expect(def.ladder![1]!.generate(Rng.make(0), 0).options).toMatchObject({ numDistractors: TextTasks.householdDistractorLadder[0] })
+    expect(TextTasks.householdDistractorLadder.at(-1)).toBe(12) // the evaluation's distractors at the top
+    expect(TextTasks.setupFor("TextHousehold-v0", { difficulty: "easy" }).ladder).toBeUndefined()
+    // the env accepts every level's task
+    const env = hard.makeEnv()
+    for (let level = 0; level < TextHouseholdWorld.HARD_ROOMS; level++) {
+      const task = hard.ladder![3]!.generate(Rng.make(level), level)
+      env.reset({ seed: task.seed, options: task.options })
+      expect((env as unknown as { world: { house: { rooms: Array<string> } } }).world.house.rooms).toHaveLength(level + 1)
+    }
+    // envgen over the ladder: level 0 first; an arm that succeeds climbs after a cycle
+    const sampler = TextTasks.curriculumFor(hard, "envgen", 8)
+    const rooms = (update: number) => sampler.next(60, Rng.make(update), update).map((d) => (d.task.options as { houseRooms: number }).houseRooms)
+    expect(new Set(rooms(0))).toEqual(new Set([1]))
+    const draws = sampler.next(60, Rng.make(1), 1)
+    sampler.observe(draws.map((draw) => ({ draw, successes: Array.from({ length: 8 }, () => draw.arm === hard.arms[0]!.name) })))
+    const after = sampler.next(2000, Rng.make(2), 10) // the mastered arm keeps the floor weight: ~1% of draws
+    const level = (arm: string) => new Set(after.filter((d) => d.arm === arm).map((d) => (d.task.options as { houseRooms: number }).houseRooms))
+    expect(level(hard.arms[0]!.name)).toEqual(new Set([2]))
+    expect(level(hard.arms[1]!.name)).toEqual(new Set([1]))
+  })
+})
+
 describe("MultiTurnTrainer zeroAdvantageGroups (VSPO)", () => {
   // Doors of length 3 in 4 steps: a random policy mostly fails, so many groups have all-equal returns (0)
   const base = { totalEnvSteps: 1, tasksPerBatch: 6, groupSize: 3, maxSteps: 4, evalEvery: 0, evalEpisodes: 1, algo: "grpo", policy: { buckets: 64, hidden: 4, embed: 4, history: 0 } }

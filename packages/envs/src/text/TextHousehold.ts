@@ -58,7 +58,9 @@
  *   the other objects, mostly inside closed receptacles (`HARD_HIDDEN`); 16 distractors by default. The scripted
  *   expert needs 2.0× the default's mean steps on the same task indices (12.35 vs 6.07 on train, 12.59 vs 6.17 on
  *   unseen; tested) and still solves every task; a random policy meets the 50-step limit. Splits as above: every
- *   room's layout is of the split. `stateKey()` is prefixed by the room (`room:location|...`).
+ *   room's layout is of the split. `stateKey()` is prefixed by the room (`room:location|...`). `houseRooms` (1 to 4,
+ *   per reset too) is a ladder for curricula: the expert's mean steps on 40 unseen tasks are 7.1, 9.2, 10.8 and 12.7
+ *   for 1 to 4 rooms; `numDistractors` can also be set per reset.
  *
  * **Gotchas** (differences from ALFWorld/TextWorld)
  * - Procedurally generated scenes instead of ALFRED's 120 AI2-THOR scenes and 3,553 PDDL problems; object and
@@ -106,8 +108,13 @@ export interface TextHouseholdOptions {
   readonly split?: World.Split | undefined
   /** `"default"` (ALFWorld-sized rooms) or `"easy"` (small rooms, few distractors). */
   readonly difficulty?: World.Difficulty | undefined
-  /** Extra objects besides the task objects, integer ≥ 0 (default 12, or 3 when easy). */
+  /** Extra objects besides the task objects, integer in [0, 200] (default 12, 3 when easy, 16 when hard); overridable per reset with `options.numDistractors`. */
   readonly numDistractors?: number | undefined
+  /**
+   * `"hard"` only: rooms of the house, integer in [1, `HARD_ROOMS`] (default `HARD_ROOMS`, 4); overridable per reset
+   * with `options.houseRooms` (a difficulty ladder for curricula such as EnvGen's).
+   */
+  readonly houseRooms?: number | undefined
   /** Restrict the task types (default all six). */
   readonly taskTypes?: ReadonlyArray<World.TaskType> | undefined
   /** Steps after which `truncated` is set (default 50); `Infinity` disables. */
@@ -121,6 +128,22 @@ export interface TextHouseholdOptions {
 const ENV_ID = "TextHousehold-v0"
 const SPLIT_CODE: Record<World.Split, number> = { train: 0, seen: 1, unseen: 2 }
 const TASK_SALT = 0x484f4d45
+
+const checkDistractors = (option: string, value: unknown): number => {
+  if (!(typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 200)) {
+    throw new InvalidOptionError({ option, value, reason: "expected an integer in [0, 200]" })
+  }
+  return value
+}
+
+const checkHouseRooms = (option: string, value: unknown, difficulty: World.Difficulty): number | undefined => {
+  if (value === undefined) return undefined
+  if (difficulty !== "hard") throw new InvalidOptionError({ option, value, reason: `applies to difficulty "hard" only (this env is "${difficulty}")` })
+  if (!(typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= World.HARD_ROOMS)) {
+    throw new InvalidOptionError({ option, value, reason: `expected an integer in [1, ${World.HARD_ROOMS}]` })
+  }
+  return value
+}
 
 // operation codes of admissible commands
 const LOOK = 0
@@ -215,23 +238,20 @@ export class TextHousehold implements TextEnv, Restorable {
     if (difficulty !== "default" && difficulty !== "easy" && difficulty !== "hard") {
       throw new InvalidOptionError({ option: "difficulty", value: difficulty, reason: 'expected "default", "easy" or "hard"' })
     }
-    const numDistractors = options.numDistractors ?? (difficulty === "easy" ? 3 : difficulty === "hard" ? 16 : 12)
-    if (!Number.isInteger(numDistractors) || numDistractors < 0 || numDistractors > 200) {
-      throw new InvalidOptionError({ option: "numDistractors", value: numDistractors, reason: "expected an integer in [0, 200]" })
-    }
+    const numDistractors = checkDistractors("numDistractors", options.numDistractors ?? (difficulty === "easy" ? 3 : difficulty === "hard" ? 16 : 12))
+    const houseRooms = checkHouseRooms("houseRooms", options.houseRooms, difficulty)
     const taskTypes = options.taskTypes
     if (taskTypes !== undefined && (taskTypes.length === 0 || taskTypes.some((t) => !World.TASK_TYPES.includes(t)))) {
       throw new InvalidOptionError({ option: "taskTypes", value: taskTypes, reason: `expected a non-empty subset of ${World.TASK_TYPES.join(", ")}` })
     }
     const settings = textEpisodeSettings(options, { maxSteps: 50, invalidActionPenalty: 0 })
-    this.options = { split, difficulty, numDistractors, taskTypes }
+    this.options = { split, difficulty, numDistractors, taskTypes, houseRooms }
     this.maxSteps = settings.maxSteps
     this.invalidActionPolicy = settings.invalidActionPolicy
     this.invalidActionPenalty = settings.invalidActionPenalty
     this.episode = new TextEpisode(ENV_ID, settings.maxSteps)
   }
 
-  /** The environment's generator; seeded from entropy on first use when no reset seeded it. */
   /** The environment's generator; seeded from entropy on first use when no reset seeded it. */
   get npRandom(): Rng {
     return (this.rng ??= Rng.fromEntropy())
@@ -264,8 +284,9 @@ export class TextHousehold implements TextEnv, Restorable {
 
   /**
    * Start an episode. `options`: `split` (overrides the constructor's), `taskIndex` (integer ≥ 0: task `k` of the
-   * split, independent of the seed), `taskTypes`.
-   * @throws InvalidOptionError for a bad split/taskIndex/taskTypes; InvalidSeedError for a bad seed.
+   * split, independent of the seed), `taskTypes`, `numDistractors` and (`"hard"` only) `houseRooms`, each overriding
+   * the constructor's for this episode.
+   * @throws InvalidOptionError for a bad split/taskIndex/taskTypes/numDistractors/houseRooms; InvalidSeedError for a bad seed.
    */
   reset(options?: ResetOptions): ResetResult<string> {
     if (options?.seed !== undefined) this.rng = Rng.make(options.seed)
@@ -284,7 +305,9 @@ export class TextHousehold implements TextEnv, Restorable {
     }
     const k = taskIndex === undefined ? this.npRandom.integers(0x7fffffff) : (taskIndex as number)
     const gen = Rng.make([TASK_SALT, SPLIT_CODE[split], k])
-    const w = World.generate(gen, { ...this.options, split, taskTypes }, Rng.make)
+    const numDistractors = o["numDistractors"] === undefined ? this.options.numDistractors : checkDistractors("options.numDistractors", o["numDistractors"])
+    const houseRooms = o["houseRooms"] === undefined ? this.options.houseRooms : checkHouseRooms("options.houseRooms", o["houseRooms"], this.options.difficulty)
+    const w = World.generate(gen, { ...this.options, split, taskTypes, numDistractors, houseRooms }, Rng.make)
     this.w = w
     const nObj = w.objectNames.length
     this.objOrder = Array.from({ length: nObj }, (_, i) => i).sort((a, b) => {

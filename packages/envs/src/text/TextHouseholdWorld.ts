@@ -267,6 +267,12 @@ export interface GenerateOptions {
   readonly numDistractors: number
   /** Restrict to these task types (default all six). */
   readonly taskTypes?: ReadonlyArray<TaskType> | undefined
+  /**
+   * `"hard"` only: rooms of the house, integer in [1, {@link HARD_ROOMS}] (default {@link HARD_ROOMS}); the task's room
+   * and `houseRooms - 1` others, in a random row; the other rules (hidden objects, task objects away from the goal's
+   * room where the house allows) are the same, so the room count is a difficulty ladder (EnvGen's parameter levels).
+   */
+  readonly houseRooms?: number | undefined
 }
 
 /** A generated episode: static layout plus the initial dynamic state. */
@@ -397,12 +403,12 @@ export const generate = (rng: Rng, options: GenerateOptions, rngMake: (seed: Arr
     }
     const variant = drawVariant(room)
     const hard = options.difficulty === "hard"
-    // a hard house: the task's room and HARD_ROOMS - 1 rooms of other types, in a random row
+    // a hard house: the task's room and houseRooms - 1 (default HARD_ROOMS - 1) rooms of other types, in a random row
     const houseRooms: Array<Room> = [room]
     const houseVariants: Array<number> = [variant]
     if (hard) {
       const others = rng.shuffle(ROOMS.filter((r) => r !== room))
-      for (const r of others.slice(0, HARD_ROOMS - 1)) {
+      for (const r of others.slice(0, (options.houseRooms ?? HARD_ROOMS) - 1)) {
         houseRooms.push(r)
         houseVariants.push(drawVariant(r))
       }
