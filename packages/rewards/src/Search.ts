@@ -3,9 +3,11 @@
  * step-level beam search scored by a {@link RewardModel} (AgentRM, Xia et al. 2025).
  *
  * **Details**
- * - Reaching a state: a text env is deterministic given `reset({ seed, options })` (TextHousehold: same seed and
- *   options give the same task and state), so a state is named by its task and the action prefix that led to it;
- *   {@link restore} resets and replays the prefix. No env cloning is needed; the cost is O(prefix) steps per restore.
+ * - Reaching a state: beam search keeps each beam's env snapshot when the env is restorable (`snapshot()` /
+ *   `restore()`, `TextEnv.isRestorableTextEnv`: TextHousehold, TextSokoban, TextFrozenLake), so jumping to a beam costs
+ *   one restore. Other text envs are deterministic given `reset({ seed, options })`, so a state is also named by its
+ *   task and the action prefix that led to it; {@link restore} resets and replays the prefix (O(prefix) steps). Both
+ *   give the same search (tested).
  * - Policies are functions of what the agent sees ({@link Policy}); {@link randomPolicy} is the uniform-admissible
  *   baseline. An `optim` `TextPolicy` adapts in one line (`(input, rng) => p.act(p.encode(input), input, rng, false).action`).
  * - Step views given to the model: `state` = the observation the action was taken on, `history` (the previous actions)
@@ -20,7 +22,8 @@
  * @since 0.1.0
  */
 import type { Rng } from "@autodidact/core"
-import type { TextEnv as TextEnvModule } from "@autodidact/envs"
+import { TextEnv as TextEnvModule } from "@autodidact/envs"
+import type { Snapshot } from "@autodidact/envs"
 type TextEnv = TextEnvModule.TextEnv
 import { Effect } from "effect"
 import type { ScoreError } from "./RewardError.js"
@@ -164,16 +167,21 @@ export const beamSearch = (
   options: { readonly beamWidth: number; readonly expansions: number; readonly maxSteps: number; readonly rng: Rng }
 ): Effect.Effect<SearchResult, ScoreError> =>
   Effect.gen(function* () {
-    let beams: Array<{ ep: Episode; score: number }> = [{ ep: restore(env, task, []), score: 0 }]
+    // a beam's state: its snapshot when the env has them, else its task and action prefix (reset + replay)
+    const restorable = TextEnvModule.isRestorableTextEnv(env) ? env : undefined
+    type Beam = { ep: Episode; score: number; snap: Snapshot.EnvSnapshot | undefined }
+    const goTo = (b: Beam) => (restorable !== undefined && b.snap !== undefined ? restorable.restore(b.snap) : restore(env, task, b.ep.actions))
+    const start = restore(env, task, [])
+    let beams: Array<Beam> = [{ ep: start, score: 0, snap: restorable?.snapshot() }]
     let samples = 0, candidates = 0
     for (let t = 0; t < options.maxSteps; t++) {
       const won = beams.find((b) => b.ep.success)
       if (won !== undefined) return { best: won.ep, policySamples: samples, candidates }
       const live = beams.filter((b) => !b.ep.done)
       if (live.length === 0) break
-      const proposals: Array<{ beam: Episode; action: string }> = []
+      const proposals: Array<{ beam: Beam; action: string }> = []
       for (const b of live) {
-        restore(env, task, b.ep.actions)
+        goTo(b)
         const input: PolicyInput = { task: b.ep.task, observation: b.ep.last, admissible: env.admissibleActions(), history: b.ep.actions }
         const seen = new Set<string>()
         for (let k = 0; k < options.expansions; k++) {
@@ -181,17 +189,23 @@ export const beamSearch = (
           samples++
           if (!seen.has(a)) {
             seen.add(a)
-            proposals.push({ beam: b.ep, action: a })
+            proposals.push({ beam: b, action: a })
           }
         }
       }
       candidates += proposals.length
       const scores = yield* Effect.map(
-        rm.scoreSteps(proposals.map((p) => ({ task: p.beam.task, steps: [{ state: stateText(p.beam.last, p.beam.actions), action: p.action, history: p.beam.actions }] }))),
+        rm.scoreSteps(proposals.map((p) => ({ task: p.beam.ep.task, steps: [{ state: stateText(p.beam.ep.last, p.beam.ep.actions), action: p.action, history: p.beam.ep.actions }] }))),
         (r) => r.map((x) => x[0]!)
       )
       const order = proposals.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!).slice(0, options.beamWidth)
-      const next = order.map((i) => ({ ep: restore(env, task, [...proposals[i]!.beam.actions, proposals[i]!.action]), score: scores[i]! }))
+      const next = order.map((i): Beam => {
+        const { beam, action } = proposals[i]!
+        goTo(beam)
+        const ep: Running = { ...beam.ep, actions: [...beam.ep.actions], observations: [...beam.ep.observations] }
+        advance(env, ep, action)
+        return { ep, score: scores[i]!, snap: restorable?.snapshot() }
+      })
       beams = [...beams.filter((b) => b.ep.done), ...next].sort((a, b) => b.score - a.score).slice(0, Math.max(options.beamWidth, 1))
     }
     const won = beams.find((b) => b.ep.success)

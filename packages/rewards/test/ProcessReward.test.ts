@@ -105,6 +105,45 @@ describe("reward-guided search", () => {
     }))
 })
 
+describe("reward-guided search over snapshots", () => {
+  it.effect("beam search on a restorable env jumps between beams by snapshot: same result as reset + replay, far fewer env steps", () =>
+    Effect.gen(function* () {
+      // the same TextHousehold, seen through a view that counts steps and hides (or not) snapshot/restore
+      const view = (hide: boolean) => {
+        const inner = env()
+        const counter = { steps: 0 }
+        const v = new Proxy(inner, {
+          get: (target, key, receiver) => {
+            if (hide && (key === "snapshot" || key === "restore")) return undefined
+            if (key === "step") return (a: string) => (counter.steps++, target.step(a))
+            const value = Reflect.get(target, key, receiver)
+            return typeof value === "function" ? value.bind(target) : value
+          }
+        })
+        return { v, counter }
+      }
+      // a model preferring actions that open things, then alphabetical: deterministic, not the expert
+      const rm = RewardModel.make("opener", {
+        steps: (flat) => Effect.sync(() => flat.map((s) => (s.action.startsWith("open") ? 1 : 0) + 1 / (1 + s.action.length)))
+      })
+      const run = (hide: boolean) =>
+        Effect.gen(function* () {
+          const { v, counter } = view(hide)
+          const r = yield* Search.beamSearch(v, task, Search.randomPolicy, rm, { beamWidth: 3, expansions: 4, maxSteps: 12, rng: Rng.make(9) })
+          return { r, steps: counter.steps }
+        })
+      const snap = yield* run(false)
+      const replay = yield* run(true)
+      expect(snap.r.best.actions).toEqual(replay.r.best.actions)
+      expect(snap.r.best.observations).toEqual(replay.r.best.observations)
+      expect([snap.r.policySamples, snap.r.candidates]).toEqual([replay.r.policySamples, replay.r.candidates])
+      expect(snap.r.best.actions.length).toBeGreaterThan(5)
+      // snapshots: one step per executed (beam, action); replay: the whole prefix again for every visit
+      expect(snap.steps).toBeLessThanOrEqual(3 * 12)
+      expect(replay.steps).toBeGreaterThan(4 * snap.steps)
+    }))
+})
+
 describe("potential-based shaping", () => {
   it("shaping terms telescope to -Φ(s0) over a successful episode (γ = 1) and the env reward is kept in info", () => {
     const inner = env()
