@@ -272,6 +272,19 @@ describe("GameText: stateKey", () => {
     expect(k3.stateKey(at("kuhn_poker(players=3)", [2, 0, 1, 0]).state, 0)).not.toBe(view.stateKey(at("kuhn_poker", [2, 0, 0]).state, 0))
   })
 
+  it("perfect-information games key the board: transpositions share a key, different boards or seats do not", () => {
+    for (const [name, first, second, other] of [["tic_tac_toe", [0, 4, 8], [8, 4, 0], [0, 4, 7]], ["connect_four", [0, 3, 6], [6, 3, 0], [0, 3, 5]]] as const) {
+      const view = GameText.textView(GameRegistry.loadGame(name))
+      const a = at(name, [...first]).state
+      const b = at(name, [...second]).state
+      expect(a.informationStateString(1)).not.toBe(b.informationStateString(1)) // the move histories differ
+      expect(view.stateKey(a, 1)).toBe(view.stateKey(b, 1)) // the boards are equal
+      expect(view.stateKey(a, 1)).toBe(`${view.gameKey}/player_1/board/${a.observationString(1)}`)
+      expect(view.stateKey(a, 1)).not.toBe(view.stateKey(a, 0))
+      expect(view.stateKey(a, 1)).not.toBe(view.stateKey(at(name, [...other]).state, 1))
+    }
+  })
+
   it("groups exactly by information state and the text reads the same within a group (all Kuhn and Leduc nodes)", () => {
     for (const name of ["kuhn_poker", "leduc_poker"]) {
       const game = GameRegistry.loadGame(name)

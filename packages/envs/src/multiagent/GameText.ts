@@ -19,8 +19,10 @@
  *   `"[Accept]"` parse), plus the game's own rule (Liar's dice reads `dice` as `die`).
  * - `stateKey` is `"<game>(<params>)/player_<p>/<informationStateString(p)>"`: equal exactly when the game, the
  *   seat and the information state are equal, so GiGPO-style anchor groups form across self-play trajectories. For
- *   perfect-information games the information state is OpenSpiel's move history, so transpositions get different
- *   keys.
+ *   perfect-information games (`game.info.perfectInformation`: tic-tac-toe, Connect Four) it is
+ *   `"<game>(<params>)/player_<p>/board/<observationString(p)>"` instead — OpenSpiel's information state there is the
+ *   move history, while the board is the whole state — so transpositions (one board reached by two move orders)
+ *   share a key and an anchor group.
  * - {@link GameTextAecEnv} plays the game with string observations and string commands: `observe(agent)` is the
  *   view's observation, `step(command)` parses it for `agentSelection`, `act(agent, command)` also checks the seat,
  *   `admissibleActions()` lists the commands of the agent to act, `infos[agent].offeredActions` holds them for that
@@ -138,7 +140,9 @@ export class GameTextView {
 
   /** Canonical key of `player`'s information state (see the module docs). */
   stateKey(state: State, player: number): string {
-    return `${this.gameKey}/player_${player}/${state.informationStateString(player)}`
+    return this.game.info.perfectInformation
+      ? `${this.gameKey}/player_${player}/board/${state.observationString(player)}`
+      : `${this.gameKey}/player_${player}/${state.informationStateString(player)}`
   }
 
   /**
