@@ -4,6 +4,7 @@
 // and an episode viewer. Plain ES module, no build step.
 
 import { isTextEpisode, textTurns } from "./episode.js"
+import { chartEnv, groupByEnv, gridMetrics } from "./views.js"
 
 const $ = (id) => document.getElementById(id)
 
@@ -17,7 +18,10 @@ const state = {
   nashChart: undefined,
   updates: 0,
   episode: undefined,
-  step: 0
+  step: 0,
+  // the grid of small charts: one entry per (environment, metric) card
+  grid: [],
+  gridStructure: ""
 }
 
 // Exposed for tests and for poking at from the devtools console.
@@ -57,7 +61,8 @@ function renderTable() {
   const tbody = $("runs").querySelector("tbody")
   tbody.innerHTML = ""
   const rows = visibleRuns()
-  const colorOf = new Map([...state.selected].map((n, i) => [n, AutodidactCharts.color(i)]))
+  // a run's colour in the charts: its place among the selected runs of its environment
+  const colorOf = new Map(groupByEnv(state.runs, state.selected).flatMap((g) => g.runs.map((n, i) => [n, AutodidactCharts.color(i)])))
   for (const r of rows) {
     const tr = document.createElement("tr")
     tr.dataset.run = r.name
@@ -149,10 +154,31 @@ async function loadRuns() {
   updateLibrarySources(body.rootLibrary)
 }
 
-function seriesUrl(metric, smoothing, maxPoints, bands) {
+function seriesUrl(metric, smoothing, maxPoints, bands, runs) {
   const p = new URLSearchParams({ metric, x: $("xaxis").value, smoothing: String(smoothing), maxPoints: String(maxPoints), bands: bands ? "1" : "0" })
-  for (const n of state.selected) p.append("run", n)
+  for (const n of runs) p.append("run", n)
   return "/api/series?" + p.toString()
+}
+
+// The large chart shows one environment at a time (runs of unlike environments never share axes): the env select
+// lists the environments of the selected runs.
+function chartRuns() {
+  const groups = groupByEnv(state.runs, state.selected)
+  const sel = $("chart-env")
+  const env = chartEnv(groups, sel.value)
+  if (sel.options.length !== groups.length || groups.some((g, i) => sel.options[i].value !== g.env)) {
+    sel.innerHTML = ""
+    for (const g of groups) {
+      const o = document.createElement("option")
+      o.value = g.env
+      o.textContent = g.label + " (" + g.runs.length + ")"
+      sel.appendChild(o)
+    }
+  }
+  sel.value = env
+  $("chart-env-label").hidden = groups.length < 2
+  const group = groups.find((g) => g.env === env)
+  return group === undefined ? [] : group.runs
 }
 
 async function loadChart() {
@@ -165,10 +191,11 @@ async function loadChart() {
     return
   }
   const grouped = $("group").checked
+  const runs = chartRuns()
   // Keep the joined table small: n series × points each.
-  const maxPoints = Math.max(150, Math.min(2000, Math.floor(40000 / state.selected.size)))
-  const result = await getJson(seriesUrl(metric, Number($("smoothing").value), maxPoints, grouped))
-  const key = [metric, $("xaxis").value, grouped, $("spread").value, $("logy").checked, [...state.selected].join("|")].join("/")
+  const maxPoints = Math.max(150, Math.min(2000, Math.floor(40000 / Math.max(1, runs.length))))
+  const result = await getJson(seriesUrl(metric, Number($("smoothing").value), maxPoints, grouped, runs))
+  const key = [metric, $("xaxis").value, grouped, $("spread").value, $("logy").checked, runs.join("|")].join("/")
   state.chart = AutodidactCharts.render(el, result, {
     mode: grouped ? "bands" : "runs",
     spread: $("spread").value,
@@ -179,6 +206,7 @@ async function loadChart() {
     key
   })
   state.lastResult = result
+  el.dataset.env = $("chart-env").value
   el.dataset.points = String(result.series.reduce((s, r) => s + r.x.length, 0))
 }
 
@@ -202,6 +230,70 @@ async function loadNash() {
     previous: state.nashChart,
     key: runs.map((r) => r.name).join("|")
   })
+}
+
+// ---------- grid of small charts ----------
+// One small chart per metric (all, or those matching #grid-metrics), in one block per environment of the selected
+// runs, with the smoothing and x axis of the controls above; NashConv on a log scale.
+async function loadGrid() {
+  const host = $("grid")
+  const groups = groupByEnv(state.runs, state.selected)
+  const choose = $("grid-metrics").value
+  const cards = []
+  for (const g of groups) {
+    const rows = state.runs.filter((r) => g.runs.includes(r.name))
+    for (const metric of gridMetrics(rows, choose)) cards.push({ env: g.env, label: g.label, metric, runs: rows.filter((r) => r.metrics.includes(metric)).map((r) => r.name) })
+  }
+  const structure = cards.map((c) => c.env + "\u0001" + c.metric).join("\u0002")
+  if (structure !== state.gridStructure || host.children.length === 0) {
+    for (const c of state.grid) if (c.chart) c.chart.destroy()
+    state.grid = []
+    state.gridStructure = structure
+    host.innerHTML = ""
+    if (cards.length === 0) host.innerHTML = '<p class="empty">Select runs in the table to chart their metrics.</p>'
+    let block
+    for (const c of cards) {
+      if (block === undefined || block.dataset.env !== c.env) {
+        block = document.createElement("div")
+        block.className = "env-group"
+        block.dataset.env = c.env
+        const h = document.createElement("h3")
+        h.textContent = c.label + " · " + groups.find((g) => g.env === c.env).runs.length + " runs"
+        block.appendChild(h)
+        block.appendChild(document.createElement("div")).className = "grid"
+        host.appendChild(block)
+      }
+      const fig = document.createElement("figure")
+      fig.className = "mini"
+      fig.dataset.env = c.env
+      fig.dataset.metric = c.metric
+      const box = document.createElement("div")
+      box.className = "mini-chart"
+      fig.appendChild(box)
+      block.querySelector(".grid").appendChild(fig)
+      state.grid.push({ ...c, el: box, fig, chart: undefined, result: undefined })
+    }
+  }
+  const smoothing = Number($("smoothing").value)
+  await Promise.all(
+    state.grid.map(async (card, i) => {
+      const c = cards[i]
+      card.runs = c.runs
+      const result = await getJson(seriesUrl(card.metric, smoothing, 400, false, card.runs))
+      const logY = card.metric === "nashConv" && result.series.every((s) => s.y.every((v) => v > 0))
+      card.chart = AutodidactCharts.render(card.el, result, {
+        mode: "runs",
+        logY,
+        title: card.metric,
+        width: 360,
+        height: 210,
+        previous: card.chart,
+        key: [$("xaxis").value, logY, card.runs.join("|")].join("/")
+      })
+      card.result = result
+    })
+  )
+  host.dataset.charts = String(state.grid.length)
 }
 
 // ---------- cluster runners ----------
@@ -253,7 +345,7 @@ let chartTimer
 function refreshCharts() {
   clearTimeout(chartTimer)
   chartTimer = setTimeout(() => {
-    Promise.all([loadChart(), loadNash(), loadRunners()]).catch((e) => console.error(e))
+    Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners()]).catch((e) => console.error(e))
   }, 30)
 }
 
@@ -273,7 +365,7 @@ function connect() {
     clearTimeout(timer)
     timer = setTimeout(async () => {
       await loadRuns()
-      await Promise.all([loadChart(), loadNash(), loadRunners(), $("library").hidden ? undefined : loadLibrary()])
+      await Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners(), $("library").hidden ? undefined : loadLibrary()])
       state.updates++
       document.body.dataset.updates = String(state.updates)
     }, 100)
@@ -572,7 +664,8 @@ function wire() {
     $("smoothing-value").textContent = Number(e.target.value).toFixed(2)
     refreshCharts()
   })
-  for (const id of ["metric", "xaxis", "group", "spread", "logy"]) $(id).addEventListener("change", refreshCharts)
+  for (const id of ["metric", "xaxis", "group", "spread", "logy", "chart-env"]) $(id).addEventListener("change", refreshCharts)
+  $("grid-metrics").addEventListener("input", refreshCharts)
   $("lib-source").addEventListener("change", () => loadLibrary().catch((e) => console.error(e)))
   $("traj-run").addEventListener("change", () => loadTrajectoryFiles().catch((e) => console.error(e)))
   $("traj-file").addEventListener("change", () => {
@@ -596,7 +689,7 @@ function wire() {
 
 wire()
 loadRuns()
-  .then(() => Promise.all([loadChart(), loadNash(), loadRunners()]))
+  .then(() => Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners()]))
   .then(() => {
     document.body.dataset.ready = "1"
   })
