@@ -46,3 +46,79 @@ describe("views: grouping by environment", () => {
     expect(ui.chartEnv([], "x")).toBe("")
   })
 })
+
+interface Row { name: string; env: string; algo: string; status: string; seed: number | null; steps: number; evalSuccess: number | null; config: Record<string, unknown>; finals: Record<string, number> }
+const views = ui as unknown as {
+  runValue: (r: Row, key: string) => unknown
+  matchesFilter: (r: Row, q: string) => boolean
+  compareValues: (x: unknown, y: unknown, dir: number) => number
+  parallelCoords: (runs: ReadonlyArray<Row>, keys: ReadonlyArray<string>, metric: string) => {
+    axes: Array<{ key: string; kind: string; min?: number; max?: number; categories?: Array<string> }>
+    lines: Array<{ run: string; value: number; ys: Array<number | null>; t: number }>
+    missing: Array<string>
+  }
+  parallelSvg: (pc: unknown, w: number, h: number) => string
+}
+const row = (name: string, lr: number | undefined, opt: string, ret: number | undefined, evalSuccess: number | null): Row => ({
+  name, env: "CartPole-v1", algo: "ppo", status: "finished", seed: 1, steps: 100, evalSuccess,
+  config: { ...(lr === undefined ? {} : { "ppo.learningRate": lr }), "ppo.optimizer": opt, env: "CartPole-v1" },
+  finals: ret === undefined ? {} : { episodeReturn: ret }
+})
+const rows = [row("a", 0.001, "adam", 400, 0.9), row("b", 0.0003, "sgd", 200, null), row("c", undefined, "adam", undefined, 0.5)]
+
+describe("views: filter and sort by config values and final metrics", () => {
+  it("looks values up in the table fields, the config and the final metrics", () => {
+    expect(views.runValue(rows[0]!, "ppo.learningRate")).toBe(0.001)
+    expect(views.runValue(rows[0]!, "config.ppo.learningRate")).toBe(0.001)
+    expect(views.runValue(rows[0]!, "final.episodeReturn")).toBe(400)
+    expect(views.runValue(rows[0]!, "episodeReturn")).toBe(400)
+    expect(views.runValue(rows[1]!, "evalSuccess")).toBeUndefined()
+    expect(views.runValue(rows[0]!, "steps")).toBe(100)
+  })
+
+  it("keeps the runs every term holds for", () => {
+    const names = (q: string) => rows.filter((r) => views.matchesFilter(r, q)).map((r) => r.name)
+    expect(names("ppo.learningRate>=0.0005")).toEqual(["a"])
+    expect(names("ppo.learningRate<0.0005")).toEqual(["b"]) // c has no learning rate: fails the term
+    expect(names("final.episodeReturn>100 ppo.optimizer=ADAM")).toEqual(["a"])
+    expect(names("ppo.optimizer!=adam")).toEqual(["b"])
+    expect(names("evalSuccess>=0.5")).toEqual(["a", "c"])
+    expect(names("env~pole")).toEqual(["a", "b", "c"])
+    expect(names("b")).toEqual(["b"]) // plain text: name, env, algo, status or seed
+    expect(names("")).toEqual(["a", "b", "c"])
+  })
+
+  it("sorts numbers numerically, text as text, missing values last in both directions", () => {
+    const vals = [3, undefined, 10, 2]
+    expect([...vals].sort((x, y) => views.compareValues(x, y, 1))).toEqual([2, 3, 10, undefined])
+    expect([...vals].sort((x, y) => views.compareValues(x, y, -1))).toEqual([10, 3, 2, undefined])
+    expect(["b", "a"].sort((x, y) => views.compareValues(x, y, 1))).toEqual(["a", "b"])
+  })
+})
+
+describe("views: parallel coordinates", () => {
+  it("scales numeric axes to [min, max], spaces categories evenly, colours by the metric", () => {
+    const pc = views.parallelCoords(rows, ["ppo.learningRate", "ppo.optimizer"], "final.episodeReturn")
+    expect(pc.missing).toEqual(["c"])
+    expect(pc.axes).toEqual([
+      { key: "ppo.learningRate", kind: "number", min: 0.0003, max: 0.001 },
+      { key: "ppo.optimizer", kind: "category", categories: ["adam", "sgd"] },
+      { key: "final.episodeReturn", kind: "number", min: 200, max: 400 }
+    ])
+    expect(pc.lines).toEqual([
+      { run: "a", value: 400, ys: [1, 0, 1], t: 1 },
+      { run: "b", value: 200, ys: [0, 1, 0], t: 0 }
+    ])
+  })
+
+  it("leaves a gap where a run lacks a key and draws one path per run", () => {
+    const pc = views.parallelCoords(rows, ["ppo.learningRate"], "evalSuccess")
+    // a is the only run with a learning rate: its value sits mid-axis
+    expect(pc.lines.map((l) => [l.run, l.ys])).toEqual([["a", [0.5, 1]], ["c", [null, 0]]])
+    const svg = views.parallelSvg(pc, 600, 300)
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true)
+    expect(svg.match(/<path class="pc-line"/g)).toHaveLength(2)
+    // c: no learning rate, so its path starts at the metric axis (a move, no line)
+    expect(svg).toMatch(/data-run="c" d="M530\.0 \d+\.\d"/)
+  })
+})

@@ -124,6 +124,80 @@ describe.runIf(hasChromium)("dashboard views in Chromium", () => {
     await page.waitForFunction(() => document.getElementById("chart")?.dataset["env"] === "CartPole-v1")
   })
 
+  it("shows throughput and evaluation success in the runs table", async () => {
+    const cell = (run: string, key: string) => page.textContent(`#runs tbody tr[data-run='${run}'] td.${key}`)
+    expect(await cell("cart-lr4-s1", "evalSuccess")).toBe("90%")
+    expect(await cell("frozen-g90", "evalSuccess")).toBe("90%")
+    expect(await cell("kuhn-cfr", "evalSuccess")).toBe("")
+    expect(await cell("cart-lr1-s1", "stepsPerSecond")).toBe("1000") // the last system row: 200 steps in 0.2 s
+  })
+
+  it("compares the selected runs' configurations side by side, differing keys highlighted", async () => {
+    await page.waitForSelector("#config-table tbody tr")
+    const head = await page.$$eval("#config-table thead th", (ths) => ths.map((t) => t.textContent))
+    expect(head).toEqual(["key", ...cartRuns, ...frozenRuns, "kuhn-cfr"])
+    const diffRow = (key: string) =>
+      page.$eval(`#config-table tr[data-key='${key}']`, (tr) => ({ cls: tr.className, cells: Array.from(tr.querySelectorAll("td"), (td) => td.textContent) }))
+    expect(await diffRow("ppo.learningRate")).toEqual({ cls: "differs", cells: ["ppo.learningRate", "0.00025", "0.00025", "0.001", "–", "–", "–"] })
+    expect(await diffRow("startedAt")).toMatchObject({ cls: "volatile" })
+    // only two runs: equal keys are not highlighted, and "only differences" hides them
+    await page.check("#config-only-diff")
+    await page.check("#select-all")
+    await page.uncheck("#select-all") // nothing selected
+    await page.click("#runs tbody tr[data-run='frozen-g90'] input")
+    await page.click("#runs tbody tr[data-run='frozen-g99'] input")
+    await page.waitForFunction(() => (window as any).autodidact.configDiff?.runs.length === 2)
+    expect(await page.$$eval("#config-table tbody tr", (trs) => trs.map((tr) => (tr as HTMLElement).dataset["key"]))).toEqual(["dqn.gamma", "seed"])
+    expect(await page.textContent("#config-count")).toBe("2 differing keys (dqn.gamma, seed)")
+    await page.uncheck("#config-only-diff")
+    expect(await diffRow("dqn.learningRate")).toEqual({ cls: "", cells: ["dqn.learningRate", "0.0005", "0.0005"] })
+    await page.locator("#config-section").screenshot({ path: path.join(shots, "views-02-config-diff.png") })
+    // back to every run selected
+    await page.check("#select-all")
+    await page.waitForFunction(() => (window as any).autodidact.configDiff?.runs.length === 6)
+  })
+
+  it("filters by config values and final metrics and sorts by any of them", async () => {
+    const shown = () => page.$$eval("#runs tbody tr", (trs) => trs.map((tr) => (tr as HTMLElement).dataset["run"]))
+    await page.fill("#filter", "ppo.learningRate>=0.0005")
+    expect(await shown()).toEqual(["cart-lr4-s1"])
+    await page.fill("#filter", "final.episodeReturn>0 env~frozen")
+    expect(await shown()).toEqual(frozenRuns)
+    await page.fill("#filter", "dqn.gamma<0.95")
+    expect(await shown()).toEqual(["frozen-g90"])
+    await page.fill("#filter", "")
+    await page.selectOption("#extra-col", "config.ppo.learningRate")
+    await page.click("#runs th.extra")
+    await page.click("#runs th.extra") // descending; runs without the key stay last
+    expect((await shown()).slice(0, 3)).toEqual(["cart-lr4-s1", "cart-lr1-s1", "cart-lr1-s2"])
+    expect(await page.$$eval("#runs tbody td.extra", (tds) => tds.map((t) => t.textContent))).toEqual(["0.001", "0.00025", "0.00025", "", "", ""])
+    await page.selectOption("#extra-col", "final.system.rssMB")
+    await page.click("#runs th.extra")
+    const rss = await page.$$eval("#runs tbody td.extra", (tds) => tds.map((t) => t.textContent).filter((t) => t !== "").map(Number))
+    expect(rss).toHaveLength(5)
+    expect(rss).toEqual([...rss].sort((a, b) => a - b))
+    await page.selectOption("#extra-col", "")
+    expect(await page.$("#runs th.extra")).toBeNull()
+  })
+
+  it("draws hyper-parameters against a metric as parallel coordinates", async () => {
+    await page.waitForSelector("#pc-view svg")
+    await page.selectOption("#pc-metric", "evalSuccess")
+    // the keys that differ among the selected runs, less those all runs with a success rate share (command, game, solver)
+    const axes = await page.$$eval("#pc-view .pc-axis", (gs) => gs.map((g) => (g as HTMLElement).dataset["key"]))
+    expect(axes).toEqual(["algo", "dqn.gamma", "dqn.learningRate", "env", "ppo.clipCoef", "ppo.learningRate", "ppo.seed", "seed", "totalSteps", "evalSuccess"])
+    const lines = await page.$$eval("#pc-view path.pc-line", (ps) => ps.map((p) => [(p as SVGPathElement).dataset["run"], p.getAttribute("d"), p.getAttribute("stroke")]))
+    // kuhn-cfr has no evaluation: no line
+    expect(lines.map((l) => l[0])).toEqual([...cartRuns, ...frozenRuns])
+    // on the metric axis (the last point), a higher success rate is drawn higher (smaller y)
+    const lastY = (d: string) => Number(d.trim().split(/[ML]/).filter((p) => p !== "").at(-1)!.split(" ")[1])
+    const bySuccess = [["cart-lr1-s1", 0.6], ["cart-lr1-s2", 0.7], ["cart-lr4-s1", 0.9], ["frozen-g99", 0.99]] as const
+    const y = new Map(lines.map((l) => [l[0], lastY(l[1]!)]))
+    for (let i = 1; i < bySuccess.length; i++) expect(y.get(bySuccess[i]![0])!).toBeLessThan(y.get(bySuccess[i - 1]![0])!)
+    expect(await page.textContent("#pc-view p.empty")).toBe("without evalSuccess: kuhn-cfr")
+    await page.locator("#pc-view").screenshot({ path: path.join(shots, "views-03-parallel-coordinates.png") })
+  })
+
   it("logged no page errors", () => {
     expect(errors).toEqual([])
   })

@@ -4,7 +4,7 @@
 // and an episode viewer. Plain ES module, no build step.
 
 import { isTextEpisode, textTurns } from "./episode.js"
-import { chartEnv, groupByEnv, gridMetrics } from "./views.js"
+import { chartEnv, compareValues, groupByEnv, gridMetrics, matchesFilter, parallelCoords, parallelSvg, runValue } from "./views.js"
 
 const $ = (id) => document.getElementById(id)
 
@@ -21,13 +21,18 @@ const state = {
   step: 0,
   // the grid of small charts: one entry per (environment, metric) card
   grid: [],
-  gridStructure: ""
+  gridStructure: "",
+  // an extra runs-table column: any config key (config.<key>) or final metric (final.<metric>)
+  extraCol: "",
+  configDiff: undefined,
+  parallel: undefined
 }
 
 // Exposed for tests and for poking at from the devtools console.
 window.autodidact = state
 
-const numberCols = new Set(["seed", "steps", "episodes", "bestReturn", "lastReturn", "meanReturnLast100", "wallSeconds"])
+const numberCols = new Set(["seed", "steps", "episodes", "bestReturn", "lastReturn", "meanReturnLast100", "wallSeconds", "stepsPerSecond", "evalSuccess"])
+const tableCols = ["name", "env", "algo", "seed", "steps", "episodes", "bestReturn", "lastReturn", "meanReturnLast100", "wallSeconds", "stepsPerSecond", "evalSuccess", "status"]
 
 async function getJson(url) {
   const res = await fetch(url)
@@ -38,22 +43,20 @@ async function getJson(url) {
 function fmtCell(key, v) {
   if (v == null) return ""
   if (key === "wallSeconds") return v.toFixed(1)
+  if (key === "stepsPerSecond") return v.toFixed(0)
+  if (key === "evalSuccess") return (100 * v).toFixed(0) + "%"
+  // the extra column (a config value or final metric): numbers to 4 significant digits, so 0.00025 stays legible
+  if (key === state.extraCol) return typeof v === "number" ? String(Number(v.toPrecision(4))) : String(v)
   if (typeof v === "number" && !Number.isInteger(v)) return v.toFixed(2)
   return String(v)
 }
 
 function visibleRuns() {
-  const f = state.filter.toLowerCase()
-  const rows = state.runs.filter((r) => f === "" || [r.name, r.env, r.algo, r.status, String(r.seed)].some((s) => s.toLowerCase().includes(f)))
+  // terms: plain text, or key OP value over any table field, config key or final metric (views.js parseFilter)
+  const rows = state.runs.filter((r) => matchesFilter(r, state.filter))
   const { key, dir } = state.sort
-  rows.sort((a, b) => {
-    const x = key === "selected" ? Number(state.selected.has(a.name)) : a[key]
-    const y = key === "selected" ? Number(state.selected.has(b.name)) : b[key]
-    if (x == null && y == null) return 0
-    if (x == null) return 1
-    if (y == null) return -1
-    return (typeof x === "number" ? x - y : String(x).localeCompare(String(y))) * dir
-  })
+  const value = (r) => (key === "selected" ? Number(state.selected.has(r.name)) : runValue(r, key))
+  rows.sort((a, b) => compareValues(value(a), value(b), dir))
   return rows
 }
 
@@ -83,26 +86,67 @@ function renderTable() {
     const td0 = document.createElement("td")
     td0.appendChild(cb)
     tr.appendChild(td0)
-    for (const key of ["name", "env", "algo", "seed", "steps", "episodes", "bestReturn", "lastReturn", "meanReturnLast100", "wallSeconds", "status"]) {
+    for (const key of state.extraCol === "" ? tableCols : tableCols.concat([state.extraCol])) {
       const td = document.createElement("td")
-      td.className = key + (numberCols.has(key) ? " num" : "") + (key === "status" ? " status-" + r.status : "")
+      const v = key === state.extraCol ? runValue(r, key) : r[key]
+      td.className = (key === state.extraCol ? "extra" : key) + (numberCols.has(key) || typeof v === "number" ? " num" : "") + (key === "status" ? " status-" + r.status : "")
       if (key === "name" && colorOf.has(r.name)) {
         const sw = document.createElement("span")
         sw.className = "swatch"
         sw.style.background = colorOf.get(r.name)
         td.appendChild(sw)
       }
-      td.appendChild(document.createTextNode(fmtCell(key, r[key])))
+      td.appendChild(document.createTextNode(fmtCell(key, v)))
       tr.appendChild(td)
     }
     tbody.appendChild(tr)
   }
+  renderExtraHeader()
   for (const th of $("runs").querySelectorAll("th")) {
     th.classList.toggle("sorted-asc", th.dataset.key === state.sort.key && state.sort.dir === 1)
     th.classList.toggle("sorted-desc", th.dataset.key === state.sort.key && state.sort.dir === -1)
   }
   $("run-count").textContent = rows.length + " of " + state.runs.length + " runs, " + state.selected.size + " selected"
   renderWarnings(rows)
+}
+
+// The extra column's header (sortable like the others) and the choices of #extra-col: every config key and final metric.
+function renderExtraHeader() {
+  const head = $("runs").querySelector("thead tr")
+  let th = head.querySelector("th.extra")
+  if (state.extraCol === "") {
+    if (th) th.remove()
+  } else {
+    if (!th) {
+      th = document.createElement("th")
+      th.className = "extra"
+      th.addEventListener("click", () => sortBy(th.dataset.key))
+      head.appendChild(th)
+    }
+    th.dataset.key = state.extraCol
+    th.textContent = state.extraCol
+  }
+  const sel = $("extra-col")
+  const keys = new Set()
+  for (const r of state.runs) {
+    for (const k of Object.keys(r.config || {})) keys.add("config." + k)
+    for (const k of Object.keys(r.finals || {})) keys.add("final." + k)
+  }
+  const list = [""].concat([...keys].sort())
+  if (sel.options.length === list.length && list.every((k, i) => sel.options[i].value === k)) return
+  sel.innerHTML = ""
+  for (const k of list) {
+    const o = document.createElement("option")
+    o.value = k
+    o.textContent = k === "" ? "(none)" : k
+    sel.appendChild(o)
+  }
+  sel.value = state.extraCol
+}
+
+function sortBy(key) {
+  state.sort = { key, dir: state.sort.key === key ? -state.sort.dir : 1 }
+  renderTable()
 }
 
 // Each shown run's warnings (malformed metrics lines with their line numbers, unreadable config, ...) as text below
@@ -296,6 +340,90 @@ async function loadGrid() {
   host.dataset.charts = String(state.grid.length)
 }
 
+// ---------- configuration table and diff ----------
+// The selected runs' config.json side by side (flattened keys), differing keys highlighted; "only differences"
+// hides equal and volatile keys (startedAt, out, ...).
+async function loadConfig() {
+  const names = state.runs.map((r) => r.name).filter((n) => state.selected.has(n))
+  $("config-section").hidden = names.length === 0
+  if (names.length === 0) {
+    state.configDiff = undefined
+    return
+  }
+  const p = new URLSearchParams()
+  for (const n of names) p.append("run", n)
+  const diff = await getJson("/api/config?" + p.toString())
+  state.configDiff = diff
+  renderConfig()
+  renderParallel()
+}
+
+function renderConfig() {
+  const diff = state.configDiff
+  if (!diff) return
+  const only = $("config-only-diff").checked
+  const t = $("config-table")
+  t.innerHTML = ""
+  const head = document.createElement("tr")
+  for (const h of ["key"].concat(diff.runs)) {
+    const th = document.createElement("th")
+    th.textContent = h
+    head.appendChild(th)
+  }
+  t.appendChild(document.createElement("thead")).appendChild(head)
+  const body = document.createElement("tbody")
+  for (const row of diff.rows) {
+    if (only && (!row.differs || row.volatile)) continue
+    const tr = document.createElement("tr")
+    tr.dataset.key = row.key
+    if (row.differs) tr.classList.add(row.volatile ? "volatile" : "differs")
+    cell(tr, row.key, "key")
+    for (const v of row.values) cell(tr, v === undefined || v === null ? "–" : String(v), typeof v === "number" ? "num" : "")
+    body.appendChild(tr)
+  }
+  t.appendChild(body)
+  $("config-count").textContent = diff.varying.length + " differing key" + (diff.varying.length === 1 ? "" : "s") + " (" + diff.varying.join(", ") + ")"
+}
+
+// ---------- parallel coordinates ----------
+// Hyper-parameters (the config keys that differ among the selected runs) against a chosen metric, as plain SVG.
+function renderParallel() {
+  const diff = state.configDiff
+  const runs = state.runs.filter((r) => state.selected.has(r.name))
+  const metrics = ["evalSuccess", "meanReturnLast100", "bestReturn", "stepsPerSecond"].filter((k) => runs.some((r) => typeof r[k] === "number"))
+  const finals = new Set()
+  for (const r of runs) for (const k of Object.keys(r.finals || {})) finals.add("final." + k)
+  const options = metrics.concat([...finals].sort())
+  const sel = $("pc-metric")
+  if (sel.options.length !== options.length || options.some((o, i) => sel.options[i].value !== o)) {
+    const current = sel.value
+    sel.innerHTML = ""
+    for (const k of options) {
+      const o = document.createElement("option")
+      o.value = k
+      o.textContent = k
+      sel.appendChild(o)
+    }
+    sel.value = options.includes(current) ? current : options[0] || ""
+  }
+  const keys = diff ? diff.varying : []
+  const view = $("pc-view")
+  if (!diff || sel.value === "" || keys.length === 0) {
+    state.parallel = undefined
+    view.innerHTML = '<p class="empty">Select runs whose configurations differ to compare their hyper-parameters.</p>'
+    return
+  }
+  const pc = parallelCoords(runs, keys, sel.value)
+  state.parallel = pc
+  view.innerHTML = parallelSvg(pc, Math.max(600, Math.min(1200, 160 * pc.axes.length)), 320)
+  if (pc.missing.length > 0) {
+    const p = document.createElement("p")
+    p.className = "empty"
+    p.textContent = "without " + sel.value + ": " + pc.missing.join(", ")
+    view.appendChild(p)
+  }
+}
+
 // ---------- cluster runners ----------
 // One table per selected `train --cluster` run: the latest `runner` row of each runner (cumulative episodes and
 // steps, throughput, policy-version lag, failures and storage retries), their total, and the run-wide retries.
@@ -345,7 +473,7 @@ let chartTimer
 function refreshCharts() {
   clearTimeout(chartTimer)
   chartTimer = setTimeout(() => {
-    Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners()]).catch((e) => console.error(e))
+    Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners(), loadConfig()]).catch((e) => console.error(e))
   }, 30)
 }
 
@@ -365,7 +493,7 @@ function connect() {
     clearTimeout(timer)
     timer = setTimeout(async () => {
       await loadRuns()
-      await Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners(), $("library").hidden ? undefined : loadLibrary()])
+      await Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners(), loadConfig(), $("library").hidden ? undefined : loadLibrary()])
       state.updates++
       document.body.dataset.updates = String(state.updates)
     }, 100)
@@ -653,13 +781,13 @@ function wire() {
     renderTable()
     refreshCharts()
   })
-  for (const th of $("runs").querySelectorAll("th")) {
-    th.addEventListener("click", () => {
-      const key = th.dataset.key
-      state.sort = { key, dir: state.sort.key === key ? -state.sort.dir : 1 }
-      renderTable()
-    })
-  }
+  for (const th of $("runs").querySelectorAll("th")) th.addEventListener("click", () => sortBy(th.dataset.key))
+  $("extra-col").addEventListener("change", (e) => {
+    state.extraCol = e.target.value
+    renderTable()
+  })
+  $("config-only-diff").addEventListener("change", renderConfig)
+  $("pc-metric").addEventListener("change", renderParallel)
   $("smoothing").addEventListener("input", (e) => {
     $("smoothing-value").textContent = Number(e.target.value).toFixed(2)
     refreshCharts()
@@ -689,7 +817,7 @@ function wire() {
 
 wire()
 loadRuns()
-  .then(() => Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners()]))
+  .then(() => Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners(), loadConfig()]))
   .then(() => {
     document.body.dataset.ready = "1"
   })

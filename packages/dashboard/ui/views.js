@@ -53,3 +53,168 @@ export function chartEnv(groups, current) {
   for (const g of groups) if (best === undefined || g.runs.length > best.runs.length) best = g
   return best === undefined ? "" : best.env
 }
+
+// ---------- filter and sort by any config value or final metric ----------
+
+/** Runs-table fields a filter or sort key may name directly. */
+const summaryKeys = new Set(["name", "env", "algo", "seed", "steps", "episodes", "bestReturn", "lastReturn", "meanReturnLast100", "evalMeanReturn", "wallSeconds", "status", "evalSuccess", "stepsPerSecond"])
+
+/**
+ * The value of `key` for a runs-table row: a table field (`steps`, `evalSuccess`, …), `config.<dotted key>`,
+ * `final.<metric>` (the metric's last value), or a bare key looked up in the config, then the final metrics.
+ * `undefined` when the run has none.
+ */
+export function runValue(run, key) {
+  if (summaryKeys.has(key)) return run[key] == null ? undefined : run[key]
+  const config = run.config || {}
+  const finals = run.finals || {}
+  if (key.startsWith("config.")) return config[key.slice(7)]
+  if (key.startsWith("final.")) return finals[key.slice(6)]
+  if (Object.prototype.hasOwnProperty.call(config, key)) return config[key]
+  return finals[key]
+}
+
+const termPattern = /^([A-Za-z_][\w.-]*)(>=|<=|!=|=|>|<|~)(.*)$/
+
+/**
+ * Parse a runs filter: whitespace-separated terms, all of which must hold. `key OP value` (no spaces; OP one of
+ * `=`, `!=`, `>`, `>=`, `<`, `<=`, `~` for "contains") compares {@link runValue}`(run, key)`: as numbers when both
+ * sides are numbers, else as case-insensitive text; a run without the key fails the term. Any other term is a
+ * case-insensitive substring of the name, env, algo, status or seed.
+ * @example parseFilter("ppo.learningRate>=0.001 final.episodeReturn>400 cart")
+ */
+export function parseFilter(query) {
+  return String(query || "").trim().split(/\s+/).filter((t) => t !== "").map((t) => {
+    const m = termPattern.exec(t)
+    return m === null ? { text: t.toLowerCase() } : { key: m[1], op: m[2], value: m[3] }
+  })
+}
+
+function compare(v, op, want) {
+  const n = Number(want)
+  const numeric = typeof v === "number" && want.trim() !== "" && Number.isFinite(n)
+  const a = numeric ? v : String(v).toLowerCase()
+  const b = numeric ? n : want.toLowerCase()
+  switch (op) {
+    case "=": return a === b
+    case "!=": return a !== b
+    case ">": return a > b
+    case ">=": return a >= b
+    case "<": return a < b
+    case "<=": return a <= b
+    default: return String(v).toLowerCase().includes(want.toLowerCase())
+  }
+}
+
+/** Whether a runs-table row passes a filter (see {@link parseFilter}). */
+export function matchesFilter(run, query) {
+  return parseFilter(query).every((t) => {
+    if (t.text !== undefined) return [run.name, run.env, run.algo, run.status, String(run.seed)].some((s) => String(s).toLowerCase().includes(t.text))
+    const v = runValue(run, t.key)
+    return v !== undefined && v !== null && compare(v, t.op, t.value)
+  })
+}
+
+/**
+ * Order two values for sorting: missing values last (whatever the direction), numbers numerically, the rest as
+ * text; `dir` is 1 (ascending) or -1.
+ */
+export function compareValues(x, y, dir) {
+  const missX = x === undefined || x === null
+  const missY = y === undefined || y === null
+  if (missX || missY) return missX && missY ? 0 : missX ? 1 : -1
+  return (typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y))) * dir
+}
+
+// ---------- parallel coordinates ----------
+
+/**
+ * The geometry of a parallel-coordinates view (as W&B's and TensorBoard's HParams show): one vertical axis per
+ * hyper-parameter in `keys` (values from {@link runValue}, so `ppo.learningRate` or `config.ppo.learningRate`)
+ * on which the drawn runs do not all agree (at most `maxKeys`), then one for `metric`; one polyline per run that has the metric. A numeric axis spans its values' [min, max]
+ * (a single value sits in the middle); a text axis spaces its distinct values evenly in sorted order. `ys` are in
+ * [0, 1] from the bottom (the smallest value, the first category), null where the run lacks the key; `t` is the
+ * run's place on the metric axis (colour). Runs without the metric are listed in `missing`.
+ */
+export function parallelCoords(runs, keys, metric, maxKeys = 12) {
+  const withMetric = runs.filter((r) => typeof runValue(r, metric) === "number")
+  // a key on which the runs drawn all agree (or all lack) tells nothing: no axis
+  const telling = keys.filter((k) => new Set(withMetric.map((r) => JSON.stringify(runValue(r, k)) ?? "-")).size > 1).slice(0, maxKeys)
+  const axes = telling.concat([metric]).map((key) => {
+    const vals = withMetric.map((r) => runValue(r, key)).filter((v) => v !== undefined && v !== null)
+    if (vals.length > 0 && vals.every((v) => typeof v === "number")) {
+      return { key, kind: "number", min: Math.min(...vals), max: Math.max(...vals) }
+    }
+    return { key, kind: "category", categories: [...new Set(vals.map(String))].sort() }
+  })
+  const place = (axis, v) => {
+    if (v === undefined || v === null) return null
+    if (axis.kind === "number") return axis.max === axis.min ? 0.5 : (v - axis.min) / (axis.max - axis.min)
+    const i = axis.categories.indexOf(String(v))
+    return axis.categories.length === 1 ? 0.5 : i / (axis.categories.length - 1)
+  }
+  const lines = withMetric.map((r) => {
+    const ys = axes.map((a) => place(a, runValue(r, a.key)))
+    return { run: r.name, value: runValue(r, metric), ys, t: ys[ys.length - 1] }
+  })
+  return { axes, lines, missing: runs.filter((r) => !withMetric.includes(r)).map((r) => r.name) }
+}
+
+const escapeXml = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+
+/** A short label of a number for axes. */
+export function shortNumber(v) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return String(v)
+  const a = Math.abs(v)
+  if (a !== 0 && (a >= 1e5 || a < 1e-3)) return v.toExponential(2)
+  return Number.isInteger(v) ? String(v) : v.toPrecision(3)
+}
+
+/** Blue (t = 0) to orange (t = 1) through grey, the colour of a line by its metric. */
+export function ramp(t) {
+  const lo = [31, 119, 180]
+  const hi = [255, 127, 14]
+  const mix = (i) => Math.round(lo[i] + (hi[i] - lo[i]) * Math.max(0, Math.min(1, t)))
+  return "rgb(" + mix(0) + "," + mix(1) + "," + mix(2) + ")"
+}
+
+/**
+ * The parallel-coordinates view as a standalone SVG document (plain SVG, no dependency): axes with their key and
+ * end labels, one `<path data-run>` per run coloured by its metric (blue: low, orange: high), gaps where a run lacks
+ * a key.
+ */
+export function parallelSvg(pc, width, height) {
+  const padX = 70
+  const top = 34
+  const bottom = 30
+  const n = pc.axes.length
+  const xOf = (i) => (n === 1 ? width / 2 : padX + ((width - 2 * padX) * i) / (n - 1))
+  const yOf = (y) => top + (1 - y) * (height - top - bottom)
+  const out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + width + '" height="' + height + '" viewBox="0 0 ' + width + " " + height + '" font-family="sans-serif" font-size="11">']
+  out.push('<rect width="100%" height="100%" fill="#fff"/>')
+  for (const line of pc.lines) {
+    let d = ""
+    let pen = false
+    line.ys.forEach((y, i) => {
+      if (y === null) {
+        pen = false
+        return
+      }
+      d += (pen ? "L" : "M") + xOf(i).toFixed(1) + " " + yOf(y).toFixed(1)
+      pen = true
+    })
+    out.push('<path class="pc-line" data-run="' + escapeXml(line.run) + '" d="' + d + '" fill="none" stroke="' + ramp(line.t) + '" stroke-width="2" opacity="0.85"><title>' + escapeXml(line.run + ": " + shortNumber(line.value)) + "</title></path>")
+  }
+  pc.axes.forEach((a, i) => {
+    const x = xOf(i).toFixed(1)
+    const metric = i === n - 1
+    out.push('<g class="pc-axis" data-key="' + escapeXml(a.key) + '">')
+    out.push('<line x1="' + x + '" y1="' + yOf(1) + '" x2="' + x + '" y2="' + yOf(0) + '" stroke="#444"/>')
+    out.push('<text x="' + x + '" y="' + (top - 18) + '" text-anchor="middle" font-weight="' + (metric ? "bold" : "normal") + '">' + escapeXml(a.key) + "</text>")
+    const ticks = a.kind === "number" ? (a.max === a.min ? [[0.5, a.min]] : [[0, a.min], [1, a.max]]) : a.categories.map((c, j) => [a.categories.length === 1 ? 0.5 : j / (a.categories.length - 1), c])
+    for (const [y, label] of ticks) out.push('<text x="' + (Number(x) + 4) + '" y="' + (yOf(y) + 4).toFixed(1) + '" fill="#555">' + escapeXml(typeof label === "number" ? shortNumber(label) : label) + "</text>")
+    out.push("</g>")
+  })
+  out.push("</svg>")
+  return out.join("")
+}
