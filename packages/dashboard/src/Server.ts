@@ -5,7 +5,8 @@
  * *Endpoints*:
  * - `GET /api/runs` → `{ root, runs: RunSummary[] }`
  * - `GET /api/series?metric=episodeReturn&run=a&run=b&x=step|wall&smoothing=0.6&maxPoints=2000&bands=1` → `SeriesResult`
- * - `GET /api/series.csv?` (the same parameters, `maxPoints` up to 100000 by default) → `text/csv`, see `Runs.seriesCsv`
+ * - `GET /api/series.csv?` (the same parameters, `maxPoints` up to 100000 by default; `name`: the file's name
+ *   without `.csv`, default the metric) → `text/csv`, see `Runs.seriesCsv`
  * - `GET /api/config?run=a&run=b` → `Runs.ConfigDiff`: the runs' `config.json` side by side, differing keys marked
  * - `GET /api/trajectories?run=a` → `{ files: [{ file, episodes }] }`; `GET /api/trajectory?run=a&file=f.jsonl&index=0`
  * - `GET /api/runners?run=a` → the runners table of a `train --cluster` run (`RunnersView`: latest row per runner,
@@ -145,7 +146,7 @@ export const handler = (store: Runs.RunStore, clients: Set<http.ServerResponse>)
         if (p === "/api/series") return sendJson(res, result)
         res.writeHead(200, {
           "content-type": "text/csv; charset=utf-8",
-          "content-disposition": `attachment; filename="${metric.replace(/[^A-Za-z0-9._-]/g, "_")}.csv"`,
+          "content-disposition": `attachment; filename="${(q.get("name") ?? metric).replace(/[^A-Za-z0-9._-]/g, "_")}.csv"`,
           "cache-control": "no-store"
         })
         return void res.end(Runs.seriesCsv(result))

@@ -91,6 +91,8 @@ describe("runs table: final metrics, evaluation success, throughput", () => {
           expect(lines.slice(0, 3)).toEqual(["run,globalStep,nashConv", "kuhn-cfr,1,0.5", "kuhn-cfr,2,0.25"])
           expect(lines.length).toBe(52) // header, 50 rows, the empty string after the last line end
           expect((yield* Effect.promise(() => fetch(d.url + "api/config?run=../x"))).status).toBe(404)
+          const named = yield* Effect.promise(() => fetch(d.url + "api/series.csv?metric=nashConv&run=kuhn-cfr&name=" + encodeURIComponent("kuhn/poker nash")))
+          expect(named.headers.get("content-disposition")).toBe('attachment; filename="kuhn_poker_nash.csv"')
         })
       )
     )

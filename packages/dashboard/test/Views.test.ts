@@ -122,3 +122,44 @@ describe("views: parallel coordinates", () => {
     expect(svg).toMatch(/data-run="c" d="M530\.0 \d+\.\d"/)
   })
 })
+
+describe("views: chart export", () => {
+  const svgOf = ui as unknown as {
+    chartSvg: (result: unknown, opts?: Record<string, unknown>) => string
+    exportName: (env: string, metric: string, ext: string) => string
+  }
+  const result = {
+    metric: "nashConv",
+    xAxis: "step",
+    smoothing: 0,
+    bands: [],
+    series: [
+      { run: "a<b", group: "", x: [1, 2, 3], y: [1, 0.1, 0.01], points: 3 },
+      { run: "c", group: "", x: [1, 2, 3], y: [0.5, NaN, 0.05], points: 3 }
+    ]
+  }
+
+  it("draws one path per run inside the plot area, broken at missing values, runs escaped", () => {
+    const svg = svgOf.chartSvg(result, { width: 400, height: 300, color: (i: number) => ["#111", "#222"][i] })
+    const paths = [...svg.matchAll(/<path class="series" data-run="([^"]*)" d="([^"]*)" fill="none" stroke="([^"]*)"/g)].map((m) => [m[1], m[2], m[3]])
+    expect(paths.map((p) => p[0])).toEqual(["a&lt;b", "c"])
+    expect(paths.map((p) => p[2])).toEqual(["#111", "#222"])
+    // 2 runs fit one legend row, so the plot spans y 30 .. 300 - 42 - 16 = 242 (212 px) and x 64 .. 384; y from 0.01 to 1:
+    // 0.1 sits at 30 + 212 (1 - 0.09 / 0.99) = 222.7, 0.5 at 30 + 212 (1 - 0.49 / 0.99) = 137.1, 0.05 at 233.4
+    expect(paths[0]![1]).toBe("M64.0 30.0L224.0 222.7L384.0 242.0")
+    expect(paths[1]![1]).toBe("M64.0 137.1M384.0 233.4") // NaN breaks the line
+    expect(svg).toContain(">nashConv</text>")
+  })
+
+  it("puts y on a log10 scale when asked, dropping values that are not positive", () => {
+    const svg = svgOf.chartSvg({ ...result, series: [{ run: "a", group: "", x: [1, 2, 3], y: [1, 0.1, 0.01], points: 3 }] }, { width: 400, height: 300, logY: true })
+    // evenly spaced decades: log10 1, 0.1, 0.01 = 0, -1, -2 map to the top, the middle and the bottom
+    expect(svg).toContain('d="M64.0 30.0L224.0 136.0L384.0 242.0"')
+    expect(svg).toContain(">0.0100</text>")
+  })
+
+  it("names exported files after the environment and metric", () => {
+    expect(svgOf.exportName("CartPole-v1", "system.cpuPercent", "png")).toBe("CartPole-v1-system.cpuPercent.png")
+    expect(svgOf.exportName("", "a/b c", "csv")).toBe("a_b_c.csv")
+  })
+})

@@ -130,6 +130,11 @@ describe.runIf(hasChromium)("dashboard views in Chromium", () => {
     expect(await cell("frozen-g90", "evalSuccess")).toBe("90%")
     expect(await cell("kuhn-cfr", "evalSuccess")).toBe("")
     expect(await cell("cart-lr1-s1", "stepsPerSecond")).toBe("1000") // the last system row: 200 steps in 0.2 s
+    // and the system rows are plotted per environment: CPU % of the CartPole runs, as written (withSystemRows)
+    const cpu = await page.evaluate(() => (window as any).autodidact.grid.find((c: any) => c.env === "CartPole-v1" && c.metric === "system.cpuPercent").result)
+    expect(cpu.series.map((s: any) => s.run)).toEqual(cartRuns)
+    expect(cpu.series[0].x.slice(0, 2)).toEqual([200, 400]) // a system row every 10 episodes of 20 steps
+    expect(cpu.series[0].points).toBe(12)
   })
 
   it("compares the selected runs' configurations side by side, differing keys highlighted", async () => {
@@ -196,6 +201,74 @@ describe.runIf(hasChromium)("dashboard views in Chromium", () => {
     for (let i = 1; i < bySuccess.length; i++) expect(y.get(bySuccess[i]![0])!).toBeLessThan(y.get(bySuccess[i - 1]![0])!)
     expect(await page.textContent("#pc-view p.empty")).toBe("without evalSuccess: kuhn-cfr")
     await page.locator("#pc-view").screenshot({ path: path.join(shots, "views-03-parallel-coordinates.png") })
+  })
+
+  it("plots solver runs' NashConv on a log scale in their own block", async () => {
+    const nash = await page.evaluate(() => {
+      const c = (window as any).autodidact.grid.find((c: any) => c.metric === "nashConv")
+      return { env: c.env, distr: c.chart.scales.y.distr, runs: c.result.series.map((s: any) => s.run), first: c.result.series[0].x[0] }
+    })
+    expect(nash).toEqual({ env: "kuhn_poker", distr: 3, runs: ["kuhn-cfr"], first: 1 })
+  })
+
+  it("shows a text transcript with the exemplars retrieved and the skills used at each step", async () => {
+    await page.waitForSelector("#episode-view .transcript .turn")
+    expect(await page.inputValue("#traj-run")).toBe("frozen-g90")
+    const turns = await page.$$eval("#episode-view .turn", (ts) =>
+      ts.map((t) => [t.querySelector(".action")?.textContent ?? null, ...Array.from(t.querySelectorAll(".note"), (n) => `${n.className}: ${n.textContent}`), t.querySelector(".status")?.textContent])
+    )
+    expect(turns).toEqual([
+      ["> go to countertop 1", "note exemplars: exemplars (2): put a cup in cabinet · put a mug in drawer", "note skill: skill: goto", "reward 0 · terminated false · truncated false"],
+      ["> put mug 1 in/on cabinet 1", "note skill: skill: pick_and_place", "reward 1 · terminated true · truncated false"],
+      [null, "end · return 1"]
+    ])
+    await page.locator("#viewer").screenshot({ path: path.join(shots, "views-04-transcript.png") })
+  })
+
+  it("exports a chart as PNG and SVG and its series as CSV", async () => {
+    const fig = "#grid figure.mini[data-env='CartPole-v1'][data-metric='episodeReturn']"
+    const save = async (kind: string) => {
+      const [download] = await Promise.all([page.waitForEvent("download"), page.click(`${fig} button[data-export='${kind}']`)])
+      return { name: download.suggestedFilename(), body: fs.readFileSync((await download.path())!) }
+    }
+    const png = await save("png")
+    expect(png.name).toBe("CartPole-v1-episodeReturn.png")
+    expect([...png.body.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+    const canvas = await page.evaluate(() => {
+      const c = (window as any).autodidact.grid.find((c: any) => c.metric === "episodeReturn").chart.ctx.canvas
+      return { w: c.width, h: c.height }
+    })
+    expect(png.body.readUInt32BE(16)).toBe(canvas.w) // IHDR width: the chart's canvas
+    expect(png.body.readUInt32BE(20)).toBeGreaterThan(canvas.h) // plus the title and legend
+    const svg = await save("svg")
+    expect(svg.name).toBe("CartPole-v1-episodeReturn.svg")
+    const text = svg.body.toString("utf8")
+    expect([...text.matchAll(/<path class="series" data-run="([^"]+)"/g)].map((m) => m[1])).toEqual(cartRuns)
+    const csv = await save("csv")
+    expect(csv.name).toBe("CartPole-v1-episodeReturn.csv")
+    const lines = csv.body.toString("utf8").trim().split("\r\n")
+    expect(lines[0]).toBe("run,globalStep,episodeReturn")
+    expect(lines).toHaveLength(1 + 3 * 120) // every episode of the three runs, at full resolution
+    expect(lines[1]!.startsWith("cart-lr1-s1,20,")).toBe(true)
+    // the large chart exports too (its env is kept while selected: FrozenLake-v1 since the config test picked it)
+    await page.selectOption("#chart-env", "CartPole-v1")
+    await page.waitForFunction(() => document.getElementById("chart")?.dataset["env"] === "CartPole-v1")
+    const [main] = await Promise.all([page.waitForEvent("download"), page.click("#chart-tools button[data-export='svg']")])
+    expect(main.suggestedFilename()).toBe("CartPole-v1-episodeReturn.svg")
+  })
+
+  it("updates the grid live when a running run appends rows", async () => {
+    const before = Number((await page.getAttribute("body", "data-updates")) ?? "0")
+    const rows = [2420, 2440, 2460].map((g) => JSON.stringify({ kind: "episode", globalStep: g, episodeReturn: 500, episodeLength: 500, wallSeconds: 3 }) + "\n").join("")
+    fs.appendFileSync(path.join(root, "cart-lr1-s2", "metrics.jsonl"), rows)
+    await page.waitForFunction((b) => Number(document.body.dataset["updates"] ?? "0") > b, before, { timeout: 10_000 })
+    const last = await page.evaluate(() => {
+      const card = (window as any).autodidact.grid.find((c: any) => c.env === "CartPole-v1" && c.metric === "episodeReturn")
+      const s = card.result.series.find((s: any) => s.run === "cart-lr1-s2")
+      return [s.x.at(-1), s.points, card.chart.data[0].at(-1)]
+    })
+    expect(last).toEqual([2460, 123, 2460])
+    expect(await page.textContent("#runs tbody tr[data-run='cart-lr1-s2'] td.status")).toBe("running")
   })
 
   it("logged no page errors", () => {

@@ -193,6 +193,18 @@ export const viewsRuns = (root: string): void => {
     rows.push({ kind: "evaluation", globalStep: 480, wallSeconds: 0.6, episodes: 10, meanReturn: gamma, successRate: gamma })
     writeRun(root, { name, config: { command: "train", env: "FrozenLake-v1", algo: "dqn", seed, totalSteps: 480, dqn: { gamma, learningRate: 0.0005 } }, rows })
   }
+  // a text episode of an agent that retrieves exemplars and uses skills (step info), in frozen-g90's trajectories
+  fs.mkdirSync(path.join(root, "frozen-g90", "trajectories"))
+  fs.writeFileSync(
+    path.join(root, "frozen-g90", "trajectories", "agent.jsonl"),
+    JSON.stringify({
+      envId: "TextHousehold-v0", seed: 3, task: "put a mug in cabinet", finalObservation: "You put the mug 1 in/on the cabinet 1.", return: 1, length: 2,
+      steps: [
+        { observation: "You are in the middle of a room.", action: "go to countertop 1", reward: 0, terminated: false, truncated: false, info: { exemplars: [{ task: "put a cup in cabinet", score: 0.8 }, "put a mug in drawer"], skill: "goto" } },
+        { observation: "On the countertop 1, you see a mug 1.", action: "put mug 1 in/on cabinet 1", reward: 1, terminated: true, truncated: false, info: { skills: ["pick_and_place"] } }
+      ]
+    }) + "\n"
+  )
   writeRun(root, {
     name: "kuhn-cfr",
     config: { command: "games", game: "kuhn_poker", solver: "cfr+" },

@@ -1,10 +1,10 @@
-/* global document, window, fetch, EventSource, URLSearchParams, setTimeout, clearTimeout, AutodidactCharts */
+/* global document, window, fetch, EventSource, URLSearchParams, Blob, setTimeout, clearTimeout, AutodidactCharts */
 // The live dashboard: runs table (filter, sort, selection), learning curves (uPlot via charts.js), live updates
 // over server-sent events, a NashConv chart for game solvers, per-runner tables of cluster runs, memory & skills panels
 // and an episode viewer. Plain ES module, no build step.
 
 import { isTextEpisode, textTurns } from "./episode.js"
-import { chartEnv, compareValues, groupByEnv, gridMetrics, matchesFilter, parallelCoords, parallelSvg, runValue } from "./views.js"
+import { chartEnv, chartSvg, compareValues, exportName, groupByEnv, gridMetrics, matchesFilter, parallelCoords, parallelSvg, runValue } from "./views.js"
 
 const $ = (id) => document.getElementById(id)
 
@@ -25,7 +25,10 @@ const state = {
   // an extra runs-table column: any config key (config.<key>) or final metric (final.<metric>)
   extraCol: "",
   configDiff: undefined,
-  parallel: undefined
+  parallel: undefined,
+  // request counters: a response older than the latest request of its view is dropped (selection changes race)
+  gridSeq: 0,
+  configSeq: 0
 }
 
 // Exposed for tests and for poking at from the devtools console.
@@ -280,6 +283,7 @@ async function loadNash() {
 // One small chart per metric (all, or those matching #grid-metrics), in one block per environment of the selected
 // runs, with the smoothing and x axis of the controls above; NashConv on a log scale.
 async function loadGrid() {
+  const seq = ++state.gridSeq
   const host = $("grid")
   const groups = groupByEnv(state.runs, state.selected)
   const choose = $("grid-metrics").value
@@ -314,8 +318,10 @@ async function loadGrid() {
       const box = document.createElement("div")
       box.className = "mini-chart"
       fig.appendChild(box)
+      const card = { ...c, el: box, fig, chart: undefined, result: undefined, logY: false }
+      fig.prepend(exportTools(() => card))
       block.querySelector(".grid").appendChild(fig)
-      state.grid.push({ ...c, el: box, fig, chart: undefined, result: undefined })
+      state.grid.push(card)
     }
   }
   const smoothing = Number($("smoothing").value)
@@ -324,6 +330,7 @@ async function loadGrid() {
       const c = cards[i]
       card.runs = c.runs
       const result = await getJson(seriesUrl(card.metric, smoothing, 400, false, card.runs))
+      if (seq !== state.gridSeq) return
       const logY = card.metric === "nashConv" && result.series.every((s) => s.y.every((v) => v > 0))
       card.chart = AutodidactCharts.render(card.el, result, {
         mode: "runs",
@@ -335,15 +342,17 @@ async function loadGrid() {
         key: [$("xaxis").value, logY, card.runs.join("|")].join("/")
       })
       card.result = result
+      card.logY = logY
     })
   )
-  host.dataset.charts = String(state.grid.length)
+  if (seq === state.gridSeq) host.dataset.charts = String(state.grid.length)
 }
 
 // ---------- configuration table and diff ----------
 // The selected runs' config.json side by side (flattened keys), differing keys highlighted; "only differences"
 // hides equal and volatile keys (startedAt, out, ...).
 async function loadConfig() {
+  const seq = ++state.configSeq
   const names = state.runs.map((r) => r.name).filter((n) => state.selected.has(n))
   $("config-section").hidden = names.length === 0
   if (names.length === 0) {
@@ -353,6 +362,7 @@ async function loadConfig() {
   const p = new URLSearchParams()
   for (const n of names) p.append("run", n)
   const diff = await getJson("/api/config?" + p.toString())
+  if (seq !== state.configSeq) return
   state.configDiff = diff
   renderConfig()
   renderParallel()
@@ -422,6 +432,82 @@ function renderParallel() {
     p.textContent = "without " + sel.value + ": " + pc.missing.join(", ")
     view.appendChild(p)
   }
+}
+
+// ---------- export ----------
+// A chart as PNG (uPlot's canvas under its title, with a legend), as SVG (views.js chartSvg, from the data) or its
+// series as CSV (/api/series.csv: full resolution, the smoothing shown). `card`: { env, metric, runs, chart, result, logY }.
+function download(name, href) {
+  const a = document.createElement("a")
+  a.href = href
+  a.download = name
+  document.body.appendChild(a)
+  a.click()
+  a.remove()
+}
+
+function chartPng(card) {
+  const src = card.chart.ctx.canvas
+  const dpr = src.width / Math.max(1, card.chart.width)
+  const runs = card.result.series.map((s) => s.run)
+  const rows = Math.ceil(runs.length / 3)
+  const head = Math.round(26 * dpr)
+  const c = document.createElement("canvas")
+  c.width = src.width
+  c.height = src.height + head + Math.round((18 * rows + 6) * dpr)
+  const ctx = c.getContext("2d")
+  ctx.fillStyle = "#fff"
+  ctx.fillRect(0, 0, c.width, c.height)
+  ctx.fillStyle = "#222"
+  ctx.font = "bold " + Math.round(13 * dpr) + "px sans-serif"
+  ctx.textAlign = "center"
+  ctx.fillText((card.env ? card.env + " · " : "") + card.metric, c.width / 2, Math.round(18 * dpr))
+  ctx.drawImage(src, 0, head)
+  ctx.textAlign = "left"
+  ctx.font = Math.round(11 * dpr) + "px sans-serif"
+  runs.forEach((r, i) => {
+    const x = (i % 3) * (c.width / 3) + 8 * dpr
+    const y = head + src.height + (18 * Math.floor(i / 3) + 14) * dpr
+    ctx.fillStyle = AutodidactCharts.color(i)
+    ctx.fillRect(x, y - 9 * dpr, 10 * dpr, 10 * dpr)
+    ctx.fillStyle = "#222"
+    ctx.fillText(r, x + 14 * dpr, y)
+  })
+  return c.toDataURL("image/png")
+}
+
+function exportChart(kind, card) {
+  if (!card || !card.result) return
+  if (kind === "png") return download(exportName(card.env, card.metric, "png"), chartPng(card))
+  if (kind === "svg") {
+    const svg = chartSvg(card.result, { title: (card.env ? card.env + " · " : "") + card.metric, logY: card.logY, color: AutodidactCharts.color, width: 640, height: 360 })
+    return download(exportName(card.env, card.metric, "svg"), URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" })))
+  }
+  const name = exportName(card.env, card.metric, "csv")
+  const p = new URLSearchParams({ metric: card.metric, x: $("xaxis").value, smoothing: $("smoothing").value, name: name.slice(0, -4) })
+  for (const r of card.runs) p.append("run", r)
+  download(name, "/api/series.csv?" + p.toString())
+}
+
+function exportTools(getCard) {
+  const tools = document.createElement("div")
+  tools.className = "tools"
+  for (const kind of ["png", "svg", "csv"]) {
+    const b = document.createElement("button")
+    b.type = "button"
+    b.dataset.export = kind
+    b.textContent = kind.toUpperCase()
+    b.title = kind === "csv" ? "the series as CSV (full resolution)" : "the chart as " + kind.toUpperCase()
+    b.addEventListener("click", () => exportChart(kind, getCard()))
+    tools.appendChild(b)
+  }
+  return tools
+}
+
+// The large chart as an export card (curves of the runs, also when bands are shown).
+function mainCard() {
+  if (!state.chart || !state.lastResult) return undefined
+  return { env: $("chart-env").value, metric: state.lastResult.metric, runs: state.lastResult.series.map((s) => s.run), chart: state.chart, result: state.lastResult, logY: $("logy").checked }
 }
 
 // ---------- cluster runners ----------
@@ -638,6 +724,12 @@ function drawStep() {
         a.textContent = "> " + (typeof t.action === "string" ? t.action : JSON.stringify(t.action))
         turn.appendChild(a)
       }
+      for (const n of t.notes) {
+        const d = document.createElement("div")
+        d.className = "note " + n.kind
+        d.textContent = n.text
+        turn.appendChild(d)
+      }
       const st = document.createElement("div")
       st.className = "status"
       st.textContent = t.status
@@ -794,6 +886,7 @@ function wire() {
   })
   for (const id of ["metric", "xaxis", "group", "spread", "logy", "chart-env"]) $(id).addEventListener("change", refreshCharts)
   $("grid-metrics").addEventListener("input", refreshCharts)
+  $("chart-tools").appendChild(exportTools(mainCard))
   $("lib-source").addEventListener("change", () => loadLibrary().catch((e) => console.error(e)))
   $("traj-run").addEventListener("change", () => loadTrajectoryFiles().catch((e) => console.error(e)))
   $("traj-file").addEventListener("change", () => {

@@ -218,3 +218,92 @@ export function parallelSvg(pc, width, height) {
   out.push("</svg>")
   return out.join("")
 }
+
+// ---------- export ----------
+
+/** `count` evenly spaced values from `lo` to `hi` (one value when they are equal). */
+function ticks(lo, hi, count) {
+  if (hi === lo) return [lo]
+  return Array.from({ length: count }, (_, i) => lo + ((hi - lo) * i) / (count - 1))
+}
+
+/**
+ * A chart (a SeriesResult of /api/series) as a standalone SVG document, for export: title, axes with 5 evenly
+ * spaced ticks, a grid, one `<path class="series" data-run>` per run (broken where a value is missing or, on a
+ * log scale, not positive) and a legend. `opts`: `width`, `height` (px, default 640 × 360), `title` (default the
+ * metric), `logY` (log10 y axis), `color(i)` (stroke of series i, default "#333").
+ */
+export function chartSvg(result, opts = {}) {
+  const width = opts.width || 640
+  const height = opts.height || 360
+  const color = opts.color || (() => "#333")
+  const logY = !!opts.logY
+  const ty = (v) => (logY ? Math.log10(v) : v)
+  const ok = (v) => typeof v === "number" && Number.isFinite(v) && (!logY || v > 0)
+  const series = result.series
+  const legendRows = Math.ceil(series.length / 3)
+  const left = 64
+  const right = 16
+  const top = 30
+  const bottom = 42 + 16 * legendRows
+  let x0 = Infinity
+  let x1 = -Infinity
+  let y0 = Infinity
+  let y1 = -Infinity
+  for (const s of series) {
+    s.x.forEach((x, i) => {
+      if (!ok(s.y[i]) || !Number.isFinite(x)) return
+      x0 = Math.min(x0, x)
+      x1 = Math.max(x1, x)
+      y0 = Math.min(y0, ty(s.y[i]))
+      y1 = Math.max(y1, ty(s.y[i]))
+    })
+  }
+  if (x0 > x1) {
+    x0 = 0
+    x1 = 1
+    y0 = 0
+    y1 = 1
+  }
+  const px = (x) => left + (x1 === x0 ? 0.5 : (x - x0) / (x1 - x0)) * (width - left - right)
+  const py = (y) => top + (1 - (y1 === y0 ? 0.5 : (y - y0) / (y1 - y0))) * (height - top - bottom)
+  const xName = result.xAxis === "wall" ? "wall seconds" : opts.xLabel || "step"
+  const out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + width + '" height="' + height + '" viewBox="0 0 ' + width + " " + height + '" font-family="sans-serif" font-size="11">']
+  out.push('<rect width="100%" height="100%" fill="#fff"/>')
+  out.push('<text x="' + width / 2 + '" y="18" text-anchor="middle" font-size="13" font-weight="bold">' + escapeXml(opts.title || result.metric) + "</text>")
+  for (const t of ticks(x0, x1, 5)) {
+    const x = px(t).toFixed(1)
+    out.push('<line x1="' + x + '" y1="' + top + '" x2="' + x + '" y2="' + (height - bottom) + '" stroke="#eee"/>')
+    out.push('<text x="' + x + '" y="' + (height - bottom + 14) + '" text-anchor="middle" fill="#444">' + escapeXml(shortNumber(t)) + "</text>")
+  }
+  for (const t of ticks(y0, y1, 5)) {
+    const y = py(t).toFixed(1)
+    out.push('<line x1="' + left + '" y1="' + y + '" x2="' + (width - right) + '" y2="' + y + '" stroke="#eee"/>')
+    out.push('<text x="' + (left - 4) + '" y="' + (Number(y) + 4) + '" text-anchor="end" fill="#444">' + escapeXml(shortNumber(logY ? Math.pow(10, t) : t)) + "</text>")
+  }
+  out.push('<rect x="' + left + '" y="' + top + '" width="' + (width - left - right) + '" height="' + (height - top - bottom) + '" fill="none" stroke="#888"/>')
+  out.push('<text x="' + (left + (width - left - right) / 2) + '" y="' + (height - bottom + 28) + '" text-anchor="middle" fill="#444">' + escapeXml(xName) + "</text>")
+  series.forEach((s, i) => {
+    let d = ""
+    let pen = false
+    s.x.forEach((x, j) => {
+      if (!ok(s.y[j]) || !Number.isFinite(x)) {
+        pen = false
+        return
+      }
+      d += (pen ? "L" : "M") + px(x).toFixed(1) + " " + py(ty(s.y[j])).toFixed(1)
+      pen = true
+    })
+    out.push('<path class="series" data-run="' + escapeXml(s.run) + '" d="' + d + '" fill="none" stroke="' + color(i) + '" stroke-width="1.5"/>')
+    const lx = left + (i % 3) * ((width - left - right) / 3)
+    const ly = height - 16 * legendRows + 16 * Math.floor(i / 3) - 4
+    out.push('<rect x="' + lx + '" y="' + (ly - 9) + '" width="10" height="10" fill="' + color(i) + '"/><text x="' + (lx + 14) + '" y="' + ly + '">' + escapeXml(s.run) + "</text>")
+  })
+  out.push("</svg>")
+  return out.join("")
+}
+
+/** A file name for an exported chart: `<env>-<metric>.<ext>` with characters other than letters, digits, `.`, `_`, `-` as `_`. */
+export function exportName(env, metric, ext) {
+  return [env, metric].filter((s) => s !== undefined && s !== "").join("-").replace(/[^A-Za-z0-9._-]/g, "_") + "." + ext
+}
