@@ -93,6 +93,7 @@ describe.runIf(hasChromium)("dashboard views in Chromium", () => {
       })
     )
     for (const n of inked) expect(n).toBeGreaterThan(50)
+    await page.screenshot({ path: path.join(shots, "views-00-overview.png") })
     await page.locator("#grid-section").screenshot({ path: path.join(shots, "views-01-grid.png") })
   })
 
@@ -240,9 +241,11 @@ describe.runIf(hasChromium)("dashboard views in Chromium", () => {
     })
     expect(png.body.readUInt32BE(16)).toBe(canvas.w) // IHDR width: the chart's canvas
     expect(png.body.readUInt32BE(20)).toBeGreaterThan(canvas.h) // plus the title and legend
+    fs.writeFileSync(path.join(shots, "views-05-export.png"), png.body)
     const svg = await save("svg")
     expect(svg.name).toBe("CartPole-v1-episodeReturn.svg")
     const text = svg.body.toString("utf8")
+    fs.writeFileSync(path.join(shots, "views-05-export.svg"), text)
     expect([...text.matchAll(/<path class="series" data-run="([^"]+)"/g)].map((m) => m[1])).toEqual(cartRuns)
     const csv = await save("csv")
     expect(csv.name).toBe("CartPole-v1-episodeReturn.csv")
