@@ -19,6 +19,7 @@
  * `--resume-override`), which is recorded in `config.json` under `resumes` (with the differing keys).
  * @since 0.1.0
  */
+import type { Metrics } from "@autodidact/core"
 import { AtomicFile } from "@autodidact/core/node"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
@@ -156,17 +157,86 @@ export const truncateMetrics = (file: string, step: number): { readonly kept: nu
   return { kept: kept.length, dropped }
 }
 
+/** What {@link systemSampler} reads: a clock in ms, the process's CPU time in µs, its memory in bytes. */
+export interface SystemProbe {
+  readonly now: () => number
+  readonly cpuMicros: () => number
+  readonly rssBytes: () => number
+  readonly heapUsedBytes: () => number
+}
+
+/** This process: `performance.now()`, `process.cpuUsage()` (user + system), `process.memoryUsage()`. */
+export const processProbe: SystemProbe = {
+  now: () => performance.now(),
+  cpuMicros: () => {
+    const u = process.cpuUsage()
+    return u.user + u.system
+  },
+  rssBytes: () => process.memoryUsage.rss(),
+  heapUsedBytes: () => process.memoryUsage().heapUsed
+}
+
+/** Seconds between two `system` rows unless `open`'s `systemEverySeconds` says otherwise. */
+export const defaultSystemEverySeconds = 10
+
+/**
+ * A sampler of `system` rows (core `Metrics.SystemRow`): call it with each row appended; once `everySeconds` have
+ * passed since the previous sample (or since it was made), it returns a row with the steps per second (increase of
+ * the largest `globalStep` seen, over the seconds since the previous sample), CPU percent of one core over the same
+ * interval, resident set size and used heap (MiB); else `undefined`. After a `summary` row it never samples again
+ * (the summary stays the last row).
+ */
+export const systemSampler = (everySeconds: number, probe: SystemProbe = processProbe): ((row: object) => Metrics.SystemRow | undefined) => {
+  const start = probe.now()
+  let lastTime = start
+  let lastCpu = probe.cpuMicros()
+  let lastStep = 0
+  let step = 0
+  let done = false
+  return (row) => {
+    const r = row as Record<string, unknown>
+    if (r["kind"] === "summary") done = true
+    const g = r["globalStep"]
+    if (typeof g === "number" && Number.isFinite(g) && g > step) step = g
+    const now = probe.now()
+    if (done || r["kind"] === "system" || now - lastTime < everySeconds * 1000) return undefined
+    const seconds = (now - lastTime) / 1000
+    const cpu = probe.cpuMicros()
+    const mib = 1024 * 1024
+    const out: Metrics.SystemRow = {
+      kind: "system",
+      globalStep: Math.floor(step),
+      wallSeconds: (now - start) / 1000,
+      stepsPerSecond: Math.max(0, step - lastStep) / seconds,
+      cpuPercent: (Math.max(0, cpu - lastCpu) / 1e6 / seconds) * 100,
+      rssMB: probe.rssBytes() / mib,
+      heapUsedMB: probe.heapUsedBytes() / mib
+    }
+    lastTime = now
+    lastCpu = cpu
+    lastStep = step
+    return out
+  }
+}
+
 /**
  * Create (or reopen, with `resume`) a run directory and write `config.json`.
  * Fails with {@link RunDirectoryError} when the directory holds a previous run and `resume`/`overwrite` is not set,
  * and with {@link ResumeConfigError} when resuming with a config that differs in a key outside `resume.mayDiffer`
  * (unless `resume.override`). On resume, metrics.jsonl is first cut back to `resume.step` ({@link truncateMetrics})
  * and config.json keeps the run's history: `resumes` gains `{ step, startedAt, droppedRows, resumeOverride?, differences? }`.
+ * Every `systemEverySeconds` (default {@link defaultSystemEverySeconds}; 0: never) a `system` row of throughput,
+ * CPU and memory follows an appended row ({@link systemSampler}; `systemProbe` replaces the process's figures in tests).
  */
 export const open = (
   dir: string,
   config: Record<string, unknown>,
-  options: { readonly resume?: ResumeOptions | undefined; readonly overwrite?: boolean } = {}
+  options: {
+    readonly resume?: ResumeOptions | undefined
+    readonly overwrite?: boolean
+    readonly systemEverySeconds?: number
+    readonly systemProbe?: SystemProbe
+  } = {}
 ): Effect.Effect<RunDirectory & { readonly dropped: number }, RunDirectoryError | ResumeConfigError> =>
   Effect.gen(function* () {
     const resume = options.resume
@@ -194,11 +264,19 @@ export const open = (
       written = { ...config, startedAt: was["startedAt"] ?? config["startedAt"], resumes: [...history, entry] }
     }
     const prepared = yield* prepare(dir, { resume: resume !== undefined, overwrite: options.overwrite ?? false })
+    const every = options.systemEverySeconds ?? defaultSystemEverySeconds
+    const sample = every > 0 ? systemSampler(every, options.systemProbe) : undefined
     const configFile = path.join(dir, "config.json")
     yield* AtomicFile.write(configFile, new TextEncoder().encode(JSON.stringify(written, null, 2) + "\n")).pipe(
       Effect.mapError((e) => new RunDirectoryError({ path: configFile, reason: `cannot write: ${e.reason}` }))
     )
-    return { ...prepared, dropped }
+    if (sample === undefined) return { ...prepared, dropped }
+    const append = (row: object): void => {
+      prepared.append(row)
+      const system = sample(row)
+      if (system !== undefined) prepared.append(system)
+    }
+    return { ...prepared, append, dropped }
   })
 
 const prepare = (

@@ -64,3 +64,52 @@ describe("RunDirectory resume", () => {
       expect(written.resumes).toEqual([{ step: 512, startedAt: "t1", droppedRows: 1, resumeOverride: true, differences: [{ key: "seed", was: 1, now: 2 }] }])
     }))
 })
+
+describe("RunDirectory system rows", () => {
+  /** A probe whose clock, CPU time and memory the test sets. */
+  const fakeProbe = () => {
+    const p = { t: 0, cpu: 0, rss: 100 * 2 ** 20, heap: 30 * 2 ** 20 }
+    return { p, probe: { now: () => p.t, cpuMicros: () => p.cpu, rssBytes: () => p.rss, heapUsedBytes: () => p.heap } }
+  }
+
+  it.effect("append writes a system row after a row once every N seconds, with steps/s, CPU % and memory", () =>
+    Effect.gen(function* () {
+      const dir = path.join(tmp(), "run")
+      const { p, probe } = fakeProbe()
+      const run = yield* RunDirectory.open(dir, { command: "train", seed: 1 }, { systemEverySeconds: 5, systemProbe: probe })
+      p.t = 4000
+      run.append({ kind: "episode", globalStep: 100 }) // 4 s: too early
+      p.t = 6000
+      p.cpu = 3_000_000 // 3 s of CPU in 6 s: 50 %
+      run.append({ kind: "episode", globalStep: 600 })
+      p.t = 8000
+      run.append({ kind: "update", globalStep: 800 })
+      p.t = 16_000
+      p.cpu = 13_000_000 // 10 s of CPU in 10 s: 100 %
+      p.rss = 150 * 2 ** 20
+      run.append({ kind: "episode", globalStep: 2600 })
+      run.append({ kind: "summary", globalStep: 2600 })
+      p.t = 60_000
+      run.append({ kind: "late", globalStep: 3000 }) // after the summary: no more system rows
+      expect(rows(path.join(dir, "metrics.jsonl"))).toEqual([
+        { kind: "episode", globalStep: 100 },
+        { kind: "episode", globalStep: 600 },
+        { kind: "system", globalStep: 600, wallSeconds: 6, stepsPerSecond: 100, cpuPercent: 50, rssMB: 100, heapUsedMB: 30 },
+        { kind: "update", globalStep: 800 },
+        { kind: "episode", globalStep: 2600 },
+        { kind: "system", globalStep: 2600, wallSeconds: 16, stepsPerSecond: 200, cpuPercent: 100, rssMB: 150, heapUsedMB: 30 },
+        { kind: "summary", globalStep: 2600 },
+        { kind: "late", globalStep: 3000 }
+      ])
+    }))
+
+  it.effect("systemEverySeconds 0 writes none", () =>
+    Effect.gen(function* () {
+      const dir = path.join(tmp(), "run")
+      const { p, probe } = fakeProbe()
+      const run = yield* RunDirectory.open(dir, { command: "train" }, { systemEverySeconds: 0, systemProbe: probe })
+      p.t = 1e9
+      run.append({ kind: "episode", globalStep: 1 })
+      expect(rows(path.join(dir, "metrics.jsonl"))).toEqual([{ kind: "episode", globalStep: 1 }])
+    }))
+})

@@ -105,6 +105,29 @@ export const RunnerRow = Schema.Struct({
 export type RunnerRow = typeof RunnerRow.Type
 
 /**
+ * A row of `metrics.jsonl` with the run's throughput and the process's resources, written every few seconds by
+ * every learning command (the CLI's run directory samples one after a row once `everySeconds` have passed; the
+ * dashboard plots them as `system.stepsPerSecond`, `system.cpuPercent`, ...).
+ *
+ * *Details*: `globalStep` is the largest `globalStep` written so far and `wallSeconds` the seconds since the run
+ * directory was opened; `stepsPerSecond` counts the environment steps (`globalStep` increase) since the previous
+ * system row over the seconds between them; `cpuPercent` is the process's CPU time (user + system, all threads of
+ * the process, so it may exceed 100 on several cores) over the same interval, in percent of one core; `rssMB` and
+ * `heapUsedMB` are the resident set size and V8's used heap at sampling time, in MiB (2^20 bytes).
+ * @since 0.1.0
+ */
+export const SystemRow = Schema.Struct({
+  kind: Schema.Literal("system"),
+  globalStep: Count,
+  wallSeconds: NonNegative,
+  stepsPerSecond: NonNegative,
+  cpuPercent: NonNegative,
+  rssMB: NonNegative,
+  heapUsedMB: NonNegative
+})
+export type SystemRow = typeof SystemRow.Type
+
+/**
  * The fields a distributed trainer adds to its `episode` and `update` rows: the policy version that produced the
  * episode (or that an update published, an integer ≥ 0) and, on episode rows, the `runner` that ran it. Spread into a
  * row's `Schema.Struct` (`{ ...EpisodeRow.fields, ...provenanceFields }`; an update row takes `policyVersion` only).

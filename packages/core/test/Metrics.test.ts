@@ -22,3 +22,15 @@ describe("Metrics.RunnerRow", () => {
     expect(decode(noLag)._tag).toBe("Failure")
   })
 })
+
+describe("Metrics.SystemRow", () => {
+  const systemRow = { kind: "system", globalStep: 4096, wallSeconds: 12.5, stepsPerSecond: 1500.25, cpuPercent: 180, rssMB: 210.5, heapUsedMB: 64 }
+  it("decodes a system row unchanged and refuses negative, fractional-step and non-finite values", () => {
+    expect(Schema.decodeUnknownSync(Metrics.SystemRow)(systemRow)).toEqual(systemRow)
+    const decode = Schema.decodeUnknownExit(Metrics.SystemRow)
+    expect(decode({ ...systemRow, cpuPercent: -1 })._tag).toBe("Failure")
+    expect(decode({ ...systemRow, globalStep: 1.5 })._tag).toBe("Failure")
+    expect(decode({ ...systemRow, rssMB: NaN })._tag).toBe("Failure")
+    expect(decode({ ...systemRow, kind: "runner" })._tag).toBe("Failure")
+  })
+})

@@ -15,6 +15,9 @@
  *   `globalStep`: their x is `epoch`, and their numbers become the columns `epoch.<field>` (`epoch.successRate`,
  *   `epoch.librarySize`, `epoch.inputTokens`, ...) plus `epoch.tokens` = input + output tokens ({@link epochColumns}),
  *   so they never mix with the `evaluation` rows' `successRate`.
+ * - `kind: "system"` (throughput and resources, `Metrics.SystemRow` of `@autodidact/core`: `stepsPerSecond`,
+ *   `cpuPercent`, `rssMB`, `heapUsedMB`) become the columns `system.<field>` (`system.stepsPerSecond`, ...), so that
+ *   a trainer's own `stepsPerSecond` or a runner's never mixes with them.
  *
  * *Gotchas*: if the file shrinks (rewritten with `--overwrite`), the reader starts over.
  * @since 0.0.0
@@ -251,10 +254,12 @@ export class MetricsReader {
       for (const [key, v] of epochColumns(r)) this.push(key, step, wall, v)
       return
     }
+    // system rows (throughput, CPU, memory: core `Metrics.SystemRow`) are plotted as `system.<field>`
+    const prefix = r["kind"] === "system" ? "system." : ""
     for (const key in r) {
       if (axisKeys.has(key)) continue
       const v = num(r[key])
-      if (v !== undefined) this.push(key, step, wall, v)
+      if (v !== undefined) this.push(prefix + key, step, wall, v)
     }
   }
 

@@ -52,6 +52,40 @@ export interface RunSummary {
   readonly runners: number
   /** `epoch` rows (`autodidact agent train`), plotted as the `epoch.*` metrics. */
   readonly epochs: number
+  /** `config.json` flattened to dotted keys (`ppo.learningRate`), see {@link flattenConfig}. */
+  readonly config: Readonly<Record<string, ConfigValue>>
+  /** The last value of each metric (`final.<metric>` in the runs filter), e.g. `{ episodeReturn: 480, nashConv: 0.01 }`. */
+  readonly finals: Readonly<Record<string, number>>
+  /** `successRate` of the latest `evaluation` row, in [0, 1]; null without one. */
+  readonly evalSuccess: number | null
+  /** Throughput over the run: the latest `system` row's `stepsPerSecond`, else `steps / wallSeconds`; null when unknown. */
+  readonly stepsPerSecond: number | null
+}
+
+/** A leaf of a flattened config: a string, number, boolean or null (arrays become their JSON text). */
+export type ConfigValue = string | number | boolean | null
+
+/**
+ * A config as one level of dotted keys, sorted: nested objects are walked (`{ ppo: { learningRate: 3e-4 } }` →
+ * `{ "ppo.learningRate": 3e-4 }`), arrays and other values become their JSON text, an empty object is `"{}"`.
+ * `versions` (package versions) is left out: it differs between runs without changing what was run.
+ */
+export const flattenConfig = (config: unknown): Record<string, ConfigValue> => {
+  const out: Record<string, ConfigValue> = {}
+  const walk = (v: unknown, prefix: string): void => {
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+      const keys = Object.keys(v).sort()
+      if (keys.length === 0 && prefix !== "") out[prefix] = "{}"
+      for (const k of keys) {
+        if (prefix === "" && k === "versions") continue
+        walk((v as Record<string, unknown>)[k], prefix === "" ? k : `${prefix}.${k}`)
+      }
+    } else if (prefix !== "") {
+      out[prefix] = v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) ? v : (JSON.stringify(v) ?? null)
+    }
+  }
+  walk(config, "")
+  return out
 }
 
 /**
@@ -159,6 +193,45 @@ export const groupKey = (config: unknown): string => {
     return v
   }
   return JSON.stringify(strip(config))
+}
+
+/** One key of a {@link ConfigDiff}: each run's value (`undefined` where the run's config lacks the key). */
+export interface ConfigDiffRow {
+  readonly key: string
+  readonly values: ReadonlyArray<ConfigValue | undefined>
+  /** The runs hold more than one distinct value (a missing key counts as a value of its own). */
+  readonly differs: boolean
+  /** A key that differs between seeds of one experiment without changing what was run (`startedAt`, `out`, …): never a hyper-parameter. */
+  readonly volatile: boolean
+}
+
+/** A side-by-side comparison of some runs' `config.json` (flattened, {@link flattenConfig}). */
+export interface ConfigDiff {
+  readonly runs: ReadonlyArray<string>
+  readonly rows: ReadonlyArray<ConfigDiffRow>
+  /** Keys that differ and are not volatile, in key order: the hyper-parameters that tell these runs apart (seed included). */
+  readonly varying: ReadonlyArray<string>
+}
+
+/**
+ * Compare configs side by side: one row per key of any of them (dotted, sorted), each run's value, whether the
+ * values differ and whether the key is volatile (`startedAt`, `finishedAt`, `out`, `run`, `resume`, `overwrite`
+ * at any depth: the keys {@link groupKey} ignores, except `seed`).
+ *
+ * @example
+ * configDiff([{ name: "a", config: { lr: 1 } }, { name: "b", config: { lr: 2, gamma: 0.9 } }]).rows
+ * // [{ key: "gamma", values: [undefined, 0.9], differs: true, volatile: false }, { key: "lr", values: [1, 2], differs: true, volatile: false }]
+ */
+export const configDiff = (runs: ReadonlyArray<{ readonly name: string; readonly config: unknown }>): ConfigDiff => {
+  const flat = runs.map((r) => flattenConfig(r.config))
+  const keys = [...new Set(flat.flatMap((f) => Object.keys(f)))].sort()
+  const rows = keys.map((key) => {
+    const values = flat.map((f) => (Object.hasOwn(f, key) ? f[key] : undefined))
+    const distinct = new Set(values.map((v) => (v === undefined ? "\u0000missing" : JSON.stringify(v))))
+    const volatile = key.split(".").some((part) => part !== "seed" && ungroupedKeys.has(part))
+    return { key, values, differs: distinct.size > 1, volatile }
+  })
+  return { runs: runs.map((r) => r.name), rows, varying: rows.filter((r) => r.differs && !r.volatile).map((r) => r.key) }
 }
 
 /** Group runs (by name) that differ only by seed: run names by {@link groupKey}, in the order given. */
@@ -330,6 +403,7 @@ export class RunStore {
         r.summary !== undefined ? "finished" : r.lines === 0 && r.size === 0 ? "empty" : now - r.mtimeMs < liveSeconds * 1000 ? "running" : "stopped"
       const summaryWall = typeof r.summary?.["wallSeconds"] === "number" ? (r.summary["wallSeconds"] as number) : 0
       const evalMean = r.lastEvaluation?.["meanReturn"]
+      const evalSuccess = r.lastEvaluation?.["successRate"]
       out.push({
         name,
         env: str(cfg["env"]) ?? str(cfg["game"]) ?? "",
@@ -351,7 +425,11 @@ export class RunStore {
         hasLibrary: Library.present(c.dir),
         startedAt: str(cfg["startedAt"]) ?? null,
         runners: r.runners.size,
-        epochs: r.epochs
+        epochs: r.epochs,
+        config: flattenConfig(cfg),
+        finals: Object.fromEntries([...r.columns].filter(([, col]) => col.value.length > 0).map(([k, col]) => [k, col.value[col.value.length - 1]!])),
+        evalSuccess: typeof evalSuccess === "number" && Number.isFinite(evalSuccess) ? evalSuccess : null,
+        stepsPerSecond: throughput(r)
       })
     }
     return out
@@ -392,6 +470,27 @@ export class RunStore {
   }
 }
 
+/** A CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled. */
+const csvField = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v)
+
+/**
+ * A chart's series as CSV (RFC 4180, `\r\n` line ends): a header `run,<x>,<metric>` where `<x>` is `globalStep`
+ * or `wallSeconds`, then one line per point of each series, runs in the result's order. Numbers are written in
+ * JavaScript's shortest round-trip form, so parsing a field gives back the plotted number exactly.
+ *
+ * @example
+ * seriesCsv({ metric: "episodeReturn", xAxis: "step", smoothing: 0, bands: [], series: [{ run: "a", group: "", x: [20], y: [9.5], points: 1 }] })
+ * // "run,globalStep,episodeReturn\r\na,20,9.5\r\n"
+ */
+export const seriesCsv = (result: SeriesResult): string => {
+  const lines = [[ "run", result.xAxis === "wall" ? "wallSeconds" : "globalStep", result.metric ].map(csvField).join(",")]
+  for (const s of result.series) {
+    const run = csvField(s.run)
+    for (let i = 0; i < s.x.length; i++) lines.push(`${run},${s.x[i]},${s.y[i]}`)
+  }
+  return lines.join("\r\n") + "\r\n"
+}
+
 /**
  * The warning for skipped `metrics.jsonl` lines, with their line numbers: `metrics.jsonl line 3 is not a JSON
  * object; skipped` or `metrics.jsonl: 4 malformed lines skipped (lines 3, 7, 9, 12)` (`, …` past the numbers kept).
@@ -421,6 +520,13 @@ const groupLabels = (groups: Map<string, Array<string>>, config: (name: string) 
     }
   }
   return out
+}
+
+/** The latest `system.stepsPerSecond`, else steps over wall seconds (null when either is 0). */
+const throughput = (r: MetricsReader): number | null => {
+  const sys = r.columns.get("system.stepsPerSecond")?.value
+  if (sys !== undefined && sys.length > 0) return sys[sys.length - 1]!
+  return r.lastStep > 0 && r.lastWall > 0 ? r.lastStep / r.lastWall : null
 }
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)

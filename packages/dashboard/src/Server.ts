@@ -5,6 +5,9 @@
  * *Endpoints*:
  * - `GET /api/runs` → `{ root, runs: RunSummary[] }`
  * - `GET /api/series?metric=episodeReturn&run=a&run=b&x=step|wall&smoothing=0.6&maxPoints=2000&bands=1` → `SeriesResult`
+ * - `GET /api/series.csv?` (the same parameters, `maxPoints` up to 100000 by default; `name`: the file's name
+ *   without `.csv`, default the metric) → `text/csv`, see `Runs.seriesCsv`
+ * - `GET /api/config?run=a&run=b` → `Runs.ConfigDiff`: the runs' `config.json` side by side, differing keys marked
  * - `GET /api/trajectories?run=a` → `{ files: [{ file, episodes }] }`; `GET /api/trajectory?run=a&file=f.jsonl&index=0`
  * - `GET /api/runners?run=a` → the runners table of a `train --cluster` run (`RunnersView`: latest row per runner,
  *   totals, run-wide retries; `runners: []` for other runs)
@@ -93,6 +96,9 @@ const runDir = (store: Runs.RunStore, name: string | null): string => {
   return dir
 }
 
+/** The `run` query values (repeated, or comma-separated), empty ones dropped. */
+const runNames = (q: URLSearchParams): Array<string> => q.getAll("run").flatMap((r) => r.split(",")).filter((r) => r.length > 0)
+
 /** The decoded path of a request URL; a malformed percent-encoding is a 404 like any other unknown path. */
 const decodedPath = (pathname: string): string => {
   try {
@@ -121,25 +127,35 @@ export const handler = (store: Runs.RunStore, clients: Set<http.ServerResponse>)
         await store.refresh()
         return sendJson(res, { root: path.resolve(store.root), rootLibrary: Library.present(store.root), runs: store.summaries() })
       }
-      if (p === "/api/series") {
+      if (p === "/api/series" || p === "/api/series.csv") {
         await store.refresh()
-        const names = q.getAll("run").flatMap((r) => r.split(",")).filter((r) => r.length > 0)
+        const names = runNames(q)
         for (const n of names) runDir(store, n)
         const metric = q.get("metric") ?? "episodeReturn"
         const x = q.get("x") === "wall" ? "wall" : "step"
         const smoothing = Number(q.get("smoothing") ?? "0")
-        const maxPoints = Number(q.get("maxPoints") ?? "2000")
-        return sendJson(
-          res,
-          store.series({
-            metric,
-            runs: names,
-            xAxis: x,
-            smoothing: Number.isFinite(smoothing) ? smoothing : 0,
-            maxPoints: Number.isFinite(maxPoints) ? Math.min(maxPoints, 100_000) : 2000,
-            bands: q.get("bands") === "1"
-          })
-        )
+        const maxPoints = Number(q.get("maxPoints") ?? (p === "/api/series.csv" ? "100000" : "2000"))
+        const result = store.series({
+          metric,
+          runs: names,
+          xAxis: x,
+          smoothing: Number.isFinite(smoothing) ? smoothing : 0,
+          maxPoints: Number.isFinite(maxPoints) ? Math.min(maxPoints, 100_000) : 2000,
+          bands: p === "/api/series" && q.get("bands") === "1"
+        })
+        if (p === "/api/series") return sendJson(res, result)
+        res.writeHead(200, {
+          "content-type": "text/csv; charset=utf-8",
+          "content-disposition": `attachment; filename="${(q.get("name") ?? metric).replace(/[^A-Za-z0-9._-]/g, "_")}.csv"`,
+          "cache-control": "no-store"
+        })
+        return void res.end(Runs.seriesCsv(result))
+      }
+      if (p === "/api/config") {
+        await store.refresh()
+        const names = runNames(q)
+        for (const n of names) runDir(store, n)
+        return sendJson(res, Runs.configDiff(names.map((name) => ({ name, config: store.config(name) ?? {} }))))
       }
       if (p === "/api/runners") {
         await store.refresh()

@@ -25,12 +25,14 @@ interface Turn {
   readonly action: string | undefined
   readonly status: string
   readonly flags: string
+  readonly notes: ReadonlyArray<{ kind: string; text: string }>
   readonly current: boolean
 }
 /** The viewer's pure helpers (`ui/episode.js`, plain JS served to the browser). */
 const ui = (await import(pathToFileURL(path.join(import.meta.dirname, "..", "ui", "episode.js")).href)) as {
   isTextEpisode: (ep: unknown) => boolean
   textTurns: (ep: unknown, at: number) => Array<Turn>
+  stepNotes: (step: unknown) => Array<{ kind: string; text: string }>
 }
 
 describe("TextEpisode", () => {
@@ -71,16 +73,29 @@ describe("TextEpisode", () => {
     expect(TextEpisode.decode(first)).toEqual(won)
     expect(ui.isTextEpisode(first)).toBe(true)
     expect(ui.textTurns(first, 2)).toEqual([
-      { step: 0, observation: won.steps[0]!.observation, action: "go to countertop 1", status: "reward 0 · terminated false · truncated false", flags: "", current: false },
-      { step: 1, observation: won.steps[1]!.observation, action: "take mug 1 from countertop 1", status: "reward 0 · terminated false · truncated false", flags: "", current: false },
-      { step: 2, observation: won.steps[2]!.observation, action: "put mug 1 in/on cabinet 1", status: "reward 1 · terminated true · truncated false", flags: "terminated", current: true },
-      { step: 3, observation: "You put the mug 1 in/on the cabinet 1.", action: undefined, status: "end · return 1", flags: "", current: false }
+      { step: 0, observation: won.steps[0]!.observation, action: "go to countertop 1", status: "reward 0 · terminated false · truncated false", flags: "", notes: [], current: false },
+      { step: 1, observation: won.steps[1]!.observation, action: "take mug 1 from countertop 1", status: "reward 0 · terminated false · truncated false", flags: "", notes: [], current: false },
+      { step: 2, observation: won.steps[2]!.observation, action: "put mug 1 in/on cabinet 1", status: "reward 1 · terminated true · truncated false", flags: "terminated", notes: [], current: true },
+      { step: 3, observation: "You put the mug 1 in/on the cabinet 1.", action: undefined, status: "end · return 1", flags: "", notes: [], current: false }
     ])
     expect(ui.textTurns(second, 0)).toEqual([
-      { step: 0, observation: "You are in the middle of a room.", action: "look", status: "reward 0 · terminated false · truncated true", flags: "truncated", current: true }
+      { step: 0, observation: "You are in the middle of a room.", action: "look", status: "reward 0 · terminated false · truncated true", flags: "truncated", notes: [], current: true }
     ])
     // grid and CartPole episodes are not text episodes
     expect(ui.isTextEpisode({ envId: "FrozenLake-v1", steps: [{ observation: 0, action: 1, reward: 0, terminated: false, truncated: false }], return: 0, length: 1 })).toBe(false)
     expect(ui.isTextEpisode({ envId: "Sokoban-v0", steps: [{ observation: "#@$.#", action: 2, reward: 0, terminated: false, truncated: false }], return: 0, length: 1 })).toBe(false)
+  })
+
+  it("shows the exemplars retrieved and the skills used at a step (from its info)", () => {
+    expect(ui.stepNotes({ info: { exemplars: ["put a cup in cabinet", { task: "heat a mug", score: 0.9 }, { id: 42 }], skill: "goto" } })).toEqual([
+      { kind: "exemplars", text: "exemplars (3): put a cup in cabinet · heat a mug · 42" },
+      { kind: "skill", text: "skill: goto" }
+    ])
+    expect(ui.stepNotes({ info: { retrieved: "one", skills: ["a", "b"] } })).toEqual([
+      { kind: "exemplars", text: "exemplars (1): one" },
+      { kind: "skill", text: "skill: a, b" }
+    ])
+    expect(ui.stepNotes({ info: { other: 1, exemplars: [] } })).toEqual([])
+    expect(ui.stepNotes({})).toEqual([])
   })
 })

@@ -146,3 +146,68 @@ export const epochRows = (success: ReadonlyArray<number>, librarySize: ReadonlyA
       ? [{ kind: "evaluation", epoch: e, episodes: 5, successRate: evalSuccess[e]!, episodeReturn: evalSuccess[e]!, episodeLength: 6, failures: 0, inputTokens: 500, outputTokens: 50, wallSeconds: 10 * (e + 1) + 1 }]
       : [])
   ])
+
+/**
+ * `system` rows (core `Metrics.SystemRow`) every `every` episode rows of `rows`: steps/s from the previous system
+ * row, a CPU share and memory figures that depend on `seed`, so runs differ.
+ */
+export const withSystemRows = (rows: ReadonlyArray<Record<string, unknown>>, seed: number, every = 10): Array<Record<string, unknown>> => {
+  const out: Array<Record<string, unknown>> = []
+  let episodes = 0
+  let lastStep = 0
+  let lastWall = 0
+  for (const r of rows) {
+    out.push(r)
+    if (r["kind"] !== "episode" || ++episodes % every !== 0) continue
+    const globalStep = r["globalStep"] as number
+    const wallSeconds = r["wallSeconds"] as number
+    out.push({
+      kind: "system", globalStep, wallSeconds,
+      stepsPerSecond: wallSeconds > lastWall ? (globalStep - lastStep) / (wallSeconds - lastWall) : 0,
+      cpuPercent: 50 + 10 * seed + (episodes % 7), rssMB: 100 + 20 * seed + episodes / 10, heapUsedMB: 40 + seed
+    })
+    lastStep = globalStep
+    lastWall = wallSeconds
+  }
+  return out
+}
+
+/**
+ * The runs directory of the views' end-to-end test: two environments (three CartPole-v1 PPO runs, two learning
+ * rates, seeds 1–2; two FrozenLake-v1 DQN runs with different gammas), with system rows and a final evaluation
+ * row (success rate), plus a Kuhn poker CFR+ solver run (nashConv rows).
+ */
+export const viewsRuns = (root: string): void => {
+  const cart = [
+    { name: "cart-lr1-s1", seed: 1, lr: 0.00025, success: 0.6 },
+    { name: "cart-lr1-s2", seed: 2, lr: 0.00025, success: 0.7 },
+    { name: "cart-lr4-s1", seed: 1, lr: 0.001, success: 0.9 }
+  ]
+  for (const c of cart) {
+    const rows = withSystemRows(learningRows(120, c.seed), c.seed)
+    rows.push({ kind: "evaluation", globalStep: 2400, wallSeconds: 2.5, episodes: 10, meanReturn: 400 + 100 * c.success, successRate: c.success })
+    writeRun(root, { name: c.name, config: cartPoleConfig(c.seed, { ppo: { learningRate: c.lr, seed: c.seed, clipCoef: 0.2 } }), rows })
+  }
+  for (const [name, seed, gamma] of [["frozen-g90", 1, 0.9], ["frozen-g99", 2, 0.99]] as const) {
+    const rows = withSystemRows(learningRows(60, seed, 8).map((r) => (r["kind"] === "episode" ? { ...r, episodeReturn: (r["episodeReturn"] as number) > 300 ? 1 : 0 } : r)), seed)
+    rows.push({ kind: "evaluation", globalStep: 480, wallSeconds: 0.6, episodes: 10, meanReturn: gamma, successRate: gamma })
+    writeRun(root, { name, config: { command: "train", env: "FrozenLake-v1", algo: "dqn", seed, totalSteps: 480, dqn: { gamma, learningRate: 0.0005 } }, rows })
+  }
+  // a text episode of an agent that retrieves exemplars and uses skills (step info), in frozen-g90's trajectories
+  fs.mkdirSync(path.join(root, "frozen-g90", "trajectories"))
+  fs.writeFileSync(
+    path.join(root, "frozen-g90", "trajectories", "agent.jsonl"),
+    JSON.stringify({
+      envId: "TextHousehold-v0", seed: 3, task: "put a mug in cabinet", finalObservation: "You put the mug 1 in/on the cabinet 1.", return: 1, length: 2,
+      steps: [
+        { observation: "You are in the middle of a room.", action: "go to countertop 1", reward: 0, terminated: false, truncated: false, info: { exemplars: [{ task: "put a cup in cabinet", score: 0.8 }, "put a mug in drawer"], skill: "goto" } },
+        { observation: "On the countertop 1, you see a mug 1.", action: "put mug 1 in/on cabinet 1", reward: 1, terminated: true, truncated: false, info: { skills: ["pick_and_place"] } }
+      ]
+    }) + "\n"
+  )
+  writeRun(root, {
+    name: "kuhn-cfr",
+    config: { command: "games", game: "kuhn_poker", solver: "cfr+" },
+    rows: Array.from({ length: 50 }, (_, i) => ({ kind: "iteration", iteration: i + 1, nashConv: 0.5 / (i + 1) }))
+  })
+}

@@ -1,9 +1,10 @@
-/* global document, window, fetch, EventSource, URLSearchParams, setTimeout, clearTimeout, AutodidactCharts */
+/* global document, window, fetch, EventSource, URLSearchParams, Blob, setTimeout, clearTimeout, AutodidactCharts */
 // The live dashboard: runs table (filter, sort, selection), learning curves (uPlot via charts.js), live updates
 // over server-sent events, a NashConv chart for game solvers, per-runner tables of cluster runs, memory & skills panels
 // and an episode viewer. Plain ES module, no build step.
 
 import { isTextEpisode, textTurns } from "./episode.js"
+import { chartEnv, chartSvg, compareValues, exportName, groupByEnv, gridMetrics, matchesFilter, parallelCoords, parallelSvg, runValue } from "./views.js"
 
 const $ = (id) => document.getElementById(id)
 
@@ -17,13 +18,24 @@ const state = {
   nashChart: undefined,
   updates: 0,
   episode: undefined,
-  step: 0
+  step: 0,
+  // the grid of small charts: one entry per (environment, metric) card
+  grid: [],
+  gridStructure: "",
+  // an extra runs-table column: any config key (config.<key>) or final metric (final.<metric>)
+  extraCol: "",
+  configDiff: undefined,
+  parallel: undefined,
+  // request counters: a response older than the latest request of its view is dropped (selection changes race)
+  gridSeq: 0,
+  configSeq: 0
 }
 
 // Exposed for tests and for poking at from the devtools console.
 window.autodidact = state
 
-const numberCols = new Set(["seed", "steps", "episodes", "bestReturn", "lastReturn", "meanReturnLast100", "wallSeconds"])
+const numberCols = new Set(["seed", "steps", "episodes", "bestReturn", "lastReturn", "meanReturnLast100", "wallSeconds", "stepsPerSecond", "evalSuccess"])
+const tableCols = ["name", "env", "algo", "seed", "steps", "episodes", "bestReturn", "lastReturn", "meanReturnLast100", "wallSeconds", "stepsPerSecond", "evalSuccess", "status"]
 
 async function getJson(url) {
   const res = await fetch(url)
@@ -34,22 +46,20 @@ async function getJson(url) {
 function fmtCell(key, v) {
   if (v == null) return ""
   if (key === "wallSeconds") return v.toFixed(1)
+  if (key === "stepsPerSecond") return v.toFixed(0)
+  if (key === "evalSuccess") return (100 * v).toFixed(0) + "%"
+  // the extra column (a config value or final metric): numbers to 4 significant digits, so 0.00025 stays legible
+  if (key === state.extraCol) return typeof v === "number" ? String(Number(v.toPrecision(4))) : String(v)
   if (typeof v === "number" && !Number.isInteger(v)) return v.toFixed(2)
   return String(v)
 }
 
 function visibleRuns() {
-  const f = state.filter.toLowerCase()
-  const rows = state.runs.filter((r) => f === "" || [r.name, r.env, r.algo, r.status, String(r.seed)].some((s) => s.toLowerCase().includes(f)))
+  // terms: plain text, or key OP value over any table field, config key or final metric (views.js parseFilter)
+  const rows = state.runs.filter((r) => matchesFilter(r, state.filter))
   const { key, dir } = state.sort
-  rows.sort((a, b) => {
-    const x = key === "selected" ? Number(state.selected.has(a.name)) : a[key]
-    const y = key === "selected" ? Number(state.selected.has(b.name)) : b[key]
-    if (x == null && y == null) return 0
-    if (x == null) return 1
-    if (y == null) return -1
-    return (typeof x === "number" ? x - y : String(x).localeCompare(String(y))) * dir
-  })
+  const value = (r) => (key === "selected" ? Number(state.selected.has(r.name)) : runValue(r, key))
+  rows.sort((a, b) => compareValues(value(a), value(b), dir))
   return rows
 }
 
@@ -57,7 +67,8 @@ function renderTable() {
   const tbody = $("runs").querySelector("tbody")
   tbody.innerHTML = ""
   const rows = visibleRuns()
-  const colorOf = new Map([...state.selected].map((n, i) => [n, AutodidactCharts.color(i)]))
+  // a run's colour in the charts: its place among the selected runs of its environment
+  const colorOf = new Map(groupByEnv(state.runs, state.selected).flatMap((g) => g.runs.map((n, i) => [n, AutodidactCharts.color(i)])))
   for (const r of rows) {
     const tr = document.createElement("tr")
     tr.dataset.run = r.name
@@ -78,26 +89,67 @@ function renderTable() {
     const td0 = document.createElement("td")
     td0.appendChild(cb)
     tr.appendChild(td0)
-    for (const key of ["name", "env", "algo", "seed", "steps", "episodes", "bestReturn", "lastReturn", "meanReturnLast100", "wallSeconds", "status"]) {
+    for (const key of state.extraCol === "" ? tableCols : tableCols.concat([state.extraCol])) {
       const td = document.createElement("td")
-      td.className = key + (numberCols.has(key) ? " num" : "") + (key === "status" ? " status-" + r.status : "")
+      const v = key === state.extraCol ? runValue(r, key) : r[key]
+      td.className = (key === state.extraCol ? "extra" : key) + (numberCols.has(key) || typeof v === "number" ? " num" : "") + (key === "status" ? " status-" + r.status : "")
       if (key === "name" && colorOf.has(r.name)) {
         const sw = document.createElement("span")
         sw.className = "swatch"
         sw.style.background = colorOf.get(r.name)
         td.appendChild(sw)
       }
-      td.appendChild(document.createTextNode(fmtCell(key, r[key])))
+      td.appendChild(document.createTextNode(fmtCell(key, v)))
       tr.appendChild(td)
     }
     tbody.appendChild(tr)
   }
+  renderExtraHeader()
   for (const th of $("runs").querySelectorAll("th")) {
     th.classList.toggle("sorted-asc", th.dataset.key === state.sort.key && state.sort.dir === 1)
     th.classList.toggle("sorted-desc", th.dataset.key === state.sort.key && state.sort.dir === -1)
   }
   $("run-count").textContent = rows.length + " of " + state.runs.length + " runs, " + state.selected.size + " selected"
   renderWarnings(rows)
+}
+
+// The extra column's header (sortable like the others) and the choices of #extra-col: every config key and final metric.
+function renderExtraHeader() {
+  const head = $("runs").querySelector("thead tr")
+  let th = head.querySelector("th.extra")
+  if (state.extraCol === "") {
+    if (th) th.remove()
+  } else {
+    if (!th) {
+      th = document.createElement("th")
+      th.className = "extra"
+      th.addEventListener("click", () => sortBy(th.dataset.key))
+      head.appendChild(th)
+    }
+    th.dataset.key = state.extraCol
+    th.textContent = state.extraCol
+  }
+  const sel = $("extra-col")
+  const keys = new Set()
+  for (const r of state.runs) {
+    for (const k of Object.keys(r.config || {})) keys.add("config." + k)
+    for (const k of Object.keys(r.finals || {})) keys.add("final." + k)
+  }
+  const list = [""].concat([...keys].sort())
+  if (sel.options.length === list.length && list.every((k, i) => sel.options[i].value === k)) return
+  sel.innerHTML = ""
+  for (const k of list) {
+    const o = document.createElement("option")
+    o.value = k
+    o.textContent = k === "" ? "(none)" : k
+    sel.appendChild(o)
+  }
+  sel.value = state.extraCol
+}
+
+function sortBy(key) {
+  state.sort = { key, dir: state.sort.key === key ? -state.sort.dir : 1 }
+  renderTable()
 }
 
 // Each shown run's warnings (malformed metrics lines with their line numbers, unreadable config, ...) as text below
@@ -149,10 +201,31 @@ async function loadRuns() {
   updateLibrarySources(body.rootLibrary)
 }
 
-function seriesUrl(metric, smoothing, maxPoints, bands) {
+function seriesUrl(metric, smoothing, maxPoints, bands, runs) {
   const p = new URLSearchParams({ metric, x: $("xaxis").value, smoothing: String(smoothing), maxPoints: String(maxPoints), bands: bands ? "1" : "0" })
-  for (const n of state.selected) p.append("run", n)
+  for (const n of runs) p.append("run", n)
   return "/api/series?" + p.toString()
+}
+
+// The large chart shows one environment at a time (runs of unlike environments never share axes): the env select
+// lists the environments of the selected runs.
+function chartRuns() {
+  const groups = groupByEnv(state.runs, state.selected)
+  const sel = $("chart-env")
+  const env = chartEnv(groups, sel.value)
+  if (sel.options.length !== groups.length || groups.some((g, i) => sel.options[i].value !== g.env)) {
+    sel.innerHTML = ""
+    for (const g of groups) {
+      const o = document.createElement("option")
+      o.value = g.env
+      o.textContent = g.label + " (" + g.runs.length + ")"
+      sel.appendChild(o)
+    }
+  }
+  sel.value = env
+  $("chart-env-label").hidden = groups.length < 2
+  const group = groups.find((g) => g.env === env)
+  return group === undefined ? [] : group.runs
 }
 
 async function loadChart() {
@@ -165,10 +238,11 @@ async function loadChart() {
     return
   }
   const grouped = $("group").checked
+  const runs = chartRuns()
   // Keep the joined table small: n series × points each.
-  const maxPoints = Math.max(150, Math.min(2000, Math.floor(40000 / state.selected.size)))
-  const result = await getJson(seriesUrl(metric, Number($("smoothing").value), maxPoints, grouped))
-  const key = [metric, $("xaxis").value, grouped, $("spread").value, $("logy").checked, [...state.selected].join("|")].join("/")
+  const maxPoints = Math.max(150, Math.min(2000, Math.floor(40000 / Math.max(1, runs.length))))
+  const result = await getJson(seriesUrl(metric, Number($("smoothing").value), maxPoints, grouped, runs))
+  const key = [metric, $("xaxis").value, grouped, $("spread").value, $("logy").checked, runs.join("|")].join("/")
   state.chart = AutodidactCharts.render(el, result, {
     mode: grouped ? "bands" : "runs",
     spread: $("spread").value,
@@ -179,6 +253,7 @@ async function loadChart() {
     key
   })
   state.lastResult = result
+  el.dataset.env = $("chart-env").value
   el.dataset.points = String(result.series.reduce((s, r) => s + r.x.length, 0))
 }
 
@@ -202,6 +277,237 @@ async function loadNash() {
     previous: state.nashChart,
     key: runs.map((r) => r.name).join("|")
   })
+}
+
+// ---------- grid of small charts ----------
+// One small chart per metric (all, or those matching #grid-metrics), in one block per environment of the selected
+// runs, with the smoothing and x axis of the controls above; NashConv on a log scale.
+async function loadGrid() {
+  const seq = ++state.gridSeq
+  const host = $("grid")
+  const groups = groupByEnv(state.runs, state.selected)
+  const choose = $("grid-metrics").value
+  const cards = []
+  for (const g of groups) {
+    const rows = state.runs.filter((r) => g.runs.includes(r.name))
+    for (const metric of gridMetrics(rows, choose)) cards.push({ env: g.env, label: g.label, metric, runs: rows.filter((r) => r.metrics.includes(metric)).map((r) => r.name) })
+  }
+  const structure = cards.map((c) => c.env + "\u0001" + c.metric).join("\u0002")
+  if (structure !== state.gridStructure || host.children.length === 0) {
+    for (const c of state.grid) if (c.chart) c.chart.destroy()
+    state.grid = []
+    state.gridStructure = structure
+    host.innerHTML = ""
+    if (cards.length === 0) host.innerHTML = '<p class="empty">Select runs in the table to chart their metrics.</p>'
+    let block
+    for (const c of cards) {
+      if (block === undefined || block.dataset.env !== c.env) {
+        block = document.createElement("div")
+        block.className = "env-group"
+        block.dataset.env = c.env
+        const h = document.createElement("h3")
+        h.textContent = c.label + " · " + groups.find((g) => g.env === c.env).runs.length + " runs"
+        block.appendChild(h)
+        block.appendChild(document.createElement("div")).className = "grid"
+        host.appendChild(block)
+      }
+      const fig = document.createElement("figure")
+      fig.className = "mini"
+      fig.dataset.env = c.env
+      fig.dataset.metric = c.metric
+      const box = document.createElement("div")
+      box.className = "mini-chart"
+      fig.appendChild(box)
+      const card = { ...c, el: box, fig, chart: undefined, result: undefined, logY: false }
+      fig.prepend(exportTools(() => card))
+      block.querySelector(".grid").appendChild(fig)
+      state.grid.push(card)
+    }
+  }
+  const smoothing = Number($("smoothing").value)
+  await Promise.all(
+    state.grid.map(async (card, i) => {
+      const c = cards[i]
+      card.runs = c.runs
+      const result = await getJson(seriesUrl(card.metric, smoothing, 400, false, card.runs))
+      if (seq !== state.gridSeq) return
+      const logY = card.metric === "nashConv" && result.series.every((s) => s.y.every((v) => v > 0))
+      card.chart = AutodidactCharts.render(card.el, result, {
+        mode: "runs",
+        logY,
+        title: card.metric,
+        width: 360,
+        height: 210,
+        previous: card.chart,
+        key: [$("xaxis").value, logY, card.runs.join("|")].join("/")
+      })
+      card.result = result
+      card.logY = logY
+    })
+  )
+  if (seq === state.gridSeq) host.dataset.charts = String(state.grid.length)
+}
+
+// ---------- configuration table and diff ----------
+// The selected runs' config.json side by side (flattened keys), differing keys highlighted; "only differences"
+// hides equal and volatile keys (startedAt, out, ...).
+async function loadConfig() {
+  const seq = ++state.configSeq
+  const names = state.runs.map((r) => r.name).filter((n) => state.selected.has(n))
+  $("config-section").hidden = names.length === 0
+  if (names.length === 0) {
+    state.configDiff = undefined
+    return
+  }
+  const p = new URLSearchParams()
+  for (const n of names) p.append("run", n)
+  const diff = await getJson("/api/config?" + p.toString())
+  if (seq !== state.configSeq) return
+  state.configDiff = diff
+  renderConfig()
+  renderParallel()
+}
+
+function renderConfig() {
+  const diff = state.configDiff
+  if (!diff) return
+  const only = $("config-only-diff").checked
+  const t = $("config-table")
+  t.innerHTML = ""
+  const head = document.createElement("tr")
+  for (const h of ["key"].concat(diff.runs)) {
+    const th = document.createElement("th")
+    th.textContent = h
+    head.appendChild(th)
+  }
+  t.appendChild(document.createElement("thead")).appendChild(head)
+  const body = document.createElement("tbody")
+  for (const row of diff.rows) {
+    if (only && (!row.differs || row.volatile)) continue
+    const tr = document.createElement("tr")
+    tr.dataset.key = row.key
+    if (row.differs) tr.classList.add(row.volatile ? "volatile" : "differs")
+    cell(tr, row.key, "key")
+    for (const v of row.values) cell(tr, v === undefined || v === null ? "–" : String(v), typeof v === "number" ? "num" : "")
+    body.appendChild(tr)
+  }
+  t.appendChild(body)
+  $("config-count").textContent = diff.varying.length + " differing key" + (diff.varying.length === 1 ? "" : "s") + " (" + diff.varying.join(", ") + ")"
+}
+
+// ---------- parallel coordinates ----------
+// Hyper-parameters (the config keys that differ among the selected runs) against a chosen metric, as plain SVG.
+function renderParallel() {
+  const diff = state.configDiff
+  const runs = state.runs.filter((r) => state.selected.has(r.name))
+  const metrics = ["evalSuccess", "meanReturnLast100", "bestReturn", "stepsPerSecond"].filter((k) => runs.some((r) => typeof r[k] === "number"))
+  const finals = new Set()
+  for (const r of runs) for (const k of Object.keys(r.finals || {})) finals.add("final." + k)
+  const options = metrics.concat([...finals].sort())
+  const sel = $("pc-metric")
+  if (sel.options.length !== options.length || options.some((o, i) => sel.options[i].value !== o)) {
+    const current = sel.value
+    sel.innerHTML = ""
+    for (const k of options) {
+      const o = document.createElement("option")
+      o.value = k
+      o.textContent = k
+      sel.appendChild(o)
+    }
+    sel.value = options.includes(current) ? current : options[0] || ""
+  }
+  const keys = diff ? diff.varying : []
+  const view = $("pc-view")
+  if (!diff || sel.value === "" || keys.length === 0) {
+    state.parallel = undefined
+    view.innerHTML = '<p class="empty">Select runs whose configurations differ to compare their hyper-parameters.</p>'
+    return
+  }
+  const pc = parallelCoords(runs, keys, sel.value)
+  state.parallel = pc
+  view.innerHTML = parallelSvg(pc, Math.max(600, Math.min(1200, 160 * pc.axes.length)), 320)
+  if (pc.missing.length > 0) {
+    const p = document.createElement("p")
+    p.className = "empty"
+    p.textContent = "without " + sel.value + ": " + pc.missing.join(", ")
+    view.appendChild(p)
+  }
+}
+
+// ---------- export ----------
+// A chart as PNG (uPlot's canvas under its title, with a legend), as SVG (views.js chartSvg, from the data) or its
+// series as CSV (/api/series.csv: full resolution, the smoothing shown). `card`: { env, metric, runs, chart, result, logY }.
+function download(name, href) {
+  const a = document.createElement("a")
+  a.href = href
+  a.download = name
+  document.body.appendChild(a)
+  a.click()
+  a.remove()
+}
+
+function chartPng(card) {
+  const src = card.chart.ctx.canvas
+  const dpr = src.width / Math.max(1, card.chart.width)
+  const runs = card.result.series.map((s) => s.run)
+  const rows = Math.ceil(runs.length / 3)
+  const head = Math.round(26 * dpr)
+  const c = document.createElement("canvas")
+  c.width = src.width
+  c.height = src.height + head + Math.round((18 * rows + 6) * dpr)
+  const ctx = c.getContext("2d")
+  ctx.fillStyle = "#fff"
+  ctx.fillRect(0, 0, c.width, c.height)
+  ctx.fillStyle = "#222"
+  ctx.font = "bold " + Math.round(13 * dpr) + "px sans-serif"
+  ctx.textAlign = "center"
+  ctx.fillText((card.env ? card.env + " · " : "") + card.metric, c.width / 2, Math.round(18 * dpr))
+  ctx.drawImage(src, 0, head)
+  ctx.textAlign = "left"
+  ctx.font = Math.round(11 * dpr) + "px sans-serif"
+  runs.forEach((r, i) => {
+    const x = (i % 3) * (c.width / 3) + 8 * dpr
+    const y = head + src.height + (18 * Math.floor(i / 3) + 14) * dpr
+    ctx.fillStyle = AutodidactCharts.color(i)
+    ctx.fillRect(x, y - 9 * dpr, 10 * dpr, 10 * dpr)
+    ctx.fillStyle = "#222"
+    ctx.fillText(r, x + 14 * dpr, y)
+  })
+  return c.toDataURL("image/png")
+}
+
+function exportChart(kind, card) {
+  if (!card || !card.result) return
+  if (kind === "png") return download(exportName(card.env, card.metric, "png"), chartPng(card))
+  if (kind === "svg") {
+    const svg = chartSvg(card.result, { title: (card.env ? card.env + " · " : "") + card.metric, logY: card.logY, color: AutodidactCharts.color, width: 640, height: 360 })
+    return download(exportName(card.env, card.metric, "svg"), URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" })))
+  }
+  const name = exportName(card.env, card.metric, "csv")
+  const p = new URLSearchParams({ metric: card.metric, x: $("xaxis").value, smoothing: $("smoothing").value, name: name.slice(0, -4) })
+  for (const r of card.runs) p.append("run", r)
+  download(name, "/api/series.csv?" + p.toString())
+}
+
+function exportTools(getCard) {
+  const tools = document.createElement("div")
+  tools.className = "tools"
+  for (const kind of ["png", "svg", "csv"]) {
+    const b = document.createElement("button")
+    b.type = "button"
+    b.dataset.export = kind
+    b.textContent = kind.toUpperCase()
+    b.title = kind === "csv" ? "the series as CSV (full resolution)" : "the chart as " + kind.toUpperCase()
+    b.addEventListener("click", () => exportChart(kind, getCard()))
+    tools.appendChild(b)
+  }
+  return tools
+}
+
+// The large chart as an export card (curves of the runs, also when bands are shown).
+function mainCard() {
+  if (!state.chart || !state.lastResult) return undefined
+  return { env: $("chart-env").value, metric: state.lastResult.metric, runs: state.lastResult.series.map((s) => s.run), chart: state.chart, result: state.lastResult, logY: $("logy").checked }
 }
 
 // ---------- cluster runners ----------
@@ -253,7 +559,7 @@ let chartTimer
 function refreshCharts() {
   clearTimeout(chartTimer)
   chartTimer = setTimeout(() => {
-    Promise.all([loadChart(), loadNash(), loadRunners()]).catch((e) => console.error(e))
+    Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners(), loadConfig()]).catch((e) => console.error(e))
   }, 30)
 }
 
@@ -273,7 +579,7 @@ function connect() {
     clearTimeout(timer)
     timer = setTimeout(async () => {
       await loadRuns()
-      await Promise.all([loadChart(), loadNash(), loadRunners(), $("library").hidden ? undefined : loadLibrary()])
+      await Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners(), loadConfig(), $("library").hidden ? undefined : loadLibrary()])
       state.updates++
       document.body.dataset.updates = String(state.updates)
     }, 100)
@@ -418,6 +724,12 @@ function drawStep() {
         a.textContent = "> " + (typeof t.action === "string" ? t.action : JSON.stringify(t.action))
         turn.appendChild(a)
       }
+      for (const n of t.notes) {
+        const d = document.createElement("div")
+        d.className = "note " + n.kind
+        d.textContent = n.text
+        turn.appendChild(d)
+      }
       const st = document.createElement("div")
       st.className = "status"
       st.textContent = t.status
@@ -561,18 +873,20 @@ function wire() {
     renderTable()
     refreshCharts()
   })
-  for (const th of $("runs").querySelectorAll("th")) {
-    th.addEventListener("click", () => {
-      const key = th.dataset.key
-      state.sort = { key, dir: state.sort.key === key ? -state.sort.dir : 1 }
-      renderTable()
-    })
-  }
+  for (const th of $("runs").querySelectorAll("th")) th.addEventListener("click", () => sortBy(th.dataset.key))
+  $("extra-col").addEventListener("change", (e) => {
+    state.extraCol = e.target.value
+    renderTable()
+  })
+  $("config-only-diff").addEventListener("change", renderConfig)
+  $("pc-metric").addEventListener("change", renderParallel)
   $("smoothing").addEventListener("input", (e) => {
     $("smoothing-value").textContent = Number(e.target.value).toFixed(2)
     refreshCharts()
   })
-  for (const id of ["metric", "xaxis", "group", "spread", "logy"]) $(id).addEventListener("change", refreshCharts)
+  for (const id of ["metric", "xaxis", "group", "spread", "logy", "chart-env"]) $(id).addEventListener("change", refreshCharts)
+  $("grid-metrics").addEventListener("input", refreshCharts)
+  $("chart-tools").appendChild(exportTools(mainCard))
   $("lib-source").addEventListener("change", () => loadLibrary().catch((e) => console.error(e)))
   $("traj-run").addEventListener("change", () => loadTrajectoryFiles().catch((e) => console.error(e)))
   $("traj-file").addEventListener("change", () => {
@@ -596,7 +910,7 @@ function wire() {
 
 wire()
 loadRuns()
-  .then(() => Promise.all([loadChart(), loadNash(), loadRunners()]))
+  .then(() => Promise.all([loadChart(), loadGrid(), loadNash(), loadRunners(), loadConfig()]))
   .then(() => {
     document.body.dataset.ready = "1"
   })

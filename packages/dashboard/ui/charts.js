@@ -66,7 +66,8 @@
     } else {
       result.series.forEach(function (s, i) {
         tables.push([s.x, log ? positive(s.y) : s.y])
-        series.push({ label: s.run, stroke: color(i), width: 1.5, spanGaps: true, points: { show: false }, value: function (_u, v) { return fmt(v) } })
+        // a series of one or two points (an evaluation row) has no line to speak of: draw its points
+        series.push({ label: s.run, stroke: color(i), fill: undefined, width: 1.5, spanGaps: true, points: { show: s.x.length <= 2, size: 7, fill: color(i) }, value: function (_u, v) { return fmt(v) } })
       })
     }
     let data

@@ -14,9 +14,39 @@ export function endFlags(step) {
   return [step.terminated === true ? "terminated" : "", step.truncated === true ? "truncated" : ""].filter((s) => s !== "").join(", ")
 }
 
+/** One retrieved exemplar as text: a string as is, else its `task`, `text` or `id` (the first present), else JSON. */
+function exemplarText(e) {
+  if (typeof e === "string") return e
+  if (e !== null && typeof e === "object") for (const k of ["task", "text", "id"]) if (typeof e[k] === "string" || typeof e[k] === "number") return String(e[k])
+  return JSON.stringify(e)
+}
+
+/**
+ * What an agent drew on at a step, from the step's `info`: `exemplars` (or `retrieved`: past episodes retrieved from
+ * memory, strings or objects with a `task`, `text` or `id`) and `skill` (or `skills`: the skill(s) used as options),
+ * as `{ kind: "exemplars" | "skill", text }` notes; [] when the step's info has none of them.
+ */
+export function stepNotes(step) {
+  const info = step && step.info && typeof step.info === "object" ? step.info : undefined
+  if (info === undefined) return []
+  const notes = []
+  const ex = info.exemplars !== undefined ? info.exemplars : info.retrieved
+  if (ex !== undefined) {
+    const list = Array.isArray(ex) ? ex : [ex]
+    if (list.length > 0) notes.push({ kind: "exemplars", text: "exemplars (" + list.length + "): " + list.map(exemplarText).join(" · ") })
+  }
+  const sk = info.skill !== undefined ? info.skill : info.skills
+  if (sk !== undefined && sk !== null) {
+    const list = Array.isArray(sk) ? sk : [sk]
+    if (list.length > 0) notes.push({ kind: "skill", text: "skill: " + list.map((x) => (typeof x === "string" ? x : JSON.stringify(x))).join(", ") })
+  }
+  return notes
+}
+
 /**
  * The transcript of a text episode: one turn per step (observation text, action text, and a status line with the
- * reward and the terminated/truncated flags), then the final observation when there is one. `current` marks the
+ * reward and the terminated/truncated flags, and the exemplars and skills of {@link stepNotes}), then the final
+ * observation when there is one. `current` marks the
  * turn of step `at` (at === steps.length: the final observation).
  */
 export function textTurns(ep, at) {
@@ -26,10 +56,11 @@ export function textTurns(ep, at) {
     action: s.action,
     status: "reward " + s.reward + " · terminated " + (s.terminated === true) + " · truncated " + (s.truncated === true),
     flags: endFlags(s),
+    notes: stepNotes(s),
     current: k === at
   }))
   if (typeof ep.finalObservation === "string") {
-    turns.push({ step: ep.steps.length, observation: ep.finalObservation, action: undefined, status: "end · return " + ep.return, flags: "", current: at === ep.steps.length })
+    turns.push({ step: ep.steps.length, observation: ep.finalObservation, action: undefined, status: "end · return " + ep.return, flags: "", notes: [], current: at === ep.steps.length })
   }
   return turns
 }
