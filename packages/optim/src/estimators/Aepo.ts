@@ -42,7 +42,7 @@ export const entropyRise = (tr: StepSignals.SignalTrajectory): Float64Array => {
 }
 
 /** The entropy-aware estimator with another α (finite). */
-export const make = (alpha: number): Advantages.Estimator => {
+export const make = (alpha: number): StepSignals.SignalEstimator => {
   if (!Number.isFinite(alpha)) throw new Advantages.AdvantageInputError({ reason: "invalidOption", estimator: NAME, value: alpha, detail: "alpha must be finite" })
   return (batch, o) => {
     Advantages.validate(NAME, batch)
@@ -64,7 +64,7 @@ export const make = (alpha: number): Advantages.Estimator => {
  * The entropy-aware estimator with α = {@link defaultAlpha}.
  * @throws AdvantageInputError for invalid shapes, rewards or options, or missing / invalid `entropies`.
  */
-export const estimator: Advantages.Estimator = make(defaultAlpha)
+export const estimator: StepSignals.SignalEstimator = make(defaultAlpha)
 
 /**
  * d(loss)/d(log π) of one step under PPO's clipped surrogate `max(−A·r, −A·clip(r, 1 ± ε))` with AEPO's

@@ -73,7 +73,7 @@ export const turnRewards = (tr: StepSignals.SignalTrajectory): Float64Array => {
  * The estimator (see the module docs).
  * @throws AdvantageInputError for invalid shapes, rewards or options, or missing / invalid `goalLogProbs`.
  */
-export const estimator: Advantages.Estimator = (batch, o) => {
+export const estimator: StepSignals.SignalEstimator = (batch, o) => {
   Advantages.validate(NAME, batch)
   Advantages.validateOptions(NAME, o)
   StepSignals.validateSignals(NAME, batch, ["goalLogProbs"])

@@ -43,7 +43,7 @@ export const stepRewards = (tr: StepSignals.SignalTrajectory, beta = defaultBeta
 }
 
 /** The estimator with another β (> 0, finite). */
-export const make = (beta: number): Advantages.Estimator => {
+export const make = (beta: number): StepSignals.SignalEstimator => {
   if (!(beta > 0 && Number.isFinite(beta))) throw new Advantages.AdvantageInputError({ reason: "invalidOption", estimator: NAME, value: beta, detail: "beta must be a positive finite number" })
   return (batch, o) => {
     Advantages.validate(NAME, batch)
@@ -66,7 +66,7 @@ export const make = (beta: number): Advantages.Estimator => {
  * The estimator with β = {@link defaultBeta}.
  * @throws AdvantageInputError for invalid shapes, rewards or options, or missing / invalid `logRatios`.
  */
-export const estimator: Advantages.Estimator = make(defaultBeta)
+export const estimator: StepSignals.SignalEstimator = make(defaultBeta)
 
 Advantages.register(NAME, estimator, { family: "custom" })
 StepSignals.declare(NAME, ["logRatios"])

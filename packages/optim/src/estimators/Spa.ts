@@ -80,7 +80,7 @@ export const groupContributions = (group: ReadonlyArray<Advantages.TrajectoryInp
  * estimate from `stateKeys` otherwise.
  * @throws AdvantageInputError for invalid shapes, rewards, options, signals, or missing `stateKeys` without `progress`.
  */
-export const estimator: Advantages.Estimator = (batch, o) => {
+export const estimator: StepSignals.SignalEstimator = (batch, o) => {
   const withProgress = batch.map((group) => group.every((tr) => StepSignals.signalOf(tr, "progress") !== undefined))
   Advantages.validate(NAME, batch, { stateKeys: withProgress.some((p) => !p) })
   Advantages.validateOptions(NAME, o)

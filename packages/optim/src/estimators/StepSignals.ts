@@ -36,6 +36,12 @@ export interface StepSignals {
 /** A trajectory with the optional per-step signals. */
 export type SignalTrajectory = Advantages.TrajectoryInput & StepSignals
 
+/**
+ * An estimator over trajectories that may carry the signals: the same function as `Advantages.Estimator` (each is
+ * assignable to the other), typed so that a batch literal with signal fields type-checks.
+ */
+export type SignalEstimator = (batch: ReadonlyArray<ReadonlyArray<SignalTrajectory>>, options: Advantages.Options) => Advantages.Result
+
 /** The name of a per-step signal. */
 export type Signal = keyof StepSignals
 
