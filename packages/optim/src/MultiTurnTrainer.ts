@@ -28,8 +28,11 @@
  * **Reproducibility**: weight init, task draws, action sampling, minibatch shuffles and evaluation all draw from
  * children of `Rng.make(seed)`; with deterministic envs a run is bit-for-bit reproducible.
  *
+ * **Entropy control**: `epo` adds EPO's entropy smoothing ({@link Epo}) to the loss, `entropyBalancedClip` AEPO's
+ * entropy-balanced clipping ({@link Aepo}).
+ *
  * **Errors**: `InvalidOptionError` for an invalid option; `AdvantageInputError` / `UnknownEstimatorError` from
- * the estimator; `NonFiniteValueError` when the loss or gradient norm becomes NaN/∞; {@link RolloutFailedError}
+ * the estimator; `GoalLogProbUnavailableError` for an estimator needing goal log-probabilities (`igpo`); `NonFiniteValueError` when the loss or gradient norm becomes NaN/∞; {@link RolloutFailedError}
  * when every trajectory of a batch failed (env errors are otherwise recorded and skipped).
  *
  * @example
@@ -66,7 +69,13 @@ import * as GroupRollout from "./GroupRollout.js"
 
 /** Trainer hyper-parameters. */
 export interface Options {
-  /** Registered advantage estimator: "gigpo" (default), "grpo", "dr-grpo", "rloo", "reinforce++" (or a user's). */
+  /**
+   * Registered advantage estimator: "gigpo" (default), "grpo", "dr-grpo", "rloo", "reinforce++", those of
+   * `src/estimators` ("flow-grpo", "spa", "oprl", "aepo"; "igpo" needs goal log-probabilities the DRRN policy lacks and
+   * fails with `GoalLogProbUnavailableError`), or a user's. Per-step signals an estimator declares
+   * (`StepSignals.declare`) are attached: `entropies` (the policy's entropy at each step) and `logRatios` (rollout
+   * log π minus the frozen initial policy's).
+   */
   readonly algo: string
   /** Trajectories per task (group size N). Default 8 (verl-agent's `env.rollout.n`). */
   readonly groupSize: number

@@ -8,7 +8,10 @@
  * - multi-turn text agents: group rollouts ({@link GroupRollout}), a DRRN text policy ({@link DrrnPolicy}) over
  *   abstracted observations ({@link TextAbstraction}), the GRPO / Dr. GRPO / RLOO / REINFORCE++ / GiGPO advantage
  *   estimators ({@link Advantages}; the conformance check {@link CheckEstimator}) and their trainer
- *   ({@link MultiTurnTrainer}), with the text-env task setups ({@link TextTasks}).
+ *   ({@link MultiTurnTrainer}), with the text-env task setups ({@link TextTasks}); the agent estimators of
+ *   `src/estimators` register themselves when this entry loads: Flow-GRPO ({@link FlowGrpo}), SPA ({@link Spa}),
+ *   OPRL ({@link Oprl}), IGPO ({@link Igpo}), AEPO ({@link Aepo}), with their per-step inputs ({@link StepSignals})
+ *   and EPO's entropy smoothing ({@link Epo}).
  *
  * `ReleaseGate.compare` (AgentDevel's flip-centred accept/reject on per-task results) is here; the in-context LLM
  * learners (LLM policy, Training-Free GRPO, ExpeL, GEPA, experience library, the LLM release gate) are in
