@@ -701,7 +701,7 @@ export const train = (
         }
       }
       const epoNow = epo === undefined ? undefined : { ...epo, coef: epo.coef * Epo.weight(updates, epo.horizon) }
-      if (ref !== undefined) {
+      if (ref !== undefined && o.klCoef > 0) {
         for (const smp of samples) {
           DrrnPolicy.forward(ref, smp.encoded)
           smp.refLogProb = DrrnPolicy.logProbAt(ref, smp.encoded.actions.length, smp.action)
