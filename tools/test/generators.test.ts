@@ -141,7 +141,10 @@ describe("estimator generator", () => {
     expect(mod).toContain("Advantages.register(NAME, estimator, { family: \"custom\" })")
     expect(mod).toContain('file: "packages/optim/src/estimators/MeanBaseline.ts"')
     expect(text(tree, "packages/optim/src/index.ts")).toContain('export * as MeanBaseline from "./estimators/MeanBaseline.js"')
+    // appended to the modules already listed (the estimators of src/estimators that register themselves)
+    const listed: Array<string> = JSON.parse(fs.readFileSync(path.join(repoRoot, "packages/optim/package.json"), "utf8")).sideEffects
     expect(JSON.parse(text(tree, "packages/optim/package.json")).sideEffects).toEqual([
+      ...listed,
       "./src/estimators/MeanBaseline.ts",
       "./dist/estimators/MeanBaseline.js"
     ])

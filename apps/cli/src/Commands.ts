@@ -463,6 +463,12 @@ const trainFlags = (estimators: ReadonlyArray<string>) => ({
   zeroAdvantageGroups: Flag.Literals("zero-advantage-groups", ["keep", "skip", "resample"] as const).pipe(
     withDefault("keep", "Text envs: groups whose returns are all equal (VSPO): keep them, skip them, or resample fresh tasks")
   ),
+  epo: Flag.Boolean("epo").pipe(
+    withDefault(false, "Text envs: EPO entropy smoothing (pull each step's entropy back into 0.8-1.2x its turn's historical average; optim Epo)")
+  ),
+  entropyBalancedClip: Flag.Boolean("entropy-balanced-clip").pipe(
+    withDefault(false, "Text envs: AEPO entropy-balanced clipping (high-entropy steps keep a rescaled gradient where PPO's clip zeroes it)")
+  ),
   cluster: Flag.String("cluster").pipe(
     optional(
       "PostgreSQL URL of a rollout cluster (postgres://user@host:port/db): collect episodes on the runners registered there (start them with `autodidact runner`)",

@@ -63,6 +63,28 @@ describe("trainText --save-trajectories", () => {
       expect(bad).toMatchObject({ _tag: "InvalidOptionError", option: "curriculum", value: "random" })
     }), 60_000)
 
+  it.effect("--algo oprl with --epo and --entropy-balanced-clip: the new estimator and regularizers reach the trainer (config.json)", () =>
+    Effect.gen(function* () {
+      const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-text-")), "run")
+      const summary = yield* trainText({
+        env: "TextHousehold-v0", algo: "oprl", seed: 3, totalSteps: 60, out, groupSize: 2, difficulty: "easy", overwrite: false, json: true, evalEpisodes: 2, epo: true, entropyBalancedClip: true
+      })
+      expect(summary.stopReason).toBe("budget")
+      const config = JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8"))
+      expect(config.multiTurn).toMatchObject({ algo: "oprl", epo: {}, entropyBalancedClip: true })
+      const igpo = yield* Effect.flip(trainText({
+        env: "TextHousehold-v0", algo: "igpo", seed: 3, totalSteps: 60, out: `${out}-igpo`, groupSize: 2, difficulty: "easy", overwrite: false, json: true
+      }))
+      expect(igpo).toMatchObject({ _tag: "GoalLogProbUnavailableError", estimator: "igpo" })
+    }), 60_000)
+
+  it("--epo is refused outside the local text trainer, naming the flag", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-text-"))
+    const cartpole = await cli(["train", "--env", "CartPole-v1", "--epo", "--out", path.join(dir, "a")])
+    expect(cartpole.code).toBe(1)
+    expect(cartpole.stderr).toContain("TrainConfigError: --epo true: applies to the text envs, not CartPole-v1")
+  }, 60_000)
+
   it("--curriculum and --zero-advantage-groups are refused outside the local text trainer, naming the flag", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-text-"))
     const cartpole = await cli(["train", "--env", "CartPole-v1", "--curriculum", "paprika", "--out", path.join(dir, "a")])

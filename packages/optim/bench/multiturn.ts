@@ -10,11 +10,14 @@
  * Options: `--group-size 8 --tasks-per-batch 8 --lr 1e-3 --epochs 2 --minibatches 4 --ent-coef 0.01 --max-steps N
  * --difficulty easy|default --eval-difficulty easy|default (TextHousehold: also evaluate the trained policy on unseen
  * tasks of that difficulty) --eval-every 0 --eval-greedy --history 2 --relational false --relational-weight 2
- * --verbose --implementation baseline` (the unoptimized DRRN path, {@link MultiTurnBenchmark.implementations}; `autodidact
+ * --verbose --implementation baseline`; an algo may carry `+epo` (EPO entropy smoothing) and `+clip` (AEPO's entropy-balanced
+ * clipping), e.g. `--algo gigpo,aepo,gigpo+epo`; every estimator registered by the package entry is available (the unoptimized DRRN path, {@link MultiTurnBenchmark.implementations}; `autodidact
  * bench multiturn` times both in one run). The table reports the success rate of sampled actions and of greedy (argmax) actions, on the same tasks.
  */
 import { Rng } from "@autodidact/core"
 import { Effect } from "effect"
+import * as os from "node:os"
+import "../src/index.js" // registers the estimators of src/estimators (flow-grpo, spa, oprl, igpo, aepo)
 import * as GroupRollout from "../src/GroupRollout.js"
 import * as MultiTurnTrainer from "../src/MultiTurnTrainer.js"
 import * as MultiTurnBenchmark from "../src/node/MultiTurnBenchmark.js"
@@ -50,6 +53,7 @@ const envs = [s.makeEnv()]
 const rows: Array<{ algo: string; steps: number; seconds: number; success: number; ret: number; len: number; trainSuccess: number; other: number }> = []
 for (const algo of algos) {
   const t0 = performance.now()
+  const [estimator, ...mods] = algo.split("+") as [string, ...Array<string>]
   if (algo === "random") {
     const r = MultiTurnTrainer.evaluate(envs, GroupRollout.randomPolicy, s.evalTask, evalEpisodes, Rng.make([seed, 1]), { maxSteps: s.maxSteps })
     rows.push({ algo, steps: 0, seconds: (performance.now() - t0) / 1000, success: r.successRate, ret: r.episodeReturn, len: r.episodeLength, trainSuccess: Number.NaN, other: Number.NaN })
@@ -61,7 +65,9 @@ for (const algo of algos) {
     MultiTurnTrainer.train(
       envs,
       {
-        algo,
+        algo: estimator,
+        ...(mods.includes("epo") ? { epo: {} } : {}),
+        ...(mods.includes("clip") ? { entropyBalancedClip: true } : {}),
         seed,
         totalEnvSteps: steps,
         groupSize: num("group-size", 8),
@@ -117,6 +123,7 @@ for (const algo of algos) {
     }
   }
 }
+console.log(`\nload average (1, 5, 15 min) at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(", ")} on ${os.cpus().length} cores`)
 console.log(`\n${envId}, seed ${seed}, evaluation: ${evalEpisodes} episodes on ${s.evalName} (sampled actions${args.get("eval-greedy") === "true" ? ", greedy" : ""})`)
 const greedy = args.get("eval-greedy") === "true"
 console.log(`| algo | env steps | wall s (train + eval) | steps/s | success (${greedy ? "greedy" : "sampled"}) | success (${greedy ? "sampled" : "greedy"}) | mean return | mean length | last batch train success |`)

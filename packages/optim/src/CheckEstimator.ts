@@ -48,6 +48,7 @@
 import { Rng } from "@autodidact/core"
 import { Effect, Schema } from "effect"
 import * as Advantages from "./Advantages.js"
+import * as StepSignals from "./estimators/StepSignals.js"
 
 /** A property {@link checkEstimator} can assert (see the module docs). */
 export type Property =
@@ -112,6 +113,12 @@ export interface CheckEstimatorOptions {
   readonly family?: Advantages.Family | undefined
   /** Inputs the estimator requires: then their absence must be rejected. */
   readonly needs?: Advantages.Traits["needs"]
+  /**
+   * Per-step signals the estimator requires ({@link StepSignals}, e.g. `["logRatios"]`): the generated trajectories
+   * carry them (entropies in [0, 2), log-ratios in (−1, 1), goal log-probabilities in (−4, 0], progress in (−1, 1)),
+   * and their absence, a wrong length or a NaN must be rejected. Default none (`checkRegistered`: the declared ones).
+   */
+  readonly signals?: ReadonlyArray<StepSignals.Signal> | undefined
   /** Extra properties to assert beside the general ones and the family's. */
   readonly properties?: ReadonlyArray<Property> | undefined
   /** Properties not to assert. */
@@ -148,7 +155,11 @@ const cloneBatch = (batch: Batch): Batch =>
       rewards: Array.from(t.rewards),
       ...(t.stateKeys === undefined ? {} : { stateKeys: [...t.stateKeys] }),
       ...(t.values === undefined ? {} : { values: Array.from(t.values) }),
-      ...(t.bootstrapValue === undefined ? {} : { bootstrapValue: t.bootstrapValue })
+      ...(t.bootstrapValue === undefined ? {} : { bootstrapValue: t.bootstrapValue }),
+      ...Object.fromEntries(StepSignals.signals.flatMap((k) => {
+        const xs = StepSignals.signalOf(t, k)
+        return xs === undefined ? [] : [[k, Array.from(xs)]]
+      }))
     }))
   )
 
@@ -161,16 +172,25 @@ const mapRewards = (batch: Batch, f: (r: number, g: number) => number, only?: nu
  * The generated batches: `ragged` (trajectories of different lengths, a one-member group) and `even` (equal lengths
  * within each group, for the shift property), with rewards, repeated state keys, critic values and bootstraps.
  */
-const makeBatches = (seed: number): { ragged: Batch; even: Batch; edge: Batch } => {
+/** Generated values of a per-step signal (entropies ≥ 0, goal log-probabilities ≤ 0). */
+const signalValues = (signal: StepSignals.Signal, T: number, draw: () => number): Array<number> =>
+  Array.from({ length: T }, () => {
+    const u = draw()
+    return signal === "entropies" ? 2 * u : signal === "goalLogProbs" ? -4 * u : 2 * u - 1
+  })
+
+const makeBatches = (seed: number, signals: ReadonlyArray<StepSignals.Signal>): { ragged: Batch; even: Batch; edge: Batch } => {
   const rng = Rng.make(seed)
+  const withSignals = (t: Advantages.TrajectoryInput): Advantages.TrajectoryInput =>
+    signals.length === 0 ? t : { ...t, ...Object.fromEntries(signals.map((k) => [k, signalValues(k, t.rewards.length, () => rng.random())])) }
   const trajectory = (T: number, sparse: boolean): Advantages.TrajectoryInput => {
     const rewards = Array.from({ length: T }, () => sparse ? (rng.random() < 0.4 ? 1 : 0) : rng.uniform(-1, 1))
-    return {
+    return withSignals({
       rewards,
       stateKeys: Array.from({ length: T }, (_, t) => `s${t === 0 ? 0 : rng.integers(1, 4)}`),
       values: Array.from({ length: T }, () => rng.uniform(-1, 1)),
       bootstrapValue: rng.random() < 0.5 ? 0 : rng.uniform(-1, 1)
-    }
+    })
   }
   const ragged: Batch = [
     [trajectory(3, false), trajectory(5, false), trajectory(2, false), trajectory(4, false)],
@@ -182,11 +202,12 @@ const makeBatches = (seed: number): { ragged: Batch; even: Batch; edge: Batch } 
     [trajectory(2, false), trajectory(2, false), trajectory(2, false)],
     [trajectory(1, false)]
   ]
-  const plain = (rewards: Array<number>, keys?: Array<string>): Advantages.TrajectoryInput => ({
-    rewards,
-    stateKeys: keys ?? rewards.map((_, t) => `e${t}`),
-    values: rewards.map(() => 0)
-  })
+  const plain = (rewards: Array<number>, keys?: Array<string>): Advantages.TrajectoryInput =>
+    withSignals({
+      rewards,
+      stateKeys: keys ?? rewards.map((_, t) => `e${t}`),
+      values: rewards.map(() => 0)
+    })
   const edge: Batch = [
     [plain([1, 0]), plain([0, 1])], // all-equal returns
     [plain([1])], // one member, one step
@@ -207,6 +228,7 @@ export const checkEstimator = (estimator: Advantages.Estimator, options: CheckEs
   const name = options.name ?? "estimator"
   const family = options.family ?? "custom"
   const needs = options.needs ?? {}
+  const signals = options.signals ?? []
   const o: Advantages.Options = { ...Advantages.defaults, ...options.estimatorOptions }
   const tol = options.tolerance ?? 1e-9
   const skip = new Set(options.skip ?? [])
@@ -215,7 +237,7 @@ export const checkEstimator = (estimator: Advantages.Estimator, options: CheckEs
   const findings: Array<string> = []
   let calls = 0
   const fail = (p: Property, what: string) => findings.push(`${p}: ${what}`)
-  const { edge, even, ragged } = makeBatches(options.seed ?? 7)
+  const { edge, even, ragged } = makeBatches(options.seed ?? 7, signals)
 
   /** Call the estimator on a valid batch; a throw is a finding of `p`. */
   const run = (p: Property, batch: Batch, opts: Advantages.Options = o): Advantages.Result | undefined => {
@@ -292,10 +314,11 @@ export const checkEstimator = (estimator: Advantages.Estimator, options: CheckEs
 
   // invalid input → AdvantageInputError
   if (has("invalidInput")) {
-    const t = (rewards: Array<number>, extra: Partial<Advantages.TrajectoryInput> = {}): Advantages.TrajectoryInput => ({
+    const t = (rewards: Array<number>, extra: Partial<StepSignals.SignalTrajectory> = {}): Advantages.TrajectoryInput => ({
       rewards,
       stateKeys: rewards.map((_, i) => `k${i}`),
       values: rewards.map(() => 0),
+      ...Object.fromEntries(signals.map((k) => [k, signalValues(k, rewards.length, () => 0.5)])),
       ...extra
     })
     const cases: Array<[string, ReadonlyArray<Advantages.Group>, Advantages.Options]> = [
@@ -317,6 +340,14 @@ export const checkEstimator = (estimator: Advantages.Estimator, options: CheckEs
         ["missing values", [[t([1]), { rewards: [0] }]], o],
         ["values of the wrong length", [[t([1, 0], { values: [0] }), t([0, 1])]], o],
         ["NaN value", [[t([1, 0], { values: [0, NaN] }), t([0, 1])]], o]
+      )
+    }
+    for (const k of signals) {
+      const without = Object.fromEntries(Object.entries(t([0])).filter(([key]) => key !== k)) as unknown as Advantages.TrajectoryInput
+      cases.push(
+        [`missing ${k}`, [[t([1]), without]], o],
+        [`${k} of the wrong length`, [[t([1, 0], { [k]: [0] }), t([0, 1])]], o],
+        [`NaN ${k}`, [[t([1, 0], { [k]: [0, NaN] }), t([0, 1])]], o]
       )
     }
     for (const [what, batch, opts] of cases) {
@@ -430,10 +461,10 @@ export const checkEstimator = (estimator: Advantages.Estimator, options: CheckEs
 
 /**
  * {@link checkEstimator} on the estimator registered under `name`, with its registered family and needs
- * ({@link Advantages.traits}); `options` override them.
+ * ({@link Advantages.traits}) and its declared per-step signals ({@link StepSignals.needsOf}); `options` override them.
  */
 export const checkRegistered = (name: string, options: CheckEstimatorOptions = {}): EstimatorCheckReport =>
-  checkEstimator(Advantages.get(name), { name, ...Advantages.traits(name), ...options })
+  checkEstimator(Advantages.get(name), { name, ...Advantages.traits(name), signals: StepSignals.needsOf(name), ...options })
 
 /** {@link checkEstimator} as an Effect: fails with {@link EstimatorCheckError}, succeeds with the report. */
 export const check = (

@@ -50,6 +50,8 @@ export interface Decision {
   readonly action: string
   readonly index: number
   readonly logProb: number
+  /** Entropy of the policy's distribution at this step (nats), when the policy exposes it (the DRRN policy does). */
+  readonly entropy?: number | undefined
 }
 
 /**
@@ -66,6 +68,8 @@ export interface TextStep<E = unknown> extends Trajectory.Step {
   readonly observation: string
   readonly action: string
   readonly logProb: number
+  /** The policy's entropy at this step (nats), when its decision reported one (AEPO, EPO read it). */
+  readonly entropy?: number | undefined
   /** `env.stateKey()` before the action (the anchor state of GiGPO). */
   readonly stateKey: string
   readonly admissible: ReadonlyArray<string>
@@ -143,6 +147,7 @@ export const recordStep = <E>(
     readonly observation: string
     readonly action: string
     readonly logProb: number
+    readonly entropy?: number | undefined
     readonly stateKey: string
     readonly admissible: ReadonlyArray<string>
     readonly actionIndex: number
@@ -195,7 +200,12 @@ export const episode = <E>(
     const d = policy.act(encoded, input, rng, options.greedy)
     const actionIndex = admissibleIndex(admissible, d)
     const out = env.step(d.action)
-    const step = recordStep({ observation, action: d.action, logProb: d.logProb, stateKey, admissible, actionIndex, encoded }, out, t, options)
+    const step = recordStep(
+      { observation, action: d.action, logProb: d.logProb, ...(d.entropy === undefined ? {} : { entropy: d.entropy }), stateKey, admissible, actionIndex, encoded },
+      out,
+      t,
+      options
+    )
     steps.push(step)
     ret += step.reward
     progress.step = t + 1

@@ -28,8 +28,11 @@
  * **Reproducibility**: weight init, task draws, action sampling, minibatch shuffles and evaluation all draw from
  * children of `Rng.make(seed)`; with deterministic envs a run is bit-for-bit reproducible.
  *
+ * **Entropy control**: `epo` adds EPO's entropy smoothing ({@link Epo}) to the loss, `entropyBalancedClip` AEPO's
+ * entropy-balanced clipping ({@link Aepo}).
+ *
  * **Errors**: `InvalidOptionError` for an invalid option; `AdvantageInputError` / `UnknownEstimatorError` from
- * the estimator; `NonFiniteValueError` when the loss or gradient norm becomes NaN/∞; {@link RolloutFailedError}
+ * the estimator; `GoalLogProbUnavailableError` for an estimator needing goal log-probabilities (`igpo`); `NonFiniteValueError` when the loss or gradient norm becomes NaN/∞; {@link RolloutFailedError}
  * when every trajectory of a batch failed (env errors are otherwise recorded and skipped).
  *
  * @example
@@ -54,6 +57,10 @@ import * as Adam from "./Adam.js"
 import * as Advantages from "./Advantages.js"
 import * as DrrnPolicy from "./DrrnPolicy.js"
 import type * as TaskSamplers from "./curriculum/TaskSamplers.js"
+import * as Aepo from "./estimators/Aepo.js"
+import * as Epo from "./estimators/Epo.js"
+import * as Igpo from "./estimators/Igpo.js"
+import * as StepSignals from "./estimators/StepSignals.js"
 import * as GroupRollout from "./GroupRollout.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -62,7 +69,13 @@ import * as GroupRollout from "./GroupRollout.js"
 
 /** Trainer hyper-parameters. */
 export interface Options {
-  /** Registered advantage estimator: "gigpo" (default), "grpo", "dr-grpo", "rloo", "reinforce++" (or a user's). */
+  /**
+   * Registered advantage estimator: "gigpo" (default), "grpo", "dr-grpo", "rloo", "reinforce++", those of
+   * `src/estimators` ("flow-grpo", "spa", "oprl", "aepo"; "igpo" needs goal log-probabilities the DRRN policy lacks and
+   * fails with `GoalLogProbUnavailableError`), or a user's. Per-step signals an estimator declares
+   * (`StepSignals.declare`) are attached: `entropies` (the policy's entropy at each step) and `logRatios` (rollout
+   * log π minus the frozen initial policy's).
+   */
   readonly algo: string
   /** Trajectories per task (group size N). Default 8 (verl-agent's `env.rollout.n`). */
   readonly groupSize: number
@@ -131,6 +144,19 @@ export interface Options {
   /** Most replacement groups per update under `zeroAdvantageGroups: "resample"` (default 8). */
   readonly maxResamples: number
   /**
+   * EPO's entropy smoothing ({@link Epo}, Xu et al., arXiv:2509.22576): each step's entropy is pulled back toward the
+   * historical average entropy of its turn index when it leaves `[low, high] ×` that average (`coef`), with the
+   * phase-based weight over `horizon` updates. Default undefined (off); `{}` turns it on with {@link Epo.defaults}.
+   * Update rows report `entropyPenalty`.
+   */
+  readonly epo?: Partial<Epo.Options> | undefined
+  /**
+   * AEPO's entropy-balanced clipping ({@link Aepo.balancedClipSlope}, Dong et al., arXiv:2510.14545): a step whose
+   * rollout entropy is above the batch's mean keeps a rescaled gradient `(1 ± clip) · A` where PPO's clip would zero
+   * it. Default false.
+   */
+  readonly entropyBalancedClip: boolean
+  /**
    * A curriculum ({@link TaskSamplers}) choosing the training tasks (instead of `tasks.train` / `split`), optionally
    * each group's size and the step limit per update; it is told each group's successes after the rollout.
    */
@@ -149,6 +175,7 @@ export const defaults: Options = {
   tasksPerBatch: 8,
   zeroAdvantageGroups: "keep",
   maxResamples: 8,
+  entropyBalancedClip: false,
   learningRate: 1e-3,
   epochs: 2,
   minibatches: 4,
@@ -187,6 +214,8 @@ export type UpdateRow = Metrics.UpdateRow & {
   readonly uniformGroups: number
   /** Groups replaced by a fresh task under `zeroAdvantageGroups: "resample"`. */
   readonly resampledGroups: number
+  /** EPO's smoothing penalty of the last minibatch (0 when `epo` is off or no step left its band). */
+  readonly entropyPenalty: number
 }
 
 /** An evaluation row (`successRate` on the evaluation split). */
@@ -278,6 +307,11 @@ export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError>
       return bad("zeroAdvantageGroups", o.zeroAdvantageGroups, "must be keep, skip or resample")
     }
     if (!Number.isInteger(o.maxResamples) || o.maxResamples < 0) return bad("maxResamples", o.maxResamples, "must be a non-negative integer")
+    if (o.epo !== undefined) {
+      const invalid = Epo.invalidOption({ ...Epo.defaults, ...o.epo })
+      if (invalid !== undefined) return bad(`epo.${invalid[0]}`, invalid[1], invalid[2])
+    }
+    if (typeof o.entropyBalancedClip !== "boolean") return bad("entropyBalancedClip", o.entropyBalancedClip, "must be a boolean")
     if (o.taskSampler !== undefined && o.tasks?.train !== undefined) {
       return bad("taskSampler", o.taskSampler.name, "give either taskSampler or tasks.train, not both")
     }
@@ -293,7 +327,7 @@ export const drrnTextPolicy = (p: DrrnPolicy.Drrn): GroupRollout.TextPolicy<Drrn
   encode: (input) => DrrnPolicy.encode(p, input),
   act: (enc, input, rng, greedy) => {
     const d = DrrnPolicy.sample(p, enc, rng, greedy)
-    return { action: input.admissible[d.index]!, index: d.index, logProb: d.logProb }
+    return { action: input.admissible[d.index]!, index: d.index, logProb: d.logProb, entropy: d.entropy }
   }
 })
 
@@ -308,6 +342,10 @@ export interface Sample {
   readonly oldLogProb: number
   readonly advantage: number
   refLogProb: number
+  /** EPO: the historical average entropy of this step's turn (undefined: no smoothing for it). */
+  readonly entropyAverage?: number | undefined
+  /** AEPO: the step's rollout entropy was above the batch's mean (entropy-balanced clipping applies). */
+  readonly highEntropy?: boolean | undefined
 }
 
 /** The minibatch loss and its parts. */
@@ -318,6 +356,8 @@ export interface LossParts {
   readonly entropy: number
   readonly approxKl: number
   readonly clipFraction: number
+  /** EPO's smoothing penalty (already weighted), averaged over the minibatch. */
+  readonly entropyPenalty: number
 }
 
 /**
@@ -327,13 +367,14 @@ export interface LossParts {
  */
 export const lossAndGradient = (
   policy: DrrnPolicy.Drrn,
-  o: Pick<Options, "clip" | "klCoef" | "klEstimator" | "entCoef">,
+  o: Pick<Options, "clip" | "klCoef" | "klEstimator" | "entCoef"> & { readonly entropyBalancedClip?: boolean | undefined },
   samples: ReadonlyArray<Sample>,
   indices: ArrayLike<number>,
   start: number,
   size: number,
   grad: Float64Array,
-  dLogits: Float64Array
+  dLogits: Float64Array,
+  epo?: Pick<Epo.Options, "coef" | "low" | "high"> | undefined
 ): LossParts => {
   grad.fill(0)
   const c = o.clip
@@ -342,6 +383,7 @@ export const lossAndGradient = (
   let entropy = 0
   let approxKl = 0
   let clipped = 0
+  let smoothing = 0
   for (let b = 0; b < size; b++) {
     const smp = samples[indices[start + b]!]!
     const k = smp.encoded.actions.length
@@ -357,7 +399,7 @@ export const lossAndGradient = (
     const pg1 = -adv * ratio
     const pg2 = -adv * Math.min(Math.max(ratio, 1 - c), 1 + c)
     pgLoss += Math.max(pg1, pg2)
-    let dLogp = pg1 >= pg2 ? -adv * ratio : 0
+    let dLogp = o.entropyBalancedClip === true ? Aepo.balancedClipSlope(adv, ratio, c, smp.highEntropy === true) : pg1 >= pg2 ? -adv * ratio : 0
     if (o.klCoef > 0) {
       const x = smp.refLogProb - logp // log(π_ref/π)
       if (o.klEstimator === "k1") {
@@ -370,12 +412,19 @@ export const lossAndGradient = (
       }
     }
     entropy += h
+    // EPO: d(loss)/dH = −entCoef + the smoothing penalty's slope
+    let dH = -o.entCoef
+    if (epo !== undefined && smp.entropyAverage !== undefined) {
+      const pen = Epo.penalty(h, smp.entropyAverage, epo)
+      smoothing += pen.value
+      dH += pen.slope
+    }
     for (let a = 0; a < k; a++) {
       const p = probs[a]!
       const logP = p > 0 ? Math.log(p) : 0
       const dLogProb = (a === smp.action ? 1 : 0) - p
       const dEntropy = -p * (logP + h)
-      dLogits[a] = (dLogp * dLogProb - o.entCoef * dEntropy) / size
+      dLogits[a] = (dLogp * dLogProb + dH * dEntropy) / size
     }
     DrrnPolicy.backward(policy, smp.encoded, dLogits, grad, true)
   }
@@ -383,9 +432,10 @@ export const lossAndGradient = (
   pgLoss /= size
   klSum /= size
   entropy /= size
-  const loss = pgLoss + o.klCoef * klSum - o.entCoef * entropy
+  smoothing /= size
+  const loss = pgLoss + o.klCoef * klSum - o.entCoef * entropy + smoothing
   if (!Number.isFinite(loss)) throw new NonFiniteValueError({ where: "MultiTurnTrainer.loss", value: loss })
-  return { loss, policyLoss: pgLoss, kl: klSum, entropy, approxKl: approxKl / size, clipFraction: clipped / size }
+  return { loss, policyLoss: pgLoss, kl: klSum, entropy, approxKl: approxKl / size, clipFraction: clipped / size, entropyPenalty: smoothing }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -425,11 +475,17 @@ export const evaluate = <E>(
 /** Options merged over {@link defaults}. */
 export type TrainOptions = Partial<Options>
 
-type TrainError = InvalidOptionError | NonFiniteValueError | Advantages.AdvantageInputError | Advantages.UnknownEstimatorError | RolloutFailedError
+type TrainError =
+  | InvalidOptionError
+  | NonFiniteValueError
+  | Advantages.AdvantageInputError
+  | Advantages.UnknownEstimatorError
+  | RolloutFailedError
+  | Igpo.GoalLogProbUnavailableError
 
 const rethrowTyped = (e: unknown): Effect.Effect<never, TrainError> =>
   e instanceof InvalidOptionError || e instanceof NonFiniteValueError || e instanceof Advantages.AdvantageInputError ||
-    e instanceof Advantages.UnknownEstimatorError || e instanceof RolloutFailedError
+    e instanceof Advantages.UnknownEstimatorError || e instanceof RolloutFailedError || e instanceof Igpo.GoalLogProbUnavailableError
     ? Effect.fail(e)
     : Effect.die(e)
 
@@ -468,6 +524,13 @@ export const train = (
   Effect.gen(function* () {
     const o = yield* validate({ ...defaults, ...options })
     if (envs.length === 0) return yield* new InvalidOptionError({ option: "envs", value: 0, reason: "need at least one environment" })
+    // per-step signals the estimator needs: entropies and log-ratios the DRRN policy gives; not the goal's probability
+    const signals = StepSignals.needsOf(o.algo)
+    if (signals.includes("goalLogProbs")) {
+      return yield* new Igpo.GoalLogProbUnavailableError({ estimator: o.algo, policy: "DRRN" })
+    }
+    const epo = o.epo === undefined ? undefined : { ...Epo.defaults, ...o.epo }
+    const entropyHistory = Epo.makeHistory()
     const started = performance.now()
     const wall = () => (performance.now() - started) / 1000
     const root = Rng.make(o.seed)
@@ -481,7 +544,8 @@ export const train = (
         catch: (e) => new InvalidOptionError({ option: "implementation", value: impl, reason: e instanceof Error ? e.message : String(e) })
       })
     }
-    const ref = o.klCoef > 0 ? DrrnPolicy.clone(policy) : undefined
+    // the frozen initial policy: the KL penalty's reference and the implicit PRM's (OPRL's log-ratios)
+    const ref = o.klCoef > 0 || signals.includes("logRatios") ? DrrnPolicy.clone(policy) : undefined
     if (ref !== undefined) DrrnPolicy.setImplementation(ref, DrrnPolicy.implementationOf(policy))
     const adam = Adam.make(policy.params.length, { eps: 1e-8 })
     const grad = new Float64Array(policy.params.length)
@@ -574,8 +638,20 @@ export const train = (
       if (episodes === 0) throw new RolloutFailedError({ failures: batchFailures, firstError: String(firstError) })
       // 2. advantages
       const kept = groups.filter((g) => g.trajectories.length > 0)
+      const refLogProbOf = (s: GroupRollout.TextStep<DrrnPolicy.Encoded>): number => {
+        if (s.actionIndex < 0) return s.logProb // not in the admissible list: no log π_ref, log-ratio 0
+        DrrnPolicy.forward(ref!, s.encoded)
+        return DrrnPolicy.logProbAt(ref!, s.encoded.actions.length, s.actionIndex)
+      }
       const estimated = estimator(
-        kept.map((g) => g.trajectories.map((tr) => ({ rewards: tr.steps.map((s) => s.reward), stateKeys: tr.steps.map((s) => s.stateKey) }))),
+        kept.map((g) =>
+          g.trajectories.map((tr) => ({
+            rewards: tr.steps.map((s) => s.reward),
+            stateKeys: tr.steps.map((s) => s.stateKey),
+            ...(signals.includes("entropies") ? { entropies: tr.steps.map((s) => s.entropy ?? 0) } : {}),
+            ...(signals.includes("logRatios") ? { logRatios: tr.steps.map((s) => s.logProb - refLogProbOf(s)) } : {})
+          }))
+        ),
         advOptions
       )
       const adv = hooks.stepAdvantages === undefined ? estimated : estimated.map((a, gi) => replaceAdvantages(hooks.stepAdvantages!, kept[gi]!, a, gi))
@@ -587,6 +663,21 @@ export const train = (
         anchorGroups += counts.size
         for (const c of counts.values()) if (c > 1) sharedGroups++
       }
+      // AEPO's high-entropy steps: rollout entropy above the batch's mean
+      let meanEntropy = 0
+      let entropySteps = 0
+      if (o.entropyBalancedClip) {
+        for (const g of kept) {
+          for (const tr of g.trajectories) {
+            for (const s of tr.steps) {
+              if (s.entropy === undefined) continue
+              meanEntropy += s.entropy
+              entropySteps++
+            }
+          }
+        }
+        meanEntropy = entropySteps === 0 ? 0 : meanEntropy / entropySteps
+      }
       const samples: Array<Sample> = []
       for (let gi = 0; gi < kept.length; gi++) {
         const trs = kept[gi]!.trajectories
@@ -596,11 +687,21 @@ export const train = (
           for (let t = 0; t < steps.length; t++) {
             const s = steps[t]!
             if (s.actionIndex < 0) continue // not in the admissible list: no log π under this policy
-            samples.push({ encoded: s.encoded, action: s.actionIndex, oldLogProb: s.logProb, advantage: a[t]!, refLogProb: 0 })
+            const average = epo === undefined ? undefined : Epo.average(entropyHistory, t)
+            samples.push({
+              encoded: s.encoded,
+              action: s.actionIndex,
+              oldLogProb: s.logProb,
+              advantage: a[t]!,
+              refLogProb: 0,
+              ...(average === undefined ? {} : { entropyAverage: average }),
+              ...(o.entropyBalancedClip && s.entropy !== undefined && s.entropy > meanEntropy ? { highEntropy: true } : {})
+            })
           }
         }
       }
-      if (ref !== undefined) {
+      const epoNow = epo === undefined ? undefined : { ...epo, coef: epo.coef * Epo.weight(updates, epo.horizon) }
+      if (ref !== undefined && o.klCoef > 0) {
         for (const smp of samples) {
           DrrnPolicy.forward(ref, smp.encoded)
           smp.refLogProb = DrrnPolicy.logProbAt(ref, smp.encoded.actions.length, smp.action)
@@ -620,7 +721,7 @@ export const train = (
         shuffleRng.shuffle(inds)
         for (let start = 0; start < n; start += mbSize) {
           const size = Math.min(mbSize, n - start)
-          last = lossAndGradient(policy, o, samples, inds, start, size, grad, dLogits)
+          last = lossAndGradient(policy, o, samples, inds, start, size, grad, dLogits, epoNow)
           const norm = Adam.clipGradNorm(grad, o.maxGradNorm)
           if (!Number.isFinite(norm)) throw new NonFiniteValueError({ where: "MultiTurnTrainer.gradNorm", value: norm })
           Adam.step(adam, policy.params, grad, o.learningRate)
@@ -629,6 +730,8 @@ export const train = (
           clipCount++
         }
       }
+      // EPO's history: this batch's mean entropy per turn, for the next updates' bands
+      if (epo !== undefined) Epo.observe(entropyHistory, kept.flatMap((g) => g.trajectories.map((tr) => tr.steps.map((s) => s.entropy ?? 0))))
       updates++
       return {
         kind: "update",
@@ -644,7 +747,8 @@ export const train = (
         failures: batchFailures,
         anchorGroupShare: anchorGroups === 0 ? 0 : sharedGroups / anchorGroups,
         uniformGroups,
-        resampledGroups
+        resampledGroups,
+        entropyPenalty: last?.entropyPenalty ?? 0
       }
     }
 

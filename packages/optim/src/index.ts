@@ -8,7 +8,10 @@
  * - multi-turn text agents: group rollouts ({@link GroupRollout}), a DRRN text policy ({@link DrrnPolicy}) over
  *   abstracted observations ({@link TextAbstraction}), the GRPO / Dr. GRPO / RLOO / REINFORCE++ / GiGPO advantage
  *   estimators ({@link Advantages}; the conformance check {@link CheckEstimator}) and their trainer
- *   ({@link MultiTurnTrainer}), with the text-env task setups ({@link TextTasks}).
+ *   ({@link MultiTurnTrainer}), with the text-env task setups ({@link TextTasks}); the agent estimators of
+ *   `src/estimators` register themselves when this entry loads: Flow-GRPO ({@link FlowGrpo}), SPA ({@link Spa}),
+ *   OPRL ({@link Oprl}), IGPO ({@link Igpo}), AEPO ({@link Aepo}), with their per-step inputs ({@link StepSignals})
+ *   and EPO's entropy smoothing ({@link Epo}).
  *
  * `ReleaseGate.compare` (AgentDevel's flip-centred accept/reject on per-task results) is here; the in-context LLM
  * learners (LLM policy, Training-Free GRPO, ExpeL, GEPA, experience library, the LLM release gate) are in
@@ -31,5 +34,12 @@ export * as TextAbstraction from "./TextAbstraction.js"
 export * as TextTasks from "./TextTasks.js"
 export * as ReleaseGate from "./ReleaseGate.js"
 export * as TaskSamplers from "./curriculum/TaskSamplers.js"
+export * as StepSignals from "./estimators/StepSignals.js"
+export * as FlowGrpo from "./estimators/FlowGrpo.js"
+export * as Spa from "./estimators/Spa.js"
+export * as Oprl from "./estimators/Oprl.js"
+export * as Igpo from "./estimators/Igpo.js"
+export * as Aepo from "./estimators/Aepo.js"
+export * as Epo from "./estimators/Epo.js"
 export { evaluatePolicy, ppoUpdates, trainPpo } from "./Plain.js"
 export type { PpoUpdates, TrainPpoOptions, TrainPpoResult } from "./Plain.js"

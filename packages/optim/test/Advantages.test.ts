@@ -171,7 +171,10 @@ describe("errors", () => {
     expect(fails(() => Advantages.gae([[{ rewards: [0, 1] }]], o)).reason).toBe("missingValues")
   })
   it("get: unknown name → UnknownEstimatorError listing the known ones", () => {
-    expect(() => Advantages.get("ppo2")).toThrow(/known: at-grpo, dr-grpo, gae, gigpo, grpo, mars, rae, reinforce\+\+, rloo/)
+    // every registered name, sorted (the built-ins and any estimator module loaded in this worker, e.g. flow-grpo)
+    expect(Advantages.builtinNames).toEqual(["at-grpo", "dr-grpo", "gae", "gigpo", "grpo", "mars", "rae", "reinforce++", "rloo"])
+    for (const n of Advantages.builtinNames) expect(Advantages.names()).toContain(n)
+    expect(() => Advantages.get("ppo2")).toThrow(`known: ${Advantages.names().join(", ")}`)
   })
   it.effect("compute fails in the error channel", () =>
     Effect.gen(function* () {

@@ -115,6 +115,10 @@ export interface TextTrainRequest {
   readonly evalEpisodes?: number | undefined
   /** `--zero-advantage-groups` (default keep). */
   readonly zeroAdvantageGroups?: "keep" | "skip" | "resample" | undefined
+  /** `--epo`: EPO's entropy smoothing with optim's `Epo.defaults` (default off). */
+  readonly epo?: boolean | undefined
+  /** `--entropy-balanced-clip`: AEPO's entropy-balanced clipping (default off). */
+  readonly entropyBalancedClip?: boolean | undefined
   /** `--curriculum`: a task sampler of `TextTasks.curriculumFor` instead of the setup's task draws. */
   readonly curriculum?: Option.Option<string> | string | undefined
 }
@@ -211,6 +215,8 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       tasks: taskSampler === undefined ? { train: setup.trainTask, eval: setup.evalTask } : { eval: setup.evalTask },
       ...(taskSampler === undefined ? {} : { taskSampler }),
       ...(request.zeroAdvantageGroups === undefined ? {} : { zeroAdvantageGroups: request.zeroAdvantageGroups }),
+      ...(request.epo === true ? { epo: {} } : {}),
+      ...(request.entropyBalancedClip === true ? { entropyBalancedClip: true } : {}),
       ...(household ? { learningRate: 5e-3, epochs: 4 } : {})
     }
     const run = yield* RunDirectory.open(
