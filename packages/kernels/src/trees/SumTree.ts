@@ -105,6 +105,15 @@ const checkPriority = (site: Site, C: number, j: number, p: number, n: number, b
   if (!(p >= 0 && p < Infinity)) fail(site, "priorities", p !== p || p === Infinity ? "non-finite" : "range", `[${n}]`, `priority ${p} at index ${b} (must be finite and ≥ 0)`)
 }
 
+/** {@link checkPriority} of the first `n` entries; the plain comparisons first (the error path only on a failure). */
+const checkBatch = (site: Site, C: number, indices: NumArray, priorities: NumArray, n: number): void => {
+  for (let b = 0; b < n; b++) {
+    const j = indices[b]!
+    const p = priorities[b]!
+    if (!((j | 0) === j && j >= 0 && j < C && p >= 0 && p < Infinity)) checkPriority(site, C, j, p, n, b)
+  }
+}
+
 /**
  * Set the priority of one slot and recompute its ancestors (O(log C), no allocation).
  * @throws KernelInputError for a slot outside `[0, capacity)` or a negative, NaN or infinite priority (nothing changes).
@@ -134,14 +143,14 @@ export const updateBatch = (tree: SumTree, indices: NumArray, priorities: NumArr
   const n = indices.length
   const nodes = tree.nodes
   if (priorities.length !== n) fail(site, "priorities", "shape", `[${priorities.length}]`, `expected [${n}] like indices`)
-  for (let b = 0; b < n; b++) checkPriority(site, C, indices[b]!, priorities[b]!, n, b)
-  const parents = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
+  checkBatch(site, C, indices, priorities, n)
+  const leaves = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
   for (let b = 0; b < n; b++) {
     const leaf = C + indices[b]!
     nodes[leaf] = priorities[b]!
-    parents[b] = leaf >> 1
+    leaves[b] = leaf
   }
-  propagate(C, parents, n, nodes, undefined)
+  propagate(C, leaves, n, nodes, undefined)
 }
 
 /**
@@ -168,18 +177,18 @@ export const updateBatchWithMin = (
   if (count === undefined ? priorities.length !== n : !(Number.isInteger(n) && n >= 0 && n <= indices.length && n <= priorities.length)) {
     fail(site, "priorities", "shape", `[${priorities.length}]`, count === undefined ? `expected [${n}] like indices` : `expected count ${n} within both arrays (indices [${indices.length}])`)
   }
-  for (let b = 0; b < n; b++) checkPriority(site, C, indices[b]!, priorities[b]!, n, b)
+  checkBatch(site, C, indices, priorities, n)
   const sums = tree.nodes
   const m = mins.nodes
-  const parents = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
+  const leaves = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
   for (let b = 0; b < n; b++) {
     const leaf = C + indices[b]!
     const p = priorities[b]!
     sums[leaf] = p
     m[leaf] = p
-    parents[b] = leaf >> 1
+    leaves[b] = leaf
   }
-  propagate(C, parents, n, sums, m)
+  propagate(C, leaves, n, sums, m)
 }
 
 /** Reset every priority to 0. */

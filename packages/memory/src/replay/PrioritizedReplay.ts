@@ -251,8 +251,7 @@ export class PrioritizedReplay implements TransitionSink {
    *   `[0, size)`; ShapeMismatchError-like InvalidOptionError when the lengths differ. Nothing changes then.
    */
   updatePriorities(indices: ArrayLike<number>, tdErrors: ArrayLike<number>): void {
-    this.checkUpdate(indices, tdErrors, false)
-    this.writePriorities(indices, tdErrors, this.eps, true)
+    this.writePriorities(indices, tdErrors, this.eps, false)
   }
 
   /**
@@ -261,29 +260,35 @@ export class PrioritizedReplay implements TransitionSink {
    *   index outside `[0, size)`. Nothing changes then.
    */
   setPriorities(indices: ArrayLike<number>, priorities: ArrayLike<number>): void {
-    this.checkUpdate(indices, priorities, true)
-    this.writePriorities(indices, priorities, 0, false)
+    this.writePriorities(indices, priorities, 0, true)
   }
 
   /**
-   * `p_j = (|values[j]| + add)^alpha` (`abs` for TD errors) written to both trees in one level-by-level pass
-   * (`SumTree.updateBatchWithMin`), and `maxPriority` raised. `x^alpha` is computed as `exp(alpha · ln x)` (within a
-   * few ulps of `Math.pow`, at under half its cost). Values are already checked.
+   * Check the batch (as {@link checkUpdate}, entry by entry) while computing `p_j = (|values[j]| + add)^alpha` into
+   * scratch (one pass; nothing is written to the trees before the whole batch is checked), then write both trees in one
+   * level-by-level pass (`SumTree.updateBatchWithMin`) and raise `maxPriority`. `x^alpha` is computed as
+   * `exp(alpha · ln x)` (within a few ulps of `Math.pow`, at under half its cost). `raw`: priorities as given (no `abs`;
+   * must be > 0), else TD errors.
    */
-  private writePriorities(indices: ArrayLike<number>, values: ArrayLike<number>, add: number, abs: boolean): void {
+  private writePriorities(indices: ArrayLike<number>, values: ArrayLike<number>, add: number, raw: boolean): void {
     const n = indices.length
+    if (values.length !== n) this.checkUpdate(indices, values, raw)
     if (this.newPriorities.length < n) {
       this.newPriorities = new Float64Array(n)
       this.parents = new Int32Array(n)
     }
     const pr = this.newPriorities
     const alpha = this.alpha
+    const size = this.storage.size
     let maxP = this.maxPriority
     for (let j = 0; j < n; j++) {
+      const i = indices[j]!
       const v = values[j]!
-      const raw = (abs ? Math.abs(v) : v) + add
-      if (raw > maxP) maxP = raw
-      pr[j] = powAlpha(raw, alpha)
+      // the plain comparisons first; checkUpdate names the first bad entry
+      if (!((i | 0) === i && i >= 0 && i < size && v - v === 0 && (!raw || v > 0))) this.checkUpdate(indices, values, raw)
+      const x = (raw ? v : Math.abs(v)) + add
+      if (x > maxP) maxP = x
+      pr[j] = powAlpha(x, alpha)
     }
     SumTree.updateBatchWithMin(this.sums, this.mins, indices, pr, this.parents, n)
     this.setMax(maxP)
