@@ -227,19 +227,20 @@ export class PrioritizedReplay implements TransitionSink {
     if (res === undefined || res.indices !== idx || res.priorities !== us) res = this.descentOut = { indices: idx, priorities: us }
     SumTree.sampleBatch(sums, us, res, batchSize)
     for (let b = 0; b < batchSize; b++) {
-      let i = idx[b]!
-      let p = us[b]!
-      if (i > last) {
+      if (idx[b]! > last) {
         // unreachable while every stored row has positive priority; kept as a guard
-        i = last
-        p = SumTree.get(sums, i)
+        idx[b] = last
+        us[b] = SumTree.get(sums, last)
       }
-      idx[b] = i
+    }
+    // the rows' cache misses go out first, and the weights are computed while they are in flight
+    st.touch(batch)
+    for (let b = 0; b < batchSize; b++) {
       // (pMin / p)^beta as exp(beta · ln(pMin / p)): the same value within a few ulps of float64 (the weights are
       // float32), at under half the cost of Math.pow
-      w[b] = powAlpha(pMin / p, beta)
+      w[b] = powAlpha(pMin / us[b]!, beta)
     }
-    st.gather(batch)
+    st.gather(batch, true)
     return batch
   }
 

@@ -428,15 +428,34 @@ export class ReplayBuffer implements TransitionSink {
   }
 
   /**
+   * The first pass of {@link gather} alone: read the first and the last word of each row named by `batch.indices`
+   * (each in `[0, size)`; not checked), so that their cache misses are in flight while the caller computes something
+   * else (`PrioritizedReplay.sample` computes the importance weights) before `gather(batch, true)`.
+   */
+  touch(batch: Batch): void {
+    const idx = batch.indices
+    const w32 = this.i32
+    const rw = this.rowWords
+    let touched = 0
+    for (let b = 0; b < batch.batchSize; b++) {
+      const r = idx[b]! * rw
+      touched = (touched + w32[r]! + w32[r + rw - 1]!) | 0
+    }
+    this.touched = touched
+  }
+
+  /**
    * Copy the rows named by `batch.indices` into `batch` (each index in `[0, size)`; not checked).
    *
    * Two passes over the interleaved rows: the first only reads the first and the last word of each row (no stores, so
    * every row's cache misses are in flight together; a row of up to 64 bytes spans at most two lines), the second
    * copies the now-cached rows into the batch's columns. With the columns stored apart (before 0.3.0) a row was seven
    * cache lines on seven pages (at 1M rows, 256 random rows on a 2-core AMD EPYC VM: about 23 µs in the benchmark); one
-   * row is now one or two adjacent lines on one page.
+   * row is now one or two adjacent lines on one page. `touched`: the first pass ({@link touch}) was just made for
+   * these indices, so only the copy is left.
    */
-  gather(batch: Batch): void {
+  gather(batch: Batch, touched = false): void {
+    if (!touched) this.touch(batch)
     const od = this.obsDim
     const ad = this.actDim
     const idx = batch.indices
@@ -456,12 +475,6 @@ export class ReplayBuffer implements TransitionSink {
     const bd = batch.discounts
     const bt = batch.terminated
     const bu = batch.truncated
-    let touched = 0
-    for (let b = 0; b < n; b++) {
-      const r = idx[b]! * rw
-      touched = (touched + w32[r]! + w32[r + rw - 1]!) | 0
-    }
-    this.touched = touched
     for (let b = 0; b < n; b++) {
       const i = idx[b]!
       const r = i * rw
