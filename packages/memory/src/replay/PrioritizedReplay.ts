@@ -282,15 +282,17 @@ export class PrioritizedReplay implements TransitionSink {
     const alpha = this.alpha
     const size = this.storage.size
     let maxP = this.maxPriority
+    let ok = true
     for (let j = 0; j < n; j++) {
       const i = indices[j]!
       const v = values[j]!
-      // the plain comparisons first; checkUpdate names the first bad entry
-      if (!((i | 0) === i && i >= 0 && i < size && v - v === 0 && (!raw || v > 0))) this.checkUpdate(indices, values, raw)
+      ok = ok && (i | 0) === i && i >= 0 && i < size && v - v === 0 && (!raw || v > 0)
       const x = (raw ? v : Math.abs(v)) + add
       if (x > maxP) maxP = x
       pr[j] = powAlpha(x, alpha)
     }
+    // the plain comparisons above; on a failure checkUpdate names the first bad entry (and throws)
+    if (!ok) this.checkUpdate(indices, values, raw)
     SumTree.updateBatchWithMin(this.sums, this.mins, indices, pr, this.parents, n)
     this.setMax(maxP)
   }
