@@ -11,7 +11,7 @@
  *   `actions` [C * actDim] int32 (discrete) or float32 (continuous), `rewards` [C] float32, `nextObservations`
  *   [C * obsDim], `terminated` / `truncated` [C] uint8, `discounts` [C] float32 (the bootstrap discount: `gamma`
  *   for one-step transitions, `gamma^k` for n-step ones from {@link NStep}).
- * - Storage (internal, since 0.3.0): the columns of a row are interleaved in one `ArrayBuffer`, so that a sampled
+ * - Storage (internal, since 0.2.0): the columns of a row are interleaved in one `ArrayBuffer`, so that a sampled
  *   row is one contiguous read (one or two cache lines and one page, instead of seven of each): per row, in 4-byte
  *   words, reward (float32), discount (float32), flags (bit 0 terminated, bit 1 truncated), `actDim` actions, then
  *   the observation and the next observation (`obsDim` float32 words each, or `obsDim` bytes each for uint8, the row
@@ -449,7 +449,7 @@ export class ReplayBuffer implements TransitionSink {
    *
    * Two passes over the interleaved rows: the first only reads the first and the last word of each row (no stores, so
    * every row's cache misses are in flight together; a row of up to 64 bytes spans at most two lines), the second
-   * copies the now-cached rows into the batch's columns. With the columns stored apart (before 0.3.0) a row was seven
+   * copies the now-cached rows into the batch's columns. With the columns stored apart (before 0.2.0) a row was seven
    * cache lines on seven pages (at 1M rows, 256 random rows on a 2-core AMD EPYC VM: about 23 µs in the benchmark); one
    * row is now one or two adjacent lines on one page. `touched`: the first pass ({@link touch}) was just made for
    * these indices, so only the copy is left.
