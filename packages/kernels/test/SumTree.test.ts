@@ -239,3 +239,62 @@ describe("SumTree.updateBatchWithMin with a count", () => {
     expect(SumTree.total(s)).toBe(11)
   })
 })
+
+describe("SumTree.sampleBatch where rounding puts a prefix at a subtree's mass", () => {
+  /** The descent rule of the module docs, one prefix at a time: right only if u ≥ left sum and the right has mass. */
+  const checked = (t: SumTree.SumTree, u: number): number => {
+    let n = 1
+    while (n < t.capacity) {
+      const l = t.nodes[2 * n]!
+      const right = u >= l && t.nodes[2 * n + 1]! > 0
+      if (right) u -= l
+      n = 2 * n + (right ? 1 : 0)
+    }
+    return n - t.capacity
+  }
+  it("equals the checked one-prefix descent, never returning a zero slot, also where the unchecked walk would", () => {
+    const rng = Rng.make(5)
+    let wouldHitZero = 0
+    let compared = 0
+    const mismatches: Array<string> = []
+    for (let trial = 0; trial < 100; trial++) {
+      const capacity = 8 + rng.integers(120)
+      const tree = SumTree.make(capacity)
+      // fractional priorities (rounded sums) and runs of zeros, so that prefixes near a subtree's mass round past it
+      const pr = Float64Array.from({ length: capacity }, () => (rng.random() < 0.4 ? 0 : rng.random() * 10 ** (rng.integers(7) - 3)))
+      pr[rng.integers(capacity)] = 0.1 + rng.random()
+      SumTree.updateBatch(tree, Int32Array.from({ length: capacity }, (_, i) => i), pr)
+      const total = SumTree.total(tree)
+      // prefixes at and just below every left-subtree boundary of every node's path, plus the top of the range
+      const us: Array<number> = []
+      let acc = 0
+      for (let i = 0; i < capacity; i++) {
+        acc += pr[i]!
+        for (const u of [acc, acc * (1 - 2 ** -52), acc * (1 + 2 ** -52)]) if (u >= 0 && u < total) us.push(u)
+      }
+      us.push(total * (1 - Number.EPSILON), 0)
+      const got = SumTree.sampleBatch(tree, us)
+      for (let j = 0; j < us.length; j++) {
+        const want = checked(tree, us[j]!)
+        if (got.indices[j] !== want || got.priorities[j] !== pr[want] || !(pr[want]! > 0)) mismatches.push(`trial ${trial} u ${us[j]}: ${got.indices[j]} vs ${want}`)
+        if (pr[walkUnchecked(tree, us[j]!)] === 0) wouldHitZero++
+        compared++
+      }
+    }
+    expect(mismatches).toEqual([])
+    expect(compared).toBeGreaterThan(10_000)
+    expect(wouldHitZero).toBeGreaterThan(0) // the fallback path was exercised
+  })
+})
+
+/** Right whenever u ≥ left sum (no mass check): the first pass of the batched descent. */
+const walkUnchecked = (t: SumTree.SumTree, u: number): number => {
+  let n = 1
+  while (n < t.capacity) {
+    const l = t.nodes[2 * n]!
+    const right = u >= l
+    if (right) u -= l
+    n = 2 * n + (right ? 1 : 0)
+  }
+  return n - t.capacity
+}

@@ -152,6 +152,7 @@ describe("PrioritizedReplay", () => {
   it("updatePriorities rejects NaN/infinite TD errors and bad indices naming index and value, changing nothing", () => {
     const per = filled(4)
     const before = Array.from(per.sums.nodes)
+    const minsBefore = Array.from(per.mins.nodes)
     const catchIt = (f: () => void) => {
       try {
         f()
@@ -169,7 +170,13 @@ describe("PrioritizedReplay", () => {
     expect(catchIt(() => per.setPriorities([3], [-2])).message).toBe("Invalid priority update at index 3 (value -2): priority must be > 0")
     expect(catchIt(() => per.setPriorities([3], [0]))).toMatchObject({ _tag: "InvalidPriorityError", value: 0 })
     expect(catchIt(() => per.updatePriorities([0, 1], [1]))).toMatchObject({ _tag: "InvalidOptionError" })
+    // a bad entry after a good one with a large TD error: nothing written, maxPriority not raised
+    const maxBefore = per.maxPriority
+    expect(catchIt(() => per.updatePriorities([0, 1.5], [100, 1]))).toMatchObject({ _tag: "InvalidPriorityError", index: 1.5 })
+    expect(catchIt(() => per.setPriorities([2, 1], [100, -0]))).toMatchObject({ _tag: "InvalidPriorityError", index: 1 })
+    expect(per.maxPriority).toBe(maxBefore)
     expect(Array.from(per.sums.nodes)).toEqual(before)
+    expect(Array.from(per.mins.nodes)).toEqual(minsBefore)
     expect(catchIt(() => per.sample(5))).toMatchObject({ _tag: "InsufficientDataError", requested: 5, size: 4 })
     expect(catchIt(() => per.sample(2, Rng.make(0), undefined, 1.5))).toMatchObject({ _tag: "InvalidOptionError", option: "beta" })
     expect(catchIt(() => PrioritizedReplay.unsafeMake({ capacity: 0, obsDim: 1 }))).toMatchObject({ _tag: "InvalidOptionError", option: "capacity" })

@@ -87,13 +87,13 @@ export const updateBatch = (tree: MinTree, indices: NumArray, values: NumArray, 
   if (values.length !== n) fail(site, "values", "shape", `[${values.length}]`, `expected [${n}] like indices`)
   for (let b = 0; b < n; b++) check(site, C, indices[b]!, values[b]!, n, b)
   const t = tree.nodes
-  const parents = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
+  const leaves = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
   for (let b = 0; b < n; b++) {
     const leaf = C + indices[b]!
     t[leaf] = values[b]!
-    parents[b] = leaf >> 1
+    leaves[b] = leaf
   }
-  propagate(C, parents, n, undefined, t)
+  propagate(C, leaves, n, undefined, t)
 }
 
 /** Reset every slot to `+Infinity`. */

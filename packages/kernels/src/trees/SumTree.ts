@@ -24,9 +24,12 @@
  *   overlap. The prefixes therefore descend 16 at a time (the last partial group padded), as 16 independent
  *   chains held in local variables, so 16 misses stay in flight and no state goes through memory between levels
  *   (256 stratified prefixes at 2^20 slots on a 2-core AMD EPYC VM: about 20 µs, against about 33 µs for all 256
- *   walking level by level through index arrays, the previous version, and about 41 µs for one descent after another).
- *   Each step is branch-free and goes right only when `u ≥ left sum` **and** the right subtree has mass, so a
- *   zero-priority slot is never returned, even when rounding pushes `u` past the mass of a subtree.
+ *   walking level by level through index arrays, an earlier version, and about 41 µs for one descent after another).
+ *   The result is that of a descent going right only when `u ≥ left sum` **and** the right subtree has mass, so a
+ *   zero-priority slot is never returned, even when rounding pushes `u` past the mass of a subtree. The 16 chains
+ *   compare only `u ≥ left sum` (one load and comparison per level less: 25 → 19 µs in the case above) and the rare
+ *   prefix that so ends on a zero slot is descended again with the mass check, which gives the checked result bit for
+ *   bit (see `descend16`).
  * - Layouts measured and not kept (same machine, 256 stratified prefixes at 2^20 slots): 4-ary, 8-ary and 16-ary
  *   trees (children's sums contiguous, so a level touches one or two cache lines) were no faster than the binary heap
  *   (the extra in-node comparisons cost what the saved misses gain: 4-ary ≈ binary, 8-ary and 16-ary 5-40% slower).
@@ -102,6 +105,15 @@ const checkPriority = (site: Site, C: number, j: number, p: number, n: number, b
   if (!(p >= 0 && p < Infinity)) fail(site, "priorities", p !== p || p === Infinity ? "non-finite" : "range", `[${n}]`, `priority ${p} at index ${b} (must be finite and ≥ 0)`)
 }
 
+/** {@link checkPriority} of the first `n` entries; the plain comparisons first (the error path only on a failure). */
+const checkBatch = (site: Site, C: number, indices: NumArray, priorities: NumArray, n: number): void => {
+  for (let b = 0; b < n; b++) {
+    const j = indices[b]!
+    const p = priorities[b]!
+    if (!((j | 0) === j && j >= 0 && j < C && p >= 0 && p < Infinity)) checkPriority(site, C, j, p, n, b)
+  }
+}
+
 /**
  * Set the priority of one slot and recompute its ancestors (O(log C), no allocation).
  * @throws KernelInputError for a slot outside `[0, capacity)` or a negative, NaN or infinite priority (nothing changes).
@@ -131,14 +143,14 @@ export const updateBatch = (tree: SumTree, indices: NumArray, priorities: NumArr
   const n = indices.length
   const nodes = tree.nodes
   if (priorities.length !== n) fail(site, "priorities", "shape", `[${priorities.length}]`, `expected [${n}] like indices`)
-  for (let b = 0; b < n; b++) checkPriority(site, C, indices[b]!, priorities[b]!, n, b)
-  const parents = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
+  checkBatch(site, C, indices, priorities, n)
+  const leaves = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
   for (let b = 0; b < n; b++) {
     const leaf = C + indices[b]!
     nodes[leaf] = priorities[b]!
-    parents[b] = leaf >> 1
+    leaves[b] = leaf
   }
-  propagate(C, parents, n, nodes, undefined)
+  propagate(C, leaves, n, nodes, undefined)
 }
 
 /**
@@ -165,18 +177,18 @@ export const updateBatchWithMin = (
   if (count === undefined ? priorities.length !== n : !(Number.isInteger(n) && n >= 0 && n <= indices.length && n <= priorities.length)) {
     fail(site, "priorities", "shape", `[${priorities.length}]`, count === undefined ? `expected [${n}] like indices` : `expected count ${n} within both arrays (indices [${indices.length}])`)
   }
-  for (let b = 0; b < n; b++) checkPriority(site, C, indices[b]!, priorities[b]!, n, b)
+  checkBatch(site, C, indices, priorities, n)
   const sums = tree.nodes
   const m = mins.nodes
-  const parents = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
+  const leaves = scratch !== undefined && scratch.length >= n ? scratch : new Int32Array(n)
   for (let b = 0; b < n; b++) {
     const leaf = C + indices[b]!
     const p = priorities[b]!
     sums[leaf] = p
     m[leaf] = p
-    parents[b] = leaf >> 1
+    leaves[b] = leaf
   }
-  propagate(C, parents, n, sums, m)
+  propagate(C, leaves, n, sums, m)
 }
 
 /** Reset every priority to 0. */
@@ -192,10 +204,36 @@ const tailSlots = new Int32Array(GROUP)
 const tailPriorities = new Float64Array(GROUP)
 
 /**
+ * One prefix's descent with the zero-mass rule (right only if `u ≥ left sum` **and** the right subtree has mass); the
+ * leaf node. The rare fallback of {@link descend16}.
+ */
+const descendChecked = (nodes: Float64Array, C: number, u: number): number => {
+  let n = 1
+  while (n < C) {
+    const c = 2 * n
+    const l = nodes[c]!
+    const r = +(u >= l) & +(nodes[c + 1]! > 0)
+    u -= r * l
+    n = c + r
+  }
+  return n
+}
+
+/** The 16 prefixes of a group whose descent ended on a zero-priority slot are redone from here (module scratch). */
+const redo = new Float64Array(GROUP)
+
+/**
  * The whole descent of 16 prefixes at once, `prefixes[b..b+16)` → slots in `k`, priorities in `rest` (which may alias
- * `prefixes`: every prefix is read before anything is written). Branch-free: right only if `u ≥ left sum` and the
- * right subtree has mass. Sixteen independent chains keep sixteen cache misses in flight without storing the state in
- * arrays between levels (written out by hand so that they stay in registers; 16 measured ~10% faster than 8).
+ * `prefixes`: every prefix is read before anything is written). Sixteen independent chains keep sixteen cache misses
+ * in flight without storing the state in arrays between levels (written out by hand so that they stay in registers;
+ * 16 measured ~10% faster than 8).
+ *
+ * Each step is branch-free and only compares `u ≥ left sum` (go right): the zero-mass check of
+ * {@link descendChecked} (one more load and comparison per level) costs ~30% of the descent and matters only when
+ * rounding has put `u` at or past a subtree's mass. Without it, such a descent enters a right subtree of mass 0 and
+ * ends on a zero-priority slot; every other descent takes the checked path exactly (a left subtree of mass 0 is never
+ * entered, as `u ≥ 0`). So a group whose slots all have mass is the checked result, bit for bit, and the prefixes
+ * that ended on a zero slot are descended again with the check (saved in `redo` before `rest` overwrites them).
  */
 const descend16 = (nodes: Float64Array, C: number, prefixes: NumArray, b: number, k: Int32Array, rest: Float64Array): void => {
   let u0 = prefixes[b]!, u1 = prefixes[b + 1]!, u2 = prefixes[b + 2]!, u3 = prefixes[b + 3]!
@@ -204,55 +242,73 @@ const descend16 = (nodes: Float64Array, C: number, prefixes: NumArray, b: number
   let u12 = prefixes[b + 12]!, u13 = prefixes[b + 13]!, u14 = prefixes[b + 14]!, u15 = prefixes[b + 15]!
   let n0 = 1, n1 = 1, n2 = 1, n3 = 1, n4 = 1, n5 = 1, n6 = 1, n7 = 1, n8 = 1, n9 = 1, n10 = 1, n11 = 1, n12 = 1, n13 = 1, n14 = 1, n15 = 1
   while (n0 < C) {
-    let c = 2 * n0, l = nodes[c]!, r = +(u0 >= l) & +(nodes[c + 1]! > 0)
+    let c = 2 * n0, l = nodes[c]!, r = +(u0 >= l)
     u0 -= r * l
     n0 = c + r
-    c = 2 * n1; l = nodes[c]!; r = +(u1 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n1; l = nodes[c]!; r = +(u1 >= l)
     u1 -= r * l
     n1 = c + r
-    c = 2 * n2; l = nodes[c]!; r = +(u2 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n2; l = nodes[c]!; r = +(u2 >= l)
     u2 -= r * l
     n2 = c + r
-    c = 2 * n3; l = nodes[c]!; r = +(u3 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n3; l = nodes[c]!; r = +(u3 >= l)
     u3 -= r * l
     n3 = c + r
-    c = 2 * n4; l = nodes[c]!; r = +(u4 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n4; l = nodes[c]!; r = +(u4 >= l)
     u4 -= r * l
     n4 = c + r
-    c = 2 * n5; l = nodes[c]!; r = +(u5 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n5; l = nodes[c]!; r = +(u5 >= l)
     u5 -= r * l
     n5 = c + r
-    c = 2 * n6; l = nodes[c]!; r = +(u6 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n6; l = nodes[c]!; r = +(u6 >= l)
     u6 -= r * l
     n6 = c + r
-    c = 2 * n7; l = nodes[c]!; r = +(u7 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n7; l = nodes[c]!; r = +(u7 >= l)
     u7 -= r * l
     n7 = c + r
-    c = 2 * n8; l = nodes[c]!; r = +(u8 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n8; l = nodes[c]!; r = +(u8 >= l)
     u8 -= r * l
     n8 = c + r
-    c = 2 * n9; l = nodes[c]!; r = +(u9 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n9; l = nodes[c]!; r = +(u9 >= l)
     u9 -= r * l
     n9 = c + r
-    c = 2 * n10; l = nodes[c]!; r = +(u10 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n10; l = nodes[c]!; r = +(u10 >= l)
     u10 -= r * l
     n10 = c + r
-    c = 2 * n11; l = nodes[c]!; r = +(u11 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n11; l = nodes[c]!; r = +(u11 >= l)
     u11 -= r * l
     n11 = c + r
-    c = 2 * n12; l = nodes[c]!; r = +(u12 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n12; l = nodes[c]!; r = +(u12 >= l)
     u12 -= r * l
     n12 = c + r
-    c = 2 * n13; l = nodes[c]!; r = +(u13 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n13; l = nodes[c]!; r = +(u13 >= l)
     u13 -= r * l
     n13 = c + r
-    c = 2 * n14; l = nodes[c]!; r = +(u14 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n14; l = nodes[c]!; r = +(u14 >= l)
     u14 -= r * l
     n14 = c + r
-    c = 2 * n15; l = nodes[c]!; r = +(u15 >= l) & +(nodes[c + 1]! > 0)
+    c = 2 * n15; l = nodes[c]!; r = +(u15 >= l)
     u15 -= r * l
     n15 = c + r
   }
+  const p0 = nodes[n0]!
+  const p1 = nodes[n1]!
+  const p2 = nodes[n2]!
+  const p3 = nodes[n3]!
+  const p4 = nodes[n4]!
+  const p5 = nodes[n5]!
+  const p6 = nodes[n6]!
+  const p7 = nodes[n7]!
+  const p8 = nodes[n8]!
+  const p9 = nodes[n9]!
+  const p10 = nodes[n10]!
+  const p11 = nodes[n11]!
+  const p12 = nodes[n12]!
+  const p13 = nodes[n13]!
+  const p14 = nodes[n14]!
+  const p15 = nodes[n15]!
+  const zero = !(p0 > 0 && p1 > 0 && p2 > 0 && p3 > 0 && p4 > 0 && p5 > 0 && p6 > 0 && p7 > 0 && p8 > 0 && p9 > 0 && p10 > 0 && p11 > 0 && p12 > 0 && p13 > 0 && p14 > 0 && p15 > 0)
+  if (zero) for (let j = 0; j < GROUP; j++) redo[j] = prefixes[b + j]!
   k[b] = n0 - C
   k[b + 1] = n1 - C
   k[b + 2] = n2 - C
@@ -269,22 +325,30 @@ const descend16 = (nodes: Float64Array, C: number, prefixes: NumArray, b: number
   k[b + 13] = n13 - C
   k[b + 14] = n14 - C
   k[b + 15] = n15 - C
-  rest[b] = nodes[n0]!
-  rest[b + 1] = nodes[n1]!
-  rest[b + 2] = nodes[n2]!
-  rest[b + 3] = nodes[n3]!
-  rest[b + 4] = nodes[n4]!
-  rest[b + 5] = nodes[n5]!
-  rest[b + 6] = nodes[n6]!
-  rest[b + 7] = nodes[n7]!
-  rest[b + 8] = nodes[n8]!
-  rest[b + 9] = nodes[n9]!
-  rest[b + 10] = nodes[n10]!
-  rest[b + 11] = nodes[n11]!
-  rest[b + 12] = nodes[n12]!
-  rest[b + 13] = nodes[n13]!
-  rest[b + 14] = nodes[n14]!
-  rest[b + 15] = nodes[n15]!
+  rest[b] = p0
+  rest[b + 1] = p1
+  rest[b + 2] = p2
+  rest[b + 3] = p3
+  rest[b + 4] = p4
+  rest[b + 5] = p5
+  rest[b + 6] = p6
+  rest[b + 7] = p7
+  rest[b + 8] = p8
+  rest[b + 9] = p9
+  rest[b + 10] = p10
+  rest[b + 11] = p11
+  rest[b + 12] = p12
+  rest[b + 13] = p13
+  rest[b + 14] = p14
+  rest[b + 15] = p15
+  if (zero) {
+    for (let j = 0; j < GROUP; j++) {
+      if (rest[b + j]! > 0) continue
+      const n = descendChecked(nodes, C, redo[j]!)
+      k[b + j] = n - C
+      rest[b + j] = nodes[n]!
+    }
+  }
 }
 
 /** Slots and priorities of a sampled batch. */

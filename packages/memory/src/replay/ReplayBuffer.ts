@@ -11,6 +11,13 @@
  *   `actions` [C * actDim] int32 (discrete) or float32 (continuous), `rewards` [C] float32, `nextObservations`
  *   [C * obsDim], `terminated` / `truncated` [C] uint8, `discounts` [C] float32 (the bootstrap discount: `gamma`
  *   for one-step transitions, `gamma^k` for n-step ones from {@link NStep}).
+ * - Storage (internal, since 0.2.0): the columns of a row are interleaved in one `ArrayBuffer`, so that a sampled
+ *   row is one contiguous read (one or two cache lines and one page, instead of seven of each): per row, in 4-byte
+ *   words, reward (float32), discount (float32), flags (bit 0 terminated, bit 1 truncated), `actDim` actions, then
+ *   the observation and the next observation (`obsDim` float32 words each, or `obsDim` bytes each for uint8, the row
+ *   padded to whole words; 48 bytes for obsDim 4 and one discrete action). The column properties (`observations`,
+ *   `rewards`, ...) are fresh copies of the columns in the old shapes, for reading; the saved file keeps the column
+ *   format (version 1), so files written before and after this layout load in both.
  * - The next observation is stored explicitly, not as "the observation of the next row": with vector envs and
  *   autoreset the next row of the same env holds the *reset* observation after an episode end, while bootstrapping
  *   through a truncation needs the *final* one. This doubles observation memory; use `observationDtype: "uint8"`
@@ -106,6 +113,16 @@ export interface TransitionSink {
   ): number
 }
 
+/** Words of a row (see the module docs): reward, discount, flags, then the actions from word `ACTIONS`. */
+const REWARD = 0
+const DISCOUNT = 1
+const FLAGS = 2
+const ACTIONS = 3
+const HEAD = 3
+/** Bits of the flags word. */
+const TERMINATED = 1
+const TRUNCATED = 2
+
 /** A flag as 0/1. */
 const bit = (x: boolean | number | undefined): number => (Columns.isSet(x) ? 1 : 0)
 const ADD = Columns.transitionNames("ReplayBuffer.add")
@@ -124,13 +141,19 @@ export class ReplayBuffer implements TransitionSink {
   readonly gamma: number
   /** The buffer's own generator (used when `sample` gets none; saved with the buffer). */
   rng: Rng
-  readonly observations: Float32Array | Uint8Array
-  readonly actions: Int32Array | Float32Array
-  readonly rewards: Float32Array
-  readonly nextObservations: Float32Array | Uint8Array
-  readonly terminated: Uint8Array
-  readonly truncated: Uint8Array
-  readonly discounts: Float32Array
+  /** The rows (see the module docs): `rowWords` 4-byte words per row, three views of one `ArrayBuffer`. */
+  private readonly f32: Float32Array
+  private readonly i32: Int32Array
+  /** The element view observations are read and written through (`f32`, or bytes of the rows for uint8). */
+  private readonly obsView: Float32Array | Uint8Array
+  /** The view actions are read and written through (`i32` or `f32`). */
+  private readonly actView: Int32Array | Float32Array
+  /** Words per row. */
+  private readonly rowWords: number
+  /** Elements of `obsView` per row, and the offsets of the observation and the next observation in a row. */
+  private readonly obsStride: number
+  private readonly obsOffset: number
+  private readonly nextOffset: number
   /** The row the next transition is written to. */
   pointer = 0
   /** Rows holding data, `0..capacity`. */
@@ -153,16 +176,101 @@ export class ReplayBuffer implements TransitionSink {
     this.gamma = Columns.numberOption("gamma", options.gamma ?? 0.99, 0, 1)
     this.rng = Rng.make(Columns.intOption("seed", options.seed ?? 0, 0, Number.MAX_SAFE_INTEGER))
     const c = this.capacity
-    if (c * Math.max(this.obsDim, this.actDim) > 2 ** 32) {
-      throw new InvalidOptionError({ option: "capacity", value: c, reason: `capacity * dim exceeds 2^32 elements` })
+    const od = this.obsDim
+    const bytes = this.observationDtype === "uint8"
+    // words: reward, discount, flags, actions, then the observations (float32 words, or bytes padded to words)
+    const obsWord = HEAD + this.actDim
+    this.rowWords = bytes ? obsWord + Math.ceil((2 * od) / 4) : obsWord + 2 * od
+    const limit = bytes ? 2 ** 30 : 2 ** 32 // elements of the largest view (bytes for uint8): 2^32
+    if (c * this.rowWords > limit) {
+      throw new InvalidOptionError({ option: "capacity", value: c, reason: `capacity * row size (${4 * this.rowWords} bytes) exceeds ${bytes ? "2^32 bytes" : "2^32 words"}` })
     }
-    this.observations = Columns.allocate(this.observationDtype, c * this.obsDim) as Float32Array | Uint8Array
-    this.nextObservations = Columns.allocate(this.observationDtype, c * this.obsDim) as Float32Array | Uint8Array
-    this.actions = Columns.allocate(this.actionDtype, c * this.actDim) as Int32Array | Float32Array
-    this.rewards = new Float32Array(c)
-    this.terminated = new Uint8Array(c)
-    this.truncated = new Uint8Array(c)
-    this.discounts = new Float32Array(c)
+    const rows = new ArrayBuffer(c * this.rowWords * 4)
+    this.f32 = new Float32Array(rows)
+    this.i32 = new Int32Array(rows)
+    this.obsView = bytes ? new Uint8Array(rows) : this.f32
+    this.actView = this.actionDtype === "int32" ? this.i32 : this.f32
+    const unit = bytes ? 4 : 1
+    this.obsStride = this.rowWords * unit
+    this.obsOffset = obsWord * unit
+    this.nextOffset = this.obsOffset + od
+  }
+
+  /** The `[capacity * obsDim]` observation column (a fresh copy of the rows' observations, for reading). */
+  get observations(): Float32Array | Uint8Array {
+    return this.obsColumn(this.obsOffset, this.capacity)
+  }
+
+  /** The `[capacity * obsDim]` next-observation column (a fresh copy, for reading). */
+  get nextObservations(): Float32Array | Uint8Array {
+    return this.obsColumn(this.nextOffset, this.capacity)
+  }
+
+  /** The `[capacity * actDim]` action column (a fresh copy, for reading). */
+  get actions(): Int32Array | Float32Array {
+    return this.actionColumn(this.capacity)
+  }
+
+  /** The `[capacity]` reward column (a fresh copy, for reading). */
+  get rewards(): Float32Array {
+    return this.wordColumn(new Float32Array(this.capacity), this.f32, REWARD, this.capacity)
+  }
+
+  /** The `[capacity]` discount column (a fresh copy, for reading). */
+  get discounts(): Float32Array {
+    return this.wordColumn(new Float32Array(this.capacity), this.f32, DISCOUNT, this.capacity)
+  }
+
+  /** The `[capacity]` terminated column, 0/1 (a fresh copy, for reading). */
+  get terminated(): Uint8Array {
+    return this.flagColumn(TERMINATED, this.capacity)
+  }
+
+  /** The `[capacity]` truncated column, 0/1 (a fresh copy, for reading). */
+  get truncated(): Uint8Array {
+    return this.flagColumn(TRUNCATED, this.capacity)
+  }
+
+  private obsColumn(offset: number, rows: number): Float32Array | Uint8Array {
+    const od = this.obsDim
+    const out = Columns.allocate(this.observationDtype, rows * od) as Float32Array | Uint8Array
+    const v = this.obsView
+    for (let i = 0; i < rows; i++) {
+      const r = i * this.obsStride + offset
+      for (let k = 0; k < od; k++) out[i * od + k] = v[r + k]!
+    }
+    return out
+  }
+
+  private actionColumn(rows: number): Int32Array | Float32Array {
+    const ad = this.actDim
+    const out = Columns.allocate(this.actionDtype, rows * ad) as Int32Array | Float32Array
+    const v = this.actView
+    for (let i = 0; i < rows; i++) {
+      const r = i * this.rowWords + ACTIONS
+      for (let k = 0; k < ad; k++) out[i * ad + k] = v[r + k]!
+    }
+    return out
+  }
+
+  private wordColumn<A extends Float32Array | Int32Array>(out: A, v: Float32Array | Int32Array, word: number, rows: number): A {
+    for (let i = 0; i < rows; i++) out[i] = v[i * this.rowWords + word]!
+    return out
+  }
+
+  private flagColumn(bit: number, rows: number): Uint8Array {
+    const out = new Uint8Array(rows)
+    const v = this.i32
+    for (let i = 0; i < rows; i++) out[i] = (v[i * this.rowWords + FLAGS]! & bit) === 0 ? 0 : 1
+    return out
+  }
+
+  /** Write row `row`'s scalars: reward, discount and the two flags (0/1). */
+  private writeScalars(row: number, reward: number, discount: number, terminated: number, truncated: number): void {
+    const w = row * this.rowWords
+    this.f32[w + REWARD] = reward
+    this.f32[w + DISCOUNT] = discount
+    this.i32[w + FLAGS] = terminated * TERMINATED + truncated * TRUNCATED
   }
 
   /** The options this buffer was made with (for `ReplayFile.save` and for making a compatible buffer). */
@@ -201,14 +309,13 @@ export class ReplayBuffer implements TransitionSink {
     Columns.checkTransition(ADD, this, observation, action, reward, nextObservation)
     this.checkDiscount("ReplayBuffer.add discount", discount)
     const row = this.pointer
-    Columns.copy(observation, 0, this.observations, row * this.obsDim, this.obsDim)
-    Columns.copy(nextObservation, 0, this.nextObservations, row * this.obsDim, this.obsDim)
-    if (typeof action === "number") this.actions[row] = action
-    else Columns.copy(action, 0, this.actions, row * this.actDim, this.actDim)
-    this.rewards[row] = reward
-    this.terminated[row] = bit(terminated)
-    this.truncated[row] = bit(truncated)
-    this.discounts[row] = discount
+    const o = row * this.obsStride
+    Columns.copy(observation, 0, this.obsView, o + this.obsOffset, this.obsDim)
+    Columns.copy(nextObservation, 0, this.obsView, o + this.nextOffset, this.obsDim)
+    const a = row * this.rowWords + ACTIONS
+    if (typeof action === "number") this.actView[a] = action
+    else Columns.copy(action, 0, this.actView, a, this.actDim)
+    this.writeScalars(row, reward, discount, bit(terminated), bit(truncated))
     this.advance(1)
     return row
   }
@@ -245,13 +352,11 @@ export class ReplayBuffer implements TransitionSink {
     const ad = this.actDim
     let row = first
     for (let i = 0; i < n; i++) {
-      Columns.copy(observations, i * od_, this.observations, row * od_, od_)
-      Columns.copy(nextObservations, i * od_, this.nextObservations, row * od_, od_)
-      Columns.copy(actions, i * ad, this.actions, row * ad, ad)
-      this.rewards[row] = rewards[i]!
-      this.terminated[row] = bit(terminations[i])
-      this.truncated[row] = bit(truncations[i])
-      this.discounts[row] = discounts === undefined ? this.gamma : discounts[i]!
+      const o = row * this.obsStride
+      Columns.copy(observations, i * od_, this.obsView, o + this.obsOffset, od_)
+      Columns.copy(nextObservations, i * od_, this.obsView, o + this.nextOffset, od_)
+      Columns.copy(actions, i * ad, this.actView, row * this.rowWords + ACTIONS, ad)
+      this.writeScalars(row, rewards[i]!, discounts === undefined ? this.gamma : discounts[i]!, bit(terminations[i]), bit(truncations[i]))
       row = row + 1 === this.capacity ? 0 : row + 1
     }
     this.advance(n)
@@ -323,47 +428,69 @@ export class ReplayBuffer implements TransitionSink {
   }
 
   /**
+   * The first pass of {@link gather} alone: read the first and the last word of each row named by `batch.indices`
+   * (each in `[0, size)`; not checked), so that their cache misses are in flight while the caller computes something
+   * else (`PrioritizedReplay.sample` computes the importance weights) before `gather(batch, true)`.
+   */
+  touch(batch: Batch): void {
+    const idx = batch.indices
+    const w32 = this.i32
+    const rw = this.rowWords
+    let touched = 0
+    for (let b = 0; b < batch.batchSize; b++) {
+      const r = idx[b]! * rw
+      touched = (touched + w32[r]! + w32[r + rw - 1]!) | 0
+    }
+    this.touched = touched
+  }
+
+  /**
    * Copy the rows named by `batch.indices` into `batch` (each index in `[0, size)`; not checked).
    *
-   * Two passes: the first only reads the first element of each column of each row (no stores, so every row's cache
-   * misses are in flight together), the second copies the now-cached rows. At 1M rows (obsDim 4, 256 random rows) this
-   * took ~13 µs against ~29 µs for the single copying pass on a 2-core AMD EPYC VM: in the single pass, the loads of a
-   * row waited behind the stores of the rows before it.
+   * Two passes over the interleaved rows: the first only reads the first and the last word of each row (no stores, so
+   * every row's cache misses are in flight together; a row of up to 64 bytes spans at most two lines), the second
+   * copies the now-cached rows into the batch's columns. With the columns stored apart (before 0.2.0) a row was seven
+   * cache lines on seven pages (at 1M rows, 256 random rows on a 2-core AMD EPYC VM: about 23 µs in the benchmark); one
+   * row is now one or two adjacent lines on one page. `touched`: the first pass ({@link touch}) was just made for
+   * these indices, so only the copy is left.
    */
-  gather(batch: Batch): void {
+  gather(batch: Batch, touched = false): void {
+    if (!touched) this.touch(batch)
     const od = this.obsDim
     const ad = this.actDim
     const idx = batch.indices
-    const obs = this.observations
-    const next = this.nextObservations
-    const act = this.actions
+    const n = batch.batchSize
+    const f = this.f32
+    const w32 = this.i32
+    const rw = this.rowWords
+    const ov = this.obsView
+    const os = this.obsStride
+    const oo = this.obsOffset
+    const no = this.nextOffset
+    const av = this.actView
     const bo = batch.observations
     const bn = batch.nextObservations
     const ba = batch.actions
-    const rew = this.rewards
-    const term = this.terminated
-    const trunc = this.truncated
-    const disc = this.discounts
-    let touched = 0
-    for (let b = 0; b < batch.batchSize; b++) {
+    const br = batch.rewards
+    const bd = batch.discounts
+    const bt = batch.terminated
+    const bu = batch.truncated
+    for (let b = 0; b < n; b++) {
       const i = idx[b]!
-      touched += obs[i * od]! + next[i * od]! + act[i * ad]! + rew[i]! + term[i]! + trunc[i]! + disc[i]!
-    }
-    this.touched = touched
-    for (let b = 0; b < batch.batchSize; b++) {
-      const i = idx[b]!
-      const so = i * od
-      const dob = b * od
+      const r = i * rw
+      br[b] = f[r + REWARD]!
+      bd[b] = f[r + DISCOUNT]!
+      const flags = w32[r + FLAGS]!
+      bt[b] = flags & TERMINATED
+      bu[b] = (flags & TRUNCATED) >> 1
+      if (ad === 1) ba[b] = av[r + ACTIONS]!
+      else for (let k = 0; k < ad; k++) ba[b * ad + k] = av[r + ACTIONS + k]!
+      const so = i * os
+      const d = b * od
       for (let k = 0; k < od; k++) {
-        bo[dob + k] = obs[so + k]!
-        bn[dob + k] = next[so + k]!
+        bo[d + k] = ov[so + oo + k]!
+        bn[d + k] = ov[so + no + k]!
       }
-      if (ad === 1) ba[b] = act[i]!
-      else for (let k = 0; k < ad; k++) ba[b * ad + k] = act[i * ad + k]!
-      batch.rewards[b] = this.rewards[i]!
-      batch.terminated[b] = this.terminated[i]!
-      batch.truncated[b] = this.truncated[i]!
-      batch.discounts[b] = this.discounts[i]!
     }
   }
 
@@ -377,7 +504,10 @@ export class ReplayBuffer implements TransitionSink {
   /** The file kind `ReplayFile.load` checks (`"uniform"`). */
   static readonly kind: string = "uniform"
 
-  /** The file contents of this buffer (for `ReplayFile.save`; the columns are views, not copies). */
+  /**
+   * The file contents of this buffer (for `ReplayFile.save`): the column format of version 1, each column a copy of
+   * the first `size` rows (the rows are stored interleaved).
+   */
   contents(kind = ReplayBuffer.kind): Contents {
     const s = this.size
     const od = this.obsDim
@@ -391,13 +521,13 @@ export class ReplayBuffer implements TransitionSink {
       counters: { added: this.added },
       rng: this.rng.getState(),
       columns: [
-        ["observations", this.observations.subarray(0, s * od)],
-        ["actions", this.actions.subarray(0, s * this.actDim)],
-        ["rewards", this.rewards.subarray(0, s)],
-        ["nextObservations", this.nextObservations.subarray(0, s * od)],
-        ["terminated", this.terminated.subarray(0, s)],
-        ["truncated", this.truncated.subarray(0, s)],
-        ["discounts", this.discounts.subarray(0, s)]
+        ["observations", this.obsColumn(this.obsOffset, s)],
+        ["actions", this.actionColumn(s)],
+        ["rewards", this.wordColumn(new Float32Array(s), this.f32, REWARD, s)],
+        ["nextObservations", this.obsColumn(this.nextOffset, s)],
+        ["terminated", this.flagColumn(TERMINATED, s)],
+        ["truncated", this.flagColumn(TRUNCATED, s)],
+        ["discounts", this.wordColumn(new Float32Array(s), this.f32, DISCOUNT, s)]
       ]
     }
   }
@@ -426,13 +556,22 @@ export class ReplayBuffer implements TransitionSink {
     if (h.size < h.capacity && h.pointer !== h.size) d.corrupt(`pointer ${h.pointer} != size ${h.size} in a buffer that is not full`)
     const s = h.size
     const od = buffer.obsDim
-    buffer.observations.set(d.column("observations", buffer.observationDtype, s * od))
-    buffer.nextObservations.set(d.column("nextObservations", buffer.observationDtype, s * od))
-    buffer.actions.set(d.column("actions", buffer.actionDtype, s * buffer.actDim))
-    buffer.rewards.set(d.column("rewards", "float32", s))
-    buffer.terminated.set(d.column("terminated", "uint8", s))
-    buffer.truncated.set(d.column("truncated", "uint8", s))
-    buffer.discounts.set(d.column("discounts", "float32", s))
+    const obs = d.column("observations", buffer.observationDtype, s * od)
+    const next = d.column("nextObservations", buffer.observationDtype, s * od)
+    const actions = d.column("actions", buffer.actionDtype, s * buffer.actDim)
+    const rewards = d.column("rewards", "float32", s)
+    const terminated = d.column("terminated", "uint8", s)
+    const truncated = d.column("truncated", "uint8", s)
+    const discounts = d.column("discounts", "float32", s)
+    const ad = buffer.actDim
+    for (let i = 0; i < s; i++) {
+      const o = i * buffer.obsStride
+      Columns.copy(obs, i * od, buffer.obsView, o + buffer.obsOffset, od)
+      Columns.copy(next, i * od, buffer.obsView, o + buffer.nextOffset, od)
+      Columns.copy(actions, i * ad, buffer.actView, i * buffer.rowWords + ACTIONS, ad)
+      // flags as stored (any non-zero byte is set, as `add` reads a flag)
+      buffer.writeScalars(i, rewards[i]!, discounts[i]!, terminated[i] === 0 ? 0 : 1, truncated[i] === 0 ? 0 : 1)
+    }
     buffer.size = s
     buffer.pointer = h.pointer
     buffer.added = h.counters["added"] ?? s
