@@ -98,15 +98,15 @@ describe("NStep", () => {
     expect(acc.addBatch([2, 2, 3, 3], [0, 1], Float64Array.of(2, 20), [4, 4, 5, 5], Uint8Array.of(1, 0), Uint8Array.of(0, 0), buffer)).toBe(3)
     expect(buffer.size).toBe(3)
     // env 0 (terminated) drains oldest first: s=0 R=1+0.5*2, then s=2 R=2; env 1 emits s=1 R=10+0.5*20
-    expect(Array.from(buffer.rewards.subarray(0, 3))).toEqual([2, 2, 20])
-    expect(Array.from(buffer.terminated.subarray(0, 3))).toEqual([1, 1, 0])
-    expect(Array.from(buffer.discounts.subarray(0, 3))).toEqual([0.25, 0.5, 0.25])
-    expect(Array.from(buffer.observations.subarray(0, 6))).toEqual([0, 0, 2, 2, 1, 1])
-    expect(Array.from(buffer.nextObservations.subarray(0, 6))).toEqual([4, 4, 4, 4, 5, 5])
+    expect(Array.from(buffer.column("rewards").subarray(0, 3))).toEqual([2, 2, 20])
+    expect(Array.from(buffer.column("terminated").subarray(0, 3))).toEqual([1, 1, 0])
+    expect(Array.from(buffer.column("discounts").subarray(0, 3))).toEqual([0.25, 0.5, 0.25])
+    expect(Array.from(buffer.column("observations").subarray(0, 6))).toEqual([0, 0, 2, 2, 1, 1])
+    expect(Array.from(buffer.column("nextObservations").subarray(0, 6))).toEqual([4, 4, 4, 4, 5, 5])
     expect(acc.pending(1)).toBe(1)
     expect(acc.flush(buffer)).toBe(1)
-    expect([buffer.rewards[3], buffer.truncated[3], buffer.terminated[3], buffer.discounts[3]]).toEqual([20, 1, 0, 0.5])
-    expect(Array.from(buffer.nextObservations.subarray(6, 8))).toEqual([5, 5])
+    expect([buffer.column("rewards")[3], buffer.column("truncated")[3], buffer.column("terminated")[3], buffer.column("discounts")[3]]).toEqual([20, 1, 0, 0.5])
+    expect(Array.from(buffer.column("nextObservations").subarray(6, 8))).toEqual([5, 5])
   })
 
   it("rejects bad input before changing anything", () => {

@@ -61,12 +61,12 @@ describe("ReplayBuffer", () => {
     expect(b.pointer).toBe(2)
     expect(b.added).toBe(6)
     // rows 0 and 1 now hold t = 4 and 5; rows 2 and 3 still hold t = 2 and 3
-    expect(Array.from(b.rewards)).toEqual([4, 5, 2, 3])
-    expect(Array.from(b.observations)).toEqual([4, -4, 5, -5, 2, -2, 3, -3])
-    expect(Array.from(b.nextObservations)).toEqual([5, -5, 6, -6, 3, -3, 4, -4])
-    expect(Array.from(b.actions)).toEqual([1, 2, 2, 0])
-    expect(Array.from(b.terminated)).toEqual([1, 0, 0, 0])
-    expect(Array.from(b.discounts)).toEqual([0.99, 0.99, 0.99, 0.99].map(Math.fround))
+    expect(Array.from(b.column("rewards"))).toEqual([4, 5, 2, 3])
+    expect(Array.from(b.column("observations"))).toEqual([4, -4, 5, -5, 2, -2, 3, -3])
+    expect(Array.from(b.column("nextObservations"))).toEqual([5, -5, 6, -6, 3, -3, 4, -4])
+    expect(Array.from(b.column("actions"))).toEqual([1, 2, 2, 0])
+    expect(Array.from(b.column("terminated"))).toEqual([1, 0, 0, 0])
+    expect(Array.from(b.column("discounts"))).toEqual([0.99, 0.99, 0.99, 0.99].map(Math.fround))
   })
 
   it("addBatch writes one row per env and wraps around the ring", () => {
@@ -76,11 +76,11 @@ describe("ReplayBuffer", () => {
     expect(b.addBatch([3, 4, 5], [3, 3.5, 4, 4.5, 5, 5.5], [3, 4, 5], [4, 5, 6], [0, 0, 0], [0, 0, 0], [0.5, 0.25, 1])).toBe(3)
     expect(b.pointer).toBe(1)
     expect(b.size).toBe(5)
-    expect(Array.from(b.rewards)).toEqual([5, 1, 2, 3, 4])
-    expect(Array.from(b.actions)).toEqual([5, 5.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5])
-    expect(Array.from(b.terminated)).toEqual([0, 1, 0, 0, 0])
-    expect(Array.from(b.truncated)).toEqual([0, 0, 1, 0, 0])
-    expect(Array.from(b.discounts)).toEqual([1, 0.99, 0.99, 0.5, 0.25].map(Math.fround))
+    expect(Array.from(b.column("rewards"))).toEqual([5, 1, 2, 3, 4])
+    expect(Array.from(b.column("actions"))).toEqual([5, 5.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5])
+    expect(Array.from(b.column("terminated"))).toEqual([0, 1, 0, 0, 0])
+    expect(Array.from(b.column("truncated"))).toEqual([0, 0, 1, 0, 0])
+    expect(Array.from(b.column("discounts"))).toEqual([1, 0.99, 0.99, 0.5, 0.25].map(Math.fround))
   })
 
   it("samples reproducibly into a reused batch, uniformly over the stored rows", () => {
@@ -120,7 +120,7 @@ describe("ReplayBuffer", () => {
 
   it("rejects bad input with typed errors naming the value, writing nothing", () => {
     const b = filled(4)
-    const before = Array.from(b.observations)
+    const before = Array.from(b.column("observations"))
     const err = (f: () => unknown) => {
       try {
         f()
@@ -142,7 +142,7 @@ describe("ReplayBuffer", () => {
     expect(err(() => b.add([1, 2], 1.5, 0, [1, 2], false, false))).toMatchObject({ _tag: "DtypeMismatchError", value: 1.5 })
     expect(err(() => b.addBatch([1, 2, 3, 4], [0, 0], [0, Number.NaN], [1, 2, 3, 4], [0, 0], [0, 0]))).toMatchObject({ _tag: "NonFiniteValueError", index: 1 })
     expect(err(() => b.addBatch([1, 2, 3, 4], [0, 0], [0, 0], [1, 2, 3, 4], [0], [0, 0]))).toMatchObject({ _tag: "ShapeMismatchError", expected: 2, actual: 1 })
-    expect(Array.from(b.observations)).toEqual(before)
+    expect(Array.from(b.column("observations"))).toEqual(before)
     expect(b.added).toBe(4)
     expect(err(() => b.sample(5, Rng.make(0)))).toMatchObject({ _tag: "InsufficientDataError", requested: 5, size: 4 })
     expect(err(() => filled(0).sample(1))).toMatchObject({ _tag: "InsufficientDataError", requested: 1, size: 0 })
@@ -166,14 +166,14 @@ describe("ReplayBuffer", () => {
       const c = yield* ReplayFile.load(file, ReplayBuffer.ReplayBuffer)
       expect(c.options).toEqual(b.options)
       for (const k of ["observations", "actions", "rewards", "nextObservations", "terminated", "truncated", "discounts"] as const) {
-        expect(Array.from(c[k])).toEqual(Array.from(b[k]))
+        expect(Array.from(c.column(k))).toEqual(Array.from(b.column(k)))
       }
       expect([c.pointer, c.size, c.added]).toEqual([b.pointer, b.size, b.added])
       expect(Array.from(c.sample(4).indices)).toEqual(Array.from(b.sample(4).indices))
       // adding continues the ring in the same place
       b.add([9, 9], 0, 9, [9, 9], false, false)
       c.add([9, 9], 0, 9, [9, 9], false, false)
-      expect(Array.from(c.rewards)).toEqual(Array.from(b.rewards))
+      expect(Array.from(c.column("rewards"))).toEqual(Array.from(b.column("rewards")))
       expect(fs.readdirSync(path.dirname(file))).toEqual(["replay.bin"]) // no temp file left
       // a partly filled buffer writes only its rows
       const small = filled(1, 1000)
@@ -188,11 +188,11 @@ describe("ReplayBuffer", () => {
     const file = path.join(dir, "plain.bin")
     ReplayFile.saveSync(b, file)
     const c = ReplayFile.loadSync(file, ReplayBuffer.ReplayBuffer)
-    expect(Array.from(c.rewards)).toEqual(Array.from(b.rewards))
+    expect(Array.from(c.column("rewards"))).toEqual(Array.from(b.column("rewards")))
     expect([c.pointer, c.size, c.added]).toEqual([b.pointer, b.size, b.added])
     // the Effect reader reads the plain writer's file byte for byte
     const viaEffect = Effect.runSync(ReplayFile.load(file, ReplayBuffer.ReplayBuffer))
-    expect(Array.from(viaEffect.observations)).toEqual(Array.from(b.observations))
+    expect(Array.from(viaEffect.column("observations"))).toEqual(Array.from(b.column("observations")))
     // a wrong kind and a missing file: same class and _tag from both faces
     const plainWrongKind = (() => {
       try {
@@ -292,6 +292,6 @@ describe("ReplayBuffer", () => {
       expect(atRename.message).toMatch(/write failed: EXDEV/)
       expect(fs.readFileSync(file).equals(before)).toBe(true)
       expect(fs.readdirSync(dir)).toEqual(["r.bin"])
-      expect(Array.from((yield* ReplayFile.load(file, ReplayBuffer.ReplayBuffer)).rewards)).toEqual(Array.from(original.rewards))
+      expect(Array.from((yield* ReplayFile.load(file, ReplayBuffer.ReplayBuffer)).column("rewards"))).toEqual(Array.from(original.column("rewards")))
     }))
 })

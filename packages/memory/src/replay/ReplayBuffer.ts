@@ -15,9 +15,9 @@
  *   row is one contiguous read (one or two cache lines and one page, instead of seven of each): per row, in 4-byte
  *   words, reward (float32), discount (float32), flags (bit 0 terminated, bit 1 truncated), `actDim` actions, then
  *   the observation and the next observation (`obsDim` float32 words each, or `obsDim` bytes each for uint8, the row
- *   padded to whole words; 48 bytes for obsDim 4 and one discrete action). The column properties (`observations`,
- *   `rewards`, ...) are fresh copies of the columns in the old shapes, for reading; the saved file keeps the column
- *   format (version 1), so files written before and after this layout load in both.
+ *   padded to whole words; 48 bytes for obsDim 4 and one discrete action). `column(name)` copies one column out
+ *   (`"observations"`, `"rewards"`, ...; O(capacity)); the saved file keeps the column format (version 1), so files
+ *   written before and after this layout load in both.
  * - The next observation is stored explicitly, not as "the observation of the next row": with vector envs and
  *   autoreset the next row of the same env holds the *reset* observation after an episode end, while bootstrapping
  *   through a truncation needs the *final* one. This doubles observation memory; use `observationDtype: "uint8"`
@@ -128,6 +128,20 @@ const bit = (x: boolean | number | undefined): number => (Columns.isSet(x) ? 1 :
 const ADD = Columns.transitionNames("ReplayBuffer.add")
 const ADD_BATCH = Columns.stepNames("ReplayBuffer.addBatch")
 
+/** The columns {@link ReplayBuffer.column} copies out, with their array types. */
+export interface ColumnTypes {
+  readonly observations: Float32Array | Uint8Array
+  readonly nextObservations: Float32Array | Uint8Array
+  readonly actions: Int32Array | Float32Array
+  readonly rewards: Float32Array
+  readonly discounts: Float32Array
+  readonly terminated: Uint8Array
+  readonly truncated: Uint8Array
+}
+
+/** A name of {@link ColumnTypes}. */
+export type ColumnName = keyof ColumnTypes
+
 /**
  * A uniform replay buffer (see the module docs). Construct with {@link make} or {@link unsafeMake}.
  * @category models
@@ -196,39 +210,30 @@ export class ReplayBuffer implements TransitionSink {
     this.nextOffset = this.obsOffset + od
   }
 
-  /** The `[capacity * obsDim]` observation column (a fresh copy of the rows' observations, for reading). */
-  get observations(): Float32Array | Uint8Array {
-    return this.obsColumn(this.obsOffset, this.capacity)
-  }
-
-  /** The `[capacity * obsDim]` next-observation column (a fresh copy, for reading). */
-  get nextObservations(): Float32Array | Uint8Array {
-    return this.obsColumn(this.nextOffset, this.capacity)
-  }
-
-  /** The `[capacity * actDim]` action column (a fresh copy, for reading). */
-  get actions(): Int32Array | Float32Array {
-    return this.actionColumn(this.capacity)
-  }
-
-  /** The `[capacity]` reward column (a fresh copy, for reading). */
-  get rewards(): Float32Array {
-    return this.wordColumn(new Float32Array(this.capacity), this.f32, REWARD, this.capacity)
-  }
-
-  /** The `[capacity]` discount column (a fresh copy, for reading). */
-  get discounts(): Float32Array {
-    return this.wordColumn(new Float32Array(this.capacity), this.f32, DISCOUNT, this.capacity)
-  }
-
-  /** The `[capacity]` terminated column, 0/1 (a fresh copy, for reading). */
-  get terminated(): Uint8Array {
-    return this.flagColumn(TERMINATED, this.capacity)
-  }
-
-  /** The `[capacity]` truncated column, 0/1 (a fresh copy, for reading). */
-  get truncated(): Uint8Array {
-    return this.flagColumn(TRUNCATED, this.capacity)
+  /**
+   * One column of the buffer as a fresh copy in the column layout (`[capacity * obsDim]` observations and next
+   * observations, `[capacity * actDim]` actions, `[capacity]` rewards, discounts and 0/1 terminated/truncated flags),
+   * for reading: the rows are stored interleaved, so this is an O(capacity) copy — call it once, not per element.
+   */
+  column<K extends ColumnName>(name: K): ColumnTypes[K] {
+    const n = this.capacity
+    switch (name) {
+      case "observations":
+        return this.obsColumn(this.obsOffset, n) as ColumnTypes[K]
+      case "nextObservations":
+        return this.obsColumn(this.nextOffset, n) as ColumnTypes[K]
+      case "actions":
+        return this.actionColumn(n) as ColumnTypes[K]
+      case "rewards":
+        return this.wordColumn(new Float32Array(n), this.f32, REWARD, n) as ColumnTypes[K]
+      case "discounts":
+        return this.wordColumn(new Float32Array(n), this.f32, DISCOUNT, n) as ColumnTypes[K]
+      case "terminated":
+        return this.flagColumn(TERMINATED, n) as ColumnTypes[K]
+      case "truncated":
+        return this.flagColumn(TRUNCATED, n) as ColumnTypes[K]
+    }
+    throw new RangeError(`unknown replay column ${JSON.stringify(name)}`)
   }
 
   private obsColumn(offset: number, rows: number): Float32Array | Uint8Array {
