@@ -37,6 +37,8 @@ let PNEED: usize = 0
 let PRESET: usize = 0
 let PRNG: usize = 0
 let PCONST: usize = 0
+let PSIN: usize = 0
+let PCOS: usize = 0
 
 const SIN_ERR: f64 = 6.0 * 1.1102230246251565e-16
 const COS_ERR: f64 = 16.0 * 1.1102230246251565e-16
@@ -57,7 +59,7 @@ const CONSTS: StaticArray<f64> = [
 
 /** Place the arrays of `stride` rows from byte `base` (16-aligned); returns the first byte after them. */
 export function init(stride: i32, base: usize): usize {
-  const s = <usize>stride
+  const s = (<usize>stride + 15) & ~(<usize>15) // whole chunks of 16 rows for the flag pass
   const a = (p: usize): usize => (p + 15) & ~(<usize>15)
   PCONST = a(base)
   for (let k = 0; k < 32; k++) v128.store(PCONST + (<usize>k << 4), f64x2.splat(unchecked(CONSTS[k])))
@@ -75,7 +77,9 @@ export function init(stride: i32, base: usize): usize {
   PNEED = a(PENDED + 4 * s)
   PRESET = a(PNEED + s)
   PRNG = a(PRESET + s)
-  return a(PRNG + 32 * s)
+  PSIN = a(PRNG + 32 * s)
+  PCOS = a(PSIN + 8 * s)
+  return a(PCOS + 8 * s)
 }
 
 /** Byte offsets of the arrays, in the order of the layout above (for the JavaScript views). */
@@ -170,22 +174,16 @@ export function resetRow(row: i32, low: f64, high: f64): void {
   return v128.load(PCONST + (<usize>k << 4))
 }
 
-/** Physics of rows [0, stride), two per iteration; state, observations and `term` written. */
-function physics(stride: i32): void {
-  const px = PX, pxd = PXD, pth = PTH, pthd = PTHD, pact = PACT, pobs = POBS, pterm = PTERM
+/** `sin`/`cos` of the angle of rows [0, stride), two per iteration, into the `sin`/`cos` scratch rows. */
+function trig(stride: i32): void {
+  const pth = PTH, psin = PSIN, pcos = PCOS
   const fs15 = c(0), fs13 = c(1), fs11 = c(2), fs9 = c(3), fs7 = c(4), fs5 = c(5), fs3 = c(6), sinErr = c(7)
   const split = c(8), two = c(9), half = c(10), one = c(11)
   const fc14 = c(12), fc12 = c(13), fc10 = c(14), fc8 = c(15), fc6 = c(16), fc4 = c(17), cosErr = c(18), cosTrunc = c(19)
-  const fastHi = c(20), fastLo = c(21), fRight = c(22), fLeft = c(23)
-  const pml = c(24), total = c(25), gravity = c(26), fourThirds = c(27), massPole = c(28), tau = c(29), xLim = c(30), thLim = c(31)
-  const nxLim = f64x2.neg(xLim)
-  const nthLim = f64x2.neg(thLim)
+  const fastHi = c(20), fastLo = c(21)
   for (let i = 0; i < stride; i += 2) {
     const o = <usize>i << 3
-    const x = v128.load(px + o)
-    const xd = v128.load(pxd + o)
     const th = v128.load(pth + o)
-    const thd = v128.load(pthd + o)
     // sin fast path
     const z = f64x2.mul(th, th)
     let q = f64x2.add(fs13, f64x2.mul(z, fs15))
@@ -228,6 +226,26 @@ function physics(stride: i32): void {
       if (i64x2.extract_lane(cOk, 0) == 0) cs = f64x2.replace_lane(cs, 0, cosAccurate(f64x2.extract_lane(th, 0)))
       if (i64x2.extract_lane(cOk, 1) == 0) cs = f64x2.replace_lane(cs, 1, cosAccurate(f64x2.extract_lane(th, 1)))
     }
+    v128.store(psin + o, sn)
+    v128.store(pcos + o, cs)
+  }
+}
+
+/** Physics of rows [0, stride), two per iteration, from the `sin`/`cos` rows; state, observations and `term` written. */
+function physics(stride: i32): void {
+  const px = PX, pxd = PXD, pth = PTH, pthd = PTHD, pact = PACT, pobs = POBS, pterm = PTERM, psin = PSIN, pcos = PCOS
+  const half = c(10), fRight = c(22), fLeft = c(23)
+  const pml = c(24), total = c(25), gravity = c(26), fourThirds = c(27), massPole = c(28), tau = c(29), xLim = c(30), thLim = c(31)
+  const nxLim = f64x2.neg(xLim)
+  const nthLim = f64x2.neg(thLim)
+  for (let i = 0; i < stride; i += 2) {
+    const o = <usize>i << 3
+    const x = v128.load(px + o)
+    const xd = v128.load(pxd + o)
+    const th = v128.load(pth + o)
+    const thd = v128.load(pthd + o)
+    const sn = v128.load(psin + o)
+    const cs = v128.load(pcos + o)
     // force: +10 where the action is 1, else -10 (actions are validated 0/1)
     const acts = i64x2.extend_low_i32x4_s(v128.load64_zero(pact + (<usize>i << 2)))
     const force = v128.bitselect(fRight, fLeft, i64x2.eq(acts, i64x2.splat(1)))
@@ -276,6 +294,7 @@ export function step(n: i32, stride: i32, maxSteps: i32, rewardEnd: f64, rewardS
       }
     }
   }
+  trig(stride)
   physics(stride)
   if (stride > n) {
     const o = <usize>n << 3
@@ -284,45 +303,79 @@ export function step(n: i32, stride: i32, maxSteps: i32, rewardEnd: f64, rewardS
     store<f64>(PTH + o, 0.125)
     store<f64>(PTHD + o, 0.0)
   }
+  return flags(n, maxSteps, rewardEnd, rewardStep, nextStep)
+}
+
+/**
+ * The per-row bookkeeping after the physics, 16 rows per iteration: `TimeLimit` count, truncation, reward, the rows
+ * that ended (NextStep: flagged in `need`, counted; else listed in `ended`), and the NextStep resets of the rows flagged
+ * in `need` on entry (`el` 0, reward 0, flags 0, `reset` 1, state and observation from 4 draws of their PCG64).
+ */
+function flags(n: i32, maxSteps: i32, rewardEnd: f64, rewardStep: f64, nextStep: i32): i32 {
   const pel = PEL, pterm = PTERM, ptrunc = PTRUNC, prew = PREW, pended = PENDED, pneed = PNEED, preset = PRESET
+  const zero = i8x16.splat(0)
+  const one8 = i8x16.splat(1)
+  const one32 = i32x4.splat(1)
+  const maxv = i32x4.splat(maxSteps)
+  const rEnd = f64x2.splat(rewardEnd)
+  const rStep = f64x2.splat(rewardStep)
+  const iota = i8x16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
   let ended = 0
-  if (nextStep != 0) {
-    for (let i = 0; i < n; i++) {
-      const ui = <usize>i
-      if (load<u8>(pneed + ui) != 0) {
-        resetRow(i, -0.05, 0.05)
-        store<i32>(pel + (ui << 2), 0)
-        store<f64>(prew + (ui << 3), 0.0)
-        store<u8>(pterm + ui, 0)
-        store<u8>(ptrunc + ui, 0)
-        store<u8>(pneed + ui, 0)
-        store<u8>(preset + ui, 1)
-        continue
-      }
-      const e = load<i32>(pel + (ui << 2)) + 1
-      store<i32>(pel + (ui << 2), e)
-      const te = load<u8>(pterm + ui)
-      const tr = <u8>(e >= maxSteps)
-      store<u8>(ptrunc + ui, tr)
-      store<f64>(prew + (ui << 3), te != 0 ? rewardEnd : rewardStep)
-      const end = te | tr
-      store<u8>(pneed + ui, end)
-      store<u8>(preset + ui, 0)
-      store<i32>(pended + (<usize>ended << 2), i)
-      ended += end
-    }
-    return ended
-  }
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n; i += 16) {
     const ui = <usize>i
-    const e = load<i32>(pel + (ui << 2)) + 1
-    store<i32>(pel + (ui << 2), e)
-    const te = load<u8>(pterm + ui)
-    const tr = <u8>(e >= maxSteps)
-    store<u8>(ptrunc + ui, tr)
-    store<f64>(prew + (ui << 3), te != 0 ? rewardEnd : rewardStep)
-    store<i32>(pended + (<usize>ended << 2), i)
-    ended += te | tr
+    const valid = i8x16.lt_s(iota, i8x16.splat(<i8>min(n - i, 16)))
+    const needB = v128.load(pneed + ui)
+    const needM = i8x16.ne(needB, zero)
+    const termB = v128.andnot(v128.load(pterm + ui), needM)
+    const termM = i8x16.ne(termB, zero)
+    const n16lo = i16x8.extend_low_i8x16_s(needM)
+    const n16hi = i16x8.extend_high_i8x16_s(needM)
+    const pe = pel + (ui << 2)
+    const e0 = v128.andnot(i32x4.add(v128.load(pe), one32), i32x4.extend_low_i16x8_s(n16lo))
+    const e1 = v128.andnot(i32x4.add(v128.load(pe, 16), one32), i32x4.extend_high_i16x8_s(n16lo))
+    const e2 = v128.andnot(i32x4.add(v128.load(pe, 32), one32), i32x4.extend_low_i16x8_s(n16hi))
+    const e3 = v128.andnot(i32x4.add(v128.load(pe, 48), one32), i32x4.extend_high_i16x8_s(n16hi))
+    v128.store(pe, e0)
+    v128.store(pe, e1, 16)
+    v128.store(pe, e2, 32)
+    v128.store(pe, e3, 48)
+    const truncM = i8x16.narrow_i16x8_s(
+      i16x8.narrow_i32x4_s(i32x4.ge_s(e0, maxv), i32x4.ge_s(e1, maxv)),
+      i16x8.narrow_i32x4_s(i32x4.ge_s(e2, maxv), i32x4.ge_s(e3, maxv))
+    )
+    const truncB = v128.and(truncM, one8)
+    const endB = v128.and(v128.or(termB, truncB), valid)
+    v128.store(pterm + ui, termB)
+    v128.store(ptrunc + ui, truncB)
+    // rewards: rewardEnd where terminated, 0 where reset, else rewardStep; byte masks spread to 64-bit lanes
+    const pr = prew + (ui << 3)
+    v128.store(pr, v128.andnot(v128.bitselect(rEnd, rStep, i8x16.shuffle(termM, termM, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)), i8x16.shuffle(needM, needM, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)))
+    v128.store(pr, v128.andnot(v128.bitselect(rEnd, rStep, i8x16.shuffle(termM, termM, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3)), i8x16.shuffle(needM, needM, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3)), 16)
+    v128.store(pr, v128.andnot(v128.bitselect(rEnd, rStep, i8x16.shuffle(termM, termM, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5)), i8x16.shuffle(needM, needM, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5)), 32)
+    v128.store(pr, v128.andnot(v128.bitselect(rEnd, rStep, i8x16.shuffle(termM, termM, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7)), i8x16.shuffle(needM, needM, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7)), 48)
+    v128.store(pr, v128.andnot(v128.bitselect(rEnd, rStep, i8x16.shuffle(termM, termM, 8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9)), i8x16.shuffle(needM, needM, 8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9)), 64)
+    v128.store(pr, v128.andnot(v128.bitselect(rEnd, rStep, i8x16.shuffle(termM, termM, 10, 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11)), i8x16.shuffle(needM, needM, 10, 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11)), 80)
+    v128.store(pr, v128.andnot(v128.bitselect(rEnd, rStep, i8x16.shuffle(termM, termM, 12, 12, 12, 12, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13)), i8x16.shuffle(needM, needM, 12, 12, 12, 12, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13)), 96)
+    v128.store(pr, v128.andnot(v128.bitselect(rEnd, rStep, i8x16.shuffle(termM, termM, 14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15)), i8x16.shuffle(needM, needM, 14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15)), 112)
+    const endBits = i8x16.bitmask(i8x16.ne(endB, zero))
+    if (nextStep != 0) {
+      v128.store(pneed + ui, endB)
+      v128.store(preset + ui, needB)
+      ended += popcnt(endBits)
+      // the rows flagged on entry start their next episode
+      let bits = i8x16.bitmask(needM)
+      while (bits != 0) {
+        resetRow(i + ctz(bits), -0.05, 0.05)
+        bits &= bits - 1
+      }
+    } else {
+      let bits = endBits
+      while (bits != 0) {
+        store<i32>(pended + (<usize>ended << 2), i + ctz(bits))
+        ended++
+        bits &= bits - 1
+      }
+    }
   }
   return ended
 }

@@ -100,7 +100,7 @@ export const instantiate = (numEnvs: number): CartPoleWasm | undefined => {
     const have = ex.memory.buffer.byteLength
     if (end > have) ex.memory.grow(Math.ceil((end - have) / 65536))
   }
-  grow(base + 1024 + 120 * stride) // the layout takes 104 bytes per row, plus alignment and the constants
+  grow(base + 1024 + 136 * (stride + 16)) // the layout takes 120 bytes per row (rounded up to 16 rows), plus alignment and the constants
   const scratch = ex.init(stride, base) // rawDraws' output: 4096 u64
   grow(scratch + 8 * 4096)
   const buf = ex.memory.buffer
