@@ -102,6 +102,15 @@ export function offset(k: i32): usize {
   }
 }
 
+/** 1 when the actions of rows [0, n) are all 0 or 1, else 0 (rows past n hold 0). */
+export function actionsValid(n: i32): i32 {
+  const pact = PACT
+  let bad = i32x4.splat(0)
+  const notOne = i32x4.splat(~1)
+  for (let i = 0; i < n; i += 4) bad = v128.or(bad, v128.and(v128.load(pact + (<usize>i << 2)), notOne))
+  return <i32>!v128.any_true(bad)
+}
+
 /** First byte after the module's static data. */
 export function heapBase(): usize {
   return __heap_base

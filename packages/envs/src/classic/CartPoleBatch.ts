@@ -59,6 +59,8 @@ export class CartPoleBatch extends BatchedVectorEnv {
   readonly engine: "wasm-simd" | "js"
   private readonly suttonBarto: boolean
   private readonly wasm: CartPoleWasm.CartPoleWasm | undefined
+  /** Whether {@link checkActionValues} already copied this step's actions into the WebAssembly memory. */
+  private copied = false
   /** Per row, the generator whose state was last copied into the WebAssembly PCG64 of that row. */
   private readonly loaded: Array<Rng | undefined>
   /** The JavaScript loop's next state of the row being stepped (`CartPole.dynamics` writes it). */
@@ -161,10 +163,29 @@ export class CartPoleBatch extends BatchedVectorEnv {
    * WebAssembly for every row: physics, `TimeLimit`, rewards and flags, and the list of rows that ended; then
    * JavaScript for those rows only (a row waiting for its NextStep reset is stepped too, then overwritten by the reset).
    */
+  /**
+   * An `Int32Array` batch is copied into the WebAssembly actions and checked there (one SIMD pass); anything else,
+   * or a bad value, goes through the base check (which names the row).
+   */
+  protected override checkActionValues(actions: Batch): void {
+    const wasm = this.wasm
+    if (wasm !== undefined && actions instanceof Int32Array) {
+      wasm.actions.set(actions)
+      if (wasm.actionsValid()) {
+        this.copied = true
+        return
+      }
+    }
+    super.checkActionValues(actions)
+  }
+
   private stepWasm(actions: Batch, wasm: CartPoleWasm.CartPoleWasm): void {
     const n = this.numEnvs
-    if (actions instanceof Int32Array) wasm.actions.set(actions)
-    else for (let i = 0; i < n; i++) wasm.actions[i] = (actions as ArrayLike<number>)[i]!
+    if (!this.copied) {
+      if (actions instanceof Int32Array) wasm.actions.set(actions)
+      else for (let i = 0; i < n; i++) wasm.actions[i] = (actions as ArrayLike<number>)[i]!
+    }
+    this.copied = false
     const maxSteps = Math.min(this.maxEpisodeSteps, 0x7fffffff)
     const rewardEnd = this.suttonBarto ? -1.0 : 1.0
     const rewardStep = this.suttonBarto ? 0.0 : 1.0

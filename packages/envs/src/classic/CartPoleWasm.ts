@@ -23,6 +23,7 @@ interface Exports {
   init(stride: number, base: number): number
   offset(k: number): number
   heapBase(): number
+  actionsValid(n: number): number
   rawDraws(row: number, out: number, count: number): void
   resetRow(row: number, low: number, high: number): void
   step(n: number, stride: number, maxSteps: number, rewardEnd: number, rewardStep: number, nextStep: number): number
@@ -68,6 +69,8 @@ export interface CartPoleWasm {
    * the rows that end are flagged.
    */
   readonly step: (maxSteps: number, rewardEnd: number, rewardStep: number, nextStep: boolean) => number
+  /** Whether every row's action is 0 or 1 (one SIMD pass over `actions`). */
+  readonly actionsValid: () => boolean
   /** Row i's state from 4 draws of `uniform(low, high)` of its PCG64 (as `CartPoleEnv.reset`), observation written. */
   readonly resetRow: (i: number, low: number, high: number) => void
   /** `count` raw 64-bit outputs of row i's PCG64 (`Rng.nextUint64()`), as BigInts; for the tests. */
@@ -124,6 +127,7 @@ export const instantiate = (numEnvs: number): CartPoleWasm | undefined => {
     rng: new Uint16Array(buf, ex.offset(13), 16 * stride),
     step: (maxSteps, rewardEnd, rewardStep, nextStep) => ex.step(numEnvs, stride, maxSteps, rewardEnd, rewardStep, nextStep ? 1 : 0),
     resetRow: (i, low, high) => ex.resetRow(i, low, high),
+    actionsValid: () => ex.actionsValid(numEnvs) !== 0,
     rawDraws: (i, count) => {
       const out: Array<bigint> = []
       const view = new BigUint64Array(buf, scratch, 4096)

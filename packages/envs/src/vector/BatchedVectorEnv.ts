@@ -267,6 +267,21 @@ export abstract class BatchedVectorEnv implements VectorEnv {
         reason: `sub-env ${i} ended and autoreset is Disabled; reset it with reset({ options: { resetMask } })`
       })
     }
+    this.checkActionValues(actions)
+    if (this.mode !== DISABLED) this.resetRows.fill(0)
+    if (this.endedCount > 0) {
+      this.endedRows.fill(0)
+      this.endedCount = 0
+    }
+    this.stepCount++
+  }
+
+  /**
+   * Throw {@link InvalidActionError} naming the first row whose action is outside the action space (called by
+   * {@link beginStep} after the batch's shape is checked; a subclass may check faster, then call this one to throw).
+   */
+  protected checkActionValues(actions: Batch): void {
+    const n = this.numEnvs
     const na = this.singleActionSpace.n
     const lo = this.singleActionSpace.start
     if (actions instanceof Int32Array) {
@@ -277,12 +292,6 @@ export abstract class BatchedVectorEnv implements VectorEnv {
         if (!(a >= lo && a < lo + na && Math.floor(a) === a)) this.invalidAction(i, a)
       }
     }
-    if (this.mode !== DISABLED) this.resetRows.fill(0)
-    if (this.endedCount > 0) {
-      this.endedRows.fill(0)
-      this.endedCount = 0
-    }
-    this.stepCount++
   }
 
   private invalidAction(i: number, a: unknown): never {
