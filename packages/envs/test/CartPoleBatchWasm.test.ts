@@ -7,6 +7,7 @@ import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { CartPoleBatch } from "../src/classic/CartPoleBatch.js"
 import * as CartPoleWasm from "../src/classic/CartPoleWasm.js"
+import * as Libm from "../src/classic/Libm.js"
 import type { VectorStepResult } from "../src/vector/VectorEnv.js"
 
 const snap = (r: VectorStepResult) => ({
@@ -39,6 +40,15 @@ describe("CartPoleBatch WebAssembly engine", () => {
       wasm.resetRow(1, -0.3, 0.2)
       expect([wasm.x[1], wasm.xDot[1], wasm.theta[1], wasm.thetaDot[1]]).toEqual([0, 0, 0, 0].map(() => rng.uniform(-0.3, 0.2)))
     }
+  })
+
+  it("its sin/cos for the lanes the fast path rejects return Libm's correctly rounded values", () => {
+    const { sin, cos } = CartPoleWasm.instantiate(1)!.series
+    const rng = Rng.make(17)
+    const xs = [0, -0, 1e-9, 2 ** -26, -(2 ** -27), 0.25, -0.2500000000000001, 0.7853981633974483, 0.79, -3, 1e300, NaN, Infinity]
+    for (let i = 0; i < 20_000; i++) xs.push(rng.uniform(-0.8, 0.8), rng.uniform(-0.3, 0.3) * 2 ** -rng.integers(30))
+    const got = xs.map((x) => [sin(x), cos(x)])
+    expect(got).toEqual(xs.map((x) => [Libm.sinAccurate(x), Libm.cosAccurate(x)]))
   })
 
   it("checks actions in one pass: 0/1 pass, anything else fails", () => {

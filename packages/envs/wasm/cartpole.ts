@@ -2,25 +2,144 @@
  * AssemblyScript source of the WebAssembly SIMD step of `CartPoleBatch` (compiled by `scripts/build-wasm.ts` with
  * `--enable simd` into `src/generated/cartPoleWasm.ts`; `src/classic/CartPoleWasm.ts` is the JavaScript side).
  *
- * `step` advances rows [0, stride) (stride even; the caller pads) two at a time in f64x2 lanes, operation for
- * operation as `CartPoleEnv.step` (WebAssembly never fuses a multiply-add and its f64 division is IEEE's, so every
- * lane gives the bits the JavaScript loop gives): `cos`/`sin` by `Libm`'s fast paths with the same rounding test, and
- * for a lane outside 2^-26 <= |theta| <= 1/4 or failing a test, the imported `Libm.sinAccurate`/`cosAccurate` of that
- * value (the same correctly rounded value `Libm.sin`/`cos` return). Then, row by row over [0, n): the `TimeLimit`
- * count, truncation, reward, and the rows that ended; with `nextStep` = 1 (Gymnasium's NextStep autoreset) a row
- * flagged in `need` is reset instead (4 draws of `uniform(-0.05, 0.05)` from its PCG64, reward 0, flags 0) and a row
- * that ends is flagged in `need`. Each row's PCG64 (O'Neill's XSL-RR 128/64, NumPy's `PCG64`) lives here: 128-bit
- * state and increment as little-endian u64 pairs, `[state lo, state hi, inc lo, inc hi]` per row.
+ * `step` makes one step of every row in three passes over the arrays, nothing allocated:
+ * 1. `trig`, two rows per f64x2 instruction: `cos`/`sin` of the angle by `Libm`'s fast paths with the same rounding
+ *    test; a lane outside 2^-26 <= |theta| <= 1/4 or failing a test takes `sinSeries`/`cosSeries`, the double-double
+ *    series of `Libm.sinAccurate`/`cosAccurate` ported operation for operation (the imported JavaScript functions
+ *    only for |theta| > pi/4 and the rare argument the series cannot round). WebAssembly never fuses a multiply-add
+ *    and its f64 division is IEEE's, so every lane gives the bits of `CartPole.dynamics`.
+ * 2. `physics`, two rows per instruction: `CartPoleEnv.step` operation for operation; state, float32 observation row
+ *    and the termination flag written.
+ * 3. `flags`, 16 rows per instruction: the `TimeLimit` count, truncation, reward and the rows that ended; with
+ *    `nextStep` = 1 (Gymnasium's NextStep autoreset) a row flagged in `need` on entry is reset instead (4 draws of
+ *    `uniform(-0.05, 0.05)` from its PCG64, reward 0, flags 0, `reset` 1) and a row that ends is flagged in `need`;
+ *    otherwise the rows that ended are listed in `ended` for the caller.
+ * Each row's PCG64 (O'Neill's XSL-RR 128/64, NumPy's `PCG64`) lives here: 128-bit state and increment as
+ * little-endian u64 pairs, `[state lo, state hi, inc lo, inc hi]` per row; the 64x64 -> 128-bit products of the LCG
+ * step are built from 32-bit halves.
  *
- * Layout (byte offsets, 16-byte aligned, set once by `init`): `x`, `xd`, `th`, `thd` f64[stride] (state),
+ * Layout (byte offsets, 16-byte aligned, set once by `init`; `stride` rounded up to 16 rows): the constants
+ * (32 f64x2), `x`, `xd`, `th`, `thd` f64[stride] (state),
  * `act` i32[stride] (0/1), `obs` f32[4 stride] (row-major observations), `term` u8[stride], `trunc` u8[stride],
  * `el` i32[stride] (steps in the episode), `rew` f64[stride], `ended` i32[stride] (rows that ended, in order),
  * `need` u8[stride] (1: reset on the next step), `reset` u8[stride] (1: reset during this step), `rng` 32 bytes per
- * row. Nothing allocates.
+ * row, then `sin`, `cos` f64[stride] (the first pass's results).
  */
 // imported as ("cartpole", name): the JavaScript side passes Libm.sinAccurate / Libm.cosAccurate
 declare function sinAccurate(x: f64): f64
 declare function cosAccurate(x: f64): f64
+
+// The accurate series of `Libm.sinAccurate`/`cosAccurate` (double-double Horner; same operations in the same order,
+// so the same bits), for the lanes the fast path rejects; the rare argument whose result is too close to a rounding
+// boundary, and |x| > pi/4, go to the imported JavaScript functions.
+const LIMIT: f64 = 0.7853981633974483
+const ROUNDING_TEST: f64 = 1.262177448353619e-29 // 2^-96
+const SIN_DD: StaticArray<f64> = [
+  -7.647163731819816e-13, -7.03872877733453e-30, // -1/15!
+  1.6059043836821613e-10, 1.2585294588752098e-26, // +1/13!
+  -2.505210838544172e-08, 1.448814070935912e-24, // -1/11!
+  2.7557319223985893e-06, -1.858393274046472e-22, // +1/9!
+  -0.0001984126984126984, -1.7209558293420705e-22, // -1/7!
+  0.008333333333333333, 1.1564823173178714e-19, // +1/5!
+  -0.16666666666666666, -9.25185853854297e-18 // -1/3!
+]
+
+const S17: f64 = 2.8114572543455206e-15
+const S19: f64 = -8.22063524662433e-18
+const S21: f64 = 1.9572941063391263e-20
+const S23: f64 = -3.868170170630684e-23
+const S25: f64 = 6.446950284384474e-26
+const S27: f64 = -9.183689863795546e-29
+const COS_DD: StaticArray<f64> = [
+  4.779477332387385e-14, 4.399205485834081e-31, // +1/16!
+  -1.1470745597729725e-11, -2.0655512752830745e-28, // -1/14!
+  2.08767569878681e-09, -1.20734505911326e-25, // +1/12!
+  -2.755731922398589e-07, -2.3767714622250297e-23, // -1/10!
+  2.48015873015873e-05, 2.1511947866775882e-23, // +1/8!
+  -0.001388888888888889, 5.300543954373577e-20, // -1/6!
+  0.041666666666666664, 2.3129646346357427e-18, // +1/4!
+  -0.5, 0 // -1/2!
+]
+
+const C18: f64 = -1.5619206968586225e-16
+const C20: f64 = 4.110317623312165e-19
+const C22: f64 = -8.896791392450574e-22
+const C24: f64 = 1.6117375710961184e-24
+const C26: f64 = -2.4795962632247976e-27
+const C28: f64 = 3.279889237069838e-30
+
+let ddLo: f64 = 0.0
+
+function hornerTimesZ(coeffs: StaticArray<f64>, tail: f64, zh: f64, zl: f64): f64 {
+  let t = SPLIT * zh
+  const zhh = t - (t - zh)
+  const zhl = zh - zhh
+  let ah = tail
+  let al: f64 = 0.0
+  const len = coeffs.length
+  for (let i = 0; i <= len; i += 2) {
+    const ph = ah * zh
+    t = SPLIT * ah
+    const ahh = t - (t - ah)
+    const ahl = ah - ahh
+    const pl = ((ahh * zhh - ph) + ahh * zhl + ahl * zhh) + ahl * zhl + (ah * zl + al * zh)
+    if (i == len) {
+      ddLo = pl
+      return ph
+    }
+    const ch = unchecked(coeffs[i])
+    const sh = ch + ph
+    const sl = (ch - sh) + ph + (unchecked(coeffs[i + 1]) + pl)
+    ah = sh + sl
+    al = sl - (ah - sh)
+  }
+  return ah
+}
+
+/** `Libm.sinAccurate(x)`. */
+export function sinSeries(x: f64): f64 {
+  const ax = abs(x)
+  if (!(ax <= LIMIT)) return sinAccurate(x)
+  if (ax < 1.4901161193847656e-8) return x
+  const zh = x * x
+  const t = SPLIT * x
+  const xh = t - (t - x)
+  const xl = x - xh
+  const zl = ((xh * xh - zh) + 2 * xh * xl) + xl * xl
+  const tail = S17 + zh * (S19 + zh * (S21 + zh * (S23 + zh * (S25 + zh * S27))))
+  const qh = hornerTimesZ(SIN_DD, tail, zh, zl)
+  const ql = ddLo
+  const rh = x * qh
+  const u = SPLIT * qh
+  const qhh = u - (u - qh)
+  const qhl = qh - qhh
+  const rl = ((xh * qhh - rh) + xh * qhl + xl * qhh) + xl * qhl + x * ql
+  const hi = x + rh
+  const lo = (x - hi) + rh + rl
+  const e = abs(hi) * ROUNDING_TEST
+  const down = hi + (lo - e)
+  return down == hi + (lo + e) ? down : sinAccurate(x)
+}
+
+/** `Libm.cosAccurate(x)`. */
+export function cosSeries(x: f64): f64 {
+  const ax = abs(x)
+  if (!(ax <= LIMIT)) return cosAccurate(x)
+  if (ax < 7.450580596923828e-9) return 1.0
+  const zh = x * x
+  const t = SPLIT * x
+  const xh = t - (t - x)
+  const xl = x - xh
+  const zl = ((xh * xh - zh) + 2 * xh * xl) + xl * xl
+  const tail = C18 + zh * (C20 + zh * (C22 + zh * (C24 + zh * (C26 + zh * C28))))
+  const rh = hornerTimesZ(COS_DD, tail, zh, zl)
+  const rl = ddLo
+  const hi = 1 + rh
+  const lo = (1 - hi) + rh + rl
+  const e = abs(hi) * ROUNDING_TEST
+  const down = hi + (lo - e)
+  return down == hi + (lo + e) ? down : cosAccurate(x)
+}
 
 let PX: usize = 0
 let PXD: usize = 0
@@ -40,6 +159,7 @@ let PCONST: usize = 0
 let PSIN: usize = 0
 let PCOS: usize = 0
 
+const SPLIT: f64 = 134217729.0
 const SIN_ERR: f64 = 6.0 * 1.1102230246251565e-16
 const COS_ERR: f64 = 16.0 * 1.1102230246251565e-16
 const COS_TRUNC: f64 = 1.3234889800848443e-23 // 2^-76
@@ -230,10 +350,10 @@ function trig(stride: i32): void {
     const sOk = v128.and(inRange, f64x2.eq(sn, sUp))
     const cOk = v128.and(inRange, f64x2.eq(cs, cUp))
     if (!i64x2.all_true(v128.and(sOk, cOk))) {
-      if (i64x2.extract_lane(sOk, 0) == 0) sn = f64x2.replace_lane(sn, 0, sinAccurate(f64x2.extract_lane(th, 0)))
-      if (i64x2.extract_lane(sOk, 1) == 0) sn = f64x2.replace_lane(sn, 1, sinAccurate(f64x2.extract_lane(th, 1)))
-      if (i64x2.extract_lane(cOk, 0) == 0) cs = f64x2.replace_lane(cs, 0, cosAccurate(f64x2.extract_lane(th, 0)))
-      if (i64x2.extract_lane(cOk, 1) == 0) cs = f64x2.replace_lane(cs, 1, cosAccurate(f64x2.extract_lane(th, 1)))
+      if (i64x2.extract_lane(sOk, 0) == 0) sn = f64x2.replace_lane(sn, 0, sinSeries(f64x2.extract_lane(th, 0)))
+      if (i64x2.extract_lane(sOk, 1) == 0) sn = f64x2.replace_lane(sn, 1, sinSeries(f64x2.extract_lane(th, 1)))
+      if (i64x2.extract_lane(cOk, 0) == 0) cs = f64x2.replace_lane(cs, 0, cosSeries(f64x2.extract_lane(th, 0)))
+      if (i64x2.extract_lane(cOk, 1) == 0) cs = f64x2.replace_lane(cs, 1, cosSeries(f64x2.extract_lane(th, 1)))
     }
     v128.store(psin + o, sn)
     v128.store(pcos + o, cs)

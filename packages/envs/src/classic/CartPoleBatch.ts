@@ -7,7 +7,10 @@
  * - State as four arrays (structure of arrays), entry i for sub-env i: `x` (m), `xDot` (m/s), `theta` (rad),
  *   `thetaDot` (rad/s), float64.
  * - Engine: a WebAssembly SIMD step (`wasm/cartpole.ts`: two rows per f64x2 instruction, the same operations, so the
- *   same bits) where WebAssembly SIMD is available, else the JavaScript loop; `wasm: false` forces JavaScript.
+ *   same bits) where WebAssembly SIMD is available, else the JavaScript loop; `wasm: false` forces JavaScript. In
+ *   NextStep mode one WebAssembly call makes the whole batch step: physics, `TimeLimit`, rewards and flags, and the
+ *   resets of the rows that ended on the previous step, drawn from each row's PCG64 copy held in WebAssembly memory
+ *   (the same stream as core's `Rng`: the generator a seeded reset makes is copied in once, then drawn there).
  * - `observations`: `Float32Array(4 * numEnvs)` (row i rounded from the state); `rewards`, `terminations`,
  *   `truncations`, `elapsed`, `finalObservations` as {@link BatchedVectorEnv}.
  * - Actions: an `Int32Array(numEnvs)` (or number array) of 0 (push left) / 1 (push right).
@@ -160,8 +163,8 @@ export class CartPoleBatch extends BatchedVectorEnv {
   }
 
   /**
-   * WebAssembly for every row: physics, `TimeLimit`, rewards and flags, and the list of rows that ended; then
-   * JavaScript for those rows only (a row waiting for its NextStep reset is stepped too, then overwritten by the reset).
+   * WebAssembly for every row: NextStep in one call (see the class docs); SameStep and Disabled: physics, `TimeLimit`,
+   * rewards, flags and the list of rows that ended, then `endRow` in JavaScript for those rows only.
    */
   /**
    * An `Int32Array` batch is copied into the WebAssembly actions and checked there (one SIMD pass); anything else,

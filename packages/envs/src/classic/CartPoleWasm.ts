@@ -24,6 +24,8 @@ interface Exports {
   offset(k: number): number
   heapBase(): number
   actionsValid(n: number): number
+  sinSeries(x: number): number
+  cosSeries(x: number): number
   rawDraws(row: number, out: number, count: number): void
   resetRow(row: number, low: number, high: number): void
   step(n: number, stride: number, maxSteps: number, rewardEnd: number, rewardStep: number, nextStep: number): number
@@ -69,6 +71,8 @@ export interface CartPoleWasm {
    * the rows that end are flagged.
    */
   readonly step: (maxSteps: number, rewardEnd: number, rewardStep: number, nextStep: boolean) => number
+  /** The step's `sin`/`cos` for the lanes its fast path rejects (`Libm.sinAccurate`/`cosAccurate`, ported); for the tests. */
+  readonly series: { readonly sin: (x: number) => number; readonly cos: (x: number) => number }
   /** Whether every row's action is 0 or 1 (one SIMD pass over `actions`). */
   readonly actionsValid: () => boolean
   /** Row i's state from 4 draws of `uniform(low, high)` of its PCG64 (as `CartPoleEnv.reset`), observation written. */
@@ -128,6 +132,7 @@ export const instantiate = (numEnvs: number): CartPoleWasm | undefined => {
     step: (maxSteps, rewardEnd, rewardStep, nextStep) => ex.step(numEnvs, stride, maxSteps, rewardEnd, rewardStep, nextStep ? 1 : 0),
     resetRow: (i, low, high) => ex.resetRow(i, low, high),
     actionsValid: () => ex.actionsValid(numEnvs) !== 0,
+    series: { sin: (x) => ex.sinSeries(x), cos: (x) => ex.cosSeries(x) },
     rawDraws: (i, count) => {
       const out: Array<bigint> = []
       const view = new BigUint64Array(buf, scratch, 4096)
