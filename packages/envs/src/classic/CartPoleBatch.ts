@@ -163,10 +163,6 @@ export class CartPoleBatch extends BatchedVectorEnv {
   }
 
   /**
-   * WebAssembly for every row: NextStep in one call (see the class docs); SameStep and Disabled: physics, `TimeLimit`,
-   * rewards, flags and the list of rows that ended, then `endRow` in JavaScript for those rows only.
-   */
-  /**
    * An `Int32Array` batch is copied into the WebAssembly actions and checked there (one SIMD pass); anything else,
    * or a bad value, goes through the base check (which names the row).
    */
@@ -182,6 +178,10 @@ export class CartPoleBatch extends BatchedVectorEnv {
     super.checkActionValues(actions)
   }
 
+  /**
+   * WebAssembly for every row: NextStep in one call (see the class docs); SameStep and Disabled: physics, `TimeLimit`,
+   * rewards, flags and the list of rows that ended, then `endRow` in JavaScript for those rows only.
+   */
   private stepWasm(actions: Batch, wasm: CartPoleWasm.CartPoleWasm): void {
     const n = this.numEnvs
     if (!this.copied) {
