@@ -231,6 +231,13 @@ export function actionsValid(n: i32): i32 {
   return <i32>!v128.any_true(bad)
 }
 
+/** The passes of `step` alone, for `bench/cartPoleBatchProfile.ts`: `pass` 0 trig, 1 physics, 2 flags (no NextStep). */
+export function profilePass(pass: i32, n: i32, stride: i32): void {
+  if (pass == 0) trig(stride)
+  else if (pass == 1) physics(stride)
+  else flags(n, 0x7fffffff, 1.0, 1.0, 0)
+}
+
 /** First byte after the module's static data. */
 export function heapBase(): usize {
   return __heap_base

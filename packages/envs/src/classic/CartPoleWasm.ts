@@ -25,6 +25,7 @@ interface Exports {
   heapBase(): number
   actionsValid(n: number): number
   sinSeries(x: number): number
+  profilePass(pass: number, n: number, stride: number): void
   cosSeries(x: number): number
   rawDraws(row: number, out: number, count: number): void
   resetRow(row: number, low: number, high: number): void
@@ -73,6 +74,8 @@ export interface CartPoleWasm {
   readonly step: (maxSteps: number, rewardEnd: number, rewardStep: number, nextStep: boolean) => number
   /** The step's `sin`/`cos` for the lanes its fast path rejects (`Libm.sinAccurate`/`cosAccurate`, ported); for the tests. */
   readonly series: { readonly sin: (x: number) => number; readonly cos: (x: number) => number }
+  /** One pass of `step` alone (0 trig, 1 physics, 2 flags without autoreset), for the profile in `bench/`. */
+  readonly profilePass: (pass: 0 | 1 | 2) => void
   /** Whether every row's action is 0 or 1 (one SIMD pass over `actions`). */
   readonly actionsValid: () => boolean
   /** Row i's state from 4 draws of `uniform(low, high)` of its PCG64 (as `CartPoleEnv.reset`), observation written. */
@@ -132,6 +135,7 @@ export const instantiate = (numEnvs: number): CartPoleWasm | undefined => {
     step: (maxSteps, rewardEnd, rewardStep, nextStep) => ex.step(numEnvs, stride, maxSteps, rewardEnd, rewardStep, nextStep ? 1 : 0),
     resetRow: (i, low, high) => ex.resetRow(i, low, high),
     actionsValid: () => ex.actionsValid(numEnvs) !== 0,
+    profilePass: (pass) => ex.profilePass(pass, numEnvs, stride),
     series: { sin: (x) => ex.sinSeries(x), cos: (x) => ex.cosSeries(x) },
     rawDraws: (i, count) => {
       const out: Array<bigint> = []
