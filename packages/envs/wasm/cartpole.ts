@@ -277,7 +277,7 @@ const MUL_LO: u64 = 0x4385df649fccf645
 /** NumPy's `Generator.uniform(low, high)`: `low + (high - low) * random()`, `random()` = 53 bits times 2^-53. */
 // @ts-ignore: decorator
 @inline function uniform(p: usize, low: f64, high: f64): f64 {
-  return low + (high - low) * (<f64>(pcgNext(p) >> 11) * 1.1102230246251565e-16)
+  return low + (high - low) * (<f64>(<i64>(pcgNext(p) >> 11)) * 1.1102230246251565e-16) // < 2^53: the signed conversion is exact
 }
 
 /** `count` raw 64-bit draws of row `row`'s generator into `out` (u64[count]); for the tests. */
