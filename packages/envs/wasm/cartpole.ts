@@ -21,8 +21,8 @@
  * Layout (byte offsets, 16-byte aligned, set once by `init`; `stride` rounded up to 16 rows): the constants
  * (32 f64x2), `x`, `xd`, `th`, `thd` f64[stride] (state),
  * `act` i32[stride] (0/1), `obs` f32[4 stride] (row-major observations), `term` u8[stride], `trunc` u8[stride],
- * `el` i32[stride] (steps in the episode), `rew` f64[stride], `ended` i32[stride] (rows that ended, in order),
- * `need` u8[stride] (1: reset on the next step), `reset` u8[stride] (1: reset during this step), `rng` 32 bytes per
+ * `el` i32[stride] (steps in the episode), `rew` f64[stride], `ended` i32[stride] (rows that ended, in order;
+ * NextStep: the rows being reset, drawn two at a time after the flag pass), `need` u8[stride] (1: reset on the next step), `reset` u8[stride] (1: reset during this step), `rng` 32 bytes per
  * row, then `sin`, `cos` f64[stride] (the first pass's results).
  */
 // imported as ("cartpole", name): the JavaScript side passes Libm.sinAccurate / Libm.cosAccurate
@@ -305,6 +305,40 @@ export function resetRow(row: i32, low: f64, high: f64): void {
   store<f32>(o, <f32>thd, 12)
 }
 
+/** `resetRow(i, -0.05, 0.05)` and `resetRow(j, -0.05, 0.05)` (i != j), the two rows' draws interleaved. */
+function resetPair(i: i32, j: i32): void {
+  const ui = <usize>i
+  const uj = <usize>j
+  const p = PRNG + (ui << 5)
+  const q = PRNG + (uj << 5)
+  const x = uniform(p, -0.05, 0.05)
+  const x2 = uniform(q, -0.05, 0.05)
+  const xd = uniform(p, -0.05, 0.05)
+  const xd2 = uniform(q, -0.05, 0.05)
+  const th = uniform(p, -0.05, 0.05)
+  const th2 = uniform(q, -0.05, 0.05)
+  const thd = uniform(p, -0.05, 0.05)
+  const thd2 = uniform(q, -0.05, 0.05)
+  store<f64>(PX + (ui << 3), x)
+  store<f64>(PXD + (ui << 3), xd)
+  store<f64>(PTH + (ui << 3), th)
+  store<f64>(PTHD + (ui << 3), thd)
+  store<f64>(PX + (uj << 3), x2)
+  store<f64>(PXD + (uj << 3), xd2)
+  store<f64>(PTH + (uj << 3), th2)
+  store<f64>(PTHD + (uj << 3), thd2)
+  const o = POBS + (ui << 4)
+  store<f32>(o, <f32>x)
+  store<f32>(o, <f32>xd, 4)
+  store<f32>(o, <f32>th, 8)
+  store<f32>(o, <f32>thd, 12)
+  const o2 = POBS + (uj << 4)
+  store<f32>(o2, <f32>x2)
+  store<f32>(o2, <f32>xd2, 4)
+  store<f32>(o2, <f32>th2, 8)
+  store<f32>(o2, <f32>thd2, 12)
+}
+
 // @ts-ignore: decorator
 @inline function c(k: i32): v128 {
   return v128.load(PCONST + (<usize>k << 4))
@@ -457,6 +491,7 @@ function flags(n: i32, maxSteps: i32, rewardEnd: f64, rewardStep: f64, nextStep:
   const rStep = f64x2.splat(rewardStep)
   const iota = i8x16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
   let ended = 0
+  let resets = 0
   for (let i = 0; i < n; i += 16) {
     const ui = <usize>i
     const valid = i8x16.lt_s(iota, i8x16.splat(<i8>min(n - i, 16)))
@@ -508,10 +543,11 @@ function flags(n: i32, maxSteps: i32, rewardEnd: f64, rewardStep: f64, nextStep:
       v128.store(pneed + ui, endB)
       v128.store(preset + ui, needB)
       ended += popcnt(endBits)
-      // the rows flagged on entry start their next episode
+      // the rows flagged on entry start their next episode (listed here, reset two at a time after the loop)
       let bits = i8x16.bitmask(needM)
       while (bits != 0) {
-        resetRow(i + ctz(bits), -0.05, 0.05)
+        store<i32>(pended + (<usize>resets << 2), i + ctz(bits))
+        resets++
         bits &= bits - 1
       }
     } else {
@@ -523,5 +559,9 @@ function flags(n: i32, maxSteps: i32, rewardEnd: f64, rewardStep: f64, nextStep:
       }
     }
   }
+  // NextStep resets, two rows per call: their PCG64 chains are independent, so they overlap
+  let k = 0
+  for (; k + 1 < resets; k += 2) resetPair(load<i32>(pended + (<usize>k << 2)), load<i32>(pended + (<usize>(k + 1) << 2)))
+  if (k < resets) resetRow(load<i32>(pended + (<usize>k << 2)), -0.05, 0.05)
   return ended
 }

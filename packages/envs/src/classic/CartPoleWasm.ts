@@ -54,7 +54,7 @@ export interface CartPoleWasm {
   readonly rewards: Float64Array
   /** Steps of each row's episode (`Int32Array(stride)`). */
   readonly elapsed: Int32Array
-  /** The rows that ended on the last step, in order (the first `step()` of them). */
+  /** SameStep/Disabled: the rows that ended on the last step, in order (the first `step()` of them). */
   readonly ended: Int32Array
   /** 1 where the row waits for its NextStep reset (`Uint8Array(stride)`; the batch's `needsReset`). */
   readonly needsReset: Uint8Array
