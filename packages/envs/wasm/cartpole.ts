@@ -22,8 +22,9 @@
  * (32 f64x2), `x`, `xd`, `th`, `thd` f64[stride] (state),
  * `act` i32[stride] (0/1), `obs` f32[4 stride] (row-major observations), `term` u8[stride], `trunc` u8[stride],
  * `el` i32[stride] (steps in the episode), `rew` f64[stride], `ended` i32[stride] (rows that ended, in order;
- * NextStep: the rows being reset, drawn two at a time after the flag pass), `need` u8[stride] (1: reset on the next step), `reset` u8[stride] (1: reset during this step), `rng` 32 bytes per
- * row, then `sin`, `cos` f64[stride] (the first pass's results).
+ * NextStep: the rows being reset, drawn two at a time after the flag pass), `need` u8[stride] (1: reset on the
+ * next step), `reset` u8[stride] (1: reset during this step), `rng` 32 bytes per row, then `sin`, `cos` f64[stride]
+ * (the first pass's results).
  */
 // imported as ("cartpole", name): the JavaScript side passes Libm.sinAccurate / Libm.cosAccurate
 declare function sinAccurate(x: f64): f64
