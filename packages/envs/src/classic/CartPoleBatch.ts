@@ -7,7 +7,10 @@
  * - State as four arrays (structure of arrays), entry i for sub-env i: `x` (m), `xDot` (m/s), `theta` (rad),
  *   `thetaDot` (rad/s), float64.
  * - Engine: a WebAssembly SIMD step (`wasm/cartpole.ts`: two rows per f64x2 instruction, the same operations, so the
- *   same bits) where WebAssembly SIMD is available, else the JavaScript loop; `wasm: false` forces JavaScript.
+ *   same bits) where WebAssembly SIMD is available, else the JavaScript loop; `wasm: false` forces JavaScript. In
+ *   NextStep mode one WebAssembly call makes the whole batch step: physics, `TimeLimit`, rewards and flags, and the
+ *   resets of the rows that ended on the previous step, drawn from each row's PCG64 copy held in WebAssembly memory
+ *   (the same stream as core's `Rng`: the generator a seeded reset makes is copied in once, then drawn there).
  * - `observations`: `Float32Array(4 * numEnvs)` (row i rounded from the state); `rewards`, `terminations`,
  *   `truncations`, `elapsed`, `finalObservations` as {@link BatchedVectorEnv}.
  * - Actions: an `Int32Array(numEnvs)` (or number array) of 0 (push left) / 1 (push right).
@@ -27,6 +30,7 @@
  * @see https://github.com/Farama-Foundation/Gymnasium/blob/v1.4.0/gymnasium/envs/classic_control/cartpole.py
  * @since 0.2.0
  */
+import type { Rng } from "@autodidact/core"
 import type { Info } from "../Env.js"
 import { type BatchedOptions, BatchedVectorEnv, NEXT_STEP } from "../vector/BatchedVectorEnv.js"
 import type { Batch, VectorStepResult } from "../vector/VectorEnv.js"
@@ -58,6 +62,10 @@ export class CartPoleBatch extends BatchedVectorEnv {
   readonly engine: "wasm-simd" | "js"
   private readonly suttonBarto: boolean
   private readonly wasm: CartPoleWasm.CartPoleWasm | undefined
+  /** Whether {@link checkActionValues} already copied this step's actions into the WebAssembly memory. */
+  private copied = false
+  /** Per row, the generator whose state was last copied into the WebAssembly PCG64 of that row. */
+  private readonly loaded: Array<Rng | undefined>
   /** The JavaScript loop's next state of the row being stepped (`CartPole.dynamics` writes it). */
   private readonly next = new Float64Array(4)
 
@@ -73,7 +81,9 @@ export class CartPoleBatch extends BatchedVectorEnv {
       rewards: wasm.rewards.subarray(0, numEnvs),
       terminations: wasm.terminated.subarray(0, numEnvs),
       truncations: wasm.truncated.subarray(0, numEnvs),
-      elapsed: wasm.elapsed.subarray(0, numEnvs)
+      elapsed: wasm.elapsed.subarray(0, numEnvs),
+      needsReset: wasm.needsReset.subarray(0, numEnvs),
+      resetRows: wasm.resetRows.subarray(0, numEnvs)
     }
     super("CartPoleBatch(CartPole-v1)", numEnvs, observationSpace, actionSpace, options.maxEpisodeSteps ?? 500, options, buffers)
     this.suttonBarto = options.suttonBartoReward ?? false
@@ -83,10 +93,17 @@ export class CartPoleBatch extends BatchedVectorEnv {
     this.xDot = wasm?.xDot ?? new Float64Array(numEnvs)
     this.theta = wasm?.theta ?? new Float64Array(numEnvs)
     this.thetaDot = wasm?.thetaDot ?? new Float64Array(numEnvs)
+    this.loaded = new Array<Rng | undefined>(numEnvs).fill(undefined)
   }
 
   protected resetRow(i: number, options: { readonly [key: string]: unknown } | undefined): void {
     const init = parseResetOptions(options)
+    const wasm = this.wasm
+    if (wasm !== undefined && init.state === undefined) {
+      this.syncRng(i, wasm)
+      wasm.resetRow(i, init.low, init.high)
+      return
+    }
     let x: number, xDot: number, theta: number, thetaDot: number
     if (init.state !== undefined) [x, xDot, theta, thetaDot] = init.state as [number, number, number, number]
     else {
@@ -106,6 +123,23 @@ export class CartPoleBatch extends BatchedVectorEnv {
     obs[o + 1] = xDot
     obs[o + 2] = theta
     obs[o + 3] = thetaDot
+  }
+
+  /**
+   * The WebAssembly engine draws row i's resets from its own PCG64 copy: when the row's generator is new (a seeded
+   * reset, or the first one from entropy), copy its state in. From then on the WebAssembly copy is the row's stream
+   * (the `Rng` object is not drawn from again).
+   */
+  private syncRng(i: number, wasm: CartPoleWasm.CartPoleWasm): void {
+    const rng = this.rng(i)
+    if (this.loaded[i] === rng) return
+    const { state, inc } = rng.getState()
+    const limbs = wasm.rng
+    for (let k = 0; k < 8; k++) {
+      limbs[16 * i + k] = state[k]!
+      limbs[16 * i + 8 + k] = inc[k]!
+    }
+    this.loaded[i] = rng
   }
 
   protected resetInfo(_i: number): Info {
@@ -129,31 +163,43 @@ export class CartPoleBatch extends BatchedVectorEnv {
   }
 
   /**
-   * WebAssembly for every row: physics, `TimeLimit`, rewards and flags, and the list of rows that ended; then
-   * JavaScript for those rows only (a row waiting for its NextStep reset is stepped too, then overwritten by the reset).
+   * An `Int32Array` batch is copied into the WebAssembly actions and checked there (one SIMD pass); anything else,
+   * or a bad value, goes through the base check (which names the row).
+   */
+  protected override checkActionValues(actions: Batch): void {
+    const wasm = this.wasm
+    if (wasm !== undefined && actions instanceof Int32Array) {
+      wasm.actions.set(actions)
+      if (wasm.actionsValid()) {
+        this.copied = true
+        return
+      }
+    }
+    super.checkActionValues(actions)
+  }
+
+  /**
+   * WebAssembly for every row: NextStep in one call (see the class docs); SameStep and Disabled: physics, `TimeLimit`,
+   * rewards, flags and the list of rows that ended, then `endRow` in JavaScript for those rows only.
    */
   private stepWasm(actions: Batch, wasm: CartPoleWasm.CartPoleWasm): void {
     const n = this.numEnvs
-    if (actions instanceof Int32Array) wasm.actions.set(actions)
-    else for (let i = 0; i < n; i++) wasm.actions[i] = (actions as ArrayLike<number>)[i]!
-    const need = this.needsReset
-    const nextStep = this.mode === NEXT_STEP
-    // rows waiting for their reset, and the padding row of an odd count, get an angle on the trig fast path
-    if (nextStep) for (let i = 0; i < n; i++) if (need[i] === 1) wasm.theta[i] = 0.125
-    if (wasm.theta.length > n) {
-      wasm.x[n] = 0
-      wasm.xDot[n] = 0
-      wasm.theta[n] = 0.125
-      wasm.thetaDot[n] = 0
+    if (!this.copied) {
+      if (actions instanceof Int32Array) wasm.actions.set(actions)
+      else for (let i = 0; i < n; i++) wasm.actions[i] = (actions as ArrayLike<number>)[i]!
     }
-    const ended = wasm.step(Math.min(this.maxEpisodeSteps, 0x7fffffff), this.suttonBarto ? -1.0 : 1.0, this.suttonBarto ? 0.0 : 1.0)
-    if (nextStep) for (let i = 0; i < n; i++) if (need[i] === 1) this.autoresetRow(i)
+    this.copied = false
+    const maxSteps = Math.min(this.maxEpisodeSteps, 0x7fffffff)
+    const rewardEnd = this.suttonBarto ? -1.0 : 1.0
+    const rewardStep = this.suttonBarto ? 0.0 : 1.0
+    if (this.mode === NEXT_STEP) {
+      // one call: rows waiting for their reset are reset (from their PCG64), the others stepped and flagged when they end
+      this.pending = wasm.step(maxSteps, rewardEnd, rewardStep, true)
+      return
+    }
+    const ended = wasm.step(maxSteps, rewardEnd, rewardStep, false)
     const list = wasm.ended
-    const reset = this.resetRows
-    for (let k = 0; k < ended; k++) {
-      const i = list[k]!
-      if (i < n && reset[i] === 0) this.endRow(i)
-    }
+    for (let k = 0; k < ended; k++) this.endRow(list[k]!)
   }
 
   /** The JavaScript loop: `CartPoleEnv.step` operation for operation, row by row. */

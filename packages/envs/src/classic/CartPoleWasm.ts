@@ -20,10 +20,16 @@ interface WasmApi {
 
 interface Exports {
   readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number }
-  step(
-    n: number, x: number, xd: number, th: number, thd: number, act: number, obs: number, term: number, el: number, rew: number,
-    trunc: number, ended: number, maxSteps: number, rewardEnd: number, rewardStep: number
-  ): number
+  init(stride: number, base: number): number
+  offset(k: number): number
+  heapBase(): number
+  actionsValid(n: number): number
+  sinSeries(x: number): number
+  profilePass(pass: number, n: number, stride: number): void
+  cosSeries(x: number): number
+  rawDraws(row: number, out: number, count: number): void
+  resetRow(row: number, low: number, high: number): void
+  step(n: number, stride: number, maxSteps: number, rewardEnd: number, rewardStep: number, nextStep: number): number
 }
 
 /** A batch's views onto its instance's memory (valid for the batch's life: the memory never grows afterwards). */
@@ -48,13 +54,34 @@ export interface CartPoleWasm {
   readonly rewards: Float64Array
   /** Steps of each row's episode (`Int32Array(stride)`). */
   readonly elapsed: Int32Array
-  /** The rows that ended on the last step, in order (the first `step()` of them). */
+  /** SameStep/Disabled: the rows that ended on the last step, in order (the first `step()` of them). */
   readonly ended: Int32Array
+  /** 1 where the row waits for its NextStep reset (`Uint8Array(stride)`; the batch's `needsReset`). */
+  readonly needsReset: Uint8Array
+  /** 1 where the row was reset during the last NextStep step (the batch's `resetRows`). */
+  readonly resetRows: Uint8Array
+  /**
+   * Each row's PCG64 as 16 little-endian 16-bit limbs, state (8) then increment (8): `Rng.getState()`'s `state` and
+   * `inc` (`Uint16Array(16 * stride)`).
+   */
+  readonly rng: Uint16Array
   /**
    * Step every row (padding included), count its episode step, set `truncated` at `maxSteps`, the reward
-   * (`rewardEnd` when terminated, else `rewardStep`), and list the rows that ended; returns how many did.
+   * (`rewardEnd` when terminated, else `rewardStep`), and list the rows that ended; returns how many did. With
+   * `nextStep`, rows flagged in `needsReset` are reset instead (from their PCG64, reward 0, flags 0, `resetRows` 1) and
+   * the rows that end are flagged.
    */
-  readonly step: (maxSteps: number, rewardEnd: number, rewardStep: number) => number
+  readonly step: (maxSteps: number, rewardEnd: number, rewardStep: number, nextStep: boolean) => number
+  /** The step's `sin`/`cos` for the lanes its fast path rejects (`Libm.sinAccurate`/`cosAccurate`, ported); for the tests. */
+  readonly series: { readonly sin: (x: number) => number; readonly cos: (x: number) => number }
+  /** One pass of `step` alone (0 trig, 1 physics, 2 flags without autoreset), for the profile in `bench/`. */
+  readonly profilePass: (pass: 0 | 1 | 2) => void
+  /** Whether every row's action is 0 or 1 (one SIMD pass over `actions`). */
+  readonly actionsValid: () => boolean
+  /** Row i's state from 4 draws of `uniform(low, high)` of its PCG64 (as `CartPoleEnv.reset`), observation written. */
+  readonly resetRow: (i: number, low: number, high: number) => void
+  /** `count` raw 64-bit outputs of row i's PCG64 (`Rng.nextUint64()`), as BigInts; for the tests. */
+  readonly rawDraws: (i: number, count: number) => Array<bigint>
 }
 
 let compiled: object | null | undefined
@@ -71,8 +98,6 @@ const compile = (): object | null => {
   return compiled
 }
 
-const align = (bytes: number): number => Math.ceil(bytes / 16) * 16
-
 /** An instance for `numEnvs` rows (padded to an even count), or undefined without WebAssembly SIMD. */
 export const instantiate = (numEnvs: number): CartPoleWasm | undefined => {
   const module = compile()
@@ -80,35 +105,47 @@ export const instantiate = (numEnvs: number): CartPoleWasm | undefined => {
   const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly!
   const ex = new wasm.Instance(module, { cartpole: { sinAccurate: Libm.sinAccurate, cosAccurate: Libm.cosAccurate } }).exports as Exports
   const stride = numEnvs + (numEnvs & 1)
-  const base = 1024 // above the module's (empty) static data
-  const px = base
-  const pxd = px + 8 * stride
-  const pth = pxd + 8 * stride
-  const pthd = pth + 8 * stride
-  const pact = pthd + 8 * stride
-  const pobs = align(pact + 4 * stride)
-  const pterm = align(pobs + 16 * stride)
-  const ptrunc = align(pterm + stride)
-  const pel = align(ptrunc + stride)
-  const prew = align(pel + 4 * stride)
-  const pended = align(prew + 8 * stride)
-  const end = align(pended + 4 * stride)
-  const have = ex.memory.buffer.byteLength
-  if (end > have) ex.memory.grow(Math.ceil((end - have) / 65536))
+  const base = ex.heapBase()
+  const grow = (end: number) => {
+    const have = ex.memory.buffer.byteLength
+    if (end > have) ex.memory.grow(Math.ceil((end - have) / 65536))
+  }
+  grow(base + 1024 + 136 * (stride + 16)) // the layout takes 120 bytes per row (rounded up to 16 rows), plus alignment and the constants
+  const scratch = ex.init(stride, base) // rawDraws' output: 4096 u64
+  grow(scratch + 8 * 4096)
   const buf = ex.memory.buffer
+  const f64 = (k: number) => new Float64Array(buf, ex.offset(k), stride)
+  const u8 = (k: number) => new Uint8Array(buf, ex.offset(k), stride)
+  const i32 = (k: number) => new Int32Array(buf, ex.offset(k), stride)
   return {
-    x: new Float64Array(buf, px, stride),
-    xDot: new Float64Array(buf, pxd, stride),
-    theta: new Float64Array(buf, pth, stride),
-    thetaDot: new Float64Array(buf, pthd, stride),
-    actions: new Int32Array(buf, pact, stride),
-    observations: new Float32Array(buf, pobs, 4 * numEnvs),
-    terminated: new Uint8Array(buf, pterm, stride),
-    truncated: new Uint8Array(buf, ptrunc, stride),
-    rewards: new Float64Array(buf, prew, stride),
-    elapsed: new Int32Array(buf, pel, stride),
-    ended: new Int32Array(buf, pended, stride),
-    step: (maxSteps, rewardEnd, rewardStep) =>
-      ex.step(stride, px, pxd, pth, pthd, pact, pobs, pterm, pel, prew, ptrunc, pended, maxSteps, rewardEnd, rewardStep)
+    x: f64(0),
+    xDot: f64(1),
+    theta: f64(2),
+    thetaDot: f64(3),
+    actions: i32(4),
+    observations: new Float32Array(buf, ex.offset(5), 4 * numEnvs),
+    terminated: u8(6),
+    truncated: u8(7),
+    elapsed: i32(8),
+    rewards: f64(9),
+    ended: i32(10),
+    needsReset: u8(11),
+    resetRows: u8(12),
+    rng: new Uint16Array(buf, ex.offset(13), 16 * stride),
+    step: (maxSteps, rewardEnd, rewardStep, nextStep) => ex.step(numEnvs, stride, maxSteps, rewardEnd, rewardStep, nextStep ? 1 : 0),
+    resetRow: (i, low, high) => ex.resetRow(i, low, high),
+    actionsValid: () => ex.actionsValid(numEnvs) !== 0,
+    profilePass: (pass) => ex.profilePass(pass, numEnvs, stride),
+    series: { sin: (x) => ex.sinSeries(x), cos: (x) => ex.cosSeries(x) },
+    rawDraws: (i, count) => {
+      const out: Array<bigint> = []
+      const view = new BigUint64Array(buf, scratch, 4096)
+      for (let done = 0; done < count; done += 4096) {
+        const k = Math.min(count - done, 4096)
+        ex.rawDraws(i, scratch, k)
+        for (let j = 0; j < k; j++) out.push(view[j]!)
+      }
+      return out
+    }
   }
 }

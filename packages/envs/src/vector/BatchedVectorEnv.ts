@@ -59,6 +59,10 @@ export interface BatchedBuffers {
   readonly terminations?: Uint8Array | undefined
   readonly truncations?: Uint8Array | undefined
   readonly elapsed?: Int32Array | undefined
+  /** `Uint8Array(numEnvs)` for {@link BatchedVectorEnv.needsReset} (a step loop that autoresets by itself writes it). */
+  readonly needsReset?: Uint8Array | undefined
+  /** `Uint8Array(numEnvs)` for {@link BatchedVectorEnv.resetRows}. */
+  readonly resetRows?: Uint8Array | undefined
 }
 
 /** `autoresetMode` as a small integer for the step loops. */
@@ -137,7 +141,8 @@ export abstract class BatchedVectorEnv implements VectorEnv {
   private readonly result: BatchedStepResult
   private readonly rowSize: number
   private readonly started: Uint8Array
-  private pending = 0
+  /** How many rows are flagged in {@link needsReset} (a subclass whose step loop writes the flags sets it too). */
+  protected pending = 0
   private unstarted: number
   private endedCount = 0
   private closed = false
@@ -179,8 +184,8 @@ export abstract class BatchedVectorEnv implements VectorEnv {
     this.terminations = buffers.terminations ?? new Uint8Array(numEnvs)
     this.truncations = buffers.truncations ?? new Uint8Array(numEnvs)
     this.elapsed = buffers.elapsed ?? new Int32Array(numEnvs)
-    this.needsReset = new Uint8Array(numEnvs)
-    this.resetRows = new Uint8Array(numEnvs)
+    this.needsReset = buffers.needsReset ?? new Uint8Array(numEnvs)
+    this.resetRows = buffers.resetRows ?? new Uint8Array(numEnvs)
     this.endedRows = new Uint8Array(numEnvs)
     this.rngs = new Array<Rng | undefined>(numEnvs).fill(undefined)
     this.unstarted = numEnvs
@@ -262,6 +267,21 @@ export abstract class BatchedVectorEnv implements VectorEnv {
         reason: `sub-env ${i} ended and autoreset is Disabled; reset it with reset({ options: { resetMask } })`
       })
     }
+    this.checkActionValues(actions)
+    if (this.mode !== DISABLED) this.resetRows.fill(0)
+    if (this.endedCount > 0) {
+      this.endedRows.fill(0)
+      this.endedCount = 0
+    }
+    this.stepCount++
+  }
+
+  /**
+   * Throw {@link InvalidActionError} naming the first row whose action is outside the action space (called by
+   * {@link beginStep} after the batch's shape is checked; a subclass may check faster, then call this one to throw).
+   */
+  protected checkActionValues(actions: Batch): void {
+    const n = this.numEnvs
     const na = this.singleActionSpace.n
     const lo = this.singleActionSpace.start
     if (actions instanceof Int32Array) {
@@ -272,12 +292,6 @@ export abstract class BatchedVectorEnv implements VectorEnv {
         if (!(a >= lo && a < lo + na && Math.floor(a) === a)) this.invalidAction(i, a)
       }
     }
-    if (this.mode !== DISABLED) this.resetRows.fill(0)
-    if (this.endedCount > 0) {
-      this.endedRows.fill(0)
-      this.endedCount = 0
-    }
-    this.stepCount++
   }
 
   private invalidAction(i: number, a: unknown): never {
