@@ -195,7 +195,7 @@ describe("TextTasks ladders (EnvGen parameter levels)", () => {
     const rooms = (update: number) => sampler.next(60, Rng.make(update), update).map((d) => (d.task.options as { houseRooms: number }).houseRooms)
     expect(new Set(rooms(0))).toEqual(new Set([1]))
     const draws = sampler.next(60, Rng.make(1), 1)
-    sampler.observe(draws.map((draw) => ({ draw, successes: Array.from({ length: 8 }, () => draw.arm === hard.arms[0]!.name) })))
+    sampler.observe(draws.map((draw) => ({ draw, successes: Array.from({ length: 8 }, () => draw.arm === hard.arms[0]!.name) })), 1)
     const after = sampler.next(2000, Rng.make(2), 10) // the mastered arm keeps the floor weight: ~1% of draws
     const level = (arm: string) => new Set(after.filter((d) => d.arm === arm).map((d) => (d.task.options as { houseRooms: number }).houseRooms))
     expect(level(hard.arms[0]!.name)).toEqual(new Set([2]))
