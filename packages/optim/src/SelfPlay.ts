@@ -37,8 +37,10 @@
  * beats least are drawn most); only the learner's seat learns. Until the pool has an entry, episodes are self-play.
  *
  * **Policies** ({@link SelfPlayPolicy}): the trainer sees a policy only through `probabilities(decision)` and
- * `learn(steps)`, with the decision carrying the game, the seat (the role), the legal actions and the state, so a
- * text policy over the games' text views (a DRRN) plugs in beside {@link TabularSoftmax}, the one implemented here.
+ * `learn(steps)`, with the decision carrying the game, the seat (the role), the legal actions and the state:
+ * {@link TabularSoftmax} (`policy: "tabular"`) or the DRRN text policy over the games' text views (`policy: "drrn"`,
+ * {@link SelfPlayDrrn}: the same MMD step per visited text, distilled into the network). {@link tabulate} turns any
+ * acting policy into a table over a small game's information states, so a DRRN is analysed exactly too.
  * The tabular policy keys rows by seat and information state (`informationStateString`, or `observationString` for
  * perfect-information games, where the history would blow the table up): with a tabular policy `"shared"` and
  * `"per-seat"` learn the same rows and give identical runs.
