@@ -139,6 +139,8 @@ const benchSelfplayFlags = {
   tttSteps: F.positiveInt("ttt-steps").pipe(withDefault(2_000_000, "Tic-tac-toe budget", "decisions")),
   ablationSteps: F.positiveInt("ablation-steps").pipe(withDefault(1_000_000, "Kuhn budget of each ablation run", "decisions")),
   ablationTttSteps: F.positiveInt("ablation-ttt-steps").pipe(withDefault(1_000_000, "Tic-tac-toe budget of each ablation run", "decisions")),
+  drrnSteps: F.positiveInt("drrn-steps").pipe(withDefault(1_000_000, "Kuhn budget of the drrn section (DRRN and tabular alike)", "decisions")),
+  drrnTttSteps: F.positiveInt("drrn-ttt-steps").pipe(withDefault(500_000, "Tic-tac-toe budget of the drrn section", "decisions")),
   json: jsonFlag
 }
 

@@ -127,6 +127,7 @@ export class FrozenDrrn implements ActingPolicy {
   private readonly memo = new Map<string, Float64Array>()
   constructor(readonly config: Config, readonly params: Float32Array, readonly average?: ReadonlyMap<string, Float64Array>) {
     this.net = DrrnPolicy.fromParams({ ...DrrnPolicy.defaults, ...drrnConfig(config) }, params)
+    DrrnPolicy.setImplementation(this.net, { actionMemo: true })
   }
   probabilities(d: Decision, out: Float64Array): unknown {
     const input = inputOf(d)
@@ -184,6 +185,8 @@ export class Policy {
   constructor(config: Partial<Config> | undefined, rng: Rng) {
     this.config = validate(config)
     this.net = DrrnPolicy.make({ ...drrnConfig(this.config), rng })
+    // the action tower's hidden layer memoized per command while the parameters stand (paramsChanged after each step)
+    DrrnPolicy.setImplementation(this.net, { actionMemo: true })
     this.adam = Adam.make(this.net.params.length, { eps: 1e-8 })
     this.grad = new Float64Array(this.net.params.length)
   }
@@ -252,6 +255,7 @@ export class Policy {
   /** Move the magnet to the current network (`ρ ← π`; the moving-magnet MMD variant). */
   moveMagnet(): void {
     this.magnet = DrrnPolicy.clone(this.net)
+    DrrnPolicy.setImplementation(this.magnet, { actionMemo: true })
   }
 
   /** The normalized average policy by observation key. */
@@ -332,6 +336,7 @@ export const restore = (p: Policy, json: PolicyJson): void => {
   p.adam.step = json.adamStep
   DrrnPolicy.paramsChanged(p.net)
   p.magnet = json.magnet === null ? undefined : DrrnPolicy.fromParams(p.net.config, b64ToF32(json.magnet, n, "magnet"))
+  if (p.magnet !== undefined) DrrnPolicy.setImplementation(p.magnet, { actionMemo: true })
   p.avg.clear()
   for (const r of json.avg) p.avg.set(r.key, Float64Array.from(r.sums))
 }
