@@ -143,7 +143,6 @@ export const handleSelfplay = (config: Configs["selfplay"]): Effect.Effect<void,
       game: config.game,
       algo: config.algo,
       estimator,
-      policy: config.policy,
       ...trainer,
       versions: versions(),
       startedAt: new Date().toISOString()
