@@ -46,7 +46,8 @@
  * `"per-seat"` learn the same rows and give identical runs.
  *
  * **Checkpoints**: {@link toCheckpoint} / {@link fromCheckpoint} (Schema {@link CheckpointJson}) capture the whole
- * run (policy rows, average policy, pool, RAE baselines, generator state), so a run resumes bit-identically;
+ * run (policy rows, average policy, pool, RAE baselines, generator state; for a DRRN run its weights, Adam moments,
+ * magnet and average table as `drrn`, pool entries' networks as their `drrn`), so a run resumes bit-identically;
  * `@autodidact/optim/node`'s `SelfPlayFiles` writes them atomically.
  *
  * **Errors**: `InvalidOptionError` (an option out of range, an unknown game), {@link SeatNotToMoveError},
