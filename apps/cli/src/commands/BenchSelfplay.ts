@@ -259,7 +259,7 @@ export const handleBenchSelfplay = (config: Configs["bench selfplay"]): Effect.E
           tttRows.push({ seed, decisions: s.globalStep, "train s": seconds, wins: m.wins, draws: m.draws, losses: m.losses, "loss rate 95% CI": `[${m.lossCi[0].toFixed(3)}, ${m.lossCi[1].toFixed(3)}]`, "never loses": m.losses === 0 ? "yes" : "no", loadavg: load() })
           note(`  drrn tic_tac_toe seed ${seed}: ${m.wins}/${m.draws}/${m.losses} vs minimax`)
         }
-        table(`Tic-tac-toe: DRRN text policy (greedy network; ${JSON.stringify(settings.tic_tac_toe)}) vs alpha-beta minimax, 200 games, half as first player`, tttRows, json)
+        table(`Tic-tac-toe: DRRN text policy (greedy network; ${JSON.stringify({ ...settings.tic_tac_toe, evalPolicy: "current" })}) vs alpha-beta minimax, 200 games, half as first player`, tttRows, json)
       }
       if (sections.has("ablation")) {
         const algos = ["rae", "grpo", "mars", "at-grpo"] as const
