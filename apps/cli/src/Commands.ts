@@ -139,6 +139,8 @@ const benchSelfplayFlags = {
   tttSteps: F.positiveInt("ttt-steps").pipe(withDefault(2_000_000, "Tic-tac-toe budget", "decisions")),
   ablationSteps: F.positiveInt("ablation-steps").pipe(withDefault(1_000_000, "Kuhn budget of each ablation run", "decisions")),
   ablationTttSteps: F.positiveInt("ablation-ttt-steps").pipe(withDefault(1_000_000, "Tic-tac-toe budget of each ablation run", "decisions")),
+  drrnSteps: F.positiveInt("drrn-steps").pipe(withDefault(1_000_000, "Kuhn budget of the drrn section (DRRN and tabular alike)", "decisions")),
+  drrnTttSteps: F.positiveInt("drrn-ttt-steps").pipe(withDefault(500_000, "Tic-tac-toe budget of the drrn section", "decisions")),
   json: jsonFlag
 }
 
@@ -232,7 +234,7 @@ const selfplayFlags = {
     required(`Game (OpenSpiel name, parameters allowed), or several comma-separated ones mixed in each batch: ${selfplayGames.join(", ")}`)
   ),
   algo: Flag.Literals("algo", selfplayAlgos).pipe(withDefault("spiral", "Advantage estimator: spiral (role-conditioned EMA baseline), mars, at-grpo, grpo")),
-  policy: Flag.Literals("policy", ["tabular", "drrn"] as const).pipe(withDefault("tabular", "Policy class (drrn: not available yet)")),
+  policy: Flag.Literals("policy", ["tabular", "drrn"] as const).pipe(withDefault("tabular", "Policy class: tabular softmax over information states, or the DRRN text policy over the games' text views")),
   seed: F.seed().pipe(withDefault(1, "Seed of everything (chance, sampling)")),
   totalSteps: F.positiveInt("total-steps").pipe(withDefault(2_000_000, "Budget of player decisions (every seat)", "steps")),
   out: Flag.String("out").pipe(required("Run directory to write (config.json, metrics.jsonl, checkpoints/selfplay.json, policy.json)")),

@@ -1,7 +1,8 @@
 /**
  * `selfplay` and `eval --against` in process: the run directory (config.json, update and evaluation rows with an
  * exact NashConv, the atomic checkpoint, policy.json), resuming after an interruption, evaluation against random,
- * CFR+ and minimax with Wilson intervals, and the typed refusals (a game not registered yet, a checkpoint of another
+ * CFR+ and minimax with Wilson intervals, the DRRN text policy (NashConv of the network tabulated over Kuhn's
+ * information states, policy.json, eval --run), and the typed refusals (a game not registered yet, a checkpoint of another
  * game, minimax on poker).
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -50,6 +51,27 @@ describe("autodidact selfplay", () => {
       expect(JSON.stringify(minimax)).toContain("needs a two-player perfect-information game; kuhn_poker")
     }))
 
+  it.effect("--policy drrn on Kuhn: NashConv rows of the tabulated network fall below uniform's 0.9167; policy.json; eval --run vs random and cfr", () =>
+    Effect.gen(function* () {
+      const out = path.join(tmp(), "drrn")
+      const exit = yield* quiet(handleSelfplay({ ...base, policy: "drrn", game: "kuhn_poker", out, totalSteps: 8_000, episodesPerUpdate: 256, evalEvery: 10, evalPolicy: "current" }))
+      expect(exit._tag).toBe("Success")
+      expect(JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8"))).toMatchObject({ command: "selfplay", policy: "drrn" })
+      const evals = rows(out).filter((x) => x.kind === "evaluation")
+      expect(evals.length).toBeGreaterThan(1)
+      expect(evals.at(-1)!.nashConv as number).toBeLessThan(0.9167)
+      expect(evals.at(-1)!.nashConv as number).toBeLessThan(evals[0]!.nashConv as number)
+      expect(JSON.parse(fs.readFileSync(path.join(out, "checkpoints", "selfplay.json"), "utf8")).drrn).toHaveLength(1)
+      const policy = JSON.parse(fs.readFileSync(path.join(out, "policy.json"), "utf8"))
+      expect(policy.format).toBe("autodidact.tabular-policy")
+      const config = JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8"))
+      const [vsRandom] = yield* evaluateSelfplay(out, config, { against: "random", episodes: 100, seed: 3, sample: false, depth: undefined })
+      expect(vsRandom!.wins + vsRandom!.draws + vsRandom!.losses).toBe(100)
+      expect(vsRandom!.nashConv).toBeCloseTo(evals.at(-1)!.nashConv as number, 9)
+      const [vsCfr] = yield* evaluateSelfplay(out, config, { against: "cfr", episodes: 20, seed: 3, sample: false, depth: undefined })
+      expect(vsCfr!.episodes).toBe(20)
+    }))
+
   it.effect("resumes from the checkpoint to the same end state as an uninterrupted run", () =>
     Effect.gen(function* () {
       const dir = tmp()
@@ -66,7 +88,7 @@ describe("autodidact selfplay", () => {
       expect(steps).toEqual([...steps].sort((x, y) => x - y)) // no duplicated or backwards rows
     }))
 
-  it.effect("Connect Four and Negotiation train (no exact NashConv: too large a tree); typed refusals: an unknown game, the DRRN policy, a checkpoint of another game", () =>
+  it.effect("Connect Four and Negotiation train (no exact NashConv: too large a tree); typed refusals: an unknown game, a checkpoint of another game", () =>
     Effect.gen(function* () {
       const dir = tmp()
       for (const game of ["connect_four", "negotiation"]) {
@@ -76,8 +98,6 @@ describe("autodidact selfplay", () => {
       }
       const unknown = yield* quiet(handleSelfplay({ ...base, game: "go", out: path.join(dir, "go") }))
       expect(JSON.stringify(unknown)).toContain("UnknownGameError")
-      const drrn = yield* quiet(handleSelfplay({ ...base, policy: "drrn", game: "kuhn_poker", out: path.join(dir, "d") }))
-      expect(JSON.stringify(drrn)).toContain("SelfPlayRequestError")
       const out = path.join(dir, "k")
       yield* quiet(handleSelfplay({ ...base, game: "kuhn_poker", out, totalSteps: 2_000 }))
       const wrong = yield* Effect.exit(evaluateSelfplay(out, { command: "selfplay", game: "leduc_poker" }, { against: "random", episodes: 4, seed: 0, sample: false, depth: undefined }))

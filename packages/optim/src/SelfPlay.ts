@@ -37,14 +37,17 @@
  * beats least are drawn most); only the learner's seat learns. Until the pool has an entry, episodes are self-play.
  *
  * **Policies** ({@link SelfPlayPolicy}): the trainer sees a policy only through `probabilities(decision)` and
- * `learn(steps)`, with the decision carrying the game, the seat (the role), the legal actions and the state, so a
- * text policy over the games' text views (a DRRN) plugs in beside {@link TabularSoftmax}, the one implemented here.
+ * `learn(steps)`, with the decision carrying the game, the seat (the role), the legal actions and the state:
+ * {@link TabularSoftmax} (`policy: "tabular"`) or the DRRN text policy over the games' text views (`policy: "drrn"`,
+ * {@link SelfPlayDrrn}: the same MMD step per visited text, distilled into the network). {@link tabulate} turns any
+ * acting policy into a table over a small game's information states, so a DRRN is analysed exactly too.
  * The tabular policy keys rows by seat and information state (`informationStateString`, or `observationString` for
  * perfect-information games, where the history would blow the table up): with a tabular policy `"shared"` and
  * `"per-seat"` learn the same rows and give identical runs.
  *
  * **Checkpoints**: {@link toCheckpoint} / {@link fromCheckpoint} (Schema {@link CheckpointJson}) capture the whole
- * run (policy rows, average policy, pool, RAE baselines, generator state), so a run resumes bit-identically;
+ * run (policy rows, average policy, pool, RAE baselines, generator state; for a DRRN run its weights, Adam moments,
+ * magnet and average table as `drrn`, pool entries' networks as their `drrn`), so a run resumes bit-identically;
  * `@autodidact/optim/node`'s `SelfPlayFiles` writes them atomically.
  *
  * **Errors**: `InvalidOptionError` (an option out of range, an unknown game), {@link SeatNotToMoveError},
@@ -66,6 +69,7 @@ import type { Game as GameNs } from "@autodidact/envs"
 import { IllegalActionError } from "@autodidact/envs"
 import { Effect, Schema } from "effect"
 import * as Advantages from "./Advantages.js"
+import * as SelfPlayDrrn from "./SelfPlayDrrn.js"
 
 type Game = GameNs.Game
 type State = GameNs.State
@@ -134,6 +138,13 @@ export interface Options {
   readonly emaDecay: number
   /** Updates between `saveCheckpoint` calls (also at the end and on interruption). Default 50. */
   readonly checkpointEvery: number
+  /**
+   * The policy class: `"tabular"` ({@link TabularSoftmax}, default) or `"drrn"` (the DRRN text policy over the games'
+   * text views, {@link SelfPlayDrrn}; `critic` must then be 0).
+   */
+  readonly policy: "tabular" | "drrn"
+  /** Network and fitting options of the DRRN policy (`SelfPlayDrrn.Config` over its defaults). */
+  readonly drrn: Partial<SelfPlayDrrn.Config>
 }
 
 /** The defaults. */
@@ -158,7 +169,9 @@ export const defaults: Options = {
   evalEvery: 10,
   gamma: 1,
   emaDecay: 0.95,
-  checkpointEvery: 50
+  checkpointEvery: 50,
+  policy: "tabular",
+  drrn: {}
 }
 
 /**
@@ -240,6 +253,11 @@ export const validate = (o: Options): Options => {
   if (o.unsampled !== "baseline" && o.unsampled !== "mean") throw bad("unsampled", o.unsampled, "must be baseline or mean")
   if (o.averaging !== "uniform" && o.averaging !== "linear") throw bad("averaging", o.averaging, "must be uniform or linear")
   if (o.evalPolicy !== "current" && o.evalPolicy !== "average") throw bad("evalPolicy", o.evalPolicy, "must be current or average")
+  if (o.policy !== "tabular" && o.policy !== "drrn") throw bad("policy", o.policy, "must be tabular or drrn")
+  if (o.policy === "drrn") {
+    SelfPlayDrrn.validate(o.drrn)
+    if (o.critic !== 0) throw bad("critic", o.critic, "the per-action critic is tabular; use 0 with the drrn policy")
+  }
   if (!Advantages.names().includes(o.algo)) throw new Advantages.UnknownEstimatorError({ name: o.algo, known: Advantages.names() })
   if (Advantages.traits(o.algo).needs?.values === true || Advantages.traits(o.algo).needs?.stateKeys === true) {
     throw bad("algo", o.algo, "needs critic values or state keys, which the self-play trainer does not provide")
@@ -290,12 +308,21 @@ export interface LearnOptions {
   readonly unsampled?: "baseline" | "mean" | undefined
 }
 
-/** A trainable self-play policy (the tabular one here; a text policy over the games' text views fits the same). */
+/** A trainable self-play policy ({@link TabularSoftmax}, or the DRRN text policy of {@link SelfPlayDrrn}). */
 export interface SelfPlayPolicy extends ActingPolicy {
   /** Learn from one batch of steps (their handles from this policy's `probabilities` in the same batch). */
   learn(steps: ReadonlyArray<LearnStep>, options: LearnOptions): void
   /** A frozen copy, for the opponent pool. */
   snapshot(): ActingPolicy
+}
+
+/** What a {@link Session} needs of its policies: a handle carrying the probabilities, a magnet, frozen copies. */
+export interface SessionPolicy extends SelfPlayPolicy {
+  probabilities(decision: Decision, out: Float64Array): { readonly probs: Float64Array }
+  /** Move MMD's magnet to the current policy. */
+  moveMagnet(): void
+  /** A frozen copy of the current policy or of the average of its iterates. */
+  frozen(which: "current" | "average"): ActingPolicy
 }
 
 /** The tabular key of `seat`'s view of `state`: `<seat>|<information state>` (observation for perfect information). */
@@ -353,7 +380,7 @@ export class FrozenTabular implements ActingPolicy {
  * Tabular softmax policy: one row of logits per (game, seat, information state), created uniform on first visit;
  * learns by MMD or softmax policy gradient (module docs), keeps the average policy.
  */
-export class TabularSoftmax implements SelfPlayPolicy {
+export class TabularSoftmax implements SessionPolicy {
   /** Rows by game name, then by {@link infoKey}. */
   readonly tables = new Map<string, Map<string, Row>>()
 
@@ -519,7 +546,7 @@ export interface Hooks {
 interface PoolEntry {
   readonly id: number
   readonly update: number
-  readonly policy: FrozenTabular
+  readonly policy: ActingPolicy
   games: number
   score: number
 }
@@ -534,7 +561,7 @@ interface StepRecord {
 /** A self-play run, advanced one update at a time ({@link train} / {@link trainSync} loop over it). */
 export class Session {
   readonly options: Options
-  readonly policies: ReadonlyArray<TabularSoftmax>
+  readonly policies: ReadonlyArray<SessionPolicy>
   update = 0
   globalStep = 0
   episodes = 0
@@ -556,7 +583,7 @@ export class Session {
     }
     this.rng = Rng.make(this.options.seed)
     const n = this.options.sharing === "shared" ? 1 : np
-    this.policies = Array.from({ length: n }, () => new TabularSoftmax())
+    this.policies = Array.from({ length: n }, (_, i) => (this.options.policy === "drrn" ? SelfPlayDrrn.make(this.options.drrn, this.options.seed, i) : new TabularSoftmax()))
   }
 
   get numPlayers(): number {
@@ -567,7 +594,7 @@ export class Session {
     return this.wallOffset + (performance.now() - this.started) / 1000
   }
 
-  policyFor(seat: number): TabularSoftmax {
+  policyFor(seat: number): SessionPolicy {
     return this.policies[this.options.sharing === "shared" ? 0 : seat]!
   }
 
@@ -669,7 +696,7 @@ export class Session {
       for (const s of steps) {
         if (seen.has(s.handle)) continue
         seen.add(s.handle)
-        const row = s.handle as Row
+        const row = s.handle as { readonly probs: Float64Array }
         let h = 0
         for (let k = 0; k < row.probs.length; k++) if (row.probs[k]! > 0) h -= row.probs[k]! * Math.log(row.probs[k]!)
         entropy += h
@@ -696,12 +723,16 @@ export class Session {
     }
   }
 
-  /** One frozen policy over every seat (per-seat policies merged: seat s's rows from policy s). */
-  merged(which: "current" | "average"): FrozenTabular {
+  /**
+   * One frozen policy over every seat (per-seat tabular policies merged: seat s's rows from policy s; per-seat DRRNs:
+   * a {@link SeatPolicies} dispatching by seat).
+   */
+  merged(which: "current" | "average"): ActingPolicy {
     if (this.policies.length === 1) return this.policies[0]!.frozen(which)
+    if (this.options.policy === "drrn") return new SeatPolicies(this.policies.map((p) => p.frozen(which)))
     const games = new Map<string, Map<string, Float64Array>>()
     this.policies.forEach((p, seat) => {
-      for (const [g, table] of p.frozen(which).games) {
+      for (const [g, table] of (p.frozen(which) as FrozenTabular).games) {
         let m = games.get(g)
         if (m === undefined) {
           m = new Map()
@@ -713,9 +744,21 @@ export class Session {
     return new FrozenTabular(games)
   }
 
-  /** The evaluated policy (per `evalPolicy`) with the run's counters. */
+  /**
+   * The evaluated policy (per `evalPolicy`) with the run's counters. A DRRN's `actionProbabilities` tabulates the
+   * network over a game's information states ({@link tabulate}) on the first call for that game.
+   */
   policyView(which: "current" | "average" = this.options.evalPolicy): PolicyView {
     const frozen = this.merged(which)
+    const tables = frozen instanceof FrozenTabular ? frozen.games : new Map<string, ReadonlyMap<string, Float64Array>>()
+    const tableOf = (name: string): ReadonlyMap<string, Float64Array> | undefined => {
+      if (frozen instanceof FrozenTabular || tables.has(name)) return tables.get(name)
+      const game = this.games.find((g) => g.info.name === name)
+      if (game === undefined) return undefined
+      const t = tabulate(game, frozen)
+      ;(tables as Map<string, ReadonlyMap<string, Float64Array>>).set(name, t)
+      return t
+    }
     const view: PolicyView = {
       update: this.update,
       globalStep: this.globalStep,
@@ -723,12 +766,50 @@ export class Session {
       wallSeconds: this.wallSeconds(),
       probabilities: (d, out) => frozen.probabilities(d, out),
       actionProbabilities: (game, seat, infoState, legal) => {
-        const p = frozen.games.get(game)?.get(`${seat}|${infoState}`)
+        const p = tableOf(game)?.get(`${seat}|${infoState}`)
         return p !== undefined && p.length === legal.length ? Float64Array.from(p) : new Float64Array(legal.length).fill(1 / legal.length)
       }
     }
     return view
   }
+}
+
+/** Per-seat policies as one acting policy: seat s plays `policies[s]`. */
+export class SeatPolicies implements ActingPolicy {
+  constructor(readonly policies: ReadonlyArray<ActingPolicy>) {}
+  probabilities(d: Decision, out: Float64Array): unknown {
+    return this.policies[d.seat]!.probabilities(d, out)
+  }
+}
+
+/**
+ * `policy` queried once at every information state of `game` (a depth-first walk of the whole tree, chance outcomes of
+ * probability 0 skipped), keyed by {@link infoKey}: the table a {@link FrozenTabular} (and a solvers `TabularPolicy`)
+ * holds, so any acting policy, e.g. a DRRN, can be analysed exactly. For games whose tree has at most `maxNodes` nodes
+ * (default 2 000 000); throws `InvalidOptionError` naming the game beyond that.
+ */
+export const tabulate = (game: Game, policy: ActingPolicy, maxNodes = 2_000_000): Map<string, Float64Array> => {
+  const table = new Map<string, Float64Array>()
+  const buf = new Float64Array(Math.max(1, game.info.numDistinctActions))
+  let nodes = 0
+  const walk = (state: State): void => {
+    if (++nodes > maxNodes) throw bad("game", game.info.name, `its tree has more than ${maxNodes} nodes: too large to tabulate`)
+    if (state.isTerminal()) return
+    if (state.isChanceNode()) {
+      for (const [a, p] of state.chanceOutcomes()) if (p > 0) walk(state.child(a))
+      return
+    }
+    const seat = state.currentPlayer()
+    const legal = state.legalActions()
+    const key = infoKey(game, state, seat)
+    if (!table.has(key)) {
+      policy.probabilities({ game, seat, state, legal }, buf)
+      table.set(key, Float64Array.from(buf.subarray(0, legal.length)))
+    }
+    for (const a of legal) walk(state.child(a))
+  }
+  walk(game.newInitialState())
+  return table
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -760,8 +841,20 @@ export const CheckpointJson = Schema.Struct({
   rng: RngState,
   baselines: Schema.Array(Schema.Struct({ role: Schema.String, value: Schema.Number })),
   tables: Schema.Array(TableJson),
-  pool: Schema.Array(Schema.Struct({ id: Schema.Number, update: Schema.Number, games: Schema.Number, score: Schema.Number, tables: Schema.Array(FrozenJson) })),
-  nextPoolId: Schema.Number
+  pool: Schema.Array(
+    Schema.Struct({
+      id: Schema.Number,
+      update: Schema.Number,
+      games: Schema.Number,
+      score: Schema.Number,
+      tables: Schema.Array(FrozenJson),
+      /** A DRRN run's entry: the frozen network of each policy (one, or one per seat). */
+      drrn: Schema.optional(Schema.Array(SelfPlayDrrn.FrozenJson))
+    })
+  ),
+  nextPoolId: Schema.Number,
+  /** A DRRN run's policies (index as in `tables`); absent for a tabular run. */
+  drrn: Schema.optional(Schema.Array(Schema.Struct({ policy: Schema.Number, state: SelfPlayDrrn.PolicyJson })))
 })
 export type CheckpointJson = typeof CheckpointJson.Type
 
@@ -778,7 +871,7 @@ export const toCheckpoint = (s: Session): CheckpointJson => ({
   rng: s.rng.getState(),
   baselines: [...s.baselines].map(([role, value]) => ({ role, value })),
   tables: s.policies.flatMap((p, policy) =>
-    [...p.tables].map(([game, table]) => ({
+    !(p instanceof TabularSoftmax) ? [] : [...p.tables].map(([game, table]) => ({
       policy,
       game,
       rows: [...table].map(([key, r]) => ({
@@ -797,10 +890,15 @@ export const toCheckpoint = (s: Session): CheckpointJson => ({
     update: e.update,
     games: e.games,
     score: e.score,
-    tables: [...e.policy.games].map(([game, m]) => ({ game, rows: [...m].map(([key, p]) => ({ key, probs: Array.from(p) })) }))
+    tables: e.policy instanceof FrozenTabular ? [...e.policy.games].map(([game, m]) => ({ game, rows: [...m].map(([key, p]) => ({ key, probs: Array.from(p) })) })) : [],
+    ...(e.policy instanceof FrozenTabular ? {} : { drrn: frozenDrrns(e.policy).map(SelfPlayDrrn.frozenToJson) })
   })),
-  nextPoolId: s.nextPoolId
+  nextPoolId: s.nextPoolId,
+  ...(s.options.policy === "drrn" ? { drrn: s.policies.map((p, policy) => ({ policy, state: SelfPlayDrrn.toJson(p as SelfPlayDrrn.Policy) })) } : {})
 })
+
+const frozenDrrns = (p: ActingPolicy): Array<SelfPlayDrrn.FrozenDrrn> =>
+  p instanceof SeatPolicies ? p.policies.flatMap(frozenDrrns) : p instanceof SelfPlayDrrn.FrozenDrrn ? [p] : []
 
 /** Decode a checkpoint's JSON (Schema-checked); fails with `Schema.SchemaError`. */
 export const decodeCheckpoint = (json: unknown): Effect.Effect<CheckpointJson, Schema.SchemaError> => Schema.decodeUnknownEffect(CheckpointJson)(json)
@@ -835,15 +933,25 @@ export const fromCheckpoint = (games: ReadonlyArray<Game>, ckpt: CheckpointJson,
       softmaxInto(row.logits, row.probs)
       table.set(r.key, row)
     }
-    s.policies[t.policy]?.tables.set(t.game, table)
+    const p = s.policies[t.policy]
+    if (p instanceof TabularSoftmax) p.tables.set(t.game, table)
   }
-  s.pool = ckpt.pool.map((e) => ({
-    id: e.id,
-    update: e.update,
-    games: e.games,
-    score: e.score,
-    policy: new FrozenTabular(new Map(e.tables.map((t) => [t.game, new Map(t.rows.map((r) => [r.key, Float64Array.from(r.probs)]))])))
-  }))
+  if (s.options.policy === "drrn") {
+    if (ckpt.drrn === undefined || ckpt.drrn.length !== s.policies.length) throw bad("checkpoint", ckpt.drrn?.length ?? 0, `a drrn run needs ${s.policies.length} DRRN policies in its checkpoint`)
+    for (const d of ckpt.drrn) SelfPlayDrrn.restore(s.policies[d.policy] as SelfPlayDrrn.Policy, d.state)
+  }
+  s.pool = ckpt.pool.map((e) => {
+    const drrn = e.drrn?.map(SelfPlayDrrn.frozenFromJson)
+    return {
+      id: e.id,
+      update: e.update,
+      games: e.games,
+      score: e.score,
+      policy: drrn !== undefined
+        ? drrn.length === 1 ? drrn[0]! : new SeatPolicies(drrn)
+        : new FrozenTabular(new Map(e.tables.map((t) => [t.game, new Map(t.rows.map((r) => [r.key, Float64Array.from(r.probs)]))])))
+    }
+  })
   s.nextPoolId = ckpt.nextPoolId
   return s
 }

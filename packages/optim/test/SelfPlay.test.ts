@@ -39,7 +39,7 @@ describe("SelfPlay trainer (tabular, Kuhn poker)", () => {
   it("mixes games in a batch (alternating episodes) and keeps a table per game", () => {
     const leduc = GameRegistry.loadGame("leduc_poker")
     const { session } = SelfPlay.trainSync([kuhn, leduc], { seed: 1, totalSteps: 4_000, episodesPerUpdate: 64, evalEvery: 0 })
-    expect([...session.policies[0]!.tables.keys()].sort()).toEqual(["kuhn_poker", "leduc_poker"])
+    expect([...(session.policies[0] as SelfPlay.TabularSoftmax).tables.keys()].sort()).toEqual(["kuhn_poker", "leduc_poker"])
     expect(session.episodes % 2).toBe(0)
   })
 

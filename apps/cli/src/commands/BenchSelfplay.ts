@@ -4,6 +4,9 @@
  * - `speed`: self-play games per second per game (tabular policy in the loop, learning included) beside uniform-random
  *   play of the same game (ratio = self-play / random), and the seconds of one exact NashConv evaluation on Leduc
  *   beside one CFR+ iteration.
+ * - `drrn`, `drrn-ttt` (not in the default sections): the DRRN text policy vs the tabular one on Kuhn at equal
+ *   budgets (`--drrn-steps`; NashConv of the network and of the average of its iterates, wall times, ratio); the DRRN
+ *   (greedy) vs minimax on tic-tac-toe (`--drrn-ttt-steps`, 200 games, half as first player).
  * - `kuhn`: tabular self-play (SPIRAL's RAE, MMD, average policy) per seed: NashConv at the budget and the wall time
  *   to NashConv ≤ 0.02, beside CFR+'s wall time to the same NashConv.
  * - `leduc`: the same with target 0.5, and the NashConv curve against CFR+ at equal wall time.
@@ -214,6 +217,49 @@ export const handleBenchSelfplay = (config: Configs["bench selfplay"]): Effect.E
         const mm = SelfPlay.playMatch(ttt, Minimax.player(), Minimax.player(), 200, 1)
         rows.push({ seed: "minimax vs minimax (baseline)", decisions: "", "train s": "", wins: mm.wins, draws: mm.draws, losses: mm.losses, "loss rate 95% CI": `[${mm.lossCi[0].toFixed(3)}, ${mm.lossCi[1].toFixed(3)}]`, "never loses": mm.losses === 0 ? "yes" : "no", loadavg: load() })
         table(`Tic-tac-toe: learned policy (greedy; ${JSON.stringify(settings.tic_tac_toe)}) vs alpha-beta minimax (random tie-breaks), 200 games, half as first player`, rows, json)
+      }
+      if (sections.has("drrn")) {
+        // the DRRN text policy vs the tabular policy at equal budgets and settings (Kuhn), and vs minimax (tic-tac-toe)
+        const ex = exact(kuhn)
+        const rows: Array<Record<string, unknown>> = []
+        for (const seed of seeds) {
+          const o = { ...settings.kuhn_poker, seed, totalSteps: config.drrnSteps, evalEvery: 0 }
+          const t0 = performance.now()
+          const tab = SelfPlay.trainSync([kuhn], o).session
+          const tabSeconds = (performance.now() - t0) / 1000
+          const t1 = performance.now()
+          const drrn = SelfPlay.trainSync([kuhn], { ...o, policy: "drrn" }).session
+          const drrnSeconds = (performance.now() - t1) / 1000
+          const ncTab = ex.nashConv(tab.policyView("average"))
+          const ncCur = ex.nashConv(drrn.policyView("current"))
+          const ncAvg = ex.nashConv(drrn.policyView("average"))
+          rows.push({
+            seed,
+            decisions: drrn.globalStep,
+            "DRRN NashConv (network)": ncCur,
+            "DRRN NashConv (avg of iterates)": ncAvg,
+            "tabular NashConv (avg, baseline)": ncTab,
+            "ratio (network / tabular)": ncCur / ncTab,
+            "DRRN s": drrnSeconds,
+            "tabular s": tabSeconds,
+            "time ratio": drrnSeconds / tabSeconds,
+            loadavg: load()
+          })
+          note(`  drrn kuhn seed ${seed}: network ${ncCur.toFixed(4)}, average ${ncAvg.toFixed(4)}, tabular ${ncTab.toFixed(4)}`)
+        }
+        table(`Kuhn poker: DRRN text policy vs tabular self-play, ${config.drrnSteps} decisions each (${JSON.stringify(settings.kuhn_poker)}; uniform: 0.9167)`, rows, json)
+      }
+      if (sections.has("drrn-ttt")) {
+        const tttRows: Array<Record<string, unknown>> = []
+        for (const seed of seeds) {
+          const t0 = performance.now()
+          const s = SelfPlay.trainSync([ttt], { ...settings.tic_tac_toe, seed, totalSteps: config.drrnTttSteps, evalEvery: 0, policy: "drrn", evalPolicy: "current" }).session
+          const seconds = (performance.now() - t0) / 1000
+          const m = tttMatch(s, seed)
+          tttRows.push({ seed, decisions: s.globalStep, "train s": seconds, wins: m.wins, draws: m.draws, losses: m.losses, "loss rate 95% CI": `[${m.lossCi[0].toFixed(3)}, ${m.lossCi[1].toFixed(3)}]`, "never loses": m.losses === 0 ? "yes" : "no", loadavg: load() })
+          note(`  drrn tic_tac_toe seed ${seed}: ${m.wins}/${m.draws}/${m.losses} vs minimax`)
+        }
+        table(`Tic-tac-toe: DRRN text policy (greedy network; ${JSON.stringify({ ...settings.tic_tac_toe, evalPolicy: "current" })}) vs alpha-beta minimax, 200 games, half as first player`, tttRows, json)
       }
       if (sections.has("ablation")) {
         const algos = ["rae", "grpo", "mars", "at-grpo"] as const

@@ -1,6 +1,7 @@
 /**
- * `autodidact selfplay --game kuhn_poker --algo spiral --policy tabular --seed 1 --total-steps 2000000 --out runs/x`:
- * self-play RL (`SelfPlay` of `@autodidact/optim`) writing a run directory: `config.json`, `metrics.jsonl` (an
+ * `autodidact selfplay --game kuhn_poker --algo spiral --policy tabular|drrn --seed 1 --total-steps 2000000 --out runs/x`:
+ * self-play RL (`SelfPlay` of `@autodidact/optim`; `--policy drrn` plays the games' text views with the DRRN text
+ * policy, analysed exactly by querying it at every information state) writing a run directory: `config.json`, `metrics.jsonl` (an
  * `update` row per update; `evaluation` rows every `--eval-every` updates: `nashConv` / `exploitability` by exact
  * best response (`Exploitability` of `@autodidact/solvers`) for games whose tree fits, win/draw/loss against uniform
  * random and alpha-beta minimax for perfect-information games), `checkpoints/selfplay.json` (the whole run, atomic;
@@ -117,9 +118,6 @@ const minimaxDepth = (game: Game.Game, depth: number | undefined) => depth ?? (g
 /** `autodidact selfplay` */
 export const handleSelfplay = (config: Configs["selfplay"]): Effect.Effect<void, unknown> =>
   Effect.gen(function* () {
-    if (config.policy === "drrn") {
-      return yield* new SelfPlayRequestError({ option: "policy", value: "drrn", reason: "the DRRN text policy is not available for self-play yet; use --policy tabular" })
-    }
     const games = yield* loadGames(config.game)
     const estimator = estimatorOf(config.algo)
     const trainer = {
@@ -136,7 +134,8 @@ export const handleSelfplay = (config: Configs["selfplay"]): Effect.Effect<void,
       opponents: config.opponents,
       sharing: config.sharing,
       evalPolicy: config.evalPolicy,
-      evalEvery: config.evalEvery
+      evalEvery: config.evalEvery,
+      policy: config.policy
     }
     const options: Partial<SelfPlay.Options> = { algo: estimator, ...trainer }
     const runConfig = {
@@ -144,7 +143,6 @@ export const handleSelfplay = (config: Configs["selfplay"]): Effect.Effect<void,
       game: config.game,
       algo: config.algo,
       estimator,
-      policy: config.policy,
       ...trainer,
       versions: versions(),
       startedAt: new Date().toISOString()
@@ -159,7 +157,7 @@ export const handleSelfplay = (config: Configs["selfplay"]): Effect.Effect<void,
       ? undefined
       : yield* Effect.try({ try: () => SelfPlay.fromCheckpoint(games, loaded, { totalSteps: config.totalSteps, evalEvery: config.evalEvery }), catch: (e) => e })
     Output.note(config.json, resume === undefined
-      ? `Self-play on ${config.game} (${config.algo}, tabular) -> ${run.dir}`
+      ? `Self-play on ${config.game} (${config.algo}, ${config.policy}) -> ${run.dir}`
       : `Resuming ${run.dir} at step ${resume.globalStep} (update ${resume.update})`)
     const exacts = new Map(games.map((g) => [g.info.name, exactOf(g)] as const))
     const minimax = new Map(games.filter((g) => g.info.perfectInformation && g.info.numPlayers === 2).map((g) => [g.info.name, Minimax.player({ maxDepth: minimaxDepth(g, undefined) })] as const))
