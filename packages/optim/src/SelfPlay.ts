@@ -71,6 +71,8 @@ import { Effect, Schema } from "effect"
 import * as Advantages from "./Advantages.js"
 import * as SelfPlayDrrn from "./SelfPlayDrrn.js"
 
+import type { ActingPolicy, Decision, LearnOptions, LearnStep, UpdateRule } from "./SelfPlayShapes.js"
+
 type Game = GameNs.Game
 type State = GameNs.State
 
@@ -81,7 +83,7 @@ type State = GameNs.State
 /** Who sits in the other seats. */
 export type Opponents = "latest" | "uniform" | "winrate"
 /** The tabular update rule. */
-export type UpdateRule = "mmd" | "pg"
+export type { UpdateRule } from "./SelfPlayShapes.js"
 
 /** Trainer options (see the module docs). */
 export interface Options {
@@ -269,44 +271,7 @@ export const validate = (o: Options): Options => {
 // Policies
 // ---------------------------------------------------------------------------------------------------------------
 
-/** A decision to take: what a policy sees. */
-export interface Decision {
-  readonly game: Game
-  /** The seat to move (the role). */
-  readonly seat: number
-  readonly state: State
-  /** Legal actions, ascending. */
-  readonly legal: ReadonlyArray<number>
-}
-
-/** What a policy can be asked in play: probabilities of `decision.legal` (`out[k]` for `legal[k]`, summing to 1). */
-export interface ActingPolicy {
-  /** Fill `out[0 .. legal.length)`; returns a handle that {@link SelfPlayPolicy.learn} understands. */
-  probabilities(decision: Decision, out: Float64Array): unknown
-}
-
-/** One learning step: the decision's handle, the action's index in `legal`, its probability then, the advantage. */
-export interface LearnStep {
-  readonly handle: unknown
-  readonly actionIndex: number
-  readonly probability: number
-  readonly advantage: number
-}
-
-/** What {@link SelfPlayPolicy.learn} is told: the update rule, η, α, and the weight of this iterate in the average. */
-export interface LearnOptions {
-  readonly learningRate: number
-  readonly magnet: number
-  readonly update: UpdateRule
-  /** Weight of the current iterate in the average policy (1: uniform averaging; the update index: linear). */
-  readonly averageWeight?: number | undefined
-  /** Visits in the batch from which a state takes the full step η (fewer: η · n / fullStepVisits). Default 1. */
-  readonly fullStepVisits?: number | undefined
-  /** β of the per-action critic (0: the batch's means alone). Default 0. */
-  readonly critic?: number | undefined
-  /** The q̂ of an action not taken at a state in the batch: 0 (the estimator's baseline, default) or the state's mean. */
-  readonly unsampled?: "baseline" | "mean" | undefined
-}
+export type { ActingPolicy, Decision, LearnOptions, LearnStep } from "./SelfPlayShapes.js"
 
 /** A trainable self-play policy ({@link TabularSoftmax}, or the DRRN text policy of {@link SelfPlayDrrn}). */
 export interface SelfPlayPolicy extends ActingPolicy {

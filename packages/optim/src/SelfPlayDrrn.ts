@@ -39,38 +39,12 @@ import { Base64 } from "effect/encoding"
 import { Result, Schema } from "effect"
 import * as Adam from "./Adam.js"
 import * as DrrnPolicy from "./DrrnPolicy.js"
+import type { ActingPolicy, Decision, LearnOptions, LearnStep } from "./SelfPlayShapes.js"
 
 type Game = GameNs.Game
 
-// The trainer's shapes, restated structurally (SelfPlay imports this module, so it may not import SelfPlay back):
-// `SelfPlay.Decision`, `SelfPlay.ActingPolicy`, `SelfPlay.LearnStep`, `SelfPlay.LearnOptions`.
-
-/** A decision to take (`SelfPlay.Decision`). */
-export interface Decision {
-  readonly game: Game
-  readonly seat: number
-  readonly state: GameNs.State
-  readonly legal: ReadonlyArray<number>
-}
-/** `SelfPlay.ActingPolicy`. */
-export interface ActingPolicy {
-  probabilities(decision: Decision, out: Float64Array): unknown
-}
-/** `SelfPlay.LearnStep`. */
-export interface LearnStep {
-  readonly handle: unknown
-  readonly actionIndex: number
-  readonly advantage: number
-}
-/** The parts of `SelfPlay.LearnOptions` the DRRN reads. */
-export interface LearnOptions {
-  readonly learningRate: number
-  readonly magnet: number
-  readonly update: "mmd" | "pg"
-  readonly averageWeight?: number | undefined
-  readonly fullStepVisits?: number | undefined
-  readonly unsampled?: "baseline" | "mean" | undefined
-}
+/** The trainer's shapes (`SelfPlayShapes`, re-exported by `SelfPlay` too). */
+export type { ActingPolicy, Decision, LearnOptions, LearnStep }
 
 /** Network sizes and the fitting of each update's targets. */
 export interface Config {
