@@ -23,6 +23,9 @@
  *   considers only its first `max(1, floor(c · max(1, N)^alpha))` edges, edges ordered by prior (descending, stable).
  * - The action returned is the root edge with the most visits (ties: higher mean, then edge order). The env is
  *   restored to the root state at the end.
+ * - `horizon` (the real episode's steps left): a path of that length ends in a leaf of value 0 and rollouts are
+ *   cut at it (`Value.evaluate`'s `depthLeft`). A node's estimate is cached on its first evaluation, also when a
+ *   transposition reaches it at another depth.
  * - Budgets: see `Budget`; `iterations` caps the simulations too. A simulation that would need a step past the
  *   `envSteps` budget is dropped without a backup. After `maxIdle` consecutive simulations without an env step (the
  *   search converged on known outcomes, or the reachable tree is fully expanded) it ends with `"idle"`.
@@ -35,7 +38,7 @@
  */
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import { type Budget, Meter, type StopReason } from "./Budget.js"
-import { defaultGoal, type GoalTest, type Node, NodeStore, type PolicyInput, type SearchEnv, Simulator, type Stats } from "./NodeStore.js"
+import { defaultGoal, type GoalTest, type Node, NodeStore, type PolicyInput, rootHistory, type SearchEnv, Simulator, type Stats, type Step } from "./NodeStore.js"
 import * as Value from "./Value.js"
 
 /** A policy's action probabilities for PUCT: one non-negative number per `input.admissible` entry. */
@@ -76,6 +79,17 @@ export interface Options {
   readonly isGoal?: GoalTest | undefined
   /** Actions taken before the root, for the views given to policies (default []). */
   readonly history?: ReadonlyArray<string> | undefined
+  /**
+   * The same history with the observation of each action, for policies that encode it (a DRRN's episode summary;
+   * see `NodeStore.rootHistory`; default: `history` with `""` observations).
+   */
+  readonly steps?: ReadonlyArray<Step> | undefined
+  /**
+   * Steps the real episode has left at the root (its step limit minus the steps taken; default unlimited): the tree
+   * goes no deeper and rollouts stop there, a state reached with no step left is a leaf of value 0 (the episode
+   * would be truncated), so the search does not count on successes past the limit.
+   */
+  readonly horizon?: number | undefined
   /** The clock of the `wallMs` budget (default `performance.now`). */
   readonly clock?: (() => number) | undefined
 }
@@ -141,6 +155,10 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
   if (!(iterations === Infinity || (Number.isInteger(iterations) && iterations >= 1))) {
     throw new InvalidOptionError({ option: "iterations", value: iterations, reason: "expected a positive integer or Infinity" })
   }
+  const horizon = options.horizon ?? Infinity
+  if (!(horizon === Infinity || (Number.isInteger(horizon) && horizon >= 1))) {
+    throw new InvalidOptionError({ option: "horizon", value: horizon, reason: "expected a positive integer or Infinity" })
+  }
   const maxIdle = options.maxIdle ?? 1000
   if (!(Number.isInteger(maxIdle) && maxIdle >= 1)) throw new InvalidOptionError({ option: "maxIdle", value: maxIdle, reason: "expected a positive integer" })
   const widening = options.widening
@@ -151,9 +169,10 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
   const normalize = options.normalize ?? true
   const source = options.value ?? Value.randomRollout(20)
   const prior = options.prior
+  const before = rootHistory(options.history, options.steps)
   const meter = new Meter(options.budget, options.clock)
-  const store = new NodeStore()
-  const sim = new Simulator(env, store, meter, options.history ?? [], options.isGoal ?? defaultGoal)
+  const store = new NodeStore(before.steps)
+  const sim = new Simulator(env, store, meter, before.history, options.isGoal ?? defaultGoal)
   const rng = Rng.make(options.seed ?? 0)
   const root = sim.addRoot(observation)
   if (prior !== undefined) applyPrior(prior, sim, root, widening !== undefined)
@@ -205,8 +224,10 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
     return best
   }
 
-  const estimate = (node: Node): number => {
-    if (Number.isNaN(node.value)) node.value = Value.evaluate(source, sim, node, gamma, rng)
+  // `depth`: the path length at which the node is reached (a node with no step left is worth 0)
+  const estimate = (node: Node, depth: number): number => {
+    if (depth >= horizon) return 0
+    if (Number.isNaN(node.value)) node.value = Value.evaluate(source, sim, node, gamma, rng, horizon - depth)
     return node.value
   }
 
@@ -237,7 +258,7 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
       const i = select(node, sims)
       if (i < 0) {
         // every edge leads back onto the path: a leaf valued by its own estimate
-        leaf = node.visits > 0 ? meanValue(node) : estimate(node)
+        leaf = node.visits > 0 ? meanValue(node) : estimate(node, pathNodes.length)
         break
       }
       const edge = node.edges[i]!
@@ -255,12 +276,16 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
         child = r.node
         if (r.created) {
           if (prior !== undefined) applyPrior(prior, sim, child, widening !== undefined)
-          leaf = estimate(child)
+          leaf = estimate(child, pathNodes.length)
           break
         }
       } else child = store.nodes[edge.child]!
+      if (pathNodes.length >= horizon) {
+        leaf = 0
+        break
+      }
       if (child.stamp === sims || pathNodes.length >= maxDepth) {
-        leaf = child.visits > 0 ? meanValue(child) : estimate(child)
+        leaf = child.visits > 0 ? meanValue(child) : estimate(child, pathNodes.length)
         break
       }
       child.stamp = sims

@@ -13,6 +13,9 @@
  *   searching again (`followPlan`, default true) as long as the env's state keys match the ones seen during the
  *   search.
  * - When the search returns no action (no budget for one step), the wrapped policy acts.
+ * - The input's `history` and `steps` (when given) are passed to the search as the real history before the root;
+ *   `act`'s `stepsLeft` (the real episode's steps left) becomes MCTS's `horizon` (the smaller of the two when the
+ *   spec sets one too).
  * - {@link runEpisode} plays a whole episode with it and counts the search's env steps.
  * @since 0.1.0
  */
@@ -21,7 +24,7 @@ import { Rng as RngClass } from "@autodidact/core"
 import type { Env } from "@autodidact/envs"
 import * as BestFirst from "./BestFirst.js"
 import * as Mcts from "./Mcts.js"
-import type { Policy, PolicyInput, SearchEnv, Stats } from "./NodeStore.js"
+import type { Policy, PolicyInput, SearchEnv, Stats, Step } from "./NodeStore.js"
 
 /** Which search, with its options (budget per decision). */
 export type SearchSpec =
@@ -55,21 +58,23 @@ export class SearchPolicy {
    * The action for the env's current state.
    * @throws InvalidOptionError for bad search options; ResetNeededError when the env has no running episode.
    */
-  act(env: SearchEnv, input: PolicyInput, rng: Rng): string {
+  act(env: SearchEnv, input: PolicyInput, rng: Rng, stepsLeft = Infinity): string {
     const next = this.plan.shift()
     if (next !== undefined && this.options.followPlan !== false && next.key === env.stateKey()) return next.action
     this.plan = []
     const spec = this.options.search
     const history = input.history
+    const steps = input.steps
     let action: string | undefined
     if (spec.kind === "mcts") {
-      const r = Mcts.search(env, input.observation, { ...spec, history })
+      const horizon = Math.min(spec.horizon ?? Infinity, stepsLeft)
+      const r = Mcts.search(env, input.observation, { ...spec, history, steps, horizon })
       this.searches.push(r.stats)
       action = r.action
     } else {
       const r = spec.kind === "beam"
-        ? BestFirst.beam(env, input.observation, { ...spec, history })
-        : BestFirst.bestFirst(env, input.observation, { ...spec, history })
+        ? BestFirst.beam(env, input.observation, { ...spec, history, steps })
+        : BestFirst.bestFirst(env, input.observation, { ...spec, history, steps })
       this.searches.push(r.stats)
       action = r.action
       if (r.solved && r.plan.length > 1) this.plan = planKeys(r.store, r.plan).slice(1)
@@ -104,7 +109,9 @@ export interface Episode {
 }
 
 /**
- * Play one episode: `env.reset(reset)`, then `policy.act` until the episode ends or `maxSteps` real steps.
+ * Play one episode: `env.reset(reset)`, then `policy.act` until the episode ends or `maxSteps` real steps (each
+ * decision told the steps left, its input the actions and observations so far). An episode cut by `maxSteps` is
+ * not a success.
  * @throws whatever the env or the search throws.
  */
 export const runEpisode = (env: SearchEnv, policy: SearchPolicy, reset: Env.ResetOptions, maxSteps = 1000, rngSeed = 0): Episode => {
@@ -113,12 +120,14 @@ export const runEpisode = (env: SearchEnv, policy: SearchPolicy, reset: Env.Rese
   const before = policy.searches.length
   let { observation } = env.reset(reset)
   const actions: Array<string> = []
+  const steps: Array<Step> = []
   let ret = 0
   let success = false
   for (let t = 0; t < maxSteps; t++) {
-    const action = policy.act(env, { task: env.task, observation, admissible: env.admissibleActions(), history: actions }, rng)
+    const action = policy.act(env, { task: env.task, observation, admissible: env.admissibleActions(), history: actions.slice(), steps: steps.slice() }, rng, maxSteps - t)
     const r = env.step(action)
     actions.push(action)
+    steps.push({ observation, action })
     ret += r.reward
     observation = r.observation
     if (r.terminated || r.truncated) {
