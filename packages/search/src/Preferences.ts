@@ -22,7 +22,7 @@
 import { InvalidOptionError } from "@autodidact/core"
 import { Dpo } from "@autodidact/optim"
 import { Schema } from "effect"
-import type { Node, NodeStore } from "./NodeStore.js"
+import type { NodeStore } from "./NodeStore.js"
 
 /** Options of {@link fromTree}. */
 export interface Options {
