@@ -16,11 +16,12 @@
  * - The input's `history` and `steps` (when given) are passed to the search as the real history before the root;
  *   `act`'s `stepsLeft` (the real episode's steps left) becomes MCTS's `horizon` (the smaller of the two when the
  *   spec sets one too).
- * - {@link runEpisode} plays a whole episode with it and counts the search's env steps.
+ * - {@link runEpisode} plays a whole episode with it and counts the search's env steps; {@link evaluate} plays a
+ *   list of tasks and reports the success rate (Wilson interval) and the env steps the searches spent.
  * @since 0.1.0
  */
 import type { Rng } from "@autodidact/core"
-import { Rng as RngClass } from "@autodidact/core"
+import { InvalidOptionError, Rng as RngClass, Statistics } from "@autodidact/core"
 import type { Env } from "@autodidact/envs"
 import * as BestFirst from "./BestFirst.js"
 import * as Mcts from "./Mcts.js"
@@ -138,4 +139,66 @@ export const runEpisode = (env: SearchEnv, policy: SearchPolicy, reset: Env.Rese
   }
   const searchSteps = policy.searches.slice(before).reduce((s, x) => s + x.envSteps, 0)
   return { actions, return: ret, success, steps: actions.length, searchSteps }
+}
+
+/** What {@link evaluate} reports. */
+export interface Evaluation {
+  readonly episodes: number
+  readonly successes: number
+  /** successes / episodes, with Wilson's 95% score interval (core `Statistics.wilsonInterval`). */
+  readonly successRate: number
+  readonly successLow: number
+  readonly successHigh: number
+  readonly meanReturn: number
+  /** Mean real steps per episode. */
+  readonly meanLength: number
+  /** Searches made over all episodes (one per real step, except steps that followed a found plan). */
+  readonly decisions: number
+  /** Env steps spent by the searches over all episodes (not counting the real steps). */
+  readonly searchEnvSteps: number
+  /** searchEnvSteps / decisions. */
+  readonly searchStepsPerDecision: number
+}
+
+/**
+ * Play one episode per task with {@link runEpisode} (task k: `reset(tasks[k])`, episode seed `seed + k` for the
+ * wrapped policy's generator) and count successes and the search's env steps; `onEpisode` sees each episode.
+ * @throws InvalidOptionError (option `tasks`) for an empty task list; whatever the env or the search throws.
+ */
+export const evaluate = (
+  env: SearchEnv,
+  policy: SearchPolicy,
+  tasks: ReadonlyArray<Env.ResetOptions>,
+  options: { readonly maxSteps?: number | undefined; readonly seed?: number | undefined; readonly onEpisode?: ((k: number, episode: Episode) => void) | undefined } = {}
+): Evaluation => {
+  if (tasks.length === 0) throw new InvalidOptionError({ option: "tasks", value: 0, reason: "expected at least one task" })
+  let successes = 0
+  let ret = 0
+  let length = 0
+  let searchEnvSteps = 0
+  let decisions = 0
+  tasks.forEach((task, k) => {
+    const before = policy.searches.length
+    const ep = runEpisode(env, policy, task, options.maxSteps ?? 1000, (options.seed ?? 0) + k)
+    if (ep.success) successes++
+    ret += ep.return
+    length += ep.steps
+    searchEnvSteps += ep.searchSteps
+    decisions += policy.searches.length - before
+    options.onEpisode?.(k, ep)
+  })
+  const n = tasks.length
+  const ci = Statistics.wilsonInterval(successes, n)
+  return {
+    episodes: n,
+    successes,
+    successRate: successes / n,
+    successLow: ci.low,
+    successHigh: ci.high,
+    meanReturn: ret / n,
+    meanLength: length / n,
+    decisions,
+    searchEnvSteps,
+    searchStepsPerDecision: decisions === 0 ? 0 : searchEnvSteps / decisions
+  }
 }

@@ -109,8 +109,13 @@ describe("Drrn (a DRRN policy as PUCT prior, rollout policy and value)", () => {
       search: { kind: "mcts", budget: { envSteps: 300 }, selection: "puct", prior: Drrn.prior(p), value: Drrn.rolloutValue(p, { depth: 30 }), seed: 1 },
       policy: Drrn.policy(p)
     })
-    const ep = SearchPolicy.runEpisode(env, policy, { seed: 0 }, 30)
+    const episodes: Array<SearchPolicy.Episode> = []
+    const report = SearchPolicy.evaluate(env, policy, [{ seed: 0 }], { maxSteps: 30, onEpisode: (_, ep) => episodes.push(ep) })
+    const ep = episodes[0]!
     expect(ep.success).toBe(true)
+    expect(report).toMatchObject({ episodes: 1, successes: 1, successRate: 1, decisions: ep.steps, searchEnvSteps: ep.searchSteps })
+    expect(ep.searchSteps).toBe(policy.searches.reduce((s, x) => s + x.envSteps, 0))
     expect(ep.searchSteps).toBeLessThanOrEqual(300 * ep.steps)
+    expect(() => SearchPolicy.evaluate(env, policy, [])).toThrow(InvalidOptionError)
   })
 })
