@@ -23,6 +23,11 @@
  *   considers only its first `max(1, floor(c · max(1, N)^alpha))` edges, edges ordered by prior (descending, stable).
  * - The action returned is the root edge with the most visits (ties: higher mean, then edge order). The env is
  *   restored to the root state at the end.
+ * - Goal plans (single-player MCTS keeps the best sequence found, Schadd et al. 2008, "Single-Player Monte-Carlo Tree
+ *   Search", CG 2008): the shortest simulation (tree path plus rollout) that reached the goal is returned as `plan`
+ *   with the state key before each action (`planKeys`), so a caller on a deterministic env can follow it
+ *   (`SearchPolicy`'s `followPlan`); `stopAtGoal` ends the search at the first one. When the root's most visited
+ *   action is not the plan's first one, `action` stays the most visited edge (the plan is a by-product).
  * - `horizon` (the real episode's steps left): a path of that length ends in a leaf of value 0 and rollouts are
  *   cut at it (`Value.evaluate`'s `depthLeft`). A node's estimate is cached on its first evaluation, also when a
  *   transposition reaches it at another depth.
@@ -73,6 +78,12 @@ export interface Options {
    * otherwise spin without spending the budget.
    */
   readonly maxIdle?: number | undefined
+  /**
+   * End the search as soon as a simulation reaches the goal (an expanded goal step, or a rollout that ends in one),
+   * with `stoppedBy: "solved"` (default false). For deterministic envs, where the found {@link Result.plan} is
+   * certain to reach the goal again.
+   */
+  readonly stopAtGoal?: boolean | undefined
   /** Seed of the rollouts (default 0). */
   readonly seed?: number | undefined
   /** Goal test recorded on edges (default: `won`/`success`, else a positive terminal reward). */
@@ -111,6 +122,15 @@ export interface Result {
   readonly actions: ReadonlyArray<ActionStat>
   readonly stats: Stats
   readonly store: NodeStore
+  /** Whether some simulation reached the goal (an expanded goal step, or a rollout ending in one). */
+  readonly solved: boolean
+  /**
+   * The shortest goal-reaching action sequence seen from the root (the simulation's tree path, then its rollout's
+   * actions; empty when none): single-player MCTS's best sequence (Schadd et al. 2008), exact on deterministic envs.
+   */
+  readonly plan: ReadonlyArray<string>
+  /** The state key before each action of {@link plan}. */
+  readonly planKeys: ReadonlyArray<string>
 }
 
 const positive = (option: string, v: number, lo: number, hi: number, loOpen: boolean): number => {
@@ -225,9 +245,32 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
   }
 
   // `depth`: the path length at which the node is reached (a node with no step left is worth 0)
+  const stopAtGoal = options.stopAtGoal ?? false
+  const trace = Value.makeTrace()
+  let plan: Array<string> = []
+  let planKeys: Array<string> = []
+  let solved = false
+  // a goal reached by the current path (its edges), then `tail` (rollout actions and the keys before them)
+  const foundGoal = (tailActions: ReadonlyArray<string>, tailKeys: ReadonlyArray<string>): void => {
+    const length = pathEdges.length + tailActions.length
+    if (solved && length >= plan.length) return
+    solved = true
+    plan = []
+    planKeys = []
+    for (let k = 0; k < pathEdges.length; k++) {
+      const n = pathNodes[k]!
+      plan.push(n.edges[pathEdges[k]!]!.action)
+      planKeys.push(n.key)
+    }
+    plan.push(...tailActions)
+    planKeys.push(...tailKeys)
+  }
   const estimate = (node: Node, depth: number): number => {
     if (depth >= horizon) return 0
-    if (Number.isNaN(node.value)) node.value = Value.evaluate(source, sim, node, gamma, rng, horizon - depth)
+    if (Number.isNaN(node.value)) {
+      node.value = Value.evaluate(source, sim, node, gamma, rng, horizon - depth, trace)
+      if (trace.goal) foundGoal(trace.actions, trace.keys)
+    }
     return node.value
   }
 
@@ -264,7 +307,10 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
       const edge = node.edges[i]!
       pathNodes.push(node)
       pathEdges.push(i)
-      if (edge.expanded && edge.done) break
+      if (edge.expanded && edge.done) {
+        if (edge.goal) foundGoal([], [])
+        break
+      }
       let child: Node | undefined
       if (!edge.expanded) {
         if (meter.exhausted(store.size, 1) !== undefined) {
@@ -272,7 +318,10 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
           break
         }
         const r = sim.expand(node, i)
-        if (r.node === undefined) break
+        if (r.node === undefined) {
+          if (edge.goal) foundGoal([], [])
+          break
+        }
         child = r.node
         if (r.created) {
           if (prior !== undefined) applyPrior(prior, sim, child, widening !== undefined)
@@ -309,9 +358,13 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
     }
     sims++
     idle = meter.envSteps === stepsBefore ? idle + 1 : 0
+    if (stopAtGoal && solved) {
+      stoppedBy = "solved"
+      break
+    }
   }
   sim.goTo(root)
-  return { action: bestAction(root), actions: actionStats(root), stats: sim.stats(sims, stoppedBy), store }
+  return { action: bestAction(root), actions: actionStats(root), stats: sim.stats(sims, stoppedBy), store, solved, plan, planKeys }
 }
 
 /** Mean backed-up value of a node: the visit-weighted mean of its edges' means. */

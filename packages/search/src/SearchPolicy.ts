@@ -9,9 +9,10 @@
  *   not reused across real steps) and leaves the env exactly as it found it.
  * - `search`: `{ kind: "mcts", ...Mcts.Options }`, `{ kind: "best-first", ...BestFirst.Options }` or
  *   `{ kind: "beam", ...BestFirst.BeamOptions }`, each with its `budget` per decision.
- * - When a best-first or beam search finds a goal, the rest of its plan is followed on the next real steps without
- *   searching again (`followPlan`, default true) as long as the env's state keys match the ones seen during the
- *   search.
+ * - When a search finds a goal, its plan is followed on this and the next real steps without searching again
+ *   (`followPlan`) as long as the env's state keys match the ones seen during the search: by default for best-first
+ *   and beam search; for MCTS only with `followPlan: true` (its plan may end in a rollout: exact on deterministic
+ *   envs; the key check stops following on a stochastic one).
  * - When the search returns no action (no budget for one step), the wrapped policy acts.
  * - The input's `history` and `steps` (when given) are passed to the search as the real history before the root;
  *   `act`'s `stepsLeft` (the real episode's steps left) becomes MCTS's `horizon` (the smaller of the two when the
@@ -38,7 +39,7 @@ export interface Options {
   readonly search: SearchSpec
   /** The wrapped policy: acts when the search returns nothing. */
   readonly policy: Policy
-  /** Follow a found goal plan without searching again (default true). */
+  /** Follow a found goal plan without searching again (default true for best-first and beam, false for MCTS). */
   readonly followPlan?: boolean | undefined
 }
 
@@ -60,10 +61,11 @@ export class SearchPolicy {
    * @throws InvalidOptionError for bad search options; ResetNeededError when the env has no running episode.
    */
   act(env: SearchEnv, input: PolicyInput, rng: Rng, stepsLeft = Infinity): string {
-    const next = this.plan.shift()
-    if (next !== undefined && this.options.followPlan !== false && next.key === env.stateKey()) return next.action
-    this.plan = []
     const spec = this.options.search
+    const follow = this.options.followPlan ?? spec.kind !== "mcts"
+    const next = this.plan.shift()
+    if (next !== undefined && follow && next.key === env.stateKey()) return next.action
+    this.plan = []
     const history = input.history
     const steps = input.steps
     let action: string | undefined
@@ -72,6 +74,10 @@ export class SearchPolicy {
       const r = Mcts.search(env, input.observation, { ...spec, history, steps, horizon })
       this.searches.push(r.stats)
       action = r.action
+      if (follow && r.solved && r.plan.length > 0) {
+        action = r.plan[0]
+        this.plan = r.plan.slice(1).map((a, i) => ({ key: r.planKeys[i + 1]!, action: a }))
+      }
     } else {
       const r = spec.kind === "beam"
         ? BestFirst.beam(env, input.observation, { ...spec, history, steps })

@@ -42,11 +42,29 @@ const checkDepth = (depth: number): number => {
 }
 
 /**
+ * What a rollout did, filled in by {@link evaluate} when given one: the state key before each rollout action, the
+ * actions, and whether the last step reached the goal (the simulator's goal test). Empty for a value function.
+ */
+export interface RolloutTrace {
+  readonly keys: Array<string>
+  readonly actions: Array<string>
+  goal: boolean
+}
+
+/** An empty {@link RolloutTrace}. */
+export const makeTrace = (): RolloutTrace => ({ keys: [], actions: [], goal: false })
+
+/**
  * The value of `node` under `source`; the env must be at `node` when a rollout is asked for (the searches call it
- * right after creating the node).
+ * right after creating the node). `trace`, when given, is cleared and then records the rollout.
  * @throws InvalidOptionError when a value function returns a non-finite number.
  */
-export const evaluate = (source: Source, sim: Simulator, node: Node, gamma: number, rng: Rng, depthLeft = Infinity): number => {
+export const evaluate = (source: Source, sim: Simulator, node: Node, gamma: number, rng: Rng, depthLeft = Infinity, trace?: RolloutTrace): number => {
+  if (trace !== undefined) {
+    trace.keys.length = 0
+    trace.actions.length = 0
+    trace.goal = false
+  }
   if (source.kind === "function") {
     const v = source.fn(sim.input(node), node.key)
     if (!Number.isFinite(v)) throw new InvalidOptionError({ option: "value function result", value: v, reason: `expected a finite number (state ${node.key})` })
@@ -75,11 +93,18 @@ export const evaluate = (source: Source, sim: Simulator, node: Node, gamma: numb
       history.push(action)
       steps.push({ observation, action })
     }
+    if (trace !== undefined) {
+      trace.keys.push(env.stateKey())
+      trace.actions.push(action)
+    }
     const r = sim.step(action)
     ret += discount * r.reward
     discount *= gamma
     observation = r.observation
-    if (r.terminated || r.truncated) break
+    if (r.terminated || r.truncated) {
+      if (trace !== undefined) trace.goal = sim.isGoal(r.reward, r.terminated, r.info)
+      break
+    }
   }
   return ret
 }

@@ -87,6 +87,30 @@ describe("Drrn (a DRRN policy as PUCT prior, rollout policy and value)", () => {
     expect(() => qOfA(0)).toThrow(/horizon/)
   })
 
+  it("goal plans: the shortest tree path plus rollout that reached the goal, with its state keys; stopAtGoal ends there and SearchPolicy follows it", () => {
+    const env = new GraphEnv(chain, "s0")
+    env.reset()
+    const r = Mcts.search(env, "s0", { budget: { envSteps: 500 }, value: { kind: "random-rollout", depth: 10 }, stopAtGoal: true, seed: 3 })
+    expect(r.solved).toBe(true)
+    expect(r.stats.stoppedBy).toBe("solved")
+    expect(r.plan).toEqual(["a", "c", "e"])
+    expect(r.planKeys).toEqual(["s0", "s1", "s2"])
+    expect(env.stateKey()).toBe("s0")
+    // without stopAtGoal the search spends its budget (or goes idle) and still reports the plan
+    const full = Mcts.search(env, "s0", { budget: { envSteps: 500 }, value: { kind: "random-rollout", depth: 10 }, seed: 3 })
+    expect(full.stats.stoppedBy).not.toBe("solved")
+    expect(full.plan).toEqual(["a", "c", "e"])
+    // unreachable goal (horizon 2): not solved, empty plan
+    const cut = Mcts.search(env, "s0", { budget: { envSteps: 100 }, horizon: 2, value: { kind: "random-rollout", depth: 10 }, maxIdle: 20 })
+    expect(cut).toMatchObject({ solved: false, plan: [], planKeys: [] })
+    // followed: one search, then the plan
+    const random = (input: { readonly admissible: ReadonlyArray<string> }, rng: Rng) => input.admissible[rng.integers(input.admissible.length)]!
+    const follower = new SearchPolicy.SearchPolicy({ search: { kind: "mcts", budget: { envSteps: 500 }, stopAtGoal: true, seed: 3 }, policy: random, followPlan: true })
+    const ep = SearchPolicy.runEpisode(env, follower, {}, 10)
+    expect(ep).toMatchObject({ success: true, actions: ["a", "c", "e"] })
+    expect(follower.searches).toHaveLength(1)
+  })
+
   it("the rollout value is the greedy DRRN's return from the new state; MCTS with prior and value reaches FrozenLake's goal where the greedy DRRN alone does not", () => {
     const map = { isSlippery: false, maxSteps: 30 }
     const p = DrrnPolicy.make({ buckets: 512, hidden: 16, embed: 8, grid: true, history: 2, rng: Rng.make(3) })

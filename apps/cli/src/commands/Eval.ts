@@ -94,7 +94,9 @@ export const handleEval = (config: Configs["eval"]): Effect.Effect<void, unknown
             split: config.split._tag === "Some" ? config.split.value : undefined,
             seed: config.seed,
             search: config.search.value,
-            budget: config.budget
+            budget: config.budget,
+            rollout: config.rollout,
+            rolloutDepth: config.rolloutDepth._tag === "Some" ? config.rolloutDepth.value : undefined
           })
           Output.printSummary(config.json, "Evaluation with search", { ...summary })
           return

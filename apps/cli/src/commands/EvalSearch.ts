@@ -2,8 +2,10 @@
  * `autodidact eval --run DIR --search mcts --budget N`: play a text run's evaluation tasks with a search before every
  * step, and the run's policy alone on the same tasks, and report both success rates (Wilson 95% intervals) and the env
  * steps the searches spent. The search is `@autodidact/search`'s MCTS with PUCT, its prior the run's DRRN action
- * probabilities and its leaf value a greedy rollout of the same DRRN (`Drrn.prior`, `Drrn.rolloutValue`), within the
- * episode's step limit (`horizon`). Appends a `kind: "evaluation"` row with `search` to `metrics.jsonl`.
+ * probabilities and its leaf value a rollout of the same DRRN, sampled or greedy (`Drrn.prior`, `Drrn.rolloutValue`),
+ * within the episode's step limit (`horizon`); a search that reaches the goal stops, and its plan (tree path plus
+ * rollout) is followed without searching again while the state keys match (`stopAtGoal`, `followPlan`: the
+ * text envs are deterministic). Appends a `kind: "evaluation"` row with `search` to `metrics.jsonl`.
  * @since 0.1.0
  */
 import { Rng } from "@autodidact/core"
@@ -27,6 +29,10 @@ export interface SearchEvalOptions {
   readonly search: "mcts"
   /** Env steps per decision. */
   readonly budget: number
+  /** Rollouts sample the DRRN (`"sample"`) or take its most probable action (`"greedy"`). */
+  readonly rollout: "sample" | "greedy"
+  /** Steps per rollout at most (default: the env's step limit). */
+  readonly rolloutDepth?: number | undefined
 }
 
 const pct = (x: number): number => Number((100 * x).toFixed(1))
@@ -59,10 +65,12 @@ export const evaluateTextSearch = (
         selection: "puct",
         budget: { envSteps: options.budget },
         prior: Drrn.prior(policy),
-        value: Drrn.rolloutValue(policy, { depth: setup.maxSteps }),
+        value: Drrn.rolloutValue(policy, { depth: options.rolloutDepth ?? setup.maxSteps, greedy: options.rollout === "greedy" }),
+        stopAtGoal: true,
         seed: options.seed
       },
-      policy: Drrn.policy(policy)
+      policy: Drrn.policy(policy),
+      followPlan: true
     })
     const withSearch = yield* Effect.try({
       try: () => SearchPolicy.evaluate(env, searcher, tasks, { maxSteps: setup.maxSteps, seed: options.seed }),
@@ -79,8 +87,9 @@ export const evaluateTextSearch = (
       env: envId,
       tasks: setup.evalName,
       episodes: options.episodes,
-      search: `${options.search} (PUCT, DRRN prior, greedy DRRN rollouts)`,
+      search: `${options.search} (PUCT, DRRN prior, ${options.rollout} DRRN rollouts, goal plans followed)`,
       budget: options.budget,
+      rolloutDepth: options.rolloutDepth ?? setup.maxSteps,
       successRate: withSearch.successRate,
       successInterval: `[${withSearch.successLow.toFixed(3)}, ${withSearch.successHigh.toFixed(3)}]`,
       policySuccessRate: alone.successRate,
