@@ -16,10 +16,10 @@ describe("eval --search mcts", () => {
     Effect.gen(function* () {
       const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-evalsearch-")), "run")
       yield* trainText({ env: "TextHousehold-v0", algo: "grpo", seed: 3, totalSteps: 60, out, groupSize: 2, difficulty: "easy", overwrite: false, json: true, evalEpisodes: 1 })
-      const ran = yield* Effect.promise(() => cli(["eval", "--run", out, "--search", "mcts", "--budget", "20", "--episodes", "2", "--json"]))
+      const ran = yield* Effect.promise(() => cli(["eval", "--run", out, "--search", "mcts", "--budget", "20", "--rollout-depth", "5", "--episodes", "2", "--json"]))
       expect(ran.code).toBe(0)
       const [row] = ran.json()
-      expect(row).toMatchObject({ episodes: 2, budget: 20, tasks: "unseen tasks" })
+      expect(row).toMatchObject({ episodes: 2, budget: 20, rolloutDepth: 5, tasks: "unseen tasks" })
       expect(row!["searches"]).toBeGreaterThan(0)
       expect(row!["searchEnvSteps"]).toBeGreaterThan(0)
       expect(row!["searchEnvSteps"]).toBeLessThanOrEqual(20 * row!["searches"])
