@@ -164,6 +164,8 @@ export interface Evaluation {
   readonly searchEnvSteps: number
   /** searchEnvSteps / decisions. */
   readonly searchStepsPerDecision: number
+  /** Searches that found a goal (`stats.stoppedBy === "solved"`). */
+  readonly solvedSearches: number
 }
 
 /**
@@ -183,9 +185,11 @@ export const evaluate = (
   let length = 0
   let searchEnvSteps = 0
   let decisions = 0
+  let solvedSearches = 0
   tasks.forEach((task, k) => {
     const before = policy.searches.length
     const ep = runEpisode(env, policy, task, options.maxSteps ?? 1000, (options.seed ?? 0) + k)
+    for (let i = before; i < policy.searches.length; i++) if (policy.searches[i]!.stoppedBy === "solved") solvedSearches++
     if (ep.success) successes++
     ret += ep.return
     length += ep.steps
@@ -205,6 +209,7 @@ export const evaluate = (
     meanLength: length / n,
     decisions,
     searchEnvSteps,
-    searchStepsPerDecision: decisions === 0 ? 0 : searchEnvSteps / decisions
+    searchStepsPerDecision: decisions === 0 ? 0 : searchEnvSteps / decisions,
+    solvedSearches
   }
 }

@@ -109,6 +109,7 @@ describe("Drrn (a DRRN policy as PUCT prior, rollout policy and value)", () => {
     const ep = SearchPolicy.runEpisode(env, follower, {}, 10)
     expect(ep).toMatchObject({ success: true, actions: ["a", "c", "e"] })
     expect(follower.searches).toHaveLength(1)
+    expect(SearchPolicy.evaluate(env, follower, [{}, {}], { maxSteps: 10 })).toMatchObject({ successes: 2, decisions: 2, solvedSearches: 2 })
   })
 
   it("the rollout value is the greedy DRRN's return from the new state; MCTS with prior and value reaches FrozenLake's goal where the greedy DRRN alone does not", () => {
@@ -137,7 +138,7 @@ describe("Drrn (a DRRN policy as PUCT prior, rollout policy and value)", () => {
     const report = SearchPolicy.evaluate(env, policy, [{ seed: 0 }], { maxSteps: 30, onEpisode: (_, ep) => episodes.push(ep) })
     const ep = episodes[0]!
     expect(ep.success).toBe(true)
-    expect(report).toMatchObject({ episodes: 1, successes: 1, successRate: 1, decisions: ep.steps, searchEnvSteps: ep.searchSteps })
+    expect(report).toMatchObject({ episodes: 1, successes: 1, successRate: 1, decisions: ep.steps, searchEnvSteps: ep.searchSteps, solvedSearches: policy.searches.filter((x) => x.stoppedBy === "solved").length })
     expect(ep.searchSteps).toBe(policy.searches.reduce((s, x) => s + x.envSteps, 0))
     expect(ep.searchSteps).toBeLessThanOrEqual(300 * ep.steps)
     expect(() => SearchPolicy.evaluate(env, policy, [])).toThrow(InvalidOptionError)

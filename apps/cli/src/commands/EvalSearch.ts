@@ -99,6 +99,7 @@ export const evaluateTextSearch = (
       searches: withSearch.decisions,
       searchEnvSteps: withSearch.searchEnvSteps,
       searchStepsPerDecision: Number(withSearch.searchStepsPerDecision.toFixed(1)),
+      solvedSearches: withSearch.solvedSearches,
       searchSeconds: Number(searchSeconds.toFixed(1))
     }
     yield* Effect.sync(() => fs.appendFileSync(path.join(runDir, "metrics.jsonl"), JSON.stringify(RunDirectory.relativeRow(runDir, { kind: "evaluation", ...summary })) + "\n"))
