@@ -221,6 +221,12 @@ const evalFlags = {
     optional("A `selfplay` run: play against uniform random, the CFR+ equilibrium, or alpha-beta minimax (win/draw/loss with Wilson 95% intervals, exploitability where computable)", "none (other runs)")
   ),
   depth: F.positiveInt("depth").pipe(optional("--against minimax: search depth in plies", "the whole game for tic_tac_toe, 4 otherwise", "plies")),
+  search: Flag.Literals("search", ["mcts"] as const).pipe(
+    optional("Text envs: search before every step with MCTS (PUCT; prior and greedy-rollout value from the run's DRRN policy), reported beside the policy alone", "none: the policy acts alone")
+  ),
+  budget: F.positiveInt("budget").pipe(withDefault(100, "--search: env steps each decision's search may spend", "env steps")),
+  rollout: Flag.Literals("rollout", ["sample", "greedy"] as const).pipe(withDefault("sample", "--search: leaf value from rollouts that sample the DRRN policy or take its argmax")),
+  rolloutDepth: F.positiveInt("rollout-depth").pipe(optional("--search: steps per rollout at most", "the env's step limit", "env steps")),
   json: jsonFlag
 }
 

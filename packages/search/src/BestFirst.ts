@@ -23,7 +23,7 @@
  */
 import { InvalidOptionError } from "@autodidact/core"
 import { type Budget, Meter, type StopReason } from "./Budget.js"
-import { defaultGoal, type GoalTest, type Node, NodeStore, type SearchEnv, Simulator, type Stats } from "./NodeStore.js"
+import { defaultGoal, type GoalTest, type Node, NodeStore, rootHistory, type SearchEnv, Simulator, type Stats, type Step } from "./NodeStore.js"
 import type { ValueFunction } from "./Value.js"
 
 /** Options of {@link bestFirst} and {@link beam}. */
@@ -36,7 +36,10 @@ export interface Options {
   /** Discount in (0, 1] for `"return+value"` (default 1). */
   readonly gamma?: number | undefined
   readonly isGoal?: GoalTest | undefined
+  /** Actions taken before the root, for the views given to the value function (default []). */
   readonly history?: ReadonlyArray<string> | undefined
+  /** The same history with the observation of each action (see `NodeStore.rootHistory`; default: `history` with `""` observations). */
+  readonly steps?: ReadonlyArray<Step> | undefined
   readonly clock?: (() => number) | undefined
 }
 
@@ -149,9 +152,10 @@ const setup = (env: SearchEnv, observation: string, options: Options): Setup => 
   }
   const gamma = options.gamma ?? 1
   if (!(gamma > 0 && gamma <= 1)) throw new InvalidOptionError({ option: "gamma", value: gamma, reason: "expected a number in (0, 1]" })
+  const before = rootHistory(options.history, options.steps)
   const meter = new Meter(options.budget, options.clock)
-  const store = new NodeStore()
-  const sim = new Simulator(env, store, meter, options.history ?? [], options.isGoal ?? defaultGoal)
+  const store = new NodeStore(before.steps)
+  const sim = new Simulator(env, store, meter, before.history, options.isGoal ?? defaultGoal)
   const root = sim.addRoot(observation)
   const fn = options.value
   const score = (node: Node, g: number): number => {

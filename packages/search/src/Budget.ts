@@ -35,7 +35,7 @@ export interface Limits {
 export type StopReason =
   /** A budget was reached. */
   | "envSteps" | "nodes" | "wallMs"
-  /** Best-first/beam: a goal step was found. */
+  /** Best-first/beam, and MCTS with `stopAtGoal`: a goal step was found. */
   | "solved"
   /** Best-first/beam: nothing left to expand. */
   | "exhausted"

@@ -23,6 +23,14 @@
  *   considers only its first `max(1, floor(c · max(1, N)^alpha))` edges, edges ordered by prior (descending, stable).
  * - The action returned is the root edge with the most visits (ties: higher mean, then edge order). The env is
  *   restored to the root state at the end.
+ * - Goal plans (single-player MCTS keeps the best sequence found, Schadd et al. 2008, "Single-Player Monte-Carlo Tree
+ *   Search", CG 2008): the shortest simulation (tree path plus rollout) that reached the goal is returned as `plan`
+ *   with the state key before each action (`planKeys`), so a caller on a deterministic env can follow it
+ *   (`SearchPolicy`'s `followPlan`); `stopAtGoal` ends the search at the first one. When the root's most visited
+ *   action is not the plan's first one, `action` stays the most visited edge (the plan is a by-product).
+ * - `horizon` (the real episode's steps left): a path of that length ends in a leaf of value 0 and rollouts are
+ *   cut at it (`Value.evaluate`'s `depthLeft`). A node's estimate is cached on its first evaluation, also when a
+ *   transposition reaches it at another depth.
  * - Budgets: see `Budget`; `iterations` caps the simulations too. A simulation that would need a step past the
  *   `envSteps` budget is dropped without a backup. After `maxIdle` consecutive simulations without an env step (the
  *   search converged on known outcomes, or the reachable tree is fully expanded) it ends with `"idle"`.
@@ -35,7 +43,7 @@
  */
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import { type Budget, Meter, type StopReason } from "./Budget.js"
-import { defaultGoal, type GoalTest, type Node, NodeStore, type PolicyInput, type SearchEnv, Simulator, type Stats } from "./NodeStore.js"
+import { defaultGoal, type GoalTest, type Node, NodeStore, type PolicyInput, rootHistory, type SearchEnv, Simulator, type Stats, type Step } from "./NodeStore.js"
 import * as Value from "./Value.js"
 
 /** A policy's action probabilities for PUCT: one non-negative number per `input.admissible` entry. */
@@ -70,12 +78,29 @@ export interface Options {
    * otherwise spin without spending the budget.
    */
   readonly maxIdle?: number | undefined
+  /**
+   * End the search as soon as a simulation reaches the goal (an expanded goal step, or a rollout that ends in one),
+   * with `stoppedBy: "solved"` (default false). For deterministic envs, where the found {@link Result.plan} is
+   * certain to reach the goal again.
+   */
+  readonly stopAtGoal?: boolean | undefined
   /** Seed of the rollouts (default 0). */
   readonly seed?: number | undefined
   /** Goal test recorded on edges (default: `won`/`success`, else a positive terminal reward). */
   readonly isGoal?: GoalTest | undefined
   /** Actions taken before the root, for the views given to policies (default []). */
   readonly history?: ReadonlyArray<string> | undefined
+  /**
+   * The same history with the observation of each action, for policies that encode it (a DRRN's episode summary;
+   * see `NodeStore.rootHistory`; default: `history` with `""` observations).
+   */
+  readonly steps?: ReadonlyArray<Step> | undefined
+  /**
+   * Steps the real episode has left at the root (its step limit minus the steps taken; default unlimited): the tree
+   * goes no deeper and rollouts stop there, a state reached with no step left is a leaf of value 0 (the episode
+   * would be truncated), so the search does not count on successes past the limit.
+   */
+  readonly horizon?: number | undefined
   /** The clock of the `wallMs` budget (default `performance.now`). */
   readonly clock?: (() => number) | undefined
 }
@@ -97,6 +122,15 @@ export interface Result {
   readonly actions: ReadonlyArray<ActionStat>
   readonly stats: Stats
   readonly store: NodeStore
+  /** Whether some simulation reached the goal (an expanded goal step, or a rollout ending in one). */
+  readonly solved: boolean
+  /**
+   * The shortest goal-reaching action sequence seen from the root (the simulation's tree path, then its rollout's
+   * actions; empty when none): single-player MCTS's best sequence (Schadd et al. 2008), exact on deterministic envs.
+   */
+  readonly plan: ReadonlyArray<string>
+  /** The state key before each action of {@link plan}. */
+  readonly planKeys: ReadonlyArray<string>
 }
 
 const positive = (option: string, v: number, lo: number, hi: number, loOpen: boolean): number => {
@@ -141,6 +175,10 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
   if (!(iterations === Infinity || (Number.isInteger(iterations) && iterations >= 1))) {
     throw new InvalidOptionError({ option: "iterations", value: iterations, reason: "expected a positive integer or Infinity" })
   }
+  const horizon = options.horizon ?? Infinity
+  if (!(horizon === Infinity || (Number.isInteger(horizon) && horizon >= 1))) {
+    throw new InvalidOptionError({ option: "horizon", value: horizon, reason: "expected a positive integer or Infinity" })
+  }
   const maxIdle = options.maxIdle ?? 1000
   if (!(Number.isInteger(maxIdle) && maxIdle >= 1)) throw new InvalidOptionError({ option: "maxIdle", value: maxIdle, reason: "expected a positive integer" })
   const widening = options.widening
@@ -151,9 +189,10 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
   const normalize = options.normalize ?? true
   const source = options.value ?? Value.randomRollout(20)
   const prior = options.prior
+  const before = rootHistory(options.history, options.steps)
   const meter = new Meter(options.budget, options.clock)
-  const store = new NodeStore()
-  const sim = new Simulator(env, store, meter, options.history ?? [], options.isGoal ?? defaultGoal)
+  const store = new NodeStore(before.steps)
+  const sim = new Simulator(env, store, meter, before.history, options.isGoal ?? defaultGoal)
   const rng = Rng.make(options.seed ?? 0)
   const root = sim.addRoot(observation)
   if (prior !== undefined) applyPrior(prior, sim, root, widening !== undefined)
@@ -205,8 +244,33 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
     return best
   }
 
-  const estimate = (node: Node): number => {
-    if (Number.isNaN(node.value)) node.value = Value.evaluate(source, sim, node, gamma, rng)
+  // `depth`: the path length at which the node is reached (a node with no step left is worth 0)
+  const stopAtGoal = options.stopAtGoal ?? false
+  const trace = Value.makeTrace()
+  let plan: Array<string> = []
+  let planKeys: Array<string> = []
+  let solved = false
+  // a goal reached by the current path (its edges), then `tail` (rollout actions and the keys before them)
+  const foundGoal = (tailActions: ReadonlyArray<string>, tailKeys: ReadonlyArray<string>): void => {
+    const length = pathEdges.length + tailActions.length
+    if (solved && length >= plan.length) return
+    solved = true
+    plan = []
+    planKeys = []
+    for (let k = 0; k < pathEdges.length; k++) {
+      const n = pathNodes[k]!
+      plan.push(n.edges[pathEdges[k]!]!.action)
+      planKeys.push(n.key)
+    }
+    plan.push(...tailActions)
+    planKeys.push(...tailKeys)
+  }
+  const estimate = (node: Node, depth: number): number => {
+    if (depth >= horizon) return 0
+    if (Number.isNaN(node.value)) {
+      node.value = Value.evaluate(source, sim, node, gamma, rng, horizon - depth, trace)
+      if (trace.goal) foundGoal(trace.actions, trace.keys)
+    }
     return node.value
   }
 
@@ -237,13 +301,16 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
       const i = select(node, sims)
       if (i < 0) {
         // every edge leads back onto the path: a leaf valued by its own estimate
-        leaf = node.visits > 0 ? meanValue(node) : estimate(node)
+        leaf = node.visits > 0 ? meanValue(node) : estimate(node, pathNodes.length)
         break
       }
       const edge = node.edges[i]!
       pathNodes.push(node)
       pathEdges.push(i)
-      if (edge.expanded && edge.done) break
+      if (edge.expanded && edge.done) {
+        if (edge.goal) foundGoal([], [])
+        break
+      }
       let child: Node | undefined
       if (!edge.expanded) {
         if (meter.exhausted(store.size, 1) !== undefined) {
@@ -251,16 +318,23 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
           break
         }
         const r = sim.expand(node, i)
-        if (r.node === undefined) break
+        if (r.node === undefined) {
+          if (edge.goal) foundGoal([], [])
+          break
+        }
         child = r.node
         if (r.created) {
           if (prior !== undefined) applyPrior(prior, sim, child, widening !== undefined)
-          leaf = estimate(child)
+          leaf = estimate(child, pathNodes.length)
           break
         }
       } else child = store.nodes[edge.child]!
+      if (pathNodes.length >= horizon) {
+        leaf = 0
+        break
+      }
       if (child.stamp === sims || pathNodes.length >= maxDepth) {
-        leaf = child.visits > 0 ? meanValue(child) : estimate(child)
+        leaf = child.visits > 0 ? meanValue(child) : estimate(child, pathNodes.length)
         break
       }
       child.stamp = sims
@@ -284,9 +358,13 @@ export const search = (env: SearchEnv, observation: string, options: Options): R
     }
     sims++
     idle = meter.envSteps === stepsBefore ? idle + 1 : 0
+    if (stopAtGoal && solved) {
+      stoppedBy = "solved"
+      break
+    }
   }
   sim.goTo(root)
-  return { action: bestAction(root), actions: actionStats(root), stats: sim.stats(sims, stoppedBy), store }
+  return { action: bestAction(root), actions: actionStats(root), stats: sim.stats(sims, stoppedBy), store, solved, plan, planKeys }
 }
 
 /** Mean backed-up value of a node: the visit-weighted mean of its edges' means. */

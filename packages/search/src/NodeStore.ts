@@ -16,14 +16,37 @@
  *   env is already there, `step` counts against the budget. No search ever replays from the episode start.
  * @since 0.1.0
  */
+import { InvalidOptionError, type Rng } from "@autodidact/core"
 import type { Snapshot, TextEnv } from "@autodidact/envs"
 import type { Search as RewardSearch } from "@autodidact/rewards"
 import type { Meter, StopReason } from "./Budget.js"
 
-/** What a policy, prior or value function sees of a state (`@autodidact/rewards`' `Search.PolicyInput`). */
-export type PolicyInput = RewardSearch.PolicyInput
-/** A text policy: picks one admissible action (`@autodidact/rewards`' `Search.Policy`). */
-export type Policy = RewardSearch.Policy
+/** One earlier step of an episode: the observation the agent saw and the action it took on it. */
+export interface Step {
+  readonly observation: string
+  readonly action: string
+}
+
+/**
+ * What a policy, prior or value function sees of a state: `@autodidact/rewards`' `Search.PolicyInput` (`history`:
+ * the episode's actions so far, oldest first) and `steps`, the same history with the observation each action was
+ * taken on (the shape `@autodidact/optim`'s DRRN and multi-turn rollouts encode). The searches always fill in
+ * `steps`; a caller that builds an input itself may leave it out (readers then pair each action with `""`, see
+ * {@link stepsOf}).
+ */
+export interface PolicyInput extends RewardSearch.PolicyInput {
+  readonly steps?: ReadonlyArray<Step> | undefined
+}
+
+/**
+ * A text policy: picks one admissible action. Any `@autodidact/rewards` `Search.Policy` is one (it reads only the
+ * fields it knows).
+ */
+export type Policy = (input: PolicyInput, rng: Rng) => string
+
+/** The `(observation, action)` history of an input: `input.steps`, or else each action of `history` with observation `""`. */
+export const stepsOf = (input: PolicyInput): ReadonlyArray<Step> =>
+  input.steps ?? input.history.map((action) => ({ observation: "", action }))
 /** A text environment with `snapshot()`/`restore()` (`TextHousehold`, `TextSokoban`, `TextFrozenLake`). */
 export type SearchEnv = TextEnv.RestorableTextEnv
 
@@ -89,13 +112,36 @@ export interface Stats {
   readonly stoppedBy: StopReason
 }
 
-/** The store: nodes by id and by state key. */
+/**
+ * The real history before a search's root, from the search's `history` (actions) and `steps` (observation and
+ * action pairs) options: `steps` when given (`history` is then its actions), else each action of `history` with
+ * observation `""`.
+ * @throws InvalidOptionError (option `steps`) when both are given and their actions differ.
+ */
+export const rootHistory = (
+  history: ReadonlyArray<string> | undefined,
+  steps: ReadonlyArray<Step> | undefined
+): { readonly history: ReadonlyArray<string>; readonly steps: ReadonlyArray<Step> } => {
+  if (steps === undefined) return { history: history ?? [], steps: (history ?? []).map((action) => ({ observation: "", action })) }
+  const actions = steps.map((s) => s.action)
+  if (history !== undefined && (history.length !== actions.length || history.some((a, i) => a !== actions[i]))) {
+    throw new InvalidOptionError({ option: "steps", value: actions, reason: `its actions must equal history (${JSON.stringify(history)})` })
+  }
+  return { history: actions, steps }
+}
+
+/**
+ * The store: nodes by id and by state key. `prefix` is the real episode's history before the root (each earlier
+ * observation and action; default none): {@link stepsTo} starts with it.
+ */
 export class NodeStore {
   readonly nodes: Array<Node> = []
   private readonly byKey = new Map<string, number>()
   /** Links of an edge to an already stored node. */
   transpositions = 0
   maxDepth = 0
+
+  constructor(readonly prefix: ReadonlyArray<Step> = []) {}
 
   /** Number of nodes. */
   get size(): number {
@@ -140,6 +186,19 @@ export class NodeStore {
     }
     return out.reverse()
   }
+
+  /** The history of `node` along its first path: {@link prefix}, then each node's observation and the action taken on it. */
+  stepsTo(node: Node): Array<Step> {
+    const out: Array<Step> = []
+    let n = node
+    while (n.parent >= 0) {
+      const parent = this.nodes[n.parent]!
+      out.push({ observation: parent.observation, action: parent.edges[n.parentEdge]!.action })
+      n = parent
+    }
+    out.reverse()
+    return this.prefix.length === 0 ? out : [...this.prefix, ...out]
+  }
 }
 
 /** Whether a step reached the goal: `terminated` and `info.won` / `info.success` when the env reports one, else a positive reward. */
@@ -155,7 +214,7 @@ export const defaultGoal: GoalTest = (reward, terminated, info) => {
 /**
  * The env as the searches use it: restores a node's snapshot only when the env is elsewhere, counts steps on the
  * meter, and builds the {@link PolicyInput} of a node (task, observation, admissible actions, the real history
- * followed by the first path's actions).
+ * followed by the first path's actions, and the same with observations).
  * @category models
  */
 export class Simulator {
@@ -187,10 +246,19 @@ export class Simulator {
     return this.env.step(action)
   }
 
-  /** The view of a node for policies, priors and value functions. */
+  /**
+   * The view of a node for policies, priors and value functions: `history` is the real history's actions then the
+   * first path's, `steps` the store's {@link NodeStore.stepsTo}.
+   */
   input(node: Node): PolicyInput {
     const path = this.store.pathTo(node)
-    return { task: this.env.task, observation: node.observation, admissible: node.admissible, history: path.length === 0 ? this.history : [...this.history, ...path] }
+    return {
+      task: this.env.task,
+      observation: node.observation,
+      admissible: node.admissible,
+      history: path.length === 0 ? this.history : [...this.history, ...path],
+      steps: this.store.stepsTo(node)
+    }
   }
 
   /**

@@ -12,8 +12,8 @@
  * - Pairs are best-versus-rest per node (`pairing: "best-vs-rest"`, default; `"all"` gives every ordered pair whose
  *   gap is at least `margin`), each with weight 1 or, with `weightByGap`, its Q gap.
  * - A node's input carries the task, the node's observation and admissible commands, and the history along the
- *   tree's first path to it (each earlier observation and the command taken), as the multi-turn trainer encodes
- *   states.
+ *   tree's first path to it (`NodeStore.stepsTo`: the real episode's steps before the root when the search was given
+ *   them, then each earlier observation and the command taken), as the multi-turn trainer encodes states.
  *
  * **Errors**: `InvalidOptionError` for a negative or non-finite `margin`, a `minVisits` that is not a positive
  * integer.
@@ -22,7 +22,7 @@
 import { InvalidOptionError } from "@autodidact/core"
 import { Dpo } from "@autodidact/optim"
 import { Schema } from "effect"
-import type { Node, NodeStore } from "./NodeStore.js"
+import type { NodeStore } from "./NodeStore.js"
 
 /** Options of {@link fromTree}. */
 export interface Options {
@@ -45,17 +45,6 @@ export interface TreePair extends Dpo.PreferencePair {
   readonly rejectedQ: number
 }
 
-const historyOf = (store: NodeStore, node: Node): Array<{ observation: string; action: string }> => {
-  const out: Array<{ observation: string; action: string }> = []
-  let n = node
-  while (n.parent >= 0) {
-    const parent = store.nodes[n.parent]!
-    out.push({ observation: parent.observation, action: parent.edges[n.parentEdge]!.action })
-    n = parent
-  }
-  return out.reverse()
-}
-
 /**
  * The preference pairs of a search's tree (`Mcts.search(...).store`), node by node in id order (see the module
  * docs).
@@ -74,7 +63,7 @@ export const fromTree = (store: NodeStore, options: Options): Array<TreePair> =>
       .map((e) => ({ action: e.action, q: e.valueSum / e.visits }))
       .sort((a, b) => b.q - a.q)
     if (ranked.length < 2) continue
-    const input = { task: options.task, observation: node.observation, admissible: node.admissible, history: historyOf(store, node) }
+    const input = { task: options.task, observation: node.observation, admissible: node.admissible, history: store.stepsTo(node) }
     const emit = (w: { action: string; q: number }, l: { action: string; q: number }) => {
       const gap = w.q - l.q
       if (gap < margin || gap <= 0) return

@@ -1,7 +1,8 @@
 /**
  * `@autodidact/search`: search over environment states: MCTS (UCT, PUCT, progressive widening, rollout or value
  * function leaves), best-first and beam search, all on one node store with transpositions by `stateKey()` and shared
- * budgets (env steps, nodes, wall time), and a `SearchPolicy` that searches before every real step. Needs envs with
+ * budgets (env steps, nodes, wall time), a `SearchPolicy` that searches before every real step, and `Drrn`: a trained
+ * DRRN policy as PUCT prior, rollout policy and value. Needs envs with
  * `snapshot()`/`restore()` (`@autodidact/envs`' text envs); never replays an episode to reach a state.
  *
  * Modules are exported as namespaces (`import { Mcts } from "@autodidact/search"`); what this file does not export
@@ -14,6 +15,7 @@ export * as Value from "./Value.js"
 export * as Mcts from "./Mcts.js"
 export * as BestFirst from "./BestFirst.js"
 export * as SearchPolicy from "./SearchPolicy.js"
+export * as Drrn from "./Drrn.js"
 export * as Archive from "./Archive.js"
 export * as Preferences from "./Preferences.js"
 export * as Search from "./Search.js"

@@ -65,7 +65,6 @@ export const evaluate = (runDir: string, options: { readonly episodes: number; r
   }).pipe(Effect.scoped)
 
 /** `autodidact eval` */
-/** `autodidact eval` */
 export const handleEval = (config: Configs["eval"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
       const runConfig = yield* RunDirectory.readConfig(config.run)
@@ -88,6 +87,20 @@ export const handleEval = (config: Configs["eval"]): Effect.Effect<void, unknown
         if (!Number.isSafeInteger(config.episodes) || config.episodes <= 0) {
           return yield* new TrainConfigError({ option: "episodes", value: config.episodes, reason: "must be a positive integer" })
         }
+        if (config.search._tag === "Some") {
+          const { evaluateTextSearch } = yield* Effect.promise(() => import("./EvalSearch.js"))
+          const summary = yield* evaluateTextSearch(config.run, runConfig, {
+            episodes: config.episodes,
+            split: config.split._tag === "Some" ? config.split.value : undefined,
+            seed: config.seed,
+            search: config.search.value,
+            budget: config.budget,
+            rollout: config.rollout,
+            rolloutDepth: config.rolloutDepth._tag === "Some" ? config.rolloutDepth.value : undefined
+          })
+          Output.printSummary(config.json, "Evaluation with search", { ...summary })
+          return
+        }
         const summary = yield* evaluateText(config.run, runConfig, {
           episodes: config.episodes,
           split: config.split._tag === "Some" ? config.split.value : undefined,
@@ -96,6 +109,9 @@ export const handleEval = (config: Configs["eval"]): Effect.Effect<void, unknown
         })
         Output.printSummary(config.json, "Evaluation", { ...summary })
         return
+      }
+      if (config.search._tag === "Some") {
+        return yield* new TrainConfigError({ option: "search", value: config.search.value, reason: "applies to runs on a text env (TextHousehold-v0, Sokoban-6x6-1box-v0, TextFrozenLake-v1)" })
       }
       const summary = yield* evaluate(config.run, { episodes: config.episodes, seed: config.seed, greedy: !config.sample })
       Output.printSummary(config.json, "Evaluation", { ...summary })

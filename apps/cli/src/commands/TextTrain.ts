@@ -53,7 +53,8 @@ const savePolicy = (file: string, policy: DrrnPolicy.Drrn) =>
     })
   )
 
-const loadPolicy = (file: string): Effect.Effect<DrrnPolicy.Drrn, PolicyFileError> =>
+/** Read a run's DRRN policy file (`checkpoints/policy.json`). */
+export const loadPolicy = (file: string): Effect.Effect<DrrnPolicy.Drrn, PolicyFileError> =>
   Effect.try({
     try: () => {
       const doc = Schema.decodeUnknownSync(PolicyFile)(JSON.parse(fs.readFileSync(file, "utf8")))
