@@ -61,6 +61,7 @@ const options = (traversals: number, d: { readonly steps: number; readonly batch
   learningRate: flag("lr", 0.03),
   schedule: argv.includes("--schedule") ? (argv[argv.indexOf("--schedule") + 1] as "linear" | "constant") : "linear",
   reinitialize: !has("warm"),
+  dedup: has("dedup"),
   seed: flag("seed", 0)
 })
 

@@ -99,6 +99,13 @@ export interface Options {
    * `"linear"` decay from `learningRate` to 0 (less noise in the final network when the regret targets are noisy).
    */
   readonly schedule?: "constant" | "linear" | undefined
+  /**
+   * Train each advantage network on the memory's distinct (information-state tensor, legal mask) rows, each with its
+   * rows' summed weight and weighted-mean regret (`Reservoir.aggregate`), instead of on the rows (default false, the
+   * paper). The loss has the same minimizer and expected gradient; the mini-batches no longer resample one state's
+   * noisy regrets, and once `batchSize` covers the distinct rows every step takes the exact full-memory gradient.
+   */
+  readonly dedup?: boolean | undefined
   /** Seed of every random draw (default 0). */
   readonly seed?: number | undefined
 }
@@ -113,6 +120,7 @@ export interface Config {
   readonly memoryCapacity: number
   readonly reinitialize: boolean
   readonly schedule: "constant" | "linear"
+  readonly dedup: boolean
   readonly seed: number
 }
 
@@ -177,6 +185,7 @@ export const resolve = (options: Options = {}): Config => {
     memoryCapacity: positiveInt("memoryCapacity", options.memoryCapacity ?? 1_000_000),
     reinitialize: options.reinitialize ?? true,
     schedule,
+    dedup: options.dedup ?? false,
     seed
   }
 }
@@ -245,6 +254,8 @@ export const makeTrainer = (sizes: MlpSimd.Sizes, config: Config): Trainer => {
   const ws = MlpSimd.make(sizes, Math.min(config.batchSize, 4096))
   const grad = new Float64Array(P)
   const batchRows = new Int32Array(config.batchSize)
+  const batchGroups = new Int32Array(config.batchSize)
+  const agg = Reservoir.makeAggregate()
   const pred = new Float64Array(config.batchSize * A)
   const target = new Float64Array(config.batchSize * A)
   const weight = new Float64Array(config.batchSize)
@@ -256,15 +267,19 @@ export const makeTrainer = (sizes: MlpSimd.Sizes, config: Config): Trainer => {
     const opt = Adam.make(P)
     if (warm === undefined) initialize(params, D, H, A, rng)
     else params.set(warm)
-    if (perm.length < n) perm = new Int32Array(Math.max(n, 2 * perm.length))
-    for (let i = 0; i < n; i++) perm[i] = i
-    let cursor = n // forces a shuffle before the first batch
-    const B = Math.min(config.batchSize, n)
+    // the training set: the memory's rows, or (dedup) its distinct (features, mask) groups, loss weight scaled by
+    // groups / rows so that the expected gradient is the rows' (Reservoir.aggregate)
+    const K = config.dedup ? Reservoir.aggregate(mem, agg).size : n
+    const groupScale = K / n
+    if (perm.length < K) perm = new Int32Array(Math.max(K, 2 * perm.length))
+    for (let i = 0; i < K; i++) perm[i] = i
+    let cursor = K // forces a shuffle before the first batch
+    const B = Math.min(config.batchSize, K)
     let loss = 0
     for (let stepNo = 0; stepNo < config.trainSteps; stepNo++) {
       for (let b = 0; b < B; b++) {
-        if (cursor >= n) {
-          for (let i = n - 1; i > 0; i--) {
+        if (cursor >= K) {
+          for (let i = K - 1; i > 0; i--) {
             const j = rng.integers(0, i + 1)
             const tmp = perm[i]!
             perm[i] = perm[j]!
@@ -272,15 +287,18 @@ export const makeTrainer = (sizes: MlpSimd.Sizes, config: Config): Trainer => {
           }
           cursor = 0
         }
-        batchRows[b] = perm[cursor++]!
+        const g = perm[cursor++]!
+        batchGroups[b] = g
+        batchRows[b] = config.dedup ? agg.rows[g]! : g
       }
       MlpSimd.forwardSingle(ws, params, mem.features, B, batchRows, 0, pred)
       for (let b = 0; b < B; b++) {
         const row = batchRows[b]!
-        weight[b] = (2 * mem.weights[row]!) / t
+        const g = batchGroups[b]!
+        weight[b] = config.dedup ? (groupScale * 2 * agg.weights[g]!) / t : (2 * mem.weights[row]!) / t
         for (let k = 0; k < A; k++) {
           pred[b * A + k] = mem.masks[row * A + k]! * pred[b * A + k]!
-          target[b * A + k] = mem.targets[row * A + k]!
+          target[b * A + k] = config.dedup ? agg.targets[g * A + k]! : mem.targets[row * A + k]!
         }
       }
       loss = MlpSimd.weightedMse(pred, target, weight, B, A, dPred)
