@@ -127,6 +127,21 @@ describe("DeepCfr", () => {
     expect(moved).toBeGreaterThan(0.1)
   })
 
+  it("warm start: a fit starts from the given parameters instead of a fresh initialization", () => {
+    const mem = Reservoir.make(4, 2, 2)
+    const rng = Rng.make(0)
+    Reservoir.add(mem, rng, [1, 0], [1, -1], [1, 1], 1)
+    const sizes = { obsDim: 2, hidden: 4, numActions: 2 }
+    const trainer = DeepCfr.makeTrainer(sizes, DeepCfr.resolve({ trainSteps: 1, batchSize: 4, learningRate: 1e-9 }))
+    const warm = Float32Array.from({ length: MlpSimd.numParamsSingle(sizes) }, (_, i) => 0.01 * i)
+    const out = new Float32Array(warm.length)
+    trainer.fit(mem, 1, Rng.make(1), out, warm)
+    for (let i = 0; i < warm.length; i++) expect(out[i]).toBeCloseTo(warm[i]!, 6)
+    trainer.fit(mem, 1, Rng.make(1), out)
+    expect(Math.max(...Array.from(out, (v, i) => Math.abs(v - warm[i]!)))).toBeGreaterThan(0.05)
+    expect(DeepCfr.resolve({ reinitialize: false }).reinitialize).toBe(false)
+  })
+
   it("the tree average is SD-CFR's reach-weighted mixture (checked against a brute-force walk of Kuhn)", () => {
     const game = KuhnPoker.make()
     const tree = GameTree.compile(game)
