@@ -25,7 +25,7 @@ describe("DeepCfrBenchmark", () => {
     if (report.cfr.iterations > 1) expect(Solver.run(game, { algo: "cfr+", iterations: report.cfr.iterations - 1 }).nashConv).toBeGreaterThan(report.deepCfr.nashConv)
     const md = DeepCfrBenchmark.markdown(report, "load 1.0")
     expect(md).toContain("kuhn_poker: SD-CFR to NashConv 0.3 beside CFR+ — load 1.0")
-    expect(md).toContain("| SD-CFR (200 traversals/player/iteration, hidden 16, 100 × 256-row steps, lr 0.03 linear, dedup, seed 1) |")
+    expect(md).toContain("| SD-CFR (200 traversals/player/iteration, hidden 16, 100 × 256-row steps, lr 0.03 linear, memory 1000000, dedup, seed 1) |")
     expect(DeepCfrBenchmark.rows(report).length).toBe(2)
   })
 

@@ -50,11 +50,14 @@
  * (`U(−1/√fan_in, 1/√fan_in)` for weights and biases). σ before the first network is uniform (OpenSpiel uses the
  * untrained network's output).
  *
- * **Measured** (`bench/deepCfr.ts`, 2 shared cores): on Leduc, with 2,000 traversals per player per iteration,
- * `schedule: "linear"`, learning rate 0.03, NashConv falls from 4.75 to 0.15 in 300 iterations (hidden 32, 1,000 × 1,024
- * rows per training; 27 min) and plateaus near 0.22 with hidden 64 and 400 × 1,024 rows: the networks' fit error, which
- * does not shrink with the iterations while the average regrets do, sets the floor; more rows per training lower it.
- * Tabular CFR+ reaches the same NashConv in ~30 iterations (0.2 s). Use this solver where tables do not fit.
+ * **Training on distinct rows** (`dedup`, off by default; this repository's option, not the paper's): the weighted
+ * MSE over the memory's rows equals, up to a constant, the same loss over its distinct (tensor, mask) rows each
+ * weighted by its rows' summed weight with their weighted-mean regret as target (`Reservoir.aggregate`), so the
+ * minimizer and the expected gradient are unchanged (the weights are scaled by groups / rows); what goes is the
+ * mini-batches' resampling of one state's noisy regrets. Where `batchSize` covers the distinct rows (Leduc: at most
+ * 468 per player) every Adam step is the exact full-memory gradient, and a step costs fewer rows.
+ *
+ * **Measured** (`autodidact bench deep-cfr`, `DeepCfrBenchmark`; 2 shared cores): MEASURED_PLACEHOLDER
  *
  * **Determinism**: one `Rng` (`@autodidact/core`, PCG64) seeded with `seed` draws every chance outcome, action,
  * reservoir slot, initialization and shuffle: a seed reproduces a run bit for bit on one machine (float32 WASM
