@@ -23,7 +23,7 @@
  * ```
  * @since 0.3.0
  */
-import { InvalidOptionError } from "@autodidact/core"
+import { InvalidOptionError, Statistics } from "@autodidact/core"
 import { GameRegistry } from "@autodidact/envs"
 import * as Exploitability from "../evaluation/Exploitability.js"
 import * as Solver from "../regret/Solver.js"
@@ -103,12 +103,6 @@ export interface Report {
   readonly cfr: { readonly iterations: number; readonly nashConv: number; readonly seconds: number; readonly repeats: number }
 }
 
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
-
 /**
  * Run the benchmark (synchronous; minutes with the defaults, seconds with {@link quickOptions}); `onProgress` sees
  * every SD-CFR iteration.
@@ -163,7 +157,7 @@ export const run = (options: Options = {}, onProgress?: (p: Progress) => void): 
     reached: final.nashConv <= target,
     traversals: final.iteration * solver.config.traversals * game.info.numPlayers,
     curve,
-    cfr: { iterations: found.iteration, nashConv: cfrNashConv, seconds: median(times), repeats }
+    cfr: { iterations: found.iteration, nashConv: cfrNashConv, seconds: Statistics.median(times), repeats }
   }
 }
 
