@@ -57,7 +57,14 @@
  * mini-batches' resampling of one state's noisy regrets. Where `batchSize` covers the distinct rows (Leduc: at most
  * 468 per player) every Adam step is the exact full-memory gradient, and a step costs fewer rows.
  *
- * **Measured** (`autodidact bench deep-cfr`, `DeepCfrBenchmark`; 2 shared cores): MEASURED_PLACEHOLDER
+ * **Measured** (`autodidact bench deep-cfr`, `DeepCfrBenchmark`; 2 shared cores, load 5–12): on Leduc, 2,000
+ * traversals per player per iteration, hidden 64, 1,000 Adam steps (learning rate 0.03 decaying linearly), `dedup`,
+ * 4M-row memories: NashConv 0.0992 at iteration 149 (1,017 s of solver time, 92% of it training), where tabular CFR+
+ * reaches the same NashConv in 40 iterations (0.033 s). The curve tracks exact tabular LCFR up to iteration ~40 (0.206
+ * vs 0.209), then the external-sampling noise slows it: a perfect regressor on the same memory (each tensor's exact
+ * weighted-mean regret) gives 0.164 / 0.140 / 0.103 at iterations 60 / 100 / 150, against exact LCFR's 0.118 / 0.069
+ * / 0.059. With 1M-row memories the reservoir starts dropping rows near iteration 110 and NashConv levels off at
+ * 0.11–0.12 (to iteration 200). Use this solver where tables do not fit.
  *
  * **Determinism**: one `Rng` (`@autodidact/core`, PCG64) seeded with `seed` draws every chance outcome, action,
  * reservoir slot, initialization and shuffle: a seed reproduces a run bit for bit on one machine (float32 WASM
