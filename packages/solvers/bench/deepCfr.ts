@@ -19,7 +19,7 @@
  *
  * Run (from packages/solvers): `npx tsx --conditions=@autodidact/source bench/deepCfr.ts [--json] [--target 0.1]
  * [--max-iterations 300] [--traversals 2000] [--train-steps N] [--batch-size N] [--hidden N] [--lr 0.03]
- * [--schedule linear] [--warm] [--no-dedup] [--dice 2] [--ld-iterations 30] [--ld-traversals 200] [--games 20000]
+ * [--schedule linear] [--warm] [--no-dedup] [--memory 4000000] [--dice 2] [--ld-iterations 30] [--ld-traversals 200] [--games 20000]
  * [--ld1-iterations 30] [--skip-leduc] [--skip-liars] [--skip-liars1]`.
  */
 import { readFileSync } from "node:fs"
@@ -65,6 +65,7 @@ const options = (traversals: number, d: { readonly steps: number; readonly batch
   schedule: argv.includes("--schedule") ? (argv[argv.indexOf("--schedule") + 1] as "linear" | "constant") : "linear",
   reinitialize: !has("warm"),
   dedup: !has("no-dedup"),
+  memoryCapacity: flag("memory", 4_000_000),
   seed: flag("seed", 0)
 })
 
