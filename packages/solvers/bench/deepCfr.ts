@@ -15,12 +15,13 @@
  *    iterations) on the same game: both NashConv values and SD-CFR's head-to-head payoff against the CFR+ policy.
  *
  * Defaults: Leduc hidden 64, 1,000 steps × 1,024 rows; Liar's dice hidden 64, 200 steps × 512 rows (flags override
- * both); memories of 4M rows per player for Leduc, 1M for Liar's dice (`--memory` overrides both); training on the
- * memory's distinct rows (`dedup`) unless `--no-dedup`.
+ * both); memories of 4M rows per player for Leduc, 1M for Liar's dice (`--memory` overrides both); Leduc trains on
+ * the memory's distinct rows (`dedup`) unless `--no-dedup`, Liar's dice only with `--dedup` (its figures were measured
+ * without).
  *
  * Run (from packages/solvers): `npx tsx --conditions=@autodidact/source bench/deepCfr.ts [--json] [--target 0.1]
  * [--max-iterations 300] [--traversals 2000] [--train-steps N] [--batch-size N] [--hidden N] [--lr 0.03]
- * [--schedule linear] [--warm] [--no-dedup] [--memory N] [--dice 2] [--ld-iterations 30] [--ld-traversals 200] [--games 20000]
+ * [--schedule linear] [--warm] [--no-dedup | --dedup] [--memory N] [--dice 2] [--ld-iterations 30] [--ld-traversals 200] [--games 20000]
  * [--ld1-iterations 30] [--skip-leduc] [--skip-liars] [--skip-liars1]`.
  */
 import { readFileSync } from "node:fs"
@@ -57,7 +58,7 @@ const table = (title: string, rows: ReadonlyArray<Record<string, unknown>>) => {
 }
 
 /** The SD-CFR options: flags override the part's defaults (`steps`, `batch`, `hidden`). */
-const options = (traversals: number, d: { readonly steps: number; readonly batch: number; readonly hidden: number; readonly memory?: number }): DeepCfr.Options => ({
+const options = (traversals: number, d: { readonly steps: number; readonly batch: number; readonly hidden: number; readonly memory?: number; readonly dedup?: boolean }): DeepCfr.Options => ({
   traversals,
   trainSteps: flag("train-steps", d.steps),
   batchSize: flag("batch-size", d.batch),
@@ -65,7 +66,7 @@ const options = (traversals: number, d: { readonly steps: number; readonly batch
   learningRate: flag("lr", 0.03),
   schedule: argv.includes("--schedule") ? (argv[argv.indexOf("--schedule") + 1] as "linear" | "constant") : "linear",
   reinitialize: !has("warm"),
-  dedup: !has("no-dedup"),
+  dedup: d.dedup === true ? !has("no-dedup") : has("dedup"),
   memoryCapacity: flag("memory", d.memory ?? 1_000_000),
   seed: flag("seed", 0)
 })
@@ -77,7 +78,7 @@ if (!has("skip-leduc")) {
     {
       target: flag("target", 0.1),
       maxIterations: flag("max-iterations", 300),
-      solver: options(flag("traversals", 2000), { steps: 1000, batch: 1024, hidden: 64, memory: 4_000_000 }),
+      solver: options(flag("traversals", 2000), { steps: 1000, batch: 1024, hidden: 64, memory: 4_000_000, dedup: true }),
       seed: flag("seed", 0)
     },
     (p) => {
