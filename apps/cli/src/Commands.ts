@@ -35,7 +35,7 @@ export const solverAlgorithms = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+
 /** `games solve --algo` values beyond the tabular {@link solverAlgorithms}: the function-approximation solvers. */
 export const deepSolverAlgorithms = ["deep-cfr"] as const
 /** The `games solve` deep-cfr flags' defaults (OpenSpiel's `deep_cfr_tf2.py`, as `DeepCfr.resolve`; checked by a test). */
-export const deepCfrDefaults = { traversals: 100, trainSteps: 750, batchSize: 2048, hidden: 64, learningRate: 1e-3, lrSchedule: "constant" } as const
+export const deepCfrDefaults = { traversals: 100, trainSteps: 750, batchSize: 2048, hidden: 64, learningRate: 1e-3, lrSchedule: "constant", dedup: false, warmStart: false } as const
 /**
  * The built-in advantage estimators of `@autodidact/optim` that train the text envs (`Advantages.builtinNames`
  * without `gae`, which needs a critic; checked by a test), the default first: what `train --algo` and
@@ -177,6 +177,14 @@ const benchSearchFlags = {
   json: jsonFlag
 }
 
+const benchDeepCfrFlags = {
+  iterations: F.positiveInt("iterations").pipe(withDefault(300, "SD-CFR iterations at most (stops earlier at the target)", "iterations")),
+  target: F.finite("target", { min: 0 }).pipe(withDefault(0.1, "NashConv to reach", "utility units")),
+  seed: F.seed().pipe(withDefault(0, "Seed of SD-CFR")),
+  quick: Flag.Boolean("quick").pipe(withDefault(false, "Kuhn poker with a small network instead of Leduc (seconds)")),
+  json: jsonFlag
+}
+
 const benchCliFlags = {
   runs: F.positiveInt("runs").pipe(withDefault(5, "Runs of each command (the median is reported)", "runs")),
   json: jsonFlag
@@ -286,6 +294,8 @@ const gamesSolveFlags = {
   hidden: F.positiveInt("hidden").pipe(withDefault(deepCfrDefaults.hidden, "deep-cfr: units of each of the two hidden layers", "units")),
   learningRate: F.finite("learning-rate", { above: 0 }).pipe(withDefault(deepCfrDefaults.learningRate, "deep-cfr: Adam learning rate")),
   lrSchedule: Flag.Literals("lr-schedule", ["constant", "linear"] as const).pipe(withDefault(deepCfrDefaults.lrSchedule, "deep-cfr: learning rate within one training (linear: decay to 0)")),
+  dedup: Flag.Boolean("dedup").pipe(withDefault(deepCfrDefaults.dedup, "deep-cfr: train on the memory's distinct information-state rows (summed weights, weighted-mean regrets)")),
+  warmStart: Flag.Boolean("warm-start").pipe(withDefault(deepCfrDefaults.warmStart, "deep-cfr: start each advantage network from the previous iteration's instead of from scratch")),
   reportEvery: F.positiveInt("report-every").pipe(optional("Report NashConv every N iterations", "iterations / 10", "iterations")),
   targetNashConv: F.finite("target-nashconv", { min: 0 }).pipe(
     optional("Stop at the first iteration whose NashConv (checked after every iteration) is at or below this", "none (run all --iterations)", "utility units")
@@ -504,6 +514,7 @@ export interface Configs {
   readonly "bench replay": Infer<typeof benchReplayFlags>
   readonly "bench multiturn": Infer<typeof benchMultiturnFlags>
   readonly "bench search": Infer<typeof benchSearchFlags>
+  readonly "bench deep-cfr": Infer<typeof benchDeepCfrFlags>
   readonly compare: Infer<ReturnType<typeof compareFlags>>
   readonly dashboard: Infer<typeof dashboardFlags>
   readonly eval: Infer<typeof evalFlags>
@@ -642,6 +653,12 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "search",
           benchSearchFlags,
           "MCTS nodes/s on TextHousehold-v0 and text Sokoban beside raw env steps/s, and snapshot/restore cost beside one env step"
+        ),
+        leaf(
+          "bench deep-cfr",
+          "deep-cfr",
+          benchDeepCfrFlags,
+          "SD-CFR (Deep CFR) on Leduc until the exact NashConv of its average policy reaches the target, beside tabular CFR+'s wall time to the same NashConv"
         )
       ]),
       leaf("compare", "compare", compareFlags(estimators), "Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"),

@@ -24,6 +24,7 @@ const loaders: Loaders = {
   "bench replay": () => import("./commands/BenchReplay.js").then((m) => m.handleBenchReplay),
   "bench multiturn": () => import("./commands/BenchMultiturn.js").then((m) => m.handleBenchMultiturn),
   "bench search": () => import("./commands/BenchSearch.js").then((m) => m.handleBenchSearch),
+  "bench deep-cfr": () => import("./commands/BenchDeepCfr.js").then((m) => m.handleBenchDeepCfr),
   compare: () => import("./commands/Compare.js").then((m) => m.handleCompare),
   dashboard: () => import("./commands/Dashboard.js").then((m) => m.handleDashboard),
   eval: () => import("./commands/Eval.js").then((m) => m.handleEval),

@@ -18,7 +18,7 @@ import { type CommandPath, type Configs, deepCfrDefaults, jointPsroMetaSolvers, 
 import { textEstimators } from "../src/Estimators.js"
 
 const leaves: ReadonlyArray<CommandPath> = [
-  "agent eval", "agent train", "bench envs", "bench kernels", "bench cli", "bench ppo", "bench replay", "bench solvers", "bench multiturn", "bench search", "compare", "dashboard", "eval", "export",
+  "agent eval", "agent train", "bench envs", "bench kernels", "bench cli", "bench ppo", "bench replay", "bench solvers", "bench multiturn", "bench search", "bench deep-cfr", "compare", "dashboard", "eval", "export",
   "games solve", "games psro", "games rank", "gateway", "report", "runner", "serve-env", "skills list", "skills show", "skills admit", "skills check",
   "skills retrieve", "skills call", "skills rollback", "skills remove", "skills discover", "sokoban solve", "start", "train"
 ]
@@ -49,8 +49,8 @@ const runArgvErrors = (argv: ReadonlyArray<string>) =>
 describe("command definitions", () => {
   it("the value lists written in Commands.ts are the packages' own", () => {
     expect([...solverAlgorithms]).toEqual([...Solver.algorithms])
-    const { lrSchedule, ...deep } = deepCfrDefaults
-    expect(DeepCfr.resolve()).toMatchObject({ ...deep, schedule: lrSchedule })
+    const { lrSchedule, warmStart, ...deep } = deepCfrDefaults
+    expect(DeepCfr.resolve()).toMatchObject({ ...deep, schedule: lrSchedule, reinitialize: !warmStart })
     expect(psroMetaSolvers.filter((m) => !(jointPsroMetaSolvers as ReadonlyArray<string>).includes(m))).toEqual([...MetaSolvers.metaSolverNames])
     expect([...textEnvIds]).toEqual([...TextTasks.envIds])
     expect([...textCurricula]).toEqual([...TextTasks.curricula])
@@ -147,6 +147,21 @@ describe("command definitions", () => {
       expect(config.iterations).toBe(1000)
       expect(config.targetNashConv).toMatchObject({ _tag: "Some", value: 0.01 })
       expect(config.reportEvery).toMatchObject({ _tag: "None" })
+    }))
+
+  it.effect("parsed flags reach run unchanged (bench deep-cfr; games solve --algo deep-cfr --dedup --warm-start)", () =>
+    Effect.gen(function* () {
+      const seen: Array<[CommandPath, unknown]> = []
+      const record = (command: CommandPath, config: unknown) => Effect.sync(() => void seen.push([command, config]))
+      yield* runArgv(["bench", "deep-cfr", "--quick", "--seed", "3", "--target", "0.2", "--json"], record)
+      yield* runArgv(["bench", "deep-cfr"], record)
+      yield* runArgv(["games", "solve", "--game", "leduc_poker", "--algo", "deep-cfr", "--dedup", "--warm-start"], record)
+      yield* runArgv(["games", "solve", "--game", "leduc_poker", "--algo", "deep-cfr"], record)
+      expect(seen.map(([c]) => c)).toEqual(["bench deep-cfr", "bench deep-cfr", "games solve", "games solve"])
+      expect(seen[0]![1]).toEqual({ iterations: 300, target: 0.2, seed: 3, quick: true, json: true })
+      expect(seen[1]![1]).toEqual({ iterations: 300, target: 0.1, seed: 0, quick: false, json: false })
+      expect(seen[2]![1]).toMatchObject({ algo: "deep-cfr", dedup: true, warmStart: true })
+      expect(seen[3]![1]).toMatchObject({ algo: "deep-cfr", dedup: false, warmStart: false })
     }))
 
   it("the front end (main.ts and what it imports statically) reaches no Autodidact package", () => {

@@ -1,9 +1,10 @@
 /**
  * Deep CFR (SD-CFR) benchmark, two parts, one markdown table each (and `--json` rows), with the load average:
  *
- * 1. Leduc poker: SD-CFR iterations until the exact NashConv of its average policy is at or below `--target`
- *    (default 0.1; uniform 4.7472), its traversals and solver wall time (NashConv evaluations excluded), beside
- *    tabular CFR+ run in the same process to the same NashConv (its iterations and wall time; ratio column).
+ * 1. Leduc poker: `DeepCfrBenchmark` (what `autodidact bench deep-cfr` prints): SD-CFR iterations until the exact
+ *    NashConv of its average policy is at or below `--target` (default 0.1; uniform 4.7472), its traversals and
+ *    solver wall time (NashConv evaluations excluded), beside tabular CFR+ run in the same process to the same
+ *    NashConv (its iterations and median wall time; ratio column).
  * 2. Liar's dice with `--dice` dice per player (default 2, six sides): a game whose regret tables do not fit in memory
  *    (the bound printed is computed from the game's bid structure); SD-CFR trained for `--ld-iterations`, then
  *    head-to-head mean payoff per game (95% confidence interval, seats alternated) against uniform random and a
@@ -13,17 +14,21 @@
  * 3. Liar's dice with 1 die each (tabular-sized): SD-CFR for `--ld1-iterations` against CFR+ (tabular, 300
  *    iterations) on the same game: both NashConv values and SD-CFR's head-to-head payoff against the CFR+ policy.
  *
- * Defaults: Leduc hidden 32, 1,000 steps × 1,024 rows; Liar's dice hidden 64, 200 steps × 512 rows (flags override both).
+ * Defaults: Leduc hidden 64, 1,000 steps × 1,024 rows; Liar's dice hidden 64, 200 steps × 512 rows (flags override
+ * both); memories of 4M rows per player for Leduc, 1M for Liar's dice (`--memory` overrides both); Leduc trains on
+ * the memory's distinct rows (`dedup`) unless `--no-dedup`, Liar's dice only with `--dedup` (its figures were measured
+ * without).
  *
  * Run (from packages/solvers): `npx tsx --conditions=@autodidact/source bench/deepCfr.ts [--json] [--target 0.1]
  * [--max-iterations 300] [--traversals 2000] [--train-steps N] [--batch-size N] [--hidden N] [--lr 0.03]
- * [--schedule linear] [--warm] [--dice 2] [--ld-iterations 30] [--ld-traversals 200] [--games 20000]
+ * [--schedule linear] [--warm] [--no-dedup | --dedup] [--memory N] [--dice 2] [--ld-iterations 30] [--ld-traversals 200] [--games 20000]
  * [--ld1-iterations 30] [--skip-leduc] [--skip-liars] [--skip-liars1]`.
  */
 import { readFileSync } from "node:fs"
-import { GameRegistry, LiarsDice } from "@autodidact/envs"
+import { LiarsDice } from "@autodidact/envs"
 import type { Game as GameModule } from "@autodidact/envs"
 import * as DeepCfr from "../src/deep/DeepCfr.js"
+import * as DeepCfrBenchmark from "../src/deep/DeepCfrBenchmark.js"
 import * as Exploitability from "../src/evaluation/Exploitability.js"
 import * as GameTree from "../src/tree/GameTree.js"
 import * as Solver from "../src/regret/Solver.js"
@@ -53,7 +58,7 @@ const table = (title: string, rows: ReadonlyArray<Record<string, unknown>>) => {
 }
 
 /** The SD-CFR options: flags override the part's defaults (`steps`, `batch`, `hidden`). */
-const options = (traversals: number, d: { readonly steps: number; readonly batch: number; readonly hidden: number }): DeepCfr.Options => ({
+const options = (traversals: number, d: { readonly steps: number; readonly batch: number; readonly hidden: number; readonly memory?: number; readonly dedup?: boolean }): DeepCfr.Options => ({
   traversals,
   trainSteps: flag("train-steps", d.steps),
   batchSize: flag("batch-size", d.batch),
@@ -61,57 +66,28 @@ const options = (traversals: number, d: { readonly steps: number; readonly batch
   learningRate: flag("lr", 0.03),
   schedule: argv.includes("--schedule") ? (argv[argv.indexOf("--schedule") + 1] as "linear" | "constant") : "linear",
   reinitialize: !has("warm"),
+  dedup: d.dedup === true ? !has("no-dedup") : has("dedup"),
+  memoryCapacity: flag("memory", d.memory ?? 1_000_000),
   seed: flag("seed", 0)
 })
 
-// ---------------------------------------------------------------- 1. Leduc
+// ---------------------------------------------------------------- 1. Leduc (DeepCfrBenchmark, what `autodidact bench deep-cfr` prints)
 if (!has("skip-leduc")) {
-  const target = flag("target", 0.1)
-  const maxIterations = flag("max-iterations", 300)
-  const game = GameRegistry.loadGame("leduc_poker")
-  const tree = GameTree.compile(game)
-  const opts = options(flag("traversals", 2000), { steps: 1000, batch: 1024, hidden: 32 })
-  const solver = DeepCfr.make(game, opts)
-  const avg = DeepCfr.treeAverage(game, tree)
-  let seconds = 0
-  let nashConv = Number.POSITIVE_INFINITY
   const load0 = loadavg()
-  const curve: Array<string> = []
-  while (solver.iteration < maxIterations && nashConv > target) {
-    const t0 = performance.now()
-    solver.step()
-    seconds += (performance.now() - t0) / 1000
-    nashConv = Exploitability.nashConvOnTree(tree, DeepCfr.averagePolicyOnTree(avg, solver.policy))
-    if (solver.iteration % 10 === 0) {
-      curve.push(`${solver.iteration}:${nashConv.toFixed(3)}`)
-      log(`  leduc SD-CFR iteration ${solver.iteration}: NashConv ${nashConv.toFixed(4)} (${seconds.toFixed(1)} s, load ${loadavg()})`)
-    }
-  }
-  // tabular CFR+ to the same NashConv, same process
-  const cfr = Solver.run(game, { algo: "cfr+", iterations: 100_000, targetNashConv: nashConv })
-  const rows = [
+  const report = DeepCfrBenchmark.run(
     {
-      solver: `SD-CFR (traversals ${opts.traversals}, steps ${opts.trainSteps}×${opts.batchSize}, hidden ${opts.hidden}, lr ${opts.learningRate} ${opts.schedule}${opts.reinitialize ? "" : ", warm start"})`,
-      iterations: solver.iteration,
-      traversals: solver.iteration * opts.traversals! * 2,
-      nashConv: nashConv.toFixed(4),
-      reached: nashConv <= target ? `yes (≤ ${target})` : `no (target ${target})`,
-      seconds: seconds.toFixed(1),
-      ratio: (seconds / cfr.elapsedSeconds).toFixed(0) + "×"
+      target: flag("target", 0.1),
+      maxIterations: flag("max-iterations", 300),
+      solver: options(flag("traversals", 2000), { steps: 1000, batch: 1024, hidden: 64, memory: 4_000_000, dedup: true }),
+      seed: flag("seed", 0)
     },
-    {
-      solver: "CFR+ (tabular, same run, to the same NashConv)",
-      iterations: cfr.iteration,
-      traversals: "full tree",
-      nashConv: cfr.nashConv.toFixed(4),
-      reached: cfr.reachedTarget ? "yes" : "no",
-      seconds: cfr.elapsedSeconds.toFixed(3),
-      ratio: "1×"
+    (p) => {
+      if (p.iteration % 10 === 0) log(`  leduc SD-CFR iteration ${p.iteration}: NashConv ${p.nashConv.toFixed(4)} (${p.seconds.toFixed(1)} s, load ${loadavg()})`)
     }
-  ]
-  table(`Leduc poker (uniform NashConv 4.7472): SD-CFR vs CFR+ — loadavg ${load0} → ${loadavg()}`, rows)
-  if (!json) console.log(`\nNashConv every 10 iterations: ${curve.join(" ")}`)
-  out.push(...rows)
+  )
+  if (json) for (const r of DeepCfrBenchmark.rows(report)) process.stdout.write(JSON.stringify({ table: "leduc", ...r }) + "\n")
+  else console.log("\n" + DeepCfrBenchmark.markdown(report, `loadavg ${load0} → ${loadavg()}`))
+  out.push(...DeepCfrBenchmark.rows(report))
 }
 
 // ---------------------------------------------------------------- 2. Liar's dice

@@ -80,6 +80,68 @@ describe("DeepCfr", () => {
     expect(out[3]).toBeCloseTo(5, 1)
   })
 
+  it("Reservoir.aggregate: bit-identical (features, mask) rows form one group with summed weight and weighted-mean target", () => {
+    const mem = Reservoir.make(8, 2, 3)
+    const rng = Rng.make(0)
+    Reservoir.add(mem, rng, [1, 0], [2, -2, 0], [1, 1, 0], 1)
+    Reservoir.add(mem, rng, [0, 1], [5, 0, 0], [1, 0, 0], 2)
+    Reservoir.add(mem, rng, [1, 0], [-2, 2, 0], [1, 1, 0], 3)
+    Reservoir.add(mem, rng, [1, 0], [4, 4, 4], [1, 1, 1], 2) // same features, another mask: its own group
+    Reservoir.add(mem, rng, [0, 1], [1, 0, 0], [1, 0, 0], 2)
+    const agg = Reservoir.aggregate(mem, Reservoir.makeAggregate())
+    expect(agg.size).toBe(3)
+    expect(Array.from(agg.rows.subarray(0, 3))).toEqual([0, 1, 3])
+    expect(Array.from(agg.weights.subarray(0, 3))).toEqual([4, 4, 2])
+    // (1·2 + 3·(−2)) / 4 = −1, (1·(−2) + 3·2) / 4 = 1; (2·5 + 2·1) / 4 = 3
+    expect(Array.from(agg.targets.subarray(0, 9))).toEqual([-1, 1, 0, 3, 0, 0, 4, 4, 4])
+    // reused buffers: a second call on a grown memory regroups from scratch
+    Reservoir.add(mem, rng, [0, 1], [9, 0, 0], [1, 0, 0], 4)
+    expect(Reservoir.aggregate(mem, agg).size).toBe(3)
+    expect(agg.targets[3]).toBeCloseTo((2 * 5 + 2 * 1 + 4 * 9) / 8, 12)
+  })
+
+  it("dedup training follows plain training's full-batch trajectory (same minimizer and gradient, groups instead of rows)", () => {
+    // 40 rows over 3 states with noisy targets; both fits take the full memory as one batch from the same initialization
+    const mem = Reservoir.make(64, 3, 2)
+    const rng = Rng.make(7)
+    for (let i = 0; i < 40; i++) {
+      const s = i % 3
+      Reservoir.add(mem, rng, [s === 0 ? 1 : 0, s === 1 ? 1 : 0, s === 2 ? 1 : 0], [s + rng.normal(), -s + rng.normal()], [1, 1], 1 + (i % 5))
+    }
+    const sizes = { obsDim: 3, hidden: 8, numActions: 2 }
+    const fitWith = (dedup: boolean) => {
+      const params = new Float32Array(MlpSimd.numParamsSingle(sizes))
+      DeepCfr.makeTrainer(sizes, DeepCfr.resolve({ trainSteps: 60, batchSize: 64, learningRate: 1e-2, dedup })).fit(mem, 5, Rng.make(1), params)
+      return params
+    }
+    const plain = fitWith(false)
+    const grouped = fitWith(true)
+    let maxDiff = 0
+    for (let i = 0; i < plain.length; i++) maxDiff = Math.max(maxDiff, Math.abs(plain[i]! - grouped[i]!))
+    expect(maxDiff).toBeLessThan(1e-4)
+    // and it moved: not the initialization
+    const init = new Float32Array(plain.length)
+    DeepCfr.makeTrainer(sizes, DeepCfr.resolve({ trainSteps: 1, batchSize: 64, learningRate: 1e-12 })).fit(mem, 5, Rng.make(1), init)
+    let moved = 0
+    for (let i = 0; i < plain.length; i++) moved = Math.max(moved, Math.abs(plain[i]! - init[i]!))
+    expect(moved).toBeGreaterThan(0.1)
+  })
+
+  it("warm start: a fit starts from the given parameters instead of a fresh initialization", () => {
+    const mem = Reservoir.make(4, 2, 2)
+    const rng = Rng.make(0)
+    Reservoir.add(mem, rng, [1, 0], [1, -1], [1, 1], 1)
+    const sizes = { obsDim: 2, hidden: 4, numActions: 2 }
+    const trainer = DeepCfr.makeTrainer(sizes, DeepCfr.resolve({ trainSteps: 1, batchSize: 4, learningRate: 1e-9 }))
+    const warm = Float32Array.from({ length: MlpSimd.numParamsSingle(sizes) }, (_, i) => 0.01 * i)
+    const out = new Float32Array(warm.length)
+    trainer.fit(mem, 1, Rng.make(1), out, warm)
+    for (let i = 0; i < warm.length; i++) expect(out[i]).toBeCloseTo(warm[i]!, 6)
+    trainer.fit(mem, 1, Rng.make(1), out)
+    expect(Math.max(...Array.from(out, (v, i) => Math.abs(v - warm[i]!)))).toBeGreaterThan(0.05)
+    expect(DeepCfr.resolve({ reinitialize: false }).reinitialize).toBe(false)
+  })
+
   it("the tree average is SD-CFR's reach-weighted mixture (checked against a brute-force walk of Kuhn)", () => {
     const game = KuhnPoker.make()
     const tree = GameTree.compile(game)

@@ -1,6 +1,7 @@
 /**
  * `autodidact games solve --algo deep-cfr --game G [--iterations N] [--traversals K] [--train-steps S]
- * [--batch-size B] [--hidden H] [--learning-rate LR] [--lr-schedule constant|linear] [--target-nashconv X]
+ * [--batch-size B] [--hidden H] [--learning-rate LR] [--lr-schedule constant|linear] [--dedup] [--warm-start]
+ * [--target-nashconv X]
  * [--save FILE] [--out DIR] [--json]`: Deep CFR (SD-CFR, `DeepCfr` of `@autodidact/solvers`) on a game with an
  * information-state tensor (Kuhn, Leduc, Liar's dice). When the game's tree is small enough to compile (at most
  * 2,000,000 nodes), the exact NashConv of the average policy is computed after every iteration (a report row per
@@ -46,6 +47,8 @@ export const handleGamesDeepCfr = (config: Configs["games solve"]): Effect.Effec
       hidden: config.hidden,
       learningRate: config.learningRate,
       schedule: config.lrSchedule,
+      dedup: config.dedup,
+      reinitialize: !config.warmStart,
       seed: config.seed
     }
     const solver = yield* Effect.try({ try: () => DeepCfr.make(game, options), catch: (e) => e })

@@ -93,3 +93,96 @@ export const clear = (r: Reservoir): void => {
   r.size = 0
   r.added = 0
 }
+
+/**
+ * A memory's rows grouped by identical (features, mask) — the per-information-state view of Deep CFR's advantage
+ * memory: group `g` stands for every row whose feature vector and legal mask are bit-identical to row `rows[g]`,
+ * with `weights[g]` the sum of their weights and `targets[g]` (`[size, width]`) their weight-weighted mean target.
+ *
+ * Why: the weighted MSE over the rows, `Σ_b w_b Σ_k (m_bk f(x_b)_k − r_bk)²`, equals
+ * `Σ_g W_g Σ_k (m_gk f(x_g)_k − r̄_gk)²` plus a constant independent of `f` (the within-group variance), so training on
+ * the groups has the same minimizer and the same expected gradient, without the mini-batches' resampling of the same
+ * state's noisy targets. Buffers grow on demand and are reused across calls (no allocation once grown).
+ */
+export interface Aggregate {
+  /** Groups found by the last {@link aggregate}. */
+  size: number
+  /** `[size]`: a row of the memory holding the group's features (and mask). */
+  rows: Int32Array
+  /** `[size]`: summed weight of the group's rows. */
+  weights: Float64Array
+  /** `[size, width]`: weighted-mean target of the group's rows. */
+  targets: Float64Array
+  /** Open-addressing table (group index + 1, 0 = empty), power-of-two length. */
+  table: Int32Array
+}
+
+/** An empty {@link Aggregate} (buffers allocated by the first {@link aggregate}). */
+export const makeAggregate = (): Aggregate => ({
+  size: 0,
+  rows: new Int32Array(0),
+  weights: new Float64Array(0),
+  targets: new Float64Array(0),
+  table: new Int32Array(0)
+})
+
+/**
+ * Group the rows of `r` (see {@link Aggregate}) into `agg`, in order of first occurrence; a group whose weights sum to 0
+ * gets target 0 (it adds nothing to the weighted loss). O(size · (featureDim + width)) with a linear-probing hash table.
+ */
+export const aggregate = (r: Reservoir, agg: Aggregate): Aggregate => {
+  const n = r.size
+  const D = r.featureDim
+  const W = r.width
+  if (agg.rows.length < n) {
+    agg.rows = new Int32Array(n)
+    agg.weights = new Float64Array(n)
+    agg.targets = new Float64Array(n * W)
+  }
+  let cap = 1
+  while (cap < 2 * n) cap <<= 1
+  if (agg.table.length < cap) agg.table = new Int32Array(cap)
+  else cap = agg.table.length
+  const table = agg.table
+  table.fill(0)
+  const bits = new Uint32Array(r.features.buffer, r.features.byteOffset, r.features.length)
+  const masks = r.masks
+  let groups = 0
+  for (let i = 0; i < n; i++) {
+    // FNV-1a over the feature bits and the mask bytes
+    let h = 0x811c9dc5
+    for (let k = 0; k < D; k++) h = Math.imul(h ^ bits[i * D + k]!, 0x01000193)
+    for (let k = 0; k < W; k++) h = Math.imul(h ^ masks[i * W + k]!, 0x01000193)
+    let slot = (h ^ (h >>> 15)) & (cap - 1)
+    let g = -1
+    for (;;) {
+      const e = table[slot]!
+      if (e === 0) break
+      const j = agg.rows[e - 1]!
+      let same = true
+      for (let k = 0; k < D && same; k++) same = bits[i * D + k] === bits[j * D + k]
+      for (let k = 0; k < W && same; k++) same = masks[i * W + k] === masks[j * W + k]
+      if (same) {
+        g = e - 1
+        break
+      }
+      slot = (slot + 1) & (cap - 1)
+    }
+    if (g < 0) {
+      g = groups++
+      table[slot] = g + 1
+      agg.rows[g] = i
+      agg.weights[g] = 0
+      for (let k = 0; k < W; k++) agg.targets[g * W + k] = 0
+    }
+    const w = r.weights[i]!
+    agg.weights[g] += w
+    for (let k = 0; k < W; k++) agg.targets[g * W + k] += w * r.targets[i * W + k]!
+  }
+  for (let g = 0; g < groups; g++) {
+    const w = agg.weights[g]!
+    for (let k = 0; k < W; k++) agg.targets[g * W + k] = w > 0 ? agg.targets[g * W + k]! / w : 0
+  }
+  agg.size = groups
+  return agg
+}
