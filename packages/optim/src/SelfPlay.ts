@@ -71,7 +71,7 @@ import { Effect, Schema } from "effect"
 import * as Advantages from "./Advantages.js"
 import * as SelfPlayDrrn from "./SelfPlayDrrn.js"
 
-import type { ActingPolicy, Decision, LearnOptions, LearnStep, UpdateRule } from "./SelfPlayShapes.js"
+import { accumulate, type ActingPolicy, type Decision, type LearnOptions, type LearnStep, type UpdateRule } from "./SelfPlayShapes.js"
 
 type Game = GameNs.Game
 type State = GameNs.State
@@ -371,16 +371,7 @@ export class TabularSoftmax implements SessionPolicy {
   }
 
   learn(steps: ReadonlyArray<LearnStep>, o: LearnOptions): void {
-    const touched: Array<Row> = []
-    for (const s of steps) {
-      const row = s.handle as Row
-      if (row.visits === 0) touched.push(row)
-      row.visits++
-      if (o.update === "mmd") {
-        row.grad[s.actionIndex] = row.grad[s.actionIndex]! + s.advantage
-        row.count[s.actionIndex] = row.count[s.actionIndex]! + 1
-      } else for (let k = 0; k < row.grad.length; k++) row.grad[k] = row.grad[k]! + s.advantage * ((k === s.actionIndex ? 1 : 0) - row.probs[k]!)
-    }
+    const touched = accumulate<Row>(steps, o.update)
     const w = o.averageWeight ?? 1
     const m = o.fullStepVisits ?? 1
     for (const row of touched) {

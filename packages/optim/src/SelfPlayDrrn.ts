@@ -39,7 +39,7 @@ import { Base64 } from "effect/encoding"
 import { Result, Schema } from "effect"
 import * as Adam from "./Adam.js"
 import * as DrrnPolicy from "./DrrnPolicy.js"
-import type { ActingPolicy, Decision, LearnOptions, LearnStep } from "./SelfPlayShapes.js"
+import { accumulate, type ActingPolicy, type Decision, type LearnOptions, type LearnStep } from "./SelfPlayShapes.js"
 
 type Game = GameNs.Game
 
@@ -209,16 +209,7 @@ export class Policy {
   }
 
   learn(steps: ReadonlyArray<LearnStep>, o: LearnOptions): void {
-    const touched: Array<Visit> = []
-    for (const s of steps) {
-      const v = s.handle as Visit
-      if (v.visits === 0) touched.push(v)
-      v.visits++
-      if (o.update === "mmd") {
-        v.grad[s.actionIndex] = v.grad[s.actionIndex]! + s.advantage
-        v.count[s.actionIndex] = v.count[s.actionIndex]! + 1
-      } else for (let k = 0; k < v.grad.length; k++) v.grad[k] = v.grad[k]! + s.advantage * ((k === s.actionIndex ? 1 : 0) - v.probs[k]!)
-    }
+    const touched = accumulate<Visit>(steps, o.update)
     const w = o.averageWeight ?? 1
     const targets = touched.map((v) => {
       const target = new Float64Array(v.probs.length)

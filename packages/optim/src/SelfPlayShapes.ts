@@ -1,6 +1,7 @@
 /**
  * The shapes a self-play policy shares with the trainer ({@link SelfPlay}): the decision it sees, the probabilities it
- * is asked for, the steps and options it learns from. Their own module so that the policies (`SelfPlay`'s tabular
+ * is asked for, the steps and options it learns from, and the batch statistics both policies accumulate
+ * ({@link accumulate}). Their own module so that the policies (`SelfPlay`'s tabular
  * softmax, `SelfPlayDrrn`'s text network) and the trainer import one definition; `SelfPlay` re-exports them.
  * @since 0.3.0
  */
@@ -51,3 +52,34 @@ export interface LearnOptions {
   readonly unsampled?: "baseline" | "mean" | undefined
 }
 
+
+/** A state's batch statistics that both self-play policies keep (the tabular row, the DRRN's visited text). */
+export interface BatchStats {
+  /** Steps of the batch at this state. */
+  visits: number
+  /** π(·|s) that generated the batch. */
+  readonly probs: Float64Array
+  /** MMD: summed advantage per action; policy gradient: the summed softmax gradient. */
+  readonly grad: Float64Array
+  /** Steps per action (MMD). */
+  readonly count: Float64Array
+}
+
+/**
+ * Add a batch's steps to their states' statistics (each step's `handle` is its state's {@link BatchStats}): under
+ * `"mmd"` the advantage is summed per action and the action counted; under `"pg"` the softmax policy gradient
+ * `A · (1[k = a] − π_k)` is summed. Returns the states visited for the first time in this batch, in order.
+ */
+export const accumulate = <S extends BatchStats>(steps: ReadonlyArray<LearnStep>, update: UpdateRule): Array<S> => {
+  const touched: Array<S> = []
+  for (const s of steps) {
+    const v = s.handle as S
+    if (v.visits === 0) touched.push(v)
+    v.visits++
+    if (update === "mmd") {
+      v.grad[s.actionIndex] = v.grad[s.actionIndex]! + s.advantage
+      v.count[s.actionIndex] = v.count[s.actionIndex]! + 1
+    } else for (let k = 0; k < v.grad.length; k++) v.grad[k] = v.grad[k]! + s.advantage * ((k === s.actionIndex ? 1 : 0) - v.probs[k]!)
+  }
+  return touched
+}
