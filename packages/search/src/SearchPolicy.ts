@@ -41,6 +41,11 @@ export interface Options {
   readonly policy: Policy
   /** Follow a found goal plan without searching again (default true for best-first and beam, false for MCTS). */
   readonly followPlan?: boolean | undefined
+  /**
+   * Called after every search with its result (tree included) and the input it searched from — e.g. to collect
+   * Agent Q's preference pairs with `Preferences.fromTree(result.store, { task: input.task })`.
+   */
+  readonly onSearch?: ((result: Mcts.Result | BestFirst.Result, input: PolicyInput) => void) | undefined
 }
 
 /** A search-then-act policy (see the module docs). */
@@ -73,6 +78,7 @@ export class SearchPolicy {
       const horizon = Math.min(spec.horizon ?? Infinity, stepsLeft)
       const r = Mcts.search(env, input.observation, { ...spec, history, steps, horizon })
       this.searches.push(r.stats)
+      this.options.onSearch?.(r, input)
       action = r.action
       if (follow && r.solved && r.plan.length > 0) {
         action = r.plan[0]
@@ -83,6 +89,7 @@ export class SearchPolicy {
         ? BestFirst.beam(env, input.observation, { ...spec, history, steps })
         : BestFirst.bestFirst(env, input.observation, { ...spec, history, steps })
       this.searches.push(r.stats)
+      this.options.onSearch?.(r, input)
       action = r.action
       if (r.solved && r.plan.length > 1) this.plan = planKeys(r.store, r.plan).slice(1)
     }

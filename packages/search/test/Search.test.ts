@@ -257,11 +257,17 @@ describe("SearchPolicy", () => {
       search: { kind: "mcts", budget: { envSteps: 300 }, value: Value.randomRollout(12), seed: 7 },
       policy: random
     })
-    const ep = SearchPolicy.runEpisode(env, policy, { seed: 0 })
+    const seen: Array<{ observation: string; nodes: number; envSteps: number }> = []
+    const policy2 = new SearchPolicy.SearchPolicy({ ...policy.options, onSearch: (r, input) => void seen.push({ observation: input.observation, nodes: r.store.nodes.length, envSteps: r.stats.envSteps }) })
+    const ep = SearchPolicy.runEpisode(env, policy2, { seed: 0 })
     expect(ep.success).toBe(true)
     expect(ep.steps).toBeGreaterThanOrEqual(6)
-    expect(policy.searches.length).toBe(ep.steps)
-    for (const s of policy.searches) expect(s.envSteps).toBeLessThanOrEqual(300)
+    expect(policy2.searches.length).toBe(ep.steps)
+    // onSearch saw every search: its tree and the input it searched from (the first: the reset observation)
+    expect(seen.map((s) => s.envSteps)).toEqual(policy2.searches.map((s) => s.envSteps))
+    expect(seen[0]!.observation).toBe(env.reset({ seed: 0 }).observation)
+    for (const s of seen) expect(s.nodes).toBeGreaterThan(1)
+    for (const s of policy2.searches) expect(s.envSteps).toBeLessThanOrEqual(300)
     // the wrapped random policy alone (5 episodes)
     const rng = Rng.make(0)
     let wins = 0

@@ -1,0 +1,76 @@
+/**
+ * Agent Q's loop on TextHousehold-v0 (Putta et al. 2024, arXiv:2408.07199): a DRRN policy trained by
+ * `autodidact train` searches training tasks with MCTS (PUCT, its own prior, rollouts of itself), the trees' sibling
+ * actions become step-level preference pairs (`Preferences.fromTree`), DPO trains the policy on them against a frozen
+ * copy (`Dpo.fit`), and the greedy policy is evaluated on unseen tasks before and after. The only environment signal
+ * DPO sees is what the searches spent (reported as env steps).
+ *
+ *   npx tsx --conditions=@autodidact/source bench/agentQ.ts --run DIR [--tasks 50] [--budget 200] [--eval 100]
+ *     [--seed 1] [--beta 0.1] [--lr 0.001] [--epochs 4] [--margin 0.05] [--min-visits 2]
+ *
+ * The searches spend their whole budget (no stop at a found goal: fuller trees, more sibling comparisons).
+ *
+ * A benchmark script, not a test: the figures depend on the run, the budget and the machine.
+ */
+import { Rng } from "@autodidact/core"
+import { TextEnv } from "@autodidact/envs"
+import { Dpo, DrrnPolicy, MultiTurnTrainer, TextTasks } from "@autodidact/optim"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Drrn, Preferences, SearchPolicy } from "../src/index.js"
+
+const args = new Map<string, string>()
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1]!)
+const num = (k: string, d: number) => (args.has(k) ? Number(args.get(k)) : d)
+const run = args.get("run")
+if (run === undefined) throw new Error("--run DIR (a TextHousehold-v0 run of autodidact train) is required")
+const tasks = num("tasks", 50), budget = num("budget", 200), evalEpisodes = num("eval", 100), seed = num("seed", 1)
+const dpo = { beta: num("beta", 0.1), learningRate: num("lr", 0.001), epochs: num("epochs", 4) }
+const margin = num("margin", 0.05), minVisits = num("min-visits", 2)
+
+// the run's policy file (`checkpoints/policy.json`, written by `autodidact train` on text envs)
+const doc = JSON.parse(fs.readFileSync(path.join(run, "checkpoints", "policy.json"), "utf8")) as { config: Partial<DrrnPolicy.Config>; params: string }
+const bytes = Buffer.from(doc.params, "base64")
+const policy = DrrnPolicy.fromParams({ ...DrrnPolicy.defaults, ...doc.config }, new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)))
+const config = JSON.parse(fs.readFileSync(path.join(run, "config.json"), "utf8")) as Record<string, unknown>
+const setup = TextTasks.setupFor(String(config["env"]), { difficulty: typeof config["difficulty"] === "string" ? config["difficulty"] : undefined })
+
+const greedy = (p: DrrnPolicy.Drrn) =>
+  MultiTurnTrainer.evaluate([setup.makeEnv()], MultiTurnTrainer.drrnTextPolicy(p), setup.evalTask, evalEpisodes, Rng.make([seed, 0x5eed]), { maxSteps: setup.maxSteps, greedy: true }).successRate
+
+const before = greedy(policy)
+const env = setup.makeEnv()
+if (!TextEnv.isRestorableTextEnv(env)) throw new Error(`${setup.envId} has no snapshot()/restore()`)
+const pairs: Array<Preferences.TreePair> = []
+const searcher = new SearchPolicy.SearchPolicy({
+  search: { kind: "mcts", selection: "puct", budget: { envSteps: budget }, prior: Drrn.prior(policy), value: Drrn.rolloutValue(policy, { depth: setup.maxSteps }), stopAtGoal: false, seed },
+  policy: Drrn.policy(policy),
+  followPlan: false,
+  onSearch: (result, input) => {
+    pairs.push(...Preferences.fromTree(result.store, { task: input.task, margin, minVisits }))
+  }
+})
+const rng = Rng.make([seed, 7])
+const trainTasks = Array.from({ length: tasks }, () => setup.trainTask(rng))
+const t0 = performance.now()
+const searched = SearchPolicy.evaluate(env, searcher, trainTasks, { maxSteps: setup.maxSteps, seed })
+const searchSeconds = (performance.now() - t0) / 1000
+const t1 = performance.now()
+const report = Dpo.fit(policy, pairs, dpo)
+const dpoSeconds = (performance.now() - t1) / 1000
+const after = greedy(policy)
+const row = {
+  run, seed, tasks, budget, margin, minVisits, ...dpo,
+  searchSuccess: searched.successRate,
+  searchEnvSteps: searched.searchEnvSteps,
+  realEnvSteps: Math.round(searched.meanLength * tasks),
+  pairs: pairs.length,
+  dpoFinalAccuracy: report.finalAccuracy,
+  greedyUnseenBefore: before,
+  greedyUnseenAfter: after,
+  gainPoints: Number((100 * (after - before)).toFixed(1)),
+  searchSeconds: Number(searchSeconds.toFixed(1)),
+  dpoSeconds: Number(dpoSeconds.toFixed(1)),
+  load: fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")
+}
+console.log(JSON.stringify(row))
