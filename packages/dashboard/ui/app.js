@@ -136,14 +136,7 @@ function renderExtraHeader() {
     for (const k of Object.keys(r.finals || {})) keys.add("final." + k)
   }
   const list = [""].concat([...keys].sort())
-  if (sel.options.length === list.length && list.every((k, i) => sel.options[i].value === k)) return
-  sel.innerHTML = ""
-  for (const k of list) {
-    const o = document.createElement("option")
-    o.value = k
-    o.textContent = k === "" ? "(none)" : k
-    sel.appendChild(o)
-  }
+  if (!setOptions(sel, list.map((k) => ({ value: k, label: k === "" ? "(none)" : k })))) return
   sel.value = state.extraCol
 }
 
@@ -169,6 +162,22 @@ function renderWarnings(rows) {
   list.hidden = list.children.length === 0
 }
 
+/**
+ * Replace `sel`'s options with `items` (`{ value, label? }`, label defaulting to the value) unless it already lists
+ * exactly those values in that order; true when it replaced them (the caller then restores a selection).
+ */
+function setOptions(sel, items) {
+  if (sel.options.length === items.length && items.every((it, i) => sel.options[i].value === it.value)) return false
+  sel.innerHTML = ""
+  for (const it of items) {
+    const o = document.createElement("option")
+    o.value = it.value
+    o.textContent = it.label ?? it.value
+    sel.appendChild(o)
+  }
+  return true
+}
+
 function updateMetricOptions() {
   const sel = $("metric")
   const metrics = new Set()
@@ -177,14 +186,7 @@ function updateMetricOptions() {
   // episode returns by default; for LLM-agent runs (epoch rows only), the epochs' success rate
   const preferred = ["episodeReturn", "epoch.successRate"].find((m) => metrics.has(m))
   const current = sel.value || preferred || list[0] || ""
-  if (sel.options.length === list.length && list.every((m, i) => sel.options[i].value === m)) return
-  sel.innerHTML = ""
-  for (const m of list) {
-    const o = document.createElement("option")
-    o.value = m
-    o.textContent = m
-    sel.appendChild(o)
-  }
+  if (!setOptions(sel, list.map((m) => ({ value: m })))) return
   sel.value = metrics.has(current) ? current : list[0] || ""
 }
 
@@ -213,15 +215,7 @@ function chartRuns() {
   const groups = groupByEnv(state.runs, state.selected)
   const sel = $("chart-env")
   const env = chartEnv(groups, sel.value)
-  if (sel.options.length !== groups.length || groups.some((g, i) => sel.options[i].value !== g.env)) {
-    sel.innerHTML = ""
-    for (const g of groups) {
-      const o = document.createElement("option")
-      o.value = g.env
-      o.textContent = g.label + " (" + g.runs.length + ")"
-      sel.appendChild(o)
-    }
-  }
+  setOptions(sel, groups.map((g) => ({ value: g.env, label: g.label + " (" + g.runs.length + ")" })))
   sel.value = env
   $("chart-env-label").hidden = groups.length < 2
   const group = groups.find((g) => g.env === env)
@@ -405,17 +399,8 @@ function renderParallel() {
   for (const r of runs) for (const k of Object.keys(r.finals || {})) finals.add("final." + k)
   const options = metrics.concat([...finals].sort())
   const sel = $("pc-metric")
-  if (sel.options.length !== options.length || options.some((o, i) => sel.options[i].value !== o)) {
-    const current = sel.value
-    sel.innerHTML = ""
-    for (const k of options) {
-      const o = document.createElement("option")
-      o.value = k
-      o.textContent = k
-      sel.appendChild(o)
-    }
-    sel.value = options.includes(current) ? current : options[0] || ""
-  }
+  const current = sel.value
+  if (setOptions(sel, options.map((k) => ({ value: k })))) sel.value = options.includes(current) ? current : options[0] || ""
   const keys = diff ? diff.varying : []
   const view = $("pc-view")
   if (!diff || sel.value === "" || keys.length === 0) {
@@ -592,14 +577,7 @@ function updateViewerRuns() {
   $("viewer").hidden = withTraj.length === 0
   const sel = $("traj-run")
   const current = sel.value
-  if (sel.options.length === withTraj.length && withTraj.every((r, i) => sel.options[i].value === r.name)) return
-  sel.innerHTML = ""
-  for (const r of withTraj) {
-    const o = document.createElement("option")
-    o.value = r.name
-    o.textContent = r.name
-    sel.appendChild(o)
-  }
+  if (!setOptions(sel, withTraj.map((r) => ({ value: r.name })))) return
   if (withTraj.length > 0) {
     sel.value = withTraj.some((r) => r.name === current) ? current : withTraj[0].name
     loadTrajectoryFiles().catch((e) => console.error(e))
@@ -754,14 +732,7 @@ function updateLibrarySources(rootLibrary) {
   $("library").hidden = sources.length === 0
   const sel = $("lib-source")
   const current = sel.value
-  if (sel.options.length === sources.length && sources.every((s, i) => sel.options[i].value === s.value)) return
-  sel.innerHTML = ""
-  for (const s of sources) {
-    const o = document.createElement("option")
-    o.value = s.value
-    o.textContent = s.label
-    sel.appendChild(o)
-  }
+  if (!setOptions(sel, sources)) return
   if (sources.length > 0) {
     sel.value = sources.some((s) => s.value === current) ? current : sources[0].value
     loadLibrary().catch((e) => console.error(e))
