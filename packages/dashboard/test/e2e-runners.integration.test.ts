@@ -4,14 +4,13 @@
  *
  * Without /usr/bin/chromium this file is skipped with a message, except under CI=true, where it fails.
  */
-import { Effect, Exit, Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import type { Browser, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumArgs, defaultChromium } from "../src/Report.js"
-import { serve } from "../src/Server.js"
+import { defaultChromium } from "../src/Report.js"
+import { type OpenDashboard, openDashboard } from "./openDashboard.js"
 import { clusterRows, epochRows, tempDir, writeRun } from "./fixtures.js"
 
 const chromium = process.env["CHROMIUM_PATH"] ?? defaultChromium
@@ -30,8 +29,7 @@ describe.runIf(!hasChromium && inCi)("e2e prerequisites (runners)", () => {
 })
 
 describe.runIf(hasChromium)("dashboard in Chromium: cluster runners and agent epochs", () => {
-  let scope: Scope.Closeable
-  let browser: Browser
+  let opened: OpenDashboard | undefined
   let page: Page
   const errors: Array<string> = []
 
@@ -40,22 +38,12 @@ describe.runIf(hasChromium)("dashboard in Chromium: cluster runners and agent ep
     const root = tempDir()
     writeRun(root, { name: "cluster", config: { command: "train", env: "CartPole-v1", algo: "ppo", seed: 1, cluster: "postgres://x@127.0.0.1:1/db" }, rows: clusterRows(["127.0.0.1:5001", "127.0.0.1:5002"], 3) })
     writeRun(root, { name: "agent", config: { command: "agent train", env: "TextFrozenLake-v1", method: "training-free-grpo", seed: 1 }, rows: epochRows([0.2, 0.4, 0.7], [0, 2, 3], [0.3]) })
-    scope = await Effect.runPromise(Scope.make())
-    const d = await Effect.runPromise(Scope.provide(scope)(serve({ runsDir: root, port: 0, pollMs: 200 })))
-    const { chromium: pw } = await import("playwright-core")
-    browser = await pw.launch({ executablePath: chromium, args: chromiumArgs })
-    page = await browser.newPage({ viewport: { width: 1280, height: 1100 } })
-    page.on("pageerror", (e) => errors.push(String(e)))
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text())
-    })
-    await page.goto(d.url)
-    await page.waitForSelector("body[data-ready='1']", { timeout: 20_000 })
+    opened = await openDashboard(root, chromium, errors, { viewport: { width: 1280, height: 1100 } })
+    page = opened.page
   })
 
   afterAll(async () => {
-    await browser?.close()
-    if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
+    await opened?.close()
   })
 
   it("shows one row per runner with its latest cumulative counts, and a total", async () => {

@@ -7,14 +7,13 @@
  *
  * Without /usr/bin/chromium this file is skipped with a message, except under CI=true, where it fails.
  */
-import { Effect, Exit, Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import type { Browser, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumArgs, defaultChromium } from "../src/Report.js"
-import { serve } from "../src/Server.js"
+import { defaultChromium } from "../src/Report.js"
+import { type OpenDashboard, openDashboard } from "./openDashboard.js"
 import { tempDir, viewsRuns } from "./fixtures.js"
 
 const chromium = process.env["CHROMIUM_PATH"] ?? defaultChromium
@@ -35,8 +34,7 @@ const frozenRuns = ["frozen-g90", "frozen-g99"]
 
 describe.runIf(hasChromium)("dashboard views in Chromium", () => {
   let root: string
-  let scope: Scope.Closeable
-  let browser: Browser
+  let opened: OpenDashboard | undefined
   let page: Page
   const errors: Array<string> = []
 
@@ -50,22 +48,12 @@ describe.runIf(hasChromium)("dashboard views in Chromium", () => {
     fs.mkdirSync(shots, { recursive: true })
     root = tempDir()
     viewsRuns(root)
-    scope = await Effect.runPromise(Scope.make())
-    const d = await Effect.runPromise(Scope.provide(scope)(serve({ runsDir: root, port: 0, pollMs: 200 })))
-    const { chromium: pw } = await import("playwright-core")
-    browser = await pw.launch({ executablePath: chromium, args: chromiumArgs })
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true })
-    page.on("pageerror", (e) => errors.push(String(e)))
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text())
-    })
-    await page.goto(d.url)
-    await page.waitForSelector("body[data-ready='1']", { timeout: 20_000 })
+    opened = await openDashboard(root, chromium, errors, { viewport: { width: 1280, height: 1000 }, acceptDownloads: true })
+    page = opened.page
   })
 
   afterAll(async () => {
-    await browser?.close()
-    if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
+    await opened?.close()
   })
 
   it("draws a grid of small charts, one block per environment, never mixing environments", async () => {

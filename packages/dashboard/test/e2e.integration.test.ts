@@ -6,14 +6,13 @@
  *
  * Without /usr/bin/chromium this file is skipped with a message, except under CI=true, where it fails.
  */
-import { Effect, Exit, Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import type { Browser, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chromiumArgs, defaultChromium } from "../src/Report.js"
-import { serve } from "../src/Server.js"
+import { defaultChromium } from "../src/Report.js"
+import { type OpenDashboard, openDashboard } from "./openDashboard.js"
 import { TextEpisode } from "@autodidact/core"
 import { cartPoleConfig, learningRows, skillRecord, tempDir, writeMemory, writeRun, writeSkills } from "./fixtures.js"
 
@@ -74,9 +73,7 @@ const trainedCartPole = (seed: number, length: number) => {
 
 describe.runIf(hasChromium)("dashboard in Chromium", () => {
   let root: string
-  let scope: Scope.Closeable
-  let url: string
-  let browser: Browser
+  let opened: OpenDashboard | undefined
   let page: Page
   const errors: Array<string> = []
 
@@ -100,23 +97,12 @@ describe.runIf(hasChromium)("dashboard in Chromium", () => {
     fs.writeFileSync(path.join(fl, "trajectories", "a-frozenlake.jsonl"), JSON.stringify(frozenLakeEpisode) + "\n")
     fs.writeFileSync(path.join(fl, "trajectories", "b-cartpole.jsonl"), JSON.stringify(cartPoleEpisode) + "\n")
     fs.writeFileSync(path.join(fl, "trajectories", "c-text.jsonl"), TextEpisode.toJsonLine(textEpisode))
-    scope = await Effect.runPromise(Scope.make())
-    const d = await Effect.runPromise(Scope.provide(scope)(serve({ runsDir: root, port: 0, pollMs: 200 })))
-    url = d.url
-    const { chromium: pw } = await import("playwright-core")
-    browser = await pw.launch({ executablePath: chromium, args: chromiumArgs })
-    page = await browser.newPage({ viewport: { width: 1280, height: 1100 } })
-    page.on("pageerror", (e) => errors.push(String(e)))
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text())
-    })
-    await page.goto(url)
-    await page.waitForSelector("body[data-ready='1']", { timeout: 20_000 })
+    opened = await openDashboard(root, chromium, errors, { viewport: { width: 1280, height: 1100 } })
+    page = opened.page
   })
 
   afterAll(async () => {
-    await browser?.close()
-    if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
+    await opened?.close()
   })
 
   it("shows the runs table, filters and sorts it", async () => {
