@@ -15,6 +15,7 @@
 import { Rng } from "@autodidact/core"
 import { TextEnv } from "@autodidact/envs"
 import { Dpo, DrrnPolicy, MultiTurnTrainer, TextTasks } from "@autodidact/optim"
+import { DrrnPolicyFile } from "@autodidact/optim/node"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Drrn, Preferences, SearchPolicy } from "../src/index.js"
@@ -28,10 +29,7 @@ const tasks = num("tasks", 50), budget = num("budget", 200), evalEpisodes = num(
 const dpo = { beta: num("beta", 0.1), learningRate: num("lr", 0.001), epochs: num("epochs", 4) }
 const margin = num("margin", 0.05), minVisits = num("min-visits", 2)
 
-// the run's policy file (`checkpoints/policy.json`, written by `autodidact train` on text envs)
-const doc = JSON.parse(fs.readFileSync(path.join(run, "checkpoints", "policy.json"), "utf8")) as { config: Partial<DrrnPolicy.Config>; params: string }
-const bytes = Buffer.from(doc.params, "base64")
-const policy = DrrnPolicy.fromParams({ ...DrrnPolicy.defaults, ...doc.config }, new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)))
+const policy = DrrnPolicyFile.loadSync(DrrnPolicyFile.policyPath(run))
 const config = JSON.parse(fs.readFileSync(path.join(run, "config.json"), "utf8")) as Record<string, unknown>
 const setup = TextTasks.setupFor(String(config["env"]), { difficulty: typeof config["difficulty"] === "string" ? config["difficulty"] : undefined })
 

@@ -10,7 +10,8 @@ import { RolloutService, TextTrainer } from "@autodidact/cluster"
 import { Rng, TextEpisode } from "@autodidact/core"
 import { AtomicFile } from "@autodidact/core/node"
 import { DrrnPolicy, GroupRollout, MultiTurnTrainer, TextTasks } from "@autodidact/optim"
-import { Effect, Option, Schema } from "effect"
+import { DrrnPolicyFile } from "@autodidact/optim/node"
+import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Output from "../Output.js"
@@ -22,49 +23,11 @@ import { versions } from "../Versions.js"
 /** Whether `envId` trains through this module. */
 export const isTextEnvId = (envId: string): boolean => (TextTasks.envIds as ReadonlyArray<string>).includes(envId)
 
-/** The saved policy file (`checkpoints/policy.json`). */
-const PolicyFile = Schema.Struct({
-  format: Schema.Literal("autodidact.drrn-policy"),
-  version: Schema.Literal(1),
-  config: Schema.Record(Schema.String, Schema.Unknown),
-  params: Schema.String
-})
-
-/** A policy file that is missing, truncated or not a DRRN policy. */
-export class PolicyFileError extends Schema.TaggedError<PolicyFileError>()("PolicyFileError", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
-  override get message() {
-    return `${this.path}: ${this.reason}`
-  }
-}
-
-export const policyPath = (runDir: string): string => path.join(runDir, "checkpoints", "policy.json")
-
-const savePolicy = (file: string, policy: DrrnPolicy.Drrn) =>
-  AtomicFile.write(
-    file,
-    JSON.stringify({
-      format: "autodidact.drrn-policy",
-      version: 1,
-      config: policy.config,
-      params: Buffer.from(policy.params.buffer, policy.params.byteOffset, policy.params.byteLength).toString("base64")
-    })
-  )
-
+/** The saved policy file (`checkpoints/policy.json`): optim's `DrrnPolicyFile`. */
+export const policyPath = DrrnPolicyFile.policyPath
+const savePolicy = DrrnPolicyFile.save
 /** Read a run's DRRN policy file (`checkpoints/policy.json`). */
-export const loadPolicy = (file: string): Effect.Effect<DrrnPolicy.Drrn, PolicyFileError> =>
-  Effect.try({
-    try: () => {
-      const doc = Schema.decodeUnknownSync(PolicyFile)(JSON.parse(fs.readFileSync(file, "utf8")))
-      const bytes = Buffer.from(doc.params, "base64")
-      const params = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))
-      return DrrnPolicy.fromParams({ ...DrrnPolicy.defaults, ...(doc.config as Partial<DrrnPolicy.Config>) }, params)
-    },
-    catch: (e) => new PolicyFileError({ path: file, reason: e instanceof Error ? e.message : String(e) })
-  })
-
+export const loadPolicy = DrrnPolicyFile.load
 
 /** The evaluation trajectories file of a run directory (the same file PPO runs write). */
 export const textTrajectoriesPath = (runDir: string): string => path.join(runDir, "trajectories", "eval.jsonl")
