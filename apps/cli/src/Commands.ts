@@ -487,6 +487,9 @@ const trainFlags = (estimators: ReadonlyArray<string>) => ({
   entropyBalancedClip: Flag.Boolean("entropy-balanced-clip").pipe(
     withDefault(false, "Text envs: AEPO entropy-balanced clipping (high-entropy steps keep a rescaled gradient where PPO's clip zeroes it)")
   ),
+  annealLr: Flag.Boolean("anneal-lr").pipe(
+    withDefault(false, "Text envs: anneal the learning rate linearly to 0 over --total-steps (CleanRL's anneal_lr)")
+  ),
   cluster: Flag.String("cluster").pipe(
     optional(
       "PostgreSQL URL of a rollout cluster (postgres://user@host:port/db): collect episodes on the runners registered there (start them with `autodidact runner`)",

@@ -83,6 +83,12 @@ export interface Options {
   readonly tasksPerBatch: number
   /** Adam learning rate. Default 1e-3. */
   readonly learningRate: number
+  /**
+   * Anneal the learning rate linearly toward 0 over `totalEnvSteps` (CleanRL's `anneal_lr`, PPO's schedule in Schulman
+   * et al. 2017, arXiv:1707.06347): an update that starts at env step `s` uses `learningRate · (1 − s / totalEnvSteps)`.
+   * Default false.
+   */
+  readonly annealLr: boolean
   /** Passes over each batch. Default 2. */
   readonly epochs: number
   /** Minibatches per pass. Default 4. */
@@ -177,6 +183,7 @@ export const defaults: Options = {
   maxResamples: 8,
   entropyBalancedClip: false,
   learningRate: 1e-3,
+  annealLr: false,
   epochs: 2,
   minibatches: 4,
   clip: 0.2,
@@ -312,6 +319,7 @@ export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError>
       if (invalid !== undefined) return bad(`epo.${invalid[0]}`, invalid[1], invalid[2])
     }
     if (typeof o.entropyBalancedClip !== "boolean") return bad("entropyBalancedClip", o.entropyBalancedClip, "must be a boolean")
+    if (typeof o.annealLr !== "boolean") return bad("annealLr", o.annealLr, "must be a boolean")
     if (o.taskSampler !== undefined && o.tasks?.train !== undefined) {
       return bad("taskSampler", o.taskSampler.name, "give either taskSampler or tasks.train, not both")
     }
@@ -571,6 +579,7 @@ export const train = (
     }
 
     const iteration = (): UpdateRow => {
+      const learningRate = o.annealLr ? o.learningRate * Math.max(0, 1 - globalStep / o.totalEnvSteps) : o.learningRate
       // 1. group rollouts
       /** `count` new groups: from the task sampler (told their outcomes) or the task generator. */
       const rollGroups = (count: number): Array<GroupRollout.GroupResult<DrrnPolicy.Encoded>> => {
@@ -724,7 +733,7 @@ export const train = (
           last = lossAndGradient(policy, o, samples, inds, start, size, grad, dLogits, epoNow)
           const norm = Adam.clipGradNorm(grad, o.maxGradNorm)
           if (!Number.isFinite(norm)) throw new NonFiniteValueError({ where: "MultiTurnTrainer.gradNorm", value: norm })
-          Adam.step(adam, policy.params, grad, o.learningRate)
+          Adam.step(adam, policy.params, grad, learningRate)
           DrrnPolicy.paramsChanged(policy)
           clipSum += last.clipFraction
           clipCount++
@@ -741,7 +750,7 @@ export const train = (
         entropy: last?.entropy ?? 0,
         approxKl: last?.approxKl ?? 0,
         clipFraction: clipCount === 0 ? 0 : clipSum / clipCount,
-        learningRate: o.learningRate,
+        learningRate,
         successRate: successes / episodes,
         episodeReturn: returns / episodes,
         failures: batchFailures,

@@ -153,6 +153,23 @@ describe("MultiTurnTrainer.train", () => {
       expect(DrrnPolicy.implementationOf(fast.policy).actionMemo).toBe(false)
     }), 30_000)
 
+  it.effect("annealLr: each update's learning rate is lr · (1 − env steps before it / totalEnvSteps); a non-boolean is rejected", () =>
+    Effect.gen(function* () {
+      const updates: Array<MultiTurnTrainer.UpdateRow> = []
+      yield* MultiTurnTrainer.train([new DoorsEnv()], { ...smoke, totalEnvSteps: 1500, learningRate: 0.004, annealLr: true, seed: 2 }, { onUpdate: (u) => updates.push(u) })
+      expect(updates.length).toBeGreaterThan(2)
+      let before = 0
+      for (const u of updates) {
+        expect(u.learningRate).toBeCloseTo(0.004 * Math.max(0, 1 - before / 1500), 15)
+        before = u.globalStep
+      }
+      expect(updates[0]!.learningRate).toBe(0.004)
+      expect(updates[updates.length - 1]!.learningRate).toBeLessThan(0.004 * 0.5)
+      const exit = yield* Effect.exit(MultiTurnTrainer.train([new DoorsEnv()], { annealLr: "yes" as never }))
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) expect(JSON.stringify(exit.cause)).toContain("annealLr")
+    }), 30_000)
+
   it.effect("rejects an unknown implementation with InvalidOptionError", () =>
     Effect.gen(function* () {
       const exit = yield* Effect.exit(MultiTurnTrainer.train([new DoorsEnv()], { implementation: { kernel: "gpu" as never } }))

@@ -83,6 +83,8 @@ export interface TextTrainRequest {
   readonly epo?: boolean | undefined
   /** `--entropy-balanced-clip`: AEPO's entropy-balanced clipping (default off). */
   readonly entropyBalancedClip?: boolean | undefined
+  /** `--anneal-lr`: anneal the learning rate linearly to 0 over the run (default off). */
+  readonly annealLr?: boolean | undefined
   /** `--curriculum`: a task sampler of `TextTasks.curriculumFor` instead of the setup's task draws. */
   readonly curriculum?: Option.Option<string> | string | undefined
 }
@@ -181,6 +183,7 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       ...(request.zeroAdvantageGroups === undefined ? {} : { zeroAdvantageGroups: request.zeroAdvantageGroups }),
       ...(request.epo === true ? { epo: {} } : {}),
       ...(request.entropyBalancedClip === true ? { entropyBalancedClip: true } : {}),
+      ...(request.annealLr === true ? { annealLr: true } : {}),
       ...(household ? { learningRate: 5e-3, epochs: 4 } : {})
     }
     const run = yield* RunDirectory.open(

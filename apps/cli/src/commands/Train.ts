@@ -412,7 +412,7 @@ export const handleTrain = ({ cluster, skills: skillsFlag, timeout: timeoutFlag,
       if (config.zeroAdvantageGroups !== "keep" && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
         return yield* new TrainConfigError({ option: "zero-advantage-groups", value: config.zeroAdvantageGroups, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env}` })
       }
-      for (const [option, on] of [["epo", config.epo], ["entropy-balanced-clip", config.entropyBalancedClip]] as const) {
+      for (const [option, on] of [["epo", config.epo], ["entropy-balanced-clip", config.entropyBalancedClip], ["anneal-lr", config.annealLr]] as const) {
         if (on && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
           return yield* new TrainConfigError({ option, value: true, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env}` })
         }
