@@ -18,10 +18,10 @@ import { Rng } from "@autodidact/core"
 import { Effect } from "effect"
 import * as os from "node:os"
 import "../src/index.js" // registers the estimators of src/estimators (flow-grpo, spa, oprl, igpo, aepo)
-import * as GroupRollout from "../src/GroupRollout.js"
-import * as MultiTurnTrainer from "../src/MultiTurnTrainer.js"
+import * as GroupRollout from "../src/text/GroupRollout.js"
+import * as MultiTurnTrainer from "../src/text/MultiTurnTrainer.js"
 import * as MultiTurnBenchmark from "../src/node/MultiTurnBenchmark.js"
-import * as TextTasks from "../src/TextTasks.js"
+import * as TextTasks from "../src/text/TextTasks.js"
 
 const args = new Map<string, string>()
 const argv = process.argv.slice(2)

@@ -20,7 +20,7 @@
 import { InvalidOptionError, NonFiniteValueError, Rng } from "@autodidact/core"
 import type { Env } from "@autodidact/envs"
 import { Effect } from "effect"
-import * as ActorCritic from "./ActorCritic.js"
+import * as ActorCritic from "./ppo/ActorCritic.js"
 
 /** Options of {@link run}. */
 export interface Options {

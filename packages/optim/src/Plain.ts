@@ -23,9 +23,9 @@ import type { Metrics } from "@autodidact/core"
 import type { Env, VectorEnv } from "@autodidact/envs"
 import { make } from "@autodidact/envs"
 import { Effect } from "effect"
-import type * as ActorCritic from "./ActorCritic.js"
+import type * as ActorCritic from "./ppo/ActorCritic.js"
 import * as Evaluate from "./Evaluate.js"
-import * as Ppo from "./Ppo.js"
+import * as Ppo from "./ppo/Ppo.js"
 
 /** Options of {@link trainPpo}: the environment, the PPO options (CleanRL's defaults) and the callbacks. */
 export type TrainPpoOptions = Ppo.TrainOnOptions & Ppo.Hooks & {

@@ -29,7 +29,7 @@
  */
 import { InvalidOptionError } from "@autodidact/core"
 import { Effect, Schema } from "effect"
-import type * as GroupRollout from "./GroupRollout.js"
+import type * as GroupRollout from "./text/GroupRollout.js"
 
 /** The outcome of one episode of a task. */
 export interface TaskResult {

@@ -5,7 +5,7 @@
  * @since 0.2.0
  */
 import { Effect } from "effect"
-import * as Checkpoint from "./Checkpoint.js"
+import * as Checkpoint from "./ppo/Checkpoint.js"
 import type { TrainState } from "./internal/PpoState.js"
 import type { TrainPpoOptions, TrainPpoResult } from "./Plain.js"
 import * as Plain from "./Plain.js"

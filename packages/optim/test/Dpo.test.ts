@@ -1,7 +1,7 @@
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import { describe, expect, it } from "vitest"
-import * as Dpo from "../src/Dpo.js"
-import * as DrrnPolicy from "../src/DrrnPolicy.js"
+import * as Dpo from "../src/text/Dpo.js"
+import * as DrrnPolicy from "../src/text/DrrnPolicy.js"
 
 const small = (seed: number) => DrrnPolicy.make({ buckets: 64, hidden: 6, embed: 4, history: 0, rng: Rng.make(seed) })
 const state = (k: number) => ({

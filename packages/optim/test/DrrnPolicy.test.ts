@@ -1,6 +1,6 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import * as DrrnPolicy from "../src/DrrnPolicy.js"
+import * as DrrnPolicy from "../src/text/DrrnPolicy.js"
 
 const small = (seed = 0) => DrrnPolicy.make({ buckets: 64, hidden: 5, embed: 4, grid: true, rng: Rng.make(seed) })
 const input = { task: "put a clean mug in the coffeemachine", observation: "You see a mug 1.\n#.@\n# $", admissible: ["take mug 1", "go to sinkbasin 1", "look"] }

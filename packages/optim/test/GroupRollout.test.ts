@@ -1,6 +1,6 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import * as GroupRollout from "../src/GroupRollout.js"
+import * as GroupRollout from "../src/text/GroupRollout.js"
 import { DoorsEnv } from "./fixtures/DoorsEnv.js"
 
 /** Always answers `action` (admissible or not). */

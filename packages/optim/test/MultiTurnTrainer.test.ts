@@ -1,9 +1,9 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import * as DrrnPolicy from "../src/DrrnPolicy.js"
-import * as GroupRollout from "../src/GroupRollout.js"
-import * as MultiTurnTrainer from "../src/MultiTurnTrainer.js"
+import * as DrrnPolicy from "../src/text/DrrnPolicy.js"
+import * as GroupRollout from "../src/text/GroupRollout.js"
+import * as MultiTurnTrainer from "../src/text/MultiTurnTrainer.js"
 import { DoorsEnv } from "./fixtures/DoorsEnv.js"
 
 const texts = [

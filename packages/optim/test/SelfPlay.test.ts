@@ -1,7 +1,7 @@
 import { GameRegistry, IllegalActionError } from "@autodidact/envs"
 import { InvalidOptionError } from "@autodidact/core"
 import { describe, expect, it } from "vitest"
-import * as SelfPlay from "../src/SelfPlay.js"
+import * as SelfPlay from "../src/selfplay/SelfPlay.js"
 
 const kuhn = GameRegistry.loadGame("kuhn_poker")
 const ttt = GameRegistry.loadGame("tic_tac_toe")

@@ -1,9 +1,9 @@
 import { InvalidOptionError } from "@autodidact/core"
 import { GameRegistry } from "@autodidact/envs"
 import { describe, expect, it } from "vitest"
-import * as DrrnPolicy from "../src/DrrnPolicy.js"
-import * as SelfPlay from "../src/SelfPlay.js"
-import * as SelfPlayDrrn from "../src/SelfPlayDrrn.js"
+import * as DrrnPolicy from "../src/text/DrrnPolicy.js"
+import * as SelfPlay from "../src/selfplay/SelfPlay.js"
+import * as SelfPlayDrrn from "../src/selfplay/SelfPlayDrrn.js"
 
 const kuhn = GameRegistry.loadGame("kuhn_poker")
 const ttt = GameRegistry.loadGame("tic_tac_toe")

@@ -2,7 +2,7 @@ import { InvalidOptionError, Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as TaskSamplers from "../src/curriculum/TaskSamplers.js"
-import * as MultiTurnTrainer from "../src/MultiTurnTrainer.js"
+import * as MultiTurnTrainer from "../src/text/MultiTurnTrainer.js"
 import { DoorsEnv } from "./fixtures/DoorsEnv.js"
 
 /** An arm whose tasks are numbered `base`, `base + 1`, ... (in draw order). */

@@ -1,7 +1,7 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import * as DrrnPolicy from "../src/DrrnPolicy.js"
-import * as TextAbstraction from "../src/TextAbstraction.js"
+import * as DrrnPolicy from "../src/text/DrrnPolicy.js"
+import * as TextAbstraction from "../src/text/TextAbstraction.js"
 
 describe("TextAbstraction household tasks", () => {
   it("parses every task template of TextHousehold-v0 (hand-written examples)", () => {

@@ -1,7 +1,7 @@
 import { Rng } from "@autodidact/core"
 import { describe, expect, it } from "@effect/vitest"
-import * as DrrnPolicy from "../src/DrrnPolicy.js"
-import * as TextAbstraction from "../src/TextAbstraction.js"
+import * as DrrnPolicy from "../src/text/DrrnPolicy.js"
+import * as TextAbstraction from "../src/text/TextAbstraction.js"
 
 // A pick task where a mug was seen on cabinet 1 (not on cabinet 2); the agent stands at cabinet 2 with empty hands.
 const task = TextAbstraction.parseHouseholdTask("put a mug in desk.")!

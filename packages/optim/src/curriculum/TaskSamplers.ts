@@ -49,7 +49,7 @@
  * @since 0.2.0
  */
 import { InvalidOptionError, type Rng } from "@autodidact/core"
-import type { Task } from "../GroupRollout.js"
+import type { Task } from "../text/GroupRollout.js"
 
 /** A named task generator: `generate(rng)` makes a fresh task of this kind (e.g. one task family). */
 export interface Arm {

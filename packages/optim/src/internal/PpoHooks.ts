@@ -6,7 +6,7 @@
  */
 import type { Metrics } from "@autodidact/core"
 import type { Effect } from "effect"
-import type { CheckpointError } from "../CheckpointError.js"
+import type { CheckpointError } from "../ppo/CheckpointError.js"
 import type { TrainState } from "./PpoState.js"
 
 /** Per-run callbacks; all optional. They run synchronously inside the loop: keep them cheap. */

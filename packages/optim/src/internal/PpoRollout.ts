@@ -8,7 +8,7 @@
 import { InvalidOptionError } from "@autodidact/core"
 import type { VectorEnv } from "@autodidact/envs"
 import { Gae } from "@autodidact/kernels"
-import * as ActorCritic from "../ActorCritic.js"
+import * as ActorCritic from "../ppo/ActorCritic.js"
 import type { Hooks } from "./PpoHooks.js"
 import type { TrainState } from "./PpoState.js"
 

@@ -6,7 +6,7 @@
  * @since 0.2.0
  */
 import { Rng } from "@autodidact/core"
-import * as ActorCritic from "../ActorCritic.js"
+import * as ActorCritic from "../ppo/ActorCritic.js"
 import * as Adam from "../Adam.js"
 import type { Options } from "./PpoOptions.js"
 

@@ -10,7 +10,7 @@
  */
 import { NonFiniteValueError } from "@autodidact/core"
 import { Gae, PpoLoss, WasmSimd } from "@autodidact/kernels"
-import * as ActorCritic from "../ActorCritic.js"
+import * as ActorCritic from "../ppo/ActorCritic.js"
 import * as Adam from "../Adam.js"
 import type { Options } from "./PpoOptions.js"
 import type { Buffer } from "./PpoRollout.js"

@@ -8,7 +8,7 @@ import { AtomicFile } from "@autodidact/core/node"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as DrrnPolicy from "../DrrnPolicy.js"
+import * as DrrnPolicy from "../text/DrrnPolicy.js"
 
 /** The file's schema. */
 export const PolicyFile = Schema.Struct({

@@ -23,9 +23,9 @@
 import { Statistics } from "@autodidact/core"
 import { Effect } from "effect"
 import { cpus, loadavg } from "node:os"
-import type * as DrrnPolicy from "../DrrnPolicy.js"
-import * as MultiTurnTrainer from "../MultiTurnTrainer.js"
-import * as TextTasks from "../TextTasks.js"
+import type * as DrrnPolicy from "../text/DrrnPolicy.js"
+import * as MultiTurnTrainer from "../text/MultiTurnTrainer.js"
+import * as TextTasks from "../text/TextTasks.js"
 
 /** The two implementations compared. */
 export const implementations: { readonly [K in "baseline" | "optimized"]: Partial<DrrnPolicy.Implementation> } = {

@@ -4,10 +4,10 @@
  * @since 0.2.0
  */
 import type { VectorEnv } from "@autodidact/envs"
-import * as Checkpoint from "../Checkpoint.js"
-import * as Ppo from "../Ppo.js"
+import * as Checkpoint from "../ppo/Checkpoint.js"
+import * as Ppo from "../ppo/Ppo.js"
 
-export * from "../Ppo.js"
+export * from "../ppo/Ppo.js"
 
 const withSave = (hooks: Ppo.Hooks): Ppo.Hooks => ({ saveCheckpoint: Checkpoint.save, ...hooks })
 

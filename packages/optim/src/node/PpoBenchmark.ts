@@ -24,8 +24,8 @@ import { Rng, Statistics } from "@autodidact/core"
 import { Registry } from "@autodidact/envs"
 import { Effect } from "effect"
 import { cpus, loadavg } from "node:os"
-import * as ActorCritic from "../ActorCritic.js"
-import * as Ppo from "../Ppo.js"
+import * as ActorCritic from "../ppo/ActorCritic.js"
+import * as Ppo from "../ppo/Ppo.js"
 
 /** CleanRL `ppo.py`'s time to solve CartPole-v1 on this 2-core machine, recorded in an earlier session (seconds). */
 export const CLEANRL_SECONDS = 76

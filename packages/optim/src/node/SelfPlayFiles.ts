@@ -10,8 +10,8 @@
 import { AtomicFile } from "@autodidact/core/node"
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import { CheckpointError, CorruptCheckpointError } from "../CheckpointError.js"
-import * as SelfPlay from "../SelfPlay.js"
+import { CheckpointError, CorruptCheckpointError } from "../ppo/CheckpointError.js"
+import * as SelfPlay from "../selfplay/SelfPlay.js"
 
 /** Write `checkpoint` to `path` atomically (creates the directory). */
 export const save = (path: string, checkpoint: SelfPlay.CheckpointJson): Effect.Effect<void, CheckpointError> =>

@@ -53,14 +53,14 @@
  */
 import { InvalidOptionError, Metrics, NonFiniteValueError, Rng } from "@autodidact/core"
 import { Effect, Schema } from "effect"
-import * as Adam from "./Adam.js"
-import * as Advantages from "./Advantages.js"
+import * as Adam from "../Adam.js"
+import * as Advantages from "../Advantages.js"
 import * as DrrnPolicy from "./DrrnPolicy.js"
-import type * as TaskSamplers from "./curriculum/TaskSamplers.js"
-import * as Aepo from "./estimators/Aepo.js"
-import * as Epo from "./estimators/Epo.js"
-import * as Igpo from "./estimators/Igpo.js"
-import * as StepSignals from "./estimators/StepSignals.js"
+import type * as TaskSamplers from "../curriculum/TaskSamplers.js"
+import * as Aepo from "../estimators/Aepo.js"
+import * as Epo from "../estimators/Epo.js"
+import * as Igpo from "../estimators/Igpo.js"
+import * as StepSignals from "../estimators/StepSignals.js"
 import * as GroupRollout from "./GroupRollout.js"
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -35,8 +35,8 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as ActorCritic from "./ActorCritic.js"
 import { CheckpointError, CorruptCheckpointError } from "./CheckpointError.js"
-import type { Options } from "./internal/PpoOptions.js"
-import type { TrainState } from "./internal/PpoState.js"
+import type { Options } from "../internal/PpoOptions.js"
+import type { TrainState } from "../internal/PpoState.js"
 
 /** The `format` field of every checkpoint manifest; {@link load} refuses files with another. */
 export const FORMAT = "autodidact.ppo-checkpoint"

@@ -68,7 +68,7 @@ import { InvalidOptionError, Rng, RngState, Statistics } from "@autodidact/core"
 import type { Game as GameNs } from "@autodidact/envs"
 import { IllegalActionError } from "@autodidact/envs"
 import { Effect, Schema } from "effect"
-import * as Advantages from "./Advantages.js"
+import * as Advantages from "../Advantages.js"
 import * as SelfPlayDrrn from "./SelfPlayDrrn.js"
 
 import { accumulate, type ActingPolicy, type Decision, type LearnOptions, type LearnStep, type UpdateRule } from "./SelfPlayShapes.js"

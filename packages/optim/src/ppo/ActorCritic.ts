@@ -47,5 +47,5 @@ export {
   orthogonalInto,
   resolveEngine,
   type Sizes
-} from "./internal/ActorCriticNet.js"
-export { act, actGreedy, backward, entropyAt, forward, logitsOf, logProbAt, probsOf, values, valuesOf } from "./internal/ActorCriticMlp.js"
+} from "../internal/ActorCriticNet.js"
+export { act, actGreedy, backward, entropyAt, forward, logitsOf, logProbAt, probsOf, values, valuesOf } from "../internal/ActorCriticMlp.js"

@@ -13,7 +13,7 @@
  */
 import { InvalidOptionError, type Rng } from "@autodidact/core"
 import { Registry, TextEnv, TextHouseholdWorld } from "@autodidact/envs"
-import * as TaskSamplers from "./curriculum/TaskSamplers.js"
+import * as TaskSamplers from "../curriculum/TaskSamplers.js"
 import type * as GroupRollout from "./GroupRollout.js"
 
 /** Seeds at or above this are evaluation tasks; training draws below it. */

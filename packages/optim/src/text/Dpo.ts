@@ -25,7 +25,7 @@
  * @since 0.3.0
  */
 import { InvalidOptionError, NonFiniteValueError, Rng } from "@autodidact/core"
-import * as Adam from "./Adam.js"
+import * as Adam from "../Adam.js"
 import * as DrrnPolicy from "./DrrnPolicy.js"
 import type { PolicyInput } from "./GroupRollout.js"
 

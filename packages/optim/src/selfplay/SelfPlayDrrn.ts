@@ -37,8 +37,8 @@ import type { Game as GameNs } from "@autodidact/envs"
 import { GameText } from "@autodidact/envs"
 import { Base64 } from "effect/encoding"
 import { Result, Schema } from "effect"
-import * as Adam from "./Adam.js"
-import * as DrrnPolicy from "./DrrnPolicy.js"
+import * as Adam from "../Adam.js"
+import * as DrrnPolicy from "../text/DrrnPolicy.js"
 import { accumulate, type ActingPolicy, type Decision, type LearnOptions, type LearnStep } from "./SelfPlayShapes.js"
 
 type Game = GameNs.Game
