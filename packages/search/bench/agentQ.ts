@@ -6,9 +6,12 @@
  * DPO sees is what the searches spent (reported as env steps).
  *
  *   npx tsx --conditions=@autodidact/source bench/agentQ.ts --run DIR [--tasks 50] [--budget 200] [--eval 100]
- *     [--seed 1] [--beta 0.1] [--lr 0.001] [--epochs 4] [--margin 0.05] [--min-visits 2]
+ *     [--seed 1] [--beta 0.1] [--lr 0.001] [--epochs 4] [--margin 0.05] [--min-visits 2] [--max-depth D] [--rounds 1]
  *
  * The searches spend their whole budget (no stop at a found goal: fuller trees, more sibling comparisons).
+ * `--max-depth 0` keeps only the pairs at each search's root (the real decisions); `--rounds R` iterates Agent Q's
+ * loop: each round searches fresh training tasks with the current policy (prior and rollouts) and fits DPO against
+ * the policy at the round's start; a row per round (env steps cumulative).
  *
  * A benchmark script, not a test: the figures depend on the run, the budget and the machine.
  */
@@ -27,7 +30,8 @@ const run = args.get("run")
 if (run === undefined) throw new Error("--run DIR (a TextHousehold-v0 run of autodidact train) is required")
 const tasks = num("tasks", 50), budget = num("budget", 200), evalEpisodes = num("eval", 100), seed = num("seed", 1)
 const dpo = { beta: num("beta", 0.1), learningRate: num("lr", 0.001), epochs: num("epochs", 4) }
-const margin = num("margin", 0.05), minVisits = num("min-visits", 2)
+const margin = num("margin", 0.05), minVisits = num("min-visits", 2), rounds = num("rounds", 1)
+const maxDepth = args.has("max-depth") ? num("max-depth", 0) : undefined
 
 const policy = DrrnPolicyFile.loadSync(DrrnPolicyFile.policyPath(run))
 const config = JSON.parse(fs.readFileSync(path.join(run, "config.json"), "utf8")) as Record<string, unknown>
@@ -39,36 +43,42 @@ const greedy = (p: DrrnPolicy.Drrn) =>
 const before = greedy(policy)
 const env = setup.makeEnv()
 if (!TextEnv.isRestorableTextEnv(env)) throw new Error(`${setup.envId} has no snapshot()/restore()`)
-const pairs: Array<Preferences.TreePair> = []
-const searcher = new SearchPolicy.SearchPolicy({
-  search: { kind: "mcts", selection: "puct", budget: { envSteps: budget }, prior: Drrn.prior(policy), value: Drrn.rolloutValue(policy, { depth: setup.maxSteps }), stopAtGoal: false, seed },
-  policy: Drrn.policy(policy),
-  followPlan: false,
-  onSearch: (result, input) => {
-    pairs.push(...Preferences.fromTree(result.store, { task: input.task, margin, minVisits }))
-  }
-})
 const rng = Rng.make([seed, 7])
-const trainTasks = Array.from({ length: tasks }, () => setup.trainTask(rng))
-const t0 = performance.now()
-const searched = SearchPolicy.evaluate(env, searcher, trainTasks, { maxSteps: setup.maxSteps, seed })
-const searchSeconds = (performance.now() - t0) / 1000
-const t1 = performance.now()
-const report = Dpo.fit(policy, pairs, dpo)
-const dpoSeconds = (performance.now() - t1) / 1000
-const after = greedy(policy)
-const row = {
-  run, seed, tasks, budget, margin, minVisits, ...dpo,
-  searchSuccess: searched.successRate,
-  searchEnvSteps: searched.searchEnvSteps,
-  realEnvSteps: Math.round(searched.meanLength * tasks),
-  pairs: pairs.length,
-  dpoFinalAccuracy: report.finalAccuracy,
-  greedyUnseenBefore: before,
-  greedyUnseenAfter: after,
-  gainPoints: Number((100 * (after - before)).toFixed(1)),
-  searchSeconds: Number(searchSeconds.toFixed(1)),
-  dpoSeconds: Number(dpoSeconds.toFixed(1)),
-  load: fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")
+let searchEnvSteps = 0
+let realEnvSteps = 0
+for (let round = 1; round <= rounds; round++) {
+  const pairs: Array<Preferences.TreePair> = []
+  const searcher = new SearchPolicy.SearchPolicy({
+    search: { kind: "mcts", selection: "puct", budget: { envSteps: budget }, prior: Drrn.prior(policy), value: Drrn.rolloutValue(policy, { depth: setup.maxSteps }), stopAtGoal: false, seed: seed + 1000 * (round - 1) },
+    policy: Drrn.policy(policy),
+    followPlan: false,
+    onSearch: (result, input) => {
+      pairs.push(...Preferences.fromTree(result.store, { task: input.task, margin, minVisits, maxDepth }))
+    }
+  })
+  const trainTasks = Array.from({ length: tasks }, () => setup.trainTask(rng))
+  const t0 = performance.now()
+  const searched = SearchPolicy.evaluate(env, searcher, trainTasks, { maxSteps: setup.maxSteps, seed })
+  const searchSeconds = (performance.now() - t0) / 1000
+  searchEnvSteps += searched.searchEnvSteps
+  realEnvSteps += Math.round(searched.meanLength * tasks)
+  const t1 = performance.now()
+  const report = Dpo.fit(policy, pairs, dpo)
+  const dpoSeconds = (performance.now() - t1) / 1000
+  const after = greedy(policy)
+  const row = {
+    run, seed, round, tasks, budget, margin, minVisits, maxDepth: maxDepth ?? null, ...dpo,
+    searchSuccess: searched.successRate,
+    searchEnvSteps,
+    realEnvSteps,
+    pairs: pairs.length,
+    dpoFinalAccuracy: report.finalAccuracy,
+    greedyUnseenBefore: before,
+    greedyUnseenAfter: after,
+    gainPoints: Number((100 * (after - before)).toFixed(1)),
+    searchSeconds: Number(searchSeconds.toFixed(1)),
+    dpoSeconds: Number(dpoSeconds.toFixed(1)),
+    load: fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")
+  }
+  console.log(JSON.stringify(row))
 }
-console.log(JSON.stringify(row))

@@ -15,8 +15,11 @@
  *   tree's first path to it (`NodeStore.stepsTo`: the real episode's steps before the root when the search was given
  *   them, then each earlier observation and the command taken), as the multi-turn trainer encodes states.
  *
+ * - `maxDepth` keeps only the nodes near the root (0: the root alone, the real decision; its edges have the most
+ *   visits and so the least noisy Q).
+ *
  * **Errors**: `InvalidOptionError` for a negative or non-finite `margin`, a `minVisits` that is not a positive
- * integer.
+ * integer, a `maxDepth` that is not a non-negative integer.
  * @since 0.1.0
  */
 import { InvalidOptionError } from "@autodidact/core"
@@ -36,6 +39,11 @@ export interface Options {
   readonly pairing?: "best-vs-rest" | "all" | undefined
   /** Weight each pair by its Q gap instead of 1 (default false). */
   readonly weightByGap?: boolean | undefined
+  /**
+   * Only nodes at most this deep on their first path (0: the root alone, i.e. the real decision the search was run
+   * for, whose edges have the most visits; default: every node). A non-negative integer.
+   */
+  readonly maxDepth?: number | undefined
 }
 
 /** One pair with its provenance (the node's state key and the two Q-values). */
@@ -48,16 +56,19 @@ export interface TreePair extends Dpo.PreferencePair {
 /**
  * The preference pairs of a search's tree (`Mcts.search(...).store`), node by node in id order (see the module
  * docs).
- * @throws InvalidOptionError for a bad `margin` or `minVisits`.
+ * @throws InvalidOptionError for a bad `margin`, `minVisits` or `maxDepth`.
  */
 export const fromTree = (store: NodeStore, options: Options): Array<TreePair> => {
   const margin = options.margin ?? 0.05
   if (!(margin >= 0 && Number.isFinite(margin))) throw new InvalidOptionError({ option: "margin", value: margin, reason: "must be a non-negative finite number" })
   const minVisits = options.minVisits ?? 2
   if (!(Number.isSafeInteger(minVisits) && minVisits >= 1)) throw new InvalidOptionError({ option: "minVisits", value: minVisits, reason: "must be a positive integer" })
+  const maxDepth = options.maxDepth ?? Number.MAX_SAFE_INTEGER
+  if (!(Number.isSafeInteger(maxDepth) && maxDepth >= 0)) throw new InvalidOptionError({ option: "maxDepth", value: maxDepth, reason: "must be a non-negative integer" })
   const all = options.pairing === "all"
   const out: Array<TreePair> = []
   for (const node of store.nodes) {
+    if (node.depth > maxDepth) continue
     const ranked = node.edges
       .filter((e) => e.visits >= minVisits)
       .map((e) => ({ action: e.action, q: e.valueSum / e.visits }))

@@ -30,6 +30,9 @@ describe("Preferences (Agent Q pairs from a search tree)", () => {
     expect(wide[1]!.weight).toBe(1)
     expect(Preferences.fromJsonLines(Preferences.toJsonLines(pairs))).toEqual(pairs)
     expect(() => Preferences.fromTree(r.store, { task: "t", margin: -1 })).toThrow(/margin = -1/)
+    // maxDepth 0: the root's pairs alone
+    expect(Preferences.fromTree(r.store, { task: "t", minVisits: 1, maxDepth: 0 }).map((p) => [p.stateKey, p.chosen, p.rejected])).toEqual([["s0", "b", "c"], ["s0", "b", "a"]])
+    expect(() => Preferences.fromTree(r.store, { task: "t", maxDepth: 0.5 })).toThrow(/maxDepth = 0.5/)
   })
 
   it("search → pairs → DPO → a better policy: a DRRN policy follows MCTS's preferences to the goal of FrozenLake 4x4", () => {
