@@ -100,7 +100,7 @@ describe("SokobanExperiment", () => {
     const script = ["Down", "Up", "Right"]
     const samples = SokobanExperiment.collectSamples(new TextSokoban.TextSokoban({ size: 5 }), [{ options: { level: ONE_PUSH } }], (input) => script[input.history.length]!, { episodes: 2, maxSteps: 10, rng: Rng.make(0) })
     expect(samples.map((s) => s.target)).toEqual([10.7, 10.8, 10.9, 10.7, 10.8, 10.9].map((x) => expect.closeTo(x, 12)))
-    expect(samples[2]!.input.history.map((h) => h.action)).toEqual(["Down", "Up"])
+    expect(samples[2]!.input.history?.map((h) => h.action)).toEqual(["Down", "Up"])
     // a plain best-first run from the same start agrees with solve's count
     const { env: e2, observation: o2 } = at(ONE_PUSH)
     expect(BestFirst.bestFirst(e2, o2, { budget: { envSteps: 100 }, value: () => 0 }).stats.envSteps).toBe(4)
