@@ -8,7 +8,7 @@
  * **What counts** (per level, budget `B` env steps): every `env.step` call a method makes — the policy's steps in
  * every attempt, failed attempts included, and every expansion of the search. `reset`, `snapshot` and `restore`
  * simulate nothing and are not charged (the policy restores the level's start before each restart, the search
- * restores a stored node before expanding it; both counts are reported). A level is solved when a step is
+ * restores a stored node before expanding it; {@link solve} returns the restores beside the steps). A level is solved when a step is
  * `terminated` with `info.won` (all boxes on targets) within the budget; nothing else (no plan replay) is needed,
  * since the env is deterministic and the search's plan is the path it stepped.
  *
@@ -20,6 +20,13 @@
  * - `sampled`: episodes of at most `attemptSteps` steps sampling the policy (seeded per level), restarting from the
  *   level's start until solved or `B` steps are spent.
  * - `best-first`: {@link BestFirst.bestFirst} from the start state, `budget: { envSteps: B }`, priority the value.
+ *
+ * **Gotchas**
+ * - The DRRN's Sokoban relational features (optim `TextAbstraction.sokobanFeatures`) describe one box and one target,
+ *   and its grid features are positions in the room: a policy and a value head fitted on 6 × 6 one-box levels carry
+ *   little to 10 × 10 four-box Boxoban levels.
+ * - A learned value costs one DRRN encode + forward per new node (and the node's input path is rebuilt per call),
+ *   far more than an env step: compare methods by env steps, not seconds.
  * @since 0.2.0
  */
 import { InvalidOptionError, Rng } from "@autodidact/core"
