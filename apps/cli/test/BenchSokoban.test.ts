@@ -14,7 +14,7 @@ describe("bench search --sokoban-run", () => {
   it.effect("prints levels solved per method and budget for the run's policy", () =>
     Effect.gen(function* () {
       const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-benchsokoban-")), "run")
-      yield* trainText({ env: "Sokoban-6x6-1box-v0", algo: "grpo", seed: 3, totalSteps: 60, out, groupSize: 2, overwrite: false, json: true, evalEpisodes: 1 })
+      yield* trainText({ env: "Sokoban-6x6-1box-v0", algo: "grpo", seed: 3, totalSteps: 60, out, groupSize: 2, difficulty: "default", overwrite: false, json: true, evalEpisodes: 1 })
       const ran = yield* Effect.promise(() =>
         cli(["bench", "search", "--sokoban-run", out, "--levels", "3", "--boxoban-levels", "0", "--budgets", "10,1000", "--value-episodes", "20", "--json"])
       )
