@@ -174,6 +174,16 @@ const benchMultiturnFlags = {
 const benchSearchFlags = {
   quick: Flag.Boolean("quick").pipe(withDefault(false, "3,000 env steps per MCTS run and one repeat (seconds)")),
   repeats: F.positiveInt("repeats").pipe(withDefault(3, "Runs per figure (the table shows the median)", "n")),
+  sokobanRun: optionalString(
+    "sokoban-run",
+    "Instead: levels solved at equal env-step budgets on Sokoban-6x6-1box-v0 and Boxoban by this `train --env Sokoban-6x6-1box-v0` run's DRRN alone vs best-first search with a value head fitted on its rollouts (search SokobanExperiment)",
+    "the speed tables"
+  ),
+  levels: F.nonNegativeInt("levels").pipe(withDefault(100, "--sokoban-run: Sokoban-6x6-1box-v0 levels (seeds 10^6 + k)", "levels")),
+  boxobanLevels: F.nonNegativeInt("boxoban-levels").pipe(withDefault(50, "--sokoban-run: first Boxoban levels of --boxoban", "levels")),
+  boxoban: Flag.String("boxoban").pipe(withDefault("../shared/data/boxoban/unfiltered/valid/000.txt", "--sokoban-run: Boxoban level file")),
+  budgets: Flag.String("budgets").pipe(withDefault("50,200,1000,5000", "--sokoban-run: comma-separated env-step budgets per level")),
+  valueEpisodes: F.positiveInt("value-episodes").pipe(withDefault(2000, "--sokoban-run: sampled-policy episodes the value head is fitted on", "episodes")),
   json: jsonFlag
 }
 

@@ -19,7 +19,7 @@
  * @since 0.1.0
  */
 import { InvalidOptionError } from "@autodidact/core"
-import { DrrnPolicy } from "@autodidact/optim"
+import { DrrnPolicy, DrrnValue } from "@autodidact/optim"
 import type { Prior } from "./Mcts.js"
 import { type Policy, type PolicyInput, stepsOf } from "./NodeStore.js"
 import * as Value from "./Value.js"
@@ -91,3 +91,11 @@ export const rolloutValue = (
   options: { readonly depth?: number | undefined; readonly greedy?: boolean | undefined } = {}
 ): Value.Source => Value.policyRollout(policy(drrn, { greedy: options.greedy }), options.depth ?? 50)
 
+
+/**
+ * A learned value function from a value head fitted on the policy's rollouts (`@autodidact/optim`'s
+ * `DrrnValue.fit`): `DrrnValue.predict` of the state's DRRN input (best-first priority, MCTS leaf value via
+ * `Value.fromFunction`). One DRRN forward per call.
+ * @since 0.2.0
+ */
+export const valueHead = (head: DrrnValue.ValueHead): Value.ValueFunction => (input) => DrrnValue.predict(head, inputOf(input))
