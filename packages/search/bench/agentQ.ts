@@ -11,7 +11,9 @@
  * The searches spend their whole budget (no stop at a found goal: fuller trees, more sibling comparisons).
  * `--max-depth 0` keeps only the pairs at each search's root (the real decisions); `--rounds R` iterates Agent Q's
  * loop: each round searches fresh training tasks with the current policy (prior and rollouts) and fits DPO against
- * the policy at the round's start; a row per round (env steps cumulative).
+ * the policy at the round's start; a row per round (env steps cumulative). `--behaviour greedy` acts with the greedy
+ * policy instead of the search's choice (the search still runs at every visited state and gives the pairs): the
+ * pairs then sit on the states the greedy policy reaches, as DAgger's data (Ross et al. 2011, arXiv:1011.0686).
  *
  * A benchmark script, not a test: the figures depend on the run, the budget and the machine.
  */
@@ -32,6 +34,16 @@ const tasks = num("tasks", 50), budget = num("budget", 200), evalEpisodes = num(
 const dpo = { beta: num("beta", 0.1), learningRate: num("lr", 0.001), epochs: num("epochs", 4) }
 const margin = num("margin", 0.05), minVisits = num("min-visits", 2), rounds = num("rounds", 1)
 const maxDepth = args.has("max-depth") ? num("max-depth", 0) : undefined
+const behaviour = args.get("behaviour") ?? "search"
+if (behaviour !== "search" && behaviour !== "greedy") throw new Error(`--behaviour must be search or greedy, got ${behaviour}`)
+
+/** Searches at every state (the pairs) but acts with the greedy policy. */
+class GreedyBehaviour extends SearchPolicy.SearchPolicy {
+  override act(env: Parameters<SearchPolicy.SearchPolicy["act"]>[0], input: Parameters<SearchPolicy.SearchPolicy["act"]>[1], rng: Rng, stepsLeft = Infinity): string {
+    super.act(env, input, rng, stepsLeft)
+    return this.options.policy(input, rng)
+  }
+}
 
 const policy = DrrnPolicyFile.loadSync(DrrnPolicyFile.policyPath(run))
 const config = JSON.parse(fs.readFileSync(path.join(run, "config.json"), "utf8")) as Record<string, unknown>
@@ -48,7 +60,7 @@ let searchEnvSteps = 0
 let realEnvSteps = 0
 for (let round = 1; round <= rounds; round++) {
   const pairs: Array<Preferences.TreePair> = []
-  const searcher = new SearchPolicy.SearchPolicy({
+  const searcher = new (behaviour === "greedy" ? GreedyBehaviour : SearchPolicy.SearchPolicy)({
     search: { kind: "mcts", selection: "puct", budget: { envSteps: budget }, prior: Drrn.prior(policy), value: Drrn.rolloutValue(policy, { depth: setup.maxSteps }), stopAtGoal: false, seed: seed + 1000 * (round - 1) },
     policy: Drrn.policy(policy),
     followPlan: false,
@@ -67,7 +79,7 @@ for (let round = 1; round <= rounds; round++) {
   const dpoSeconds = (performance.now() - t1) / 1000
   const after = greedy(policy)
   const row = {
-    run, seed, round, tasks, budget, margin, minVisits, maxDepth: maxDepth ?? null, ...dpo,
+    run, seed, round, tasks, budget, margin, minVisits, maxDepth: maxDepth ?? null, behaviour, ...dpo,
     searchSuccess: searched.successRate,
     searchEnvSteps,
     realEnvSteps,
