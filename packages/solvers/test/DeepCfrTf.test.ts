@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as DeepCfr from "../src/deep/DeepCfr.js"
+import * as DeepCfrBenchmark from "../src/deep/DeepCfrBenchmark.js"
 import * as Exploitability from "../src/evaluation/Exploitability.js"
 import * as GameTree from "../src/tree/GameTree.js"
 import { DeepCfrTf } from "../src/tfjs.js"
@@ -58,6 +59,20 @@ describe("DeepCfrTf (TF.js engine, cpu backend)", () => {
       expect(sum).toBeCloseTo(1, 12)
     }
     expect(Exploitability.nashConvOnTree(tree, probs)).toBeLessThan(0.35)
+  })
+
+  it("the benchmark runs simd and tfjs side by side, each to the target, with its own CFR+ row and a seconds-to-NashConv table", () => {
+    const report = DeepCfrBenchmark.run({ ...DeepCfrBenchmark.quickOptions, target: 0.3, cfrRepeats: 1, engines: [DeepCfr.simdEngine, engine] })
+    expect(report.runs.map((r) => [r.config.engine, r.reached])).toEqual([["simd", true], ["tfjs (cpu)", true]])
+    for (const r of report.runs) {
+      expect(r.curve[r.curve.length - 1]).toBe(r.deepCfr.nashConv)
+      expect(r.seconds.length).toBe(r.curve.length)
+      expect(DeepCfrBenchmark.secondsTo(r, 0.3)).toBe(r.deepCfr.seconds)
+    }
+    expect(DeepCfrBenchmark.rows(report).map((r) => r.engine)).toEqual(["simd", "", "tfjs (cpu)", ""])
+    const md = DeepCfrBenchmark.markdown(report)
+    expect(md).toContain("| solver seconds to NashConv | simd | tfjs (cpu) | tfjs (cpu) / simd |")
+    expect(md).toContain("NashConv every 10 iterations (tfjs (cpu)): ")
   })
 
   it("the main entry's static import graph reaches no TensorFlow.js module; this entry's does", () => {
