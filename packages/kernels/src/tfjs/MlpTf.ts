@@ -95,13 +95,19 @@ export const make = (tf: Tf, sizes: Sizes, options: AdamOptions = {}): MlpTf => 
   }
   const s: Sizes = { obsDim: sizes.obsDim, hidden: sizes.hidden, numActions: sizes.numActions }
   const P = numParams(s)
+  const zeros = (): Variable => {
+    const z = tf.zeros([P])
+    const v = tf.variable(z, false)
+    z.dispose() // the variable keeps its own reference to the data
+    return v
+  }
   return {
     tf,
     sizes: s,
     numParams: P,
-    params: tf.variable(tf.zeros([P]), false),
-    m: tf.variable(tf.zeros([P]), false),
-    v: tf.variable(tf.zeros([P]), false),
+    params: zeros(),
+    m: zeros(),
+    v: zeros(),
     step: 0,
     beta1: options.beta1 ?? 0.9,
     beta2: options.beta2 ?? 0.999,

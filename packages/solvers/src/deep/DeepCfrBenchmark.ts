@@ -267,7 +267,7 @@ export const markdown = (report: Report, note = ""): string => {
       const ts = report.runs.map((r) => secondsTo(r, l))
       const b = ts[0]
       const last = ts[ts.length - 1]
-      lines.push(`| ≤ ${l} | ${ts.map((t) => (t === undefined ? "not reached" : t.toFixed(1))).join(" | ")} | ${b === undefined || last === undefined ? "—" : (last / b).toFixed(2)} |`)
+      lines.push(`| ≤ ${l} | ${ts.map((t) => (t === undefined ? "not reached" : t.toPrecision(3))).join(" | ")} | ${b === undefined || last === undefined ? "—" : (last / b).toFixed(2)} |`)
     }
   }
   return lines.join("\n")
