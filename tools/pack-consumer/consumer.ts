@@ -91,6 +91,7 @@ await expectMissing("@autodidact/rewards/train", "@tensorflow/tfjs-core", () => 
 await expectMissing("@autodidact/rewards/onnx", "@huggingface/tokenizers", () => import("@autodidact/rewards/onnx"))
 // (@effect/sql-pg is installed here: @autodidact/cluster depends on it; PGlite is the first peer missing)
 await expectMissing("@autodidact/memory/store", "@electric-sql/pglite", async () => (await import("@autodidact/memory/store")).ExperienceStore.open({ memory: true }))
+await expectMissing("@autodidact/solvers/tfjs", "@tensorflow/tfjs-core", () => import("@autodidact/solvers/tfjs"))
 await expectMissing("@autodidact/solvers/lp", "highs", async () => Effect.runPromise((await import("@autodidact/solvers/lp")).Highs.make))
 
 const failed = checks.filter(([, ok]) => !ok)

@@ -35,7 +35,9 @@ export const solverAlgorithms = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+
 /** `games solve --algo` values beyond the tabular {@link solverAlgorithms}: the function-approximation solvers. */
 export const deepSolverAlgorithms = ["deep-cfr"] as const
 /** The `games solve` deep-cfr flags' defaults (OpenSpiel's `deep_cfr_tf2.py`, as `DeepCfr.resolve`; checked by a test). */
-export const deepCfrDefaults = { traversals: 100, trainSteps: 750, batchSize: 2048, hidden: 64, learningRate: 1e-3, lrSchedule: "constant", dedup: false, warmStart: false } as const
+export const deepCfrDefaults = { traversals: 100, trainSteps: 750, batchSize: 2048, hidden: 64, learningRate: 1e-3, lrSchedule: "constant", dedup: false, warmStart: false, engine: "simd" } as const
+/** Deep CFR's training engines (`DeepCfr.engineNames`; tfjs through `@autodidact/solvers/tfjs`). */
+export const deepCfrEngines = ["simd", "tfjs"] as const
 /**
  * The built-in advantage estimators of `@autodidact/optim` that train the text envs (`Advantages.builtinNames`
  * without `gae`, which needs a critic; checked by a test), the default first: what `train --algo` and
@@ -192,6 +194,10 @@ const benchDeepCfrFlags = {
   target: F.finite("target", { min: 0 }).pipe(withDefault(0.1, "NashConv to reach", "utility units")),
   seed: F.seed().pipe(withDefault(0, "Seed of SD-CFR")),
   quick: Flag.Boolean("quick").pipe(withDefault(false, "Kuhn poker with a small network instead of Leduc (seconds)")),
+  engine: Flag.Literals("engine", deepCfrEngines).pipe(
+    withDefault("simd", "Where the advantage networks train; tfjs (TensorFlow.js: tfjs-node when installed, else wasm, else cpu) runs after a simd run, the baseline")
+  ),
+  maxSeconds: F.finite("max-seconds", { above: 0 }).pipe(optional("Stop each engine's run after this much solver time", "no limit", "seconds")),
   json: jsonFlag
 }
 
@@ -306,6 +312,7 @@ const gamesSolveFlags = {
   lrSchedule: Flag.Literals("lr-schedule", ["constant", "linear"] as const).pipe(withDefault(deepCfrDefaults.lrSchedule, "deep-cfr: learning rate within one training (linear: decay to 0)")),
   dedup: Flag.Boolean("dedup").pipe(withDefault(deepCfrDefaults.dedup, "deep-cfr: train on the memory's distinct information-state rows (summed weights, weighted-mean regrets)")),
   warmStart: Flag.Boolean("warm-start").pipe(withDefault(deepCfrDefaults.warmStart, "deep-cfr: start each advantage network from the previous iteration's instead of from scratch")),
+  engine: Flag.Literals("engine", deepCfrEngines).pipe(withDefault(deepCfrDefaults.engine, "deep-cfr: where the advantage networks train (tfjs: TensorFlow.js, tfjs-node when installed, else wasm, else cpu)")),
   reportEvery: F.positiveInt("report-every").pipe(optional("Report NashConv every N iterations", "iterations / 10", "iterations")),
   targetNashConv: F.finite("target-nashconv", { min: 0 }).pipe(
     optional("Stop at the first iteration whose NashConv (checked after every iteration) is at or below this", "none (run all --iterations)", "utility units")

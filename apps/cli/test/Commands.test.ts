@@ -7,14 +7,14 @@ import * as NodeServices from "../src/NodeServices.js"
 import { DeepCfr, MetaSolvers, Solver } from "@autodidact/solvers"
 import { Advantages, TextTasks } from "@autodidact/optim"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Command } from "effect/cli"
 import { TestConsole } from "effect/testing"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { stripVTControlCharacters } from "node:util"
-import { type CommandPath, type Configs, deepCfrDefaults, jointPsroMetaSolvers, makeApp, psroMetaSolvers, solverAlgorithms, textAlgos, textCurricula, textEnvIds, version } from "../src/Commands.js"
+import { type CommandPath, type Configs, deepCfrDefaults, deepCfrEngines, jointPsroMetaSolvers, makeApp, psroMetaSolvers, solverAlgorithms, textAlgos, textCurricula, textEnvIds, version } from "../src/Commands.js"
 import { textEstimators } from "../src/Estimators.js"
 
 const leaves: ReadonlyArray<CommandPath> = [
@@ -50,6 +50,7 @@ describe("command definitions", () => {
   it("the value lists written in Commands.ts are the packages' own", () => {
     expect([...solverAlgorithms]).toEqual([...Solver.algorithms])
     const { lrSchedule, warmStart, ...deep } = deepCfrDefaults
+    expect([...deepCfrEngines]).toEqual([...DeepCfr.engineNames])
     expect(DeepCfr.resolve()).toMatchObject({ ...deep, schedule: lrSchedule, reinitialize: !warmStart })
     expect(psroMetaSolvers.filter((m) => !(jointPsroMetaSolvers as ReadonlyArray<string>).includes(m))).toEqual([...MetaSolvers.metaSolverNames])
     expect([...textEnvIds]).toEqual([...TextTasks.envIds])
@@ -157,9 +158,17 @@ describe("command definitions", () => {
       yield* runArgv(["bench", "deep-cfr"], record)
       yield* runArgv(["games", "solve", "--game", "leduc_poker", "--algo", "deep-cfr", "--dedup", "--warm-start"], record)
       yield* runArgv(["games", "solve", "--game", "leduc_poker", "--algo", "deep-cfr"], record)
-      expect(seen.map(([c]) => c)).toEqual(["bench deep-cfr", "bench deep-cfr", "games solve", "games solve"])
-      expect(seen[0]![1]).toEqual({ iterations: 300, target: 0.2, seed: 3, quick: true, json: true })
-      expect(seen[1]![1]).toEqual({ iterations: 300, target: 0.1, seed: 0, quick: false, json: false })
+      yield* runArgv(["bench", "deep-cfr", "--engine", "tfjs", "--max-seconds", "300"], record)
+      yield* runArgv(["games", "solve", "--game", "leduc_poker", "--algo", "deep-cfr", "--engine", "tfjs"], record)
+      expect(seen.map(([c]) => c)).toEqual(["bench deep-cfr", "bench deep-cfr", "games solve", "games solve", "bench deep-cfr", "games solve"])
+      expect(seen[0]![1]).toEqual({ iterations: 300, target: 0.2, seed: 3, quick: true, engine: "simd", maxSeconds: Option.none(), json: true })
+      expect(seen[1]![1]).toEqual({ iterations: 300, target: 0.1, seed: 0, quick: false, engine: "simd", maxSeconds: Option.none(), json: false })
+      expect(seen[4]![1]).toMatchObject({ engine: "tfjs", maxSeconds: Option.some(300) })
+      expect(seen[5]![1]).toMatchObject({ algo: "deep-cfr", engine: "tfjs" })
+      // an unknown engine is refused, naming the value
+      const bad = (yield* runArgvErrors(["bench", "deep-cfr", "--engine", "gpu"])).errors
+      expect(bad).toContain("gpu")
+      expect(bad).toContain("engine")
       expect(seen[2]![1]).toMatchObject({ algo: "deep-cfr", dedup: true, warmStart: true })
       expect(seen[3]![1]).toMatchObject({ algo: "deep-cfr", dedup: false, warmStart: false })
     }))

@@ -8,6 +8,7 @@
  *
  * The `*Tf` namespaces hold the tensor-level variants (`SoftmaxTf.logSoftmaxTf(tf, input)`, `GaeTf.computeTf`, ...):
  * they take the `tf` module as an argument (read it from the {@link Backend} service or `await Backend.load()`).
+ * `MlpTf` is the TF.js twin of `MlpSimd`'s single MLP with kernels' `Adam` (weighted-MSE training on the backend).
  * @since 0.2.0
  */
 import * as KernelRegistry from "./engines/KernelRegistry.js"
@@ -32,6 +33,7 @@ export * as Backend from "./engines/Backend.js"
 export { BackendUnavailableError } from "./engines/BackendTag.js"
 export { CategoricalTf, GaeTf, GroupNormTf, KlTf, PpoLossTf, ReturnsTf, SoftmaxTf, TopKTf }
 export * as SumTreeTf from "./tfjs/SumTreeTf.js"
+export * as MlpTf from "./tfjs/MlpTf.js"
 
 KernelRegistry.provideTfjsKernel(Returns.kernelName, ReturnsTf.discountedReturnsTf)
 KernelRegistry.provideTfjsKernel(Gae.kernelName, GaeTf.computeTf)

@@ -27,13 +27,17 @@ describe("DeepCfrBenchmark", () => {
     expect(md).toContain("kuhn_poker: SD-CFR to NashConv 0.3 beside CFR+ — load 1.0")
     expect(md).toContain("| SD-CFR (200 traversals/player/iteration, hidden 16, 100 × 256-row steps, lr 0.03 linear, memory 1000000, dedup, seed 1) |")
     expect(DeepCfrBenchmark.rows(report).length).toBe(2)
+    expect(report.runs.length).toBe(1)
+    expect(DeepCfrBenchmark.rows(report)[0]!.engine).toBe("simd")
   })
 
   it("bad input: typed errors naming the option", () => {
     for (const [opts, option] of [
       [{ target: -1 }, "target"],
       [{ maxIterations: 0 }, "maxIterations"],
-      [{ cfrRepeats: 1.5 }, "cfrRepeats"]
+      [{ cfrRepeats: 1.5 }, "cfrRepeats"],
+      [{ maxSeconds: 0 }, "maxSeconds"],
+      [{ engines: [] }, "engines"]
     ] as const) {
       let err: unknown
       try {

@@ -1,14 +1,16 @@
 /**
  * `autodidact games solve --algo deep-cfr --game G [--iterations N] [--traversals K] [--train-steps S]
  * [--batch-size B] [--hidden H] [--learning-rate LR] [--lr-schedule constant|linear] [--dedup] [--warm-start]
- * [--target-nashconv X]
+ * [--engine simd|tfjs] [--target-nashconv X]
  * [--save FILE] [--out DIR] [--json]`: Deep CFR (SD-CFR, `DeepCfr` of `@autodidact/solvers`) on a game with an
  * information-state tensor (Kuhn, Leduc, Liar's dice). When the game's tree is small enough to compile (at most
  * 2,000,000 nodes), the exact NashConv of the average policy is computed after every iteration (a report row per
  * `--report-every` iterations, and every iteration with `--target-nashconv`, which stops at the first iteration at or
  * below it) and `--out` writes the average policy as `policy.json` (`TabularPolicy` JSON, as the tabular solvers);
  * otherwise rows carry the losses only. `--out` also writes `sd-cfr-policy.json` (every stored network) and `--save`
- * writes that document elsewhere; `--resume` is refused (the solver's state is its advantage memories).
+ * writes that document elsewhere; `--resume` is refused (the solver's state is its advantage memories). `--engine tfjs`
+ * trains the advantage networks on TensorFlow.js (`@autodidact/solvers/tfjs`, imported only then; the config records
+ * the backend, e.g. `tfjs (wasm)`).
  * @since 0.2.0
  */
 import { InvalidOptionError } from "@autodidact/core"
@@ -40,6 +42,9 @@ export const handleGamesDeepCfr = (config: Configs["games solve"]): Effect.Effec
         new InvalidOptionError({ option: "resume", value: config.resume.value, reason: "deep-cfr cannot resume (its state is the advantage memories); --save writes its policy" })
       )
     }
+    const engine = config.engine === "tfjs"
+      ? yield* Effect.tryPromise({ try: () => import("@autodidact/solvers/tfjs").then((m) => m.DeepCfrTf.loadEngine("tfjs")), catch: (e) => e })
+      : DeepCfr.simdEngine
     const options: DeepCfr.Options = {
       traversals: config.traversals,
       trainSteps: config.trainSteps,
@@ -49,7 +54,8 @@ export const handleGamesDeepCfr = (config: Configs["games solve"]): Effect.Effec
       schedule: config.lrSchedule,
       dedup: config.dedup,
       reinitialize: !config.warmStart,
-      seed: config.seed
+      seed: config.seed,
+      engine
     }
     const solver = yield* Effect.try({ try: () => DeepCfr.make(game, options), catch: (e) => e })
     const tree = GameTree.sizeAtMost(game, MAX_EXACT_NODES) ? GameTree.compile(game) : undefined

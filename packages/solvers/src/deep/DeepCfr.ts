@@ -50,6 +50,11 @@
  * (`U(−1/√fan_in, 1/√fan_in)` for weights and biases). σ before the first network is uniform (OpenSpiel uses the
  * untrained network's output).
  *
+ * **Engines** (`engine`): the advantage networks train on WebAssembly SIMD ({@link simdEngine}, default) or on
+ * TensorFlow.js (`@autodidact/solvers/tfjs`' `DeepCfrTf`: tfjs-node and its GPU when installed, else WASM or cpu), the
+ * same network, loss, clipping and Adam (kernels' `MlpTf`, tested equal to `MlpSimd` + `Adam`). Only training moves:
+ * traversals and evaluations run `MlpSimd` inference on the trained parameters (same layout) either way.
+ *
  * **Training on distinct rows** (`dedup`, off by default; this repository's option, not the paper's): the weighted
  * MSE over the memory's rows equals, up to a constant, the same loss over its distinct (tensor, mask) rows each
  * weighted by its rows' summed weight with their weighted-mean regret as target (`Reservoir.aggregate`), so the
@@ -73,7 +78,7 @@
  * arithmetic is deterministic).
  *
  * **Errors**: `InvalidOptionError` (naming the option and value) for a non-positive or non-integer count, a
- * non-positive learning rate; `InvalidGameError` for a game without `informationStateTensor`.
+ * non-positive learning rate, an unknown engine; `InvalidGameError` for a game without `informationStateTensor`.
  *
  * @see Brown, Lerer, Gross, Sandholm, "Deep Counterfactual Regret Minimization", ICML 2019, arXiv:1811.00164
  * @see Steinberger, "Single Deep Counterfactual Regret Minimization", arXiv:1901.07621
@@ -120,6 +125,12 @@ export interface Options {
   readonly dedup?: boolean | undefined
   /** Seed of every random draw (default 0). */
   readonly seed?: number | undefined
+  /**
+   * Where the advantage networks train (default `"simd"`, {@link simdEngine}): `"simd"` or an {@link Engine}, e.g.
+   * the TensorFlow.js engine of `@autodidact/solvers/tfjs` (`await DeepCfrTf.loadEngine("tfjs")`), which this entry
+   * point never imports. Traversals and evaluation run `MlpSimd` inference either way.
+   */
+  readonly engine?: "simd" | Engine | undefined
 }
 
 /** The resolved options. */
@@ -134,6 +145,8 @@ export interface Config {
   readonly schedule: "constant" | "linear"
   readonly dedup: boolean
   readonly seed: number
+  /** The engine's name (`"simd"`, `"tfjs (wasm)"`, ...). */
+  readonly engine: string
 }
 
 /** What one {@link DeepCfrSolver.step} did. */
@@ -180,6 +193,22 @@ const positiveInt = (option: string, v: number): number => {
   return v
 }
 
+/**
+ * The engine of `options.engine`: {@link simdEngine} for `undefined` or `"simd"`, the object itself for an
+ * {@link Engine}. @throws InvalidOptionError (option `engine`, naming the value) for anything else, e.g. the string
+ * `"tfjs"` (the TF.js engine lives in `@autodidact/solvers/tfjs`).
+ */
+export const resolveEngine = (engine: Options["engine"]): Engine => {
+  if (engine === undefined || engine === "simd") return simdEngine
+  const e = engine as unknown
+  if (typeof e === "object" && e !== null && typeof (e as Engine).network === "function" && typeof (e as Engine).name === "string") return e as Engine
+  const shown = typeof e === "string" ? e : String(e)
+  const reason = shown === "tfjs"
+    ? `must be "simd" or an Engine object; the TensorFlow.js engine is in @autodidact/solvers/tfjs (await DeepCfrTf.loadEngine("tfjs"))`
+    : `must be one of ${engineNames.join(", ")} (tfjs through @autodidact/solvers/tfjs) or an Engine object`
+  throw new InvalidOptionError({ option: "engine", value: shown, reason })
+}
+
 /** Resolve and validate options (OpenSpiel defaults). @throws InvalidOptionError naming the bad option. */
 export const resolve = (options: Options = {}): Config => {
   const lr = options.learningRate ?? 1e-3
@@ -198,7 +227,8 @@ export const resolve = (options: Options = {}): Config => {
     reinitialize: options.reinitialize ?? true,
     schedule,
     dedup: options.dedup ?? false,
-    seed
+    seed,
+    engine: resolveEngine(options.engine).name
   }
 }
 
@@ -256,29 +286,100 @@ export interface Trainer {
 }
 
 /**
+ * One engine's advantage-network training, driven by {@link makeTrainer}'s loop (which picks the rows, targets,
+ * masks, weights and learning rate; the engine owns the network arithmetic and Adam's state). Parameters use
+ * `MlpSimd`'s single-MLP layout (`MlpSimd.numParamsSingle` floats) whatever the engine, so every engine's iterates are
+ * evaluated by the same `MlpSimd` inference (traversals, tree averages, {@link sampleIterates}).
+ */
+export interface Network {
+  /** Start a training from `params` with fresh Adam moments. */
+  begin(params: Float32Array): void
+  /**
+   * One step on `batch` rows: inputs are rows `rows[0 .. batch)` of `features` (`[*, featureDim]`); `target`, `mask`
+   * (`[batch, numActions]`) and `weight` (`[batch]`) are gathered. Outputs masked, weighted MSE
+   * (`MlpSimd.weightedMse`), gradient clipped to global norm 1, one Adam step at learning rate `lr`.
+   */
+  step(features: Float32Array, rows: Int32Array, batch: number, target: Float64Array, mask: Float64Array, weight: Float64Array, lr: number): void
+  /** Write the trained parameters into `params`; returns the last step's loss. */
+  end(params: Float32Array): number
+}
+
+/**
+ * Where the advantage networks train: {@link simdEngine} (default, WebAssembly SIMD) or the TensorFlow.js engine of
+ * `@autodidact/solvers/tfjs` (`DeepCfrTf.engine(tf)`, `DeepCfrTf.loadEngine("tfjs")`). `network` is called once
+ * per solver.
+ */
+export interface Engine {
+  /** Shown in {@link Config} and benchmark rows (`"simd"`, `"tfjs (wasm)"`, ...). */
+  readonly name: string
+  readonly network: (sizes: MlpSimd.Sizes, config: Config) => Network
+}
+
+/**
+ * The default engine: `MlpSimd`'s single MLP (forward, `weightedMse`, backward) and kernels' `Adam` with
+ * `Adam.clipGradNorm`, float64 gradients; one workspace, buffers allocated once, none per step.
+ */
+export const simdEngine: Engine = {
+  name: "simd",
+  network: (sizes, config) => {
+    const A = sizes.numActions
+    const P = MlpSimd.numParamsSingle(sizes)
+    const ws = MlpSimd.make(sizes, Math.min(config.batchSize, 4096))
+    const grad = new Float64Array(P)
+    const pred = new Float64Array(config.batchSize * A)
+    const dPred = new Float64Array(config.batchSize * A)
+    let opt = Adam.make(P)
+    let current: Float32Array = new Float32Array(P)
+    let loss = 0
+    return {
+      begin: (params) => {
+        opt = Adam.make(P)
+        current = params
+        loss = 0
+      },
+      step: (features, rows, B, target, mask, weight, lr) => {
+        MlpSimd.forwardSingle(ws, current, features, B, rows, 0, pred)
+        for (let k = 0; k < B * A; k++) pred[k] = mask[k]! * pred[k]!
+        loss = MlpSimd.weightedMse(pred, target, weight, B, A, dPred)
+        for (let k = 0; k < B * A; k++) dPred[k] = mask[k]! * dPred[k]!
+        grad.fill(0)
+        MlpSimd.backwardSingle(ws, B, dPred, grad)
+        Adam.clipGradNorm(grad, 1)
+        Adam.step(opt, current, grad, lr)
+      },
+      end: (params) => {
+        if (params !== current) params.set(current)
+        return loss
+      }
+    }
+  }
+}
+
+/** The names `DeepCfrTf.loadEngine` (`@autodidact/solvers/tfjs`) accepts. */
+export const engineNames = ["simd", "tfjs"] as const
+
+/**
  * The advantage-network trainer of {@link make}: weighted MSE on masked outputs (module docs), mini-batches without
  * replacement from a fresh shuffle of the memory per epoch, global gradient norm clipped to 1, Adam (fresh moments
- * each fit), `config.schedule` learning rate. Buffers are allocated once here, none per step.
+ * each fit), `config.schedule` learning rate, on `engine`'s network (default {@link simdEngine}). Buffers are
+ * allocated once here, none per step.
  */
-export const makeTrainer = (sizes: MlpSimd.Sizes, config: Config): Trainer => {
+export const makeTrainer = (sizes: MlpSimd.Sizes, config: Config, engine: Engine = simdEngine): Trainer => {
   const { obsDim: D, hidden: H, numActions: A } = sizes
-  const P = MlpSimd.numParamsSingle(sizes)
-  const ws = MlpSimd.make(sizes, Math.min(config.batchSize, 4096))
-  const grad = new Float64Array(P)
+  const net = engine.network(sizes, config)
   const batchRows = new Int32Array(config.batchSize)
   const batchGroups = new Int32Array(config.batchSize)
   const agg = Reservoir.makeAggregate()
-  const pred = new Float64Array(config.batchSize * A)
   const target = new Float64Array(config.batchSize * A)
+  const mask = new Float64Array(config.batchSize * A)
   const weight = new Float64Array(config.batchSize)
-  const dPred = new Float64Array(config.batchSize * A)
   let perm = new Int32Array(0)
   const fit = (mem: Reservoir.Reservoir, t: number, rng: Rng, params: Float32Array, warm?: Float32Array): number => {
     const n = mem.size
     if (n === 0) return 0
-    const opt = Adam.make(P)
     if (warm === undefined) initialize(params, D, H, A, rng)
     else params.set(warm)
+    net.begin(params)
     // the training set: the memory's rows, or (dedup) its distinct (features, mask) groups, loss weight scaled by
     // groups / rows so that the expected gradient is the rows' (Reservoir.aggregate)
     const K = config.dedup ? Reservoir.aggregate(mem, agg).size : n
@@ -287,7 +388,6 @@ export const makeTrainer = (sizes: MlpSimd.Sizes, config: Config): Trainer => {
     for (let i = 0; i < K; i++) perm[i] = i
     let cursor = K // forces a shuffle before the first batch
     const B = Math.min(config.batchSize, K)
-    let loss = 0
     for (let stepNo = 0; stepNo < config.trainSteps; stepNo++) {
       for (let b = 0; b < B; b++) {
         if (cursor >= K) {
@@ -303,28 +403,19 @@ export const makeTrainer = (sizes: MlpSimd.Sizes, config: Config): Trainer => {
         batchGroups[b] = g
         batchRows[b] = config.dedup ? agg.rows[g]! : g
       }
-      MlpSimd.forwardSingle(ws, params, mem.features, B, batchRows, 0, pred)
       for (let b = 0; b < B; b++) {
         const row = batchRows[b]!
         const g = batchGroups[b]!
         weight[b] = config.dedup ? (groupScale * 2 * agg.weights[g]!) / t : (2 * mem.weights[row]!) / t
         for (let k = 0; k < A; k++) {
-          pred[b * A + k] = mem.masks[row * A + k]! * pred[b * A + k]!
+          mask[b * A + k] = mem.masks[row * A + k]!
           target[b * A + k] = config.dedup ? agg.targets[g * A + k]! : mem.targets[row * A + k]!
         }
       }
-      loss = MlpSimd.weightedMse(pred, target, weight, B, A, dPred)
-      for (let b = 0; b < B; b++) {
-        const row = batchRows[b]!
-        for (let k = 0; k < A; k++) dPred[b * A + k] = mem.masks[row * A + k]! * dPred[b * A + k]!
-      }
-      grad.fill(0)
-      MlpSimd.backwardSingle(ws, B, dPred, grad)
-      Adam.clipGradNorm(grad, 1)
       const lr = config.schedule === "linear" ? (config.learningRate * (config.trainSteps - stepNo)) / config.trainSteps : config.learningRate
-      Adam.step(opt, params, grad, lr)
+      net.step(mem.features, batchRows, B, target, mask, weight, lr)
     }
-    return loss
+    return net.end(params)
   }
   return { fit }
 }
@@ -341,6 +432,7 @@ export const makeTrainer = (sizes: MlpSimd.Sizes, config: Config): Trainer => {
  */
 export const make = (game: Game, options: Options = {}): DeepCfrSolver => {
   const config = resolve(options)
+  const engine = resolveEngine(options.engine)
   const D = featureSize(game)
   const A = game.info.numDistinctActions
   const np = game.info.numPlayers
@@ -441,7 +533,7 @@ export const make = (game: Game, options: Options = {}): DeepCfrSolver => {
     return ev
   }
 
-  const trainer = makeTrainer(sizes, config)
+  const trainer = makeTrainer(sizes, config, engine)
 
   /** Retrain player `p`'s advantage network on its memory into `trainParams`; returns the last mini-batch loss. */
   const train = (p: number): number => {

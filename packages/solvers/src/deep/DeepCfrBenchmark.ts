@@ -12,6 +12,9 @@
  *   final NashConv (the same NashConv, not the target, so both rows stand at the same quality), then a run of exactly
  *   `k` iterations is timed `cfrRepeats` times (median; one NashConv evaluation at the end is included, the tree
  *   compilation is not).
+ * - `engines` runs the same SD-CFR (same options and seed) once per training engine, one after the other in the same
+ *   process (e.g. `simd` beside the TensorFlow.js engine of `@autodidact/solvers/tfjs`), each with its own CFR+ row;
+ *   `maxSeconds` stops each run after that much solver time.
  * - Default SD-CFR options ({@link defaultSolverOptions}) are a measured configuration that reaches 0.1 on Leduc;
  *   {@link quickOptions} is a seconds-long Kuhn run of the same code (for smoke tests and `--quick`).
  *
@@ -44,6 +47,13 @@ export interface Options {
   readonly seed?: number | undefined
   /** Timed repeats of the CFR+ run (median, default 5). */
   readonly cfrRepeats?: number | undefined
+  /**
+   * Training engines to run SD-CFR on, one run each in this order (default: the solver options' engine, else
+   * `simd`); `DeepCfrTf.loadEngine("tfjs")` of `@autodidact/solvers/tfjs` gives the TensorFlow.js one.
+   */
+  readonly engines?: ReadonlyArray<DeepCfr.Engine> | undefined
+  /** Solver seconds (traversal + training) after which a run stops even below `maxIterations` (default: none). */
+  readonly maxSeconds?: number | undefined
 }
 
 /**
@@ -89,10 +99,24 @@ export interface Progress {
   readonly evalSeconds: number
 }
 
-/** What {@link run} measured. */
+/** One engine's SD-CFR run and its CFR+ baseline. */
+export interface EngineRun {
+  readonly config: DeepCfr.Config
+  readonly deepCfr: Progress
+  readonly reached: boolean
+  readonly traversals: number
+  readonly curve: ReadonlyArray<number>
+  /** Solver seconds after each iteration (index `t − 1`). */
+  readonly seconds: ReadonlyArray<number>
+  readonly cfr: { readonly iterations: number; readonly nashConv: number; readonly seconds: number; readonly repeats: number }
+}
+
+/** What {@link run} measured: the first engine's run at the top level (as before engines), every run in `runs`. */
 export interface Report {
   readonly game: string
   readonly target: number
+  /** One per engine, in the order of `Options.engines`. */
+  readonly runs: ReadonlyArray<EngineRun>
   readonly config: DeepCfr.Config
   /** SD-CFR: the last iteration's measurement (its NashConv is the final one). */
   readonly deepCfr: Progress
@@ -109,94 +133,118 @@ export interface Report {
 /**
  * Run the benchmark (synchronous; minutes with the defaults, seconds with {@link quickOptions}); `onProgress` sees
  * every SD-CFR iteration.
- * @throws InvalidOptionError for a bad target, iteration count or repeat count (and DeepCfr's for bad solver
+ * @throws InvalidOptionError for a bad target, iteration count, repeat count, time limit or an empty engine list (and DeepCfr's for bad solver
  *   options); InvalidGameError when the game has no information-state tensor.
  */
-export const run = (options: Options = {}, onProgress?: (p: Progress) => void): Report => {
+export const run = (options: Options = {}, onProgress?: (p: Progress, engine: string) => void): Report => {
   const target = options.target ?? 0.1
   if (!(Number.isFinite(target) && target >= 0)) throw new InvalidOptionError({ option: "target", value: target, reason: "must be a non-negative number" })
   const maxIterations = options.maxIterations ?? 300
   if (!Number.isInteger(maxIterations) || maxIterations < 1) throw new InvalidOptionError({ option: "maxIterations", value: maxIterations, reason: "must be a positive integer" })
   const repeats = options.cfrRepeats ?? 5
   if (!Number.isInteger(repeats) || repeats < 1) throw new InvalidOptionError({ option: "cfrRepeats", value: repeats, reason: "must be a positive integer" })
+  const maxSeconds = options.maxSeconds ?? Infinity
+  if (!(maxSeconds > 0)) throw new InvalidOptionError({ option: "maxSeconds", value: maxSeconds, reason: "must be a positive number" })
   const name = options.game ?? "leduc_poker"
   const game = GameRegistry.loadGame(name)
-  const solver = DeepCfr.make(game, { ...(options.solver ?? defaultSolverOptions), seed: options.seed ?? options.solver?.seed ?? 0 })
   const tree = GameTree.compile(game)
-  const avg = DeepCfr.treeAverage(game, tree)
-  const curve: Array<number> = []
-  let seconds = 0
-  let traverseSeconds = 0
-  let trainSeconds = 0
-  let evalSeconds = 0
-  let last: Progress | undefined
-  while (solver.iteration < maxIterations && (last === undefined || last.nashConv > target)) {
-    const t0 = performance.now()
-    const st = solver.step()
-    const t1 = performance.now()
-    const nashConv = Exploitability.nashConvOnTree(tree, DeepCfr.averagePolicyOnTree(avg, solver.policy))
-    evalSeconds += (performance.now() - t1) / 1000
-    seconds += (t1 - t0) / 1000
-    traverseSeconds += st.traverseSeconds
-    trainSeconds += st.trainSeconds
-    curve.push(nashConv)
-    last = { iteration: st.iteration, nashConv, seconds, traverseSeconds, trainSeconds, evalSeconds }
-    onProgress?.(last)
+  const base = options.solver ?? defaultSolverOptions
+  const engines = options.engines ?? [DeepCfr.resolveEngine(base.engine)]
+  if (engines.length === 0) throw new InvalidOptionError({ option: "engines", value: "[]", reason: "must name at least one engine" })
+  const runs: Array<EngineRun> = []
+  for (const engine of engines) {
+    const solver = DeepCfr.make(game, { ...base, engine, seed: options.seed ?? base.seed ?? 0 })
+    const avg = DeepCfr.treeAverage(game, tree)
+    const curve: Array<number> = []
+    const times: Array<number> = []
+    let seconds = 0
+    let traverseSeconds = 0
+    let trainSeconds = 0
+    let evalSeconds = 0
+    let last: Progress | undefined
+    while (solver.iteration < maxIterations && seconds < maxSeconds && (last === undefined || last.nashConv > target)) {
+      const t0 = performance.now()
+      const st = solver.step()
+      const t1 = performance.now()
+      const nashConv = Exploitability.nashConvOnTree(tree, DeepCfr.averagePolicyOnTree(avg, solver.policy))
+      evalSeconds += (performance.now() - t1) / 1000
+      seconds += (t1 - t0) / 1000
+      traverseSeconds += st.traverseSeconds
+      trainSeconds += st.trainSeconds
+      curve.push(nashConv)
+      times.push(seconds)
+      last = { iteration: st.iteration, nashConv, seconds, traverseSeconds, trainSeconds, evalSeconds }
+      onProgress?.(last, solver.config.engine)
+    }
+    const final = last!
+    const found = Solver.run(game, { algo: "cfr+", iterations: 1_000_000, targetNashConv: final.nashConv, reportEvery: 1_000_000 })
+    const cfrTimes: Array<number> = []
+    let cfrNashConv = found.nashConv
+    for (let r = 0; r < repeats; r++) {
+      const timed = Solver.run(game, { algo: "cfr+", iterations: found.iteration, reportEvery: found.iteration })
+      cfrTimes.push(timed.elapsedSeconds)
+      cfrNashConv = timed.nashConv
+    }
+    runs.push({
+      config: solver.config,
+      deepCfr: final,
+      reached: final.nashConv <= target,
+      traversals: final.iteration * solver.config.traversals * game.info.numPlayers,
+      curve,
+      seconds: times,
+      cfr: { iterations: found.iteration, nashConv: cfrNashConv, seconds: Statistics.median(cfrTimes), repeats }
+    })
   }
-  const final = last!
-  const found = Solver.run(game, { algo: "cfr+", iterations: 1_000_000, targetNashConv: final.nashConv, reportEvery: 1_000_000 })
-  const times: Array<number> = []
-  let cfrNashConv = found.nashConv
-  for (let r = 0; r < repeats; r++) {
-    const timed = Solver.run(game, { algo: "cfr+", iterations: found.iteration, reportEvery: found.iteration })
-    times.push(timed.elapsedSeconds)
-    cfrNashConv = timed.nashConv
-  }
-  return {
-    game: name,
-    target,
-    config: solver.config,
-    deepCfr: final,
-    reached: final.nashConv <= target,
-    traversals: final.iteration * solver.config.traversals * game.info.numPlayers,
-    curve,
-    cfr: { iterations: found.iteration, nashConv: cfrNashConv, seconds: Statistics.median(times), repeats }
-  }
+  const first = runs[0]!
+  return { game: name, target, runs, config: first.config, deepCfr: first.deepCfr, reached: first.reached, traversals: first.traversals, curve: first.curve, cfr: first.cfr }
 }
 
 /** The report's rows (what `--json` prints and {@link markdown} tabulates). */
-export const rows = (report: Report): ReadonlyArray<Record<string, string | number | boolean>> => {
-  const c = report.config
-  return [
-    {
-      solver: `SD-CFR (${c.traversals} traversals/player/iteration, hidden ${c.hidden}, ${c.trainSteps} × ${c.batchSize}-row steps, lr ${c.learningRate} ${c.schedule}, memory ${c.memoryCapacity}${c.dedup ? ", dedup" : ""}${c.reinitialize ? "" : ", warm start"}, seed ${c.seed})`,
-      iterations: report.deepCfr.iteration,
-      nashConv: report.deepCfr.nashConv,
-      target: report.target,
-      reached: report.reached,
-      seconds: report.deepCfr.seconds,
-      "traverse s": report.deepCfr.traverseSeconds,
-      "train s": report.deepCfr.trainSeconds,
-      ratio: report.deepCfr.seconds / report.cfr.seconds
-    },
-    {
-      solver: `CFR+ (tabular, same process, to the same NashConv; median of ${report.cfr.repeats})`,
-      iterations: report.cfr.iterations,
-      nashConv: report.cfr.nashConv,
-      target: report.deepCfr.nashConv,
-      reached: report.cfr.nashConv <= report.deepCfr.nashConv,
-      seconds: report.cfr.seconds,
-      "traverse s": "",
-      "train s": "",
-      ratio: 1
-    }
-  ]
+export const rows = (report: Report): ReadonlyArray<Record<string, string | number | boolean>> =>
+  report.runs.flatMap((run) => {
+    const c = run.config
+    return [
+      {
+        solver: `SD-CFR (${c.traversals} traversals/player/iteration, hidden ${c.hidden}, ${c.trainSteps} × ${c.batchSize}-row steps, lr ${c.learningRate} ${c.schedule}, memory ${c.memoryCapacity}${c.dedup ? ", dedup" : ""}${c.reinitialize ? "" : ", warm start"}, seed ${c.seed})`,
+        engine: c.engine,
+        iterations: run.deepCfr.iteration,
+        nashConv: run.deepCfr.nashConv,
+        target: report.target,
+        reached: run.reached,
+        seconds: run.deepCfr.seconds,
+        "traverse s": run.deepCfr.traverseSeconds,
+        "train s": run.deepCfr.trainSeconds,
+        ratio: run.deepCfr.seconds / run.cfr.seconds
+      },
+      {
+        solver: `CFR+ (tabular, same process, to the same NashConv; median of ${run.cfr.repeats})`,
+        engine: "",
+        iterations: run.cfr.iterations,
+        nashConv: run.cfr.nashConv,
+        target: run.deepCfr.nashConv,
+        reached: run.cfr.nashConv <= run.deepCfr.nashConv,
+        seconds: run.cfr.seconds,
+        "traverse s": "",
+        "train s": "",
+        ratio: 1
+      }
+    ]
+  })
+
+/** A run's solver seconds to its first iteration at or below NashConv `level` (`undefined` where never reached). */
+export const secondsTo = (run: EngineRun, level: number): number | undefined => {
+  const i = run.curve.findIndex((v) => v <= level)
+  return i < 0 ? undefined : run.seconds[i]
 }
 
 const cell = (v: string | number | boolean): string =>
   typeof v === "number" ? (Number.isInteger(v) ? String(v) : Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3)) : typeof v === "boolean" ? (v ? "yes" : "no") : v
 
-/** A markdown table of {@link rows} under a title naming the game and target (`note`, e.g. the load, appended). */
+/**
+ * A markdown table of {@link rows} under a title naming the game and target (`note`, e.g. the load, appended), each
+ * run's NashConv curve and, with several engines, a table of solver seconds to NashConv 0.5 … 0.1 per engine (the
+ * last engine over the first).
+ */
 export const markdown = (report: Report, note = ""): string => {
   const rs = rows(report)
   const cols = Object.keys(rs[0]!)
@@ -207,7 +255,20 @@ export const markdown = (report: Report, note = ""): string => {
     `|${cols.map(() => "---").join("|")}|`,
     ...rs.map((r) => `| ${cols.map((c) => cell(r[c]!)).join(" | ")} |`),
     "",
-    `NashConv every 10 iterations: ${report.curve.flatMap((v, i) => ((i + 1) % 10 === 0 || i === report.curve.length - 1 ? [`${i + 1}:${v.toFixed(3)}`] : [])).join(" ")}`
+    ...report.runs.map((run) =>
+      `NashConv every 10 iterations${report.runs.length > 1 ? ` (${run.config.engine})` : ""}: ${run.curve.flatMap((v, i) => ((i + 1) % 10 === 0 || i === run.curve.length - 1 ? [`${i + 1}:${v.toFixed(3)}`] : [])).join(" ")}`
+    )
   ]
+  if (report.runs.length > 1) {
+    const levels = [0.5, 0.3, 0.2, 0.15, 0.1].filter((l) => l >= report.target)
+    const base = report.runs[0]!
+    lines.push("", `| solver seconds to NashConv | ${report.runs.map((r) => r.config.engine).join(" | ")} | ${report.runs[report.runs.length - 1]!.config.engine} / ${base.config.engine} |`, `|---|${report.runs.map(() => "---").join("|")}|---|`)
+    for (const l of levels) {
+      const ts = report.runs.map((r) => secondsTo(r, l))
+      const b = ts[0]
+      const last = ts[ts.length - 1]
+      lines.push(`| ≤ ${l} | ${ts.map((t) => (t === undefined ? "not reached" : t.toPrecision(3))).join(" | ")} | ${b === undefined || last === undefined ? "—" : (last / b).toFixed(2)} |`)
+    }
+  }
   return lines.join("\n")
 }
