@@ -75,8 +75,9 @@ export const set = (tree: MinTree, j: number, value: number): void => {
 }
 
 /**
- * `set(indices[b], values[b])` for every b (later duplicates win), the ancestors recomputed level by level (adjacent
- * equal ancestors once). `scratch` (optional, `Int32Array` of length ≥ `indices.length`) avoids an allocation.
+ * `set(indices[b], values[b])` for every b (later duplicates win), the ancestors recomputed as in
+ * `SumTree.updateBatch` (level by level below, the top nodes densely; the tree equals that of sequential sets).
+ * `scratch` (optional, `Int32Array` of length ≥ `indices.length`) avoids an allocation.
  * @throws KernelInputError for unequal lengths, a slot out of range or a NaN; the batch is checked first, so nothing
  *   changes then.
  */
