@@ -25,7 +25,7 @@
 import type { NumArray } from "../advantages/Gae.js"
 import type { Site } from "../KernelError.js"
 import { fail, REFERENCE } from "../KernelError.js"
-import { propagate } from "./Propagate.js"
+import { propagateMin } from "./Propagate.js"
 import { slotsFor } from "./SumTree.js"
 
 export const kernelName = "MinTree"
@@ -94,7 +94,7 @@ export const updateBatch = (tree: MinTree, indices: NumArray, values: NumArray, 
     t[leaf] = values[b]!
     leaves[b] = leaf
   }
-  propagate(C, leaves, n, undefined, t)
+  propagateMin(C, leaves, n, t)
 }
 
 /** Reset every slot to `+Infinity`. */

@@ -60,7 +60,7 @@ import type { Rng } from "@autodidact/core"
 import type { NumArray } from "../advantages/Gae.js"
 import type { Site } from "../KernelError.js"
 import { checkSize, fail, REFERENCE } from "../KernelError.js"
-import { propagate } from "./Propagate.js"
+import { propagateBoth, propagateSum } from "./Propagate.js"
 
 export const kernelName = "SumTree"
 
@@ -151,7 +151,7 @@ export const updateBatch = (tree: SumTree, indices: NumArray, priorities: NumArr
     nodes[leaf] = priorities[b]!
     leaves[b] = leaf
   }
-  propagate(C, leaves, n, nodes, undefined)
+  propagateSum(C, leaves, n, nodes)
 }
 
 /**
@@ -188,7 +188,7 @@ export const updateBatchWithMin = (
     m[leaf] = p
     leaves[b] = leaf
   }
-  propagate(C, leaves, n, sums, m)
+  propagateBoth(C, leaves, n, sums, m)
 }
 
 /** Reset every priority to 0. */
