@@ -43,18 +43,17 @@ export const propagateMin = (C: number, leaves: Int32Array, len: number, m: Floa
 }
 
 /**
- * The upward pass of a batch update: recompute the ancestors of the written leaves: `leaves[0..len)` hold the leaf node indices written (`C + slot` in a
- * tree with `C` slots, root at 1, children of `i` at `2i`, `2i + 1`), in any order, duplicates allowed. Every
- * recomputed node gets `sums[p] = sums[2p] + sums[2p + 1]` and/or `mins[p] = min(mins[2p], mins[2p + 1])` (both in one
- * pass when both trees are given, so the walk is shared). The result is the tree a full bottom-up rebuild gives
+ * The upward pass of a batch update of a sum tree and a min tree of the same capacity (one walk for both): recompute
+ * the ancestors of the written leaves. `leaves[0..len)` hold the leaf node indices written (`C + slot` in a tree with
+ * `C` slots, root at 1, children of `i` at `2i`, `2i + 1`), in any order, duplicates allowed. Every recomputed node
+ * gets `sums[p] = sums[2p] + sums[2p + 1]` and `mins[p] = min(mins[2p], mins[2p + 1])`. The result is the tree a full bottom-up rebuild gives
  * (every internal node is the exact float64 sum / the minimum of its two children), so it is bit-identical to
  * updating the leaves one at a time, in any order of the ancestors.
  * - Lower part, level by level: on level `k` above the leaves the ancestor `leaves[b] >> k` of every leaf is
  *   recomputed from its children, for the levels that hold at least `T` nodes ({@link denseTop}, `T ≈ len`). A level
  *   is complete before the next, so a node recomputed twice (a duplicate ancestor) gets the same value twice.
  *   Duplicates are not skipped: on the levels where leaves start to share ancestors the duplicate test is a coin flip
- *   for the branch predictor, and its mispredictions cost more than the repeated sums, which hit the cache (256
- *   sorted slots at 2^20, both trees, 2-core AMD EPYC VM).
+ *   for the branch predictor, and its mispredictions cost more than the repeated sums, which hit the cache.
  * - Upper part, dense: the `T - 1` nodes above (`[1, T)`, where nearly every node is an ancestor of some leaf anyway)
  *   are recomputed in one sequential, branch-free loop from the highest index down, instead of `len` lookups per level
  *   that mostly find a node already done. Together: ~0.75× the time of the earlier pass, which walked all levels and
