@@ -298,3 +298,84 @@ const walkUnchecked = (t: SumTree.SumTree, u: number): number => {
   }
   return n - t.capacity
 }
+
+/** Indices of the first entries where `a` and `b` differ bit for bit (`Object.is`: `-0` and `0` differ). */
+const bitDiff = (a: Float64Array, b: Float64Array): Array<number> => {
+  const out: Array<number> = []
+  for (let i = 0; i < a.length && out.length < 5; i++) if (!Object.is(a[i], b[i])) out.push(i)
+  return a.length === b.length ? out : [-1]
+}
+
+describe("batched updates equal sequential sets bit for bit (property)", () => {
+  it("SumTree.updateBatch, MinTree.updateBatch and updateBatchWithMin against one set per entry, in order", () => {
+    const rng = Rng.make(23)
+    let cases = 0
+    for (const capacity of [1, 2, 3, 8, 100, 1024, 5000]) {
+      const seqS = SumTree.make(capacity)
+      const seqM = MinTree.make(capacity)
+      const batS = SumTree.make(capacity)
+      const batM = MinTree.make(capacity)
+      const fusS = SumTree.make(capacity)
+      const fusM = MinTree.make(capacity)
+      const scratch = new Int32Array(4096)
+      for (let trial = 0; trial < 12; trial++) {
+        // batch sizes below, at and above the capacity and around powers of two (the dense top's boundaries)
+        const n = [1, 2, 3, 7, 8, 9, 255, 256, 257, 2 * capacity + 1][rng.integers(10)]!
+        // few distinct slots in some batches, so one batch writes the same slot several times
+        const range = rng.random() < 0.3 ? Math.min(capacity, 4) : capacity
+        const idx = Int32Array.from({ length: n }, () => rng.integers(range))
+        if (rng.random() < 0.5) idx.sort() // sorted, as a stratified sample's slots are
+        const pr = Float64Array.from({ length: n }, () => {
+          const r = rng.random()
+          return r < 0.05 ? 0 : r < 0.1 ? -0 : r < 0.15 ? 2 ** -1074 : rng.random() * 10 ** (rng.integers(9) - 4)
+        })
+        for (let b = 0; b < n; b++) {
+          SumTree.set(seqS, idx[b]!, pr[b]!)
+          MinTree.set(seqM, idx[b]!, pr[b]!)
+        }
+        SumTree.updateBatch(batS, idx, pr)
+        MinTree.updateBatch(batM, idx, pr, scratch)
+        // the fused update with a count: only the first n entries of longer arrays
+        const idxLong = Int32Array.from([...idx, 0, 0])
+        const prLong = Float64Array.from([...pr, 5, 5])
+        SumTree.updateBatchWithMin(fusS, fusM, idxLong, prLong, scratch, n)
+        expect(bitDiff(batS.nodes, seqS.nodes)).toEqual([])
+        expect(bitDiff(batM.nodes, seqM.nodes)).toEqual([])
+        expect(bitDiff(fusS.nodes, seqS.nodes)).toEqual([])
+        expect(bitDiff(fusM.nodes, seqM.nodes)).toEqual([])
+        // the last write of a slot wins
+        const last = new Map<number, number>()
+        for (let b = 0; b < n; b++) last.set(idx[b]!, pr[b]!)
+        for (const [j, v] of last) expect(Object.is(SumTree.get(batS, j), v)).toBe(true)
+        cases++
+      }
+      // and the descent over the batched tree returns what it returns over the sequential one
+      const tot = SumTree.total(seqS)
+      if (tot > 0) {
+        const us = Float64Array.from({ length: 64 }, (_, b) => Math.min(((b + rng.random()) * tot) / 64, tot * (1 - Number.EPSILON)))
+        const a = SumTree.sampleBatch(seqS, us)
+        const b = SumTree.sampleBatch(fusS, us)
+        expect(Array.from(b.indices)).toEqual(Array.from(a.indices))
+        expect(bitDiff(b.priorities, a.priorities)).toEqual([])
+      }
+    }
+    expect(cases).toBe(84)
+  })
+
+  it("gives the same tree for sorted, reversed and shuffled orders of distinct slots", () => {
+    const rng = Rng.make(29)
+    const capacity = 4096
+    const slots = Int32Array.from({ length: 300 }, () => rng.integers(capacity))
+    const distinct = Int32Array.from(new Set(slots))
+    const pr = Float64Array.from(distinct, () => rng.random())
+    const trees = [0, 1, 2].map(() => ({ s: SumTree.make(capacity), m: MinTree.make(capacity) }))
+    const orders = [Int32Array.from(distinct.keys()).sort((a, b) => distinct[a]! - distinct[b]!), Int32Array.from(distinct.keys()).reverse(), Int32Array.from(distinct.keys())]
+    orders[2]!.sort(() => rng.random() - 0.5)
+    orders.forEach((o, t) => SumTree.updateBatchWithMin(trees[t]!.s, trees[t]!.m, Int32Array.from(o, (k) => distinct[k]!), Float64Array.from(o, (k) => pr[k]!)))
+    for (const t of trees.slice(1)) {
+      expect(bitDiff(t.s.nodes, trees[0]!.s.nodes)).toEqual([])
+      expect(bitDiff(t.m.nodes, trees[0]!.m.nodes)).toEqual([])
+    }
+    expect(SumTree.total(trees[0]!.s)).toBeGreaterThan(0)
+  })
+})

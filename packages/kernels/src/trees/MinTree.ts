@@ -25,7 +25,7 @@
 import type { NumArray } from "../advantages/Gae.js"
 import type { Site } from "../KernelError.js"
 import { fail, REFERENCE } from "../KernelError.js"
-import { propagate } from "./Propagate.js"
+import { propagateMin } from "./Propagate.js"
 import { slotsFor } from "./SumTree.js"
 
 export const kernelName = "MinTree"
@@ -75,8 +75,9 @@ export const set = (tree: MinTree, j: number, value: number): void => {
 }
 
 /**
- * `set(indices[b], values[b])` for every b (later duplicates win), the ancestors recomputed level by level (adjacent
- * equal ancestors once). `scratch` (optional, `Int32Array` of length ≥ `indices.length`) avoids an allocation.
+ * `set(indices[b], values[b])` for every b (later duplicates win), the ancestors recomputed as in
+ * `SumTree.updateBatch` (level by level below, the top nodes densely; the tree equals that of sequential sets).
+ * `scratch` (optional, `Int32Array` of length ≥ `indices.length`) avoids an allocation.
  * @throws KernelInputError for unequal lengths, a slot out of range or a NaN; the batch is checked first, so nothing
  *   changes then.
  */
@@ -93,7 +94,7 @@ export const updateBatch = (tree: MinTree, indices: NumArray, values: NumArray, 
     t[leaf] = values[b]!
     leaves[b] = leaf
   }
-  propagate(C, leaves, n, undefined, t)
+  propagateMin(C, leaves, n, t)
 }
 
 /** Reset every slot to `+Infinity`. */

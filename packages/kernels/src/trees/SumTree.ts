@@ -15,9 +15,10 @@
  * **Details**
  * - {@link set} and {@link updateBatch} write leaves, then recompute every touched ancestor as the sum of its two
  *   children (recomputing, not adding deltas, so rounding never drifts over millions of updates). Duplicate slots in
- *   one batch: the last write wins. `updateBatch` walks all touched paths level by level, recomputing adjacent equal
- *   ancestors once (a sorted batch shares its upper levels); {@link updateBatchWithMin} updates a {@link MinTree} of
- *   the same capacity on the same walk.
+ *   one batch: the last write wins. `updateBatch` walks all touched paths level by level for the levels holding at
+ *   least about `n` nodes (`n` the batch size), then recomputes the `< n` nodes above them in one dense sequential
+ *   loop; the tree is bit for bit the one of `n` calls to {@link set} (every internal node is the exact sum of its two
+ *   children either way). {@link updateBatchWithMin} updates a {@link MinTree} of the same capacity on the same walk.
  * - {@link sampleBatch} finds, for each prefix value `u ∈ [0, total)`, the first slot whose cumulative priority
  *   exceeds `u`, returning the slots and their priorities. One descent is a chain of dependent loads (the next node
  *   depends on the last comparison), so at 1M slots (a 16 MB tree) each bottom level is a cache miss the CPU cannot
@@ -59,7 +60,7 @@ import type { Rng } from "@autodidact/core"
 import type { NumArray } from "../advantages/Gae.js"
 import type { Site } from "../KernelError.js"
 import { checkSize, fail, REFERENCE } from "../KernelError.js"
-import { propagate } from "./Propagate.js"
+import { propagateBoth, propagateSum } from "./Propagate.js"
 
 export const kernelName = "SumTree"
 
@@ -150,14 +151,13 @@ export const updateBatch = (tree: SumTree, indices: NumArray, priorities: NumArr
     nodes[leaf] = priorities[b]!
     leaves[b] = leaf
   }
-  propagate(C, leaves, n, nodes, undefined)
+  propagateSum(C, leaves, n, nodes)
 }
 
 /**
  * {@link updateBatch} of a sum tree and a min tree of the same capacity in one pass (the two trees of prioritized
  * replay): slot `indices[b]` gets `priorities[b]` in both, then every touched ancestor is recomputed in both trees on
- * the same level-by-level walk (adjacent duplicate ancestors once, so a sorted batch, e.g. a stratified sample's
- * slots, shares the upper levels). `scratch` (optional, `Int32Array` of length ≥ the count) avoids an allocation;
+ * the same walk (level by level below, dense above; see {@link updateBatch}). `scratch` (optional, `Int32Array` of length ≥ the count) avoids an allocation;
  * `count` (optional) updates only the first `count` entries of `indices` and `priorities` (both at least that long;
  * without it the two lengths must be equal). The result is identical to `updateBatch(tree, …)` plus `MinTree.updateBatch(mins, …)`.
  * @throws KernelInputError as {@link updateBatch}, or when the trees' capacities differ; nothing changes then.
@@ -188,7 +188,7 @@ export const updateBatchWithMin = (
     m[leaf] = p
     leaves[b] = leaf
   }
-  propagate(C, leaves, n, sums, m)
+  propagateBoth(C, leaves, n, sums, m)
 }
 
 /** Reset every priority to 0. */

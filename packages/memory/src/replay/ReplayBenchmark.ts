@@ -8,6 +8,8 @@
  *   gather of the transitions into a preallocated batch) against NumPy's descent + weights + fancy-index gather.
  * - `updatePriorities 256`: the indices of earlier samples (sorted, as a stratified sample's are), cycling through 1024
  *   of them so that their tree paths are not cached from the previous call.
+ * - `updatePriorities 256, one slot at a time (reference)`: the same update as `SumTree.set` + `MinTree.set` per slot (each path
+ *   walked alone; no checks), the baseline of the batched pass in the same run. NumPy has no such row.
  * - `tree descent 256`: `SumTree.sampleBatch` alone from stratified prefixes (where the time of `sample` goes).
  * - `gather 256`: `ReplayBuffer.gather` alone (the other part of `sample`), the same 1024 index sets in turn.
  *
@@ -31,7 +33,7 @@
  */
 import { Rng, Statistics } from "@autodidact/core"
 import { Numpy } from "@autodidact/kernels/bench"
-import { SumTree } from "@autodidact/kernels/trees"
+import { MinTree, SumTree } from "@autodidact/kernels/trees"
 import { loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import * as PrioritizedReplay from "./PrioritizedReplay.js"
@@ -85,12 +87,13 @@ const OBS_DIM = 4
 const POOL = 1024
 const TARGET_CAPACITY = 1_000_000
 
-type Op = "sample" | "update" | "descent" | "gather"
+type Op = "sample" | "update" | "updateOneByOne" | "descent" | "gather"
 const OPS: ReadonlyArray<readonly [Op, string]> = [
-  ["sample", "sample"],
-  ["update", "updatePriorities"],
-  ["descent", "tree descent"],
-  ["gather", "gather"]
+  ["sample", "sample {n}"],
+  ["update", "updatePriorities {n}"],
+  ["updateOneByOne", "updatePriorities {n}, one slot at a time (reference)"],
+  ["descent", "tree descent {n}"],
+  ["gather", "gather {n}"]
 ]
 
 /** Median and 99th percentile (µs) of per-call times of `f`. */
@@ -148,6 +151,15 @@ const measureOurs = (capacity: number, batch: number, iters: number, rounds: num
   return {
     sample: timed(() => per.sample(batch, rng, out), iters, rounds),
     update: timed(() => per.updatePriorities(nextIndices(), td), iters, rounds),
+    updateOneByOne: timed(() => {
+      // the same priorities (p^alpha as PrioritizedReplay computes it), each slot's path walked alone
+      const idx = nextIndices()
+      for (let b = 0; b < batch; b++) {
+        const p = Math.exp(per.alpha * Math.log(Math.abs(td[b]!) + per.eps))
+        SumTree.set(per.sums, idx[b]!, p)
+        MinTree.set(per.mins, idx[b]!, p)
+      }
+    }, iters, rounds),
     descent: timed(() => {
       // stratified prefixes as `sample` draws them, then the descent
       random.reseed(rng)
@@ -218,7 +230,7 @@ export const run = async (options: ReplayBenchOptions = {}): Promise<ReplayBench
         target = "median < 30 µs"
         met = m.median < 30
       }
-      rows.push({ capacity, operation: `${label} ${batch}`, medianUs: m.median, p99Us: m.p99, numpyMedianUs: nm, numpyP99Us: np99, ratio, target, met })
+      rows.push({ capacity, operation: label.replace("{n}", String(batch)), medianUs: m.median, p99Us: m.p99, numpyMedianUs: nm, numpyP99Us: np99, ratio, target, met })
     }
   }
   return { rows, node: process.version, numpy: numpyVersion, numpyError, loadBefore, loadAfter }
