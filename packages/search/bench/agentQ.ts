@@ -7,9 +7,11 @@
  *
  *   npx tsx --conditions=@autodidact/source bench/agentQ.ts --run DIR [--tasks 50] [--budget 200] [--eval 100]
  *     [--seed 1] [--beta 0.1] [--lr 0.001] [--epochs 4] [--margin 0.05] [--min-visits 2] [--max-depth D] [--rounds 1]
+ *     [--behaviour search|greedy] [--rollout sample|greedy]
  *
  * The searches spend their whole budget (no stop at a found goal: fuller trees, more sibling comparisons).
- * `--max-depth 0` keeps only the pairs at each search's root (the real decisions); `--rounds R` iterates Agent Q's
+ * Leaf values come from rollouts that sample the policy (`--rollout sample`, default; as `autodidact eval --search
+ * mcts` by default) or take its argmax. `--max-depth 0` keeps only the pairs at each search's root (the real decisions); `--rounds R` iterates Agent Q's
  * loop: each round searches fresh training tasks with the current policy (prior and rollouts) and fits DPO against
  * the policy at the round's start; a row per round (env steps cumulative). `--behaviour greedy` acts with the greedy
  * policy instead of the search's choice (the search still runs at every visited state and gives the pairs): the
@@ -35,6 +37,8 @@ const dpo = { beta: num("beta", 0.1), learningRate: num("lr", 0.001), epochs: nu
 const margin = num("margin", 0.05), minVisits = num("min-visits", 2), rounds = num("rounds", 1)
 const maxDepth = args.has("max-depth") ? num("max-depth", 0) : undefined
 const behaviour = args.get("behaviour") ?? "search"
+const rollout = args.get("rollout") ?? "sample"
+if (rollout !== "sample" && rollout !== "greedy") throw new Error(`--rollout must be sample or greedy, got ${rollout}`)
 if (behaviour !== "search" && behaviour !== "greedy") throw new Error(`--behaviour must be search or greedy, got ${behaviour}`)
 
 /** Searches at every state (the pairs) but acts with the greedy policy. */
@@ -61,7 +65,7 @@ let realEnvSteps = 0
 for (let round = 1; round <= rounds; round++) {
   const pairs: Array<Preferences.TreePair> = []
   const searcher = new (behaviour === "greedy" ? GreedyBehaviour : SearchPolicy.SearchPolicy)({
-    search: { kind: "mcts", selection: "puct", budget: { envSteps: budget }, prior: Drrn.prior(policy), value: Drrn.rolloutValue(policy, { depth: setup.maxSteps }), stopAtGoal: false, seed: seed + 1000 * (round - 1) },
+    search: { kind: "mcts", selection: "puct", budget: { envSteps: budget }, prior: Drrn.prior(policy), value: Drrn.rolloutValue(policy, { depth: setup.maxSteps, greedy: rollout === "greedy" }), stopAtGoal: false, seed: seed + 1000 * (round - 1) },
     policy: Drrn.policy(policy),
     followPlan: false,
     onSearch: (result, input) => {
@@ -79,7 +83,7 @@ for (let round = 1; round <= rounds; round++) {
   const dpoSeconds = (performance.now() - t1) / 1000
   const after = greedy(policy)
   const row = {
-    run, seed, round, tasks, budget, margin, minVisits, maxDepth: maxDepth ?? null, behaviour, ...dpo,
+    run, seed, round, tasks, budget, margin, minVisits, maxDepth: maxDepth ?? null, behaviour, rollout, ...dpo,
     searchSuccess: searched.successRate,
     searchEnvSteps,
     realEnvSteps,
