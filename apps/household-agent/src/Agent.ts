@@ -261,13 +261,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     const wrapped: Array<SkillOptions.SyncSkillOptionsEnv> = []
     if (o.skills) {
       yield* Effect.acquireRelease(
-        Effect.sync(() => TextAbstraction.registerActionDescriber((a) => {
-          for (const w of wrapped) {
-            const d = w.describeAction(a)
-            if (d !== undefined) return d
-          }
-          return undefined
-        })),
+        Effect.sync(() => TextAbstraction.registerActionDescriber(SkillOptions.describeAny(wrapped))),
         (unregister) => Effect.sync(unregister)
       )
     }

@@ -360,6 +360,24 @@ export class SyncSkillOptionsEnv extends OptionsEnvBase {
   }
 }
 
+/**
+ * One action describer over several wrappers (the first whose {@link SkillOptionsEnv.describeAction} knows the
+ * command answers; undefined when none does), e.g. for `TextAbstraction.registerActionDescriber` of
+ * `@autodidact/optim`, so that a featurizer sees the expansion of skill commands offered by any of them. `wrappers`
+ * is read on each call: wrappers pushed to it later are consulted too.
+ * @since 0.2.0
+ */
+export const describeAny = (
+  wrappers: ReadonlyArray<{ describeAction(action: string): ReadonlyArray<string> | undefined }>
+): ((action: string) => ReadonlyArray<string> | undefined) =>
+(action) => {
+  for (const w of wrappers) {
+    const d = w.describeAction(action)
+    if (d !== undefined) return d
+  }
+  return undefined
+}
+
 // ---------------------------------------------------------------------------------------------------------------------
 // Moved to HouseholdSkills (kept so that existing imports keep working)
 

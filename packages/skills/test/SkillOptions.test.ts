@@ -209,3 +209,18 @@ describe("SkillOptions", () => {
       expect(plain.counters.failedSkillCalls).toBe(1)
     }).pipe(Effect.provide(layer)), 60_000)
 })
+
+describe("SkillOptions.describeAny", () => {
+  it("asks each wrapper in order, the first that knows the command answers; wrappers added later are consulted", () => {
+    const a = { describeAction: (c: string) => (c === "skill a" ? ["go to x 1", "take y 1 from x 1"] : undefined) }
+    const b = { describeAction: (c: string) => (c.startsWith("skill") ? ["look"] : undefined) }
+    const wrappers: Array<typeof a> = [a]
+    const describe = SkillOptions.describeAny(wrappers)
+    expect(describe("skill a")).toEqual(["go to x 1", "take y 1 from x 1"])
+    expect(describe("skill b")).toBeUndefined()
+    wrappers.push(b)
+    expect(describe("skill b")).toEqual(["look"])
+    expect(describe("skill a")).toEqual(["go to x 1", "take y 1 from x 1"])
+    expect(describe("look")).toBeUndefined()
+  })
+})
