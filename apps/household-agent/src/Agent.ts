@@ -229,6 +229,21 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
       epochs: 4,
       policy: { grid: setup.grid, ...o.policy }
     }
+    /** The next batch's stream tasks (fewer when a file stream runs out). */
+    const drawBatch = (stepsSoFar: number): Array<Stream.StreamTask> => {
+      const out: Array<Stream.StreamTask> = []
+      for (let i = 0; i < o.tasksPerBatch; i++) {
+        const t = stream.next(stepsSoFar)
+        if (t === undefined) break
+        out.push(t)
+      }
+      return out
+    }
+    // the first batch (the store is empty: no exemplar yet)
+    let upcoming = drawBatch(0)
+    if (upcoming.length < o.tasksPerBatch) {
+      return yield* new InvalidOptionError({ option: "stream", value: o.stream ?? "generator", reason: `holds fewer tasks (${upcoming.length}) than one batch (${o.tasksPerBatch})` })
+    }
     const runDir = yield* RunDirectory.open(o.out, {
       command: "household-agent",
       env: ENV_ID,
@@ -253,8 +268,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     let storedEpisodes = 0
     let exemplarHits = 0
 
-    // ---- skills: the library, the options offered (grown as skills are admitted), the wrapped envs
-    const skillOptions: Array<SkillOptions.SkillOption> = []
+    // ---- skills: the library and the wrapped envs (their options grow as skills are admitted: `addOption`)
     const admitted: Array<string> = []
     const library = o.skills ? yield* SkillLibrary.SkillLibrary.makeScoped({ directory: path.join(o.out, "skills") }) : undefined
     const runner = o.skills ? yield* SyncSandbox.make({ timeoutMs: 10_000 }) : undefined
@@ -273,7 +287,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     const makeEnv = (): GroupRollout.TextEnv => {
       let env: GroupRollout.TextEnv = setup.makeEnv()
       if (library !== undefined && runner !== undefined) {
-        const w = new SkillOptions.SyncSkillOptionsEnv(fullEnv(), library, skillOptions, runner, { maxSkillActions: 2, maskFailedSkills: true })
+        const w = new SkillOptions.SyncSkillOptionsEnv(fullEnv(), library, [], runner, { maxSkillActions: 2, maskFailedSkills: true })
         wrapped.push(w)
         env = w
       }
@@ -292,7 +306,6 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     // ---- the stream and its metrics
     const metrics = new StreamMetrics()
     const issued = new Map<GroupRollout.Task, Stream.StreamTask>()
-    let upcoming: Array<Stream.StreamTask> = []
     let envSteps = 0
     let decisions = 0
     let updates = 0
@@ -311,12 +324,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
 
     /** Draw the next batch's tasks and look up exemplar plans for their templates; how many tasks have one. */
     const prepare = Effect.gen(function*() {
-      upcoming = []
-      for (let i = 0; i < o.tasksPerBatch; i++) {
-        const t = stream.next(envSteps)
-        if (t === undefined) break
-        upcoming.push(t)
-      }
+      upcoming = drawBatch(envSteps)
       let hits = 0
       if (store === undefined) return hits
       for (const t of upcoming) {
@@ -444,7 +452,8 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
           const found = yield* Discovery.discover(library, scratch, trainEps, heldOut, { prefix: `u${updates}-`, top: 4, maxChecks: 10 })
           const fresh = found.filter((d) => d.admitted).slice(0, o.maxSkills - admitted.length)
           for (const d of fresh) {
-            skillOptions.push(Discovery.macroOption(d.name, d.steps, d.varTypes, { maxGroundings: 3 }))
+            const option = Discovery.macroOption(d.name, d.steps, d.varTypes, { maxGroundings: 3 })
+            for (const w of wrapped) w.addOption(option)
             admitted.push(d.name)
           }
           runDir.append({ kind: "skills", globalStep: envSteps, wallSeconds: wall(), candidates: found.length, admittedNow: fresh.length, admittedSkills: admitted.length, names: fresh.map((d) => d.name) })
@@ -471,10 +480,6 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
         if (envSteps >= o.steps || upcoming.length < o.tasksPerBatch) abort.abort()
       }).pipe(Effect.orDie)
 
-    yield* prepare.pipe(Effect.orDie)
-    if (upcoming.length < o.tasksPerBatch) {
-      return yield* new InvalidOptionError({ option: "stream", value: o.stream ?? "generator", reason: `holds fewer tasks (${upcoming.length}) than one batch (${o.tasksPerBatch})` })
-    }
     started = performance.now() // the trainer's clock starts now: rows of both agree
     const result = yield* MultiTurnTrainer.train(envs, {
       ...train,

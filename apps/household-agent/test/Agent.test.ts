@@ -101,6 +101,35 @@ describe("household-agent", () => {
       expect(b.admittedSkills).toEqual(a["admittedSkills"])
     }), 120_000)
 
+  it.effect("--stream FILE: plays the file's tasks in order and stops when they run out; a file shorter than a batch is refused", () =>
+    Effect.gen(function*() {
+      const file = path.join(root, "stream.jsonl")
+      const tasks = [
+        { family: "pick_and_place_simple", split: "train", seed: 11 },
+        { family: "pick_heat_then_place_in_recep", split: "train", seed: 12 },
+        { family: "pick_and_place_simple", split: "unseen", seed: 13 },
+        { family: "pick_two_obj_and_place", split: "train", seed: 14 },
+        { family: "pick_and_place_simple", split: "train", seed: 11 },
+        { family: "pick_cool_then_place_in_recep", split: "train", seed: 15 }
+      ]
+      fs.writeFileSync(file, tasks.map((t) => JSON.stringify(t)).join("\n") + "\n")
+      const out = path.join(root, "from-file")
+      const s = yield* Agent.run({ ...tiny, out, stream: file, tasksPerBatch: 3, steps: 10_000, memory: false, skills: false, prm: false })
+      expect(s.updates).toBe(2)
+      expect(s.streamTasks).toBe(6)
+      expect(s.envSteps).toBeLessThan(10_000)
+      const stream = rows(out).filter((r) => r["kind"] === "stream")
+      expect(stream.map((r) => r["family"])).toEqual(tasks.map((t) => t.family))
+      expect(stream.map((r) => r["novelty"])).toEqual(["seen", "seen", "unseen-layout", "unseen-family", "seen", "unseen-family"])
+      expect(stream.map((r) => r["revisit"])).toEqual([false, false, false, false, true, false])
+      expect(s.revisits).toBe(1)
+      fs.writeFileSync(file, JSON.stringify(tasks[0]) + "\n")
+      const short = yield* Effect.flip(Agent.run({ ...tiny, out: path.join(root, "short"), stream: file, memory: false, skills: false, prm: false }))
+      expect(short).toBeInstanceOf(InvalidOptionError)
+      expect(String((short as InvalidOptionError).message)).toMatch(/fewer tasks \(1\) than one batch \(4\)/)
+      expect(fs.existsSync(path.join(root, "short"))).toBe(false)
+    }), 120_000)
+
   it.effect("bad options fail with InvalidOptionError naming the option; the command line maps its flags", () =>
     Effect.gen(function*() {
       for (const [bad, option] of [[{ steps: 0 }, "steps"], [{ seed: -1 }, "seed"], [{ seenFraction: 2 }, "seenFraction"], [{ groupSize: 1.5 }, "groupSize"]] as const) {

@@ -184,12 +184,29 @@ abstract class OptionsEnvBase {
   private readonly known = new Map<string, SkillCommand>()
   readonly counters: SkillCounters = { decisions: 0, skillDecisions: 0, primitiveSteps: 0, failedSkillCalls: 0 }
 
+  private optionList: ReadonlyArray<SkillOption>
+
   constructor(
     readonly env: TextEnv,
     readonly library: SkillLibrary,
-    readonly options: ReadonlyArray<SkillOption>,
+    options: ReadonlyArray<SkillOption>,
     readonly config: SkillOptionsConfig = {}
-  ) {}
+  ) {
+    this.optionList = options.slice()
+  }
+
+  /** The options offered, in order (a copy of the constructor's list, plus those added by {@link addOption}). */
+  get options(): ReadonlyArray<SkillOption> {
+    return this.optionList
+  }
+
+  /**
+   * Offer one more option, after the others, from the next `admissibleActions()` on: e.g. a skill admitted to the
+   * library while the agent keeps learning. Its `name` must name a library skill when it is called.
+   */
+  addOption(option: SkillOption): void {
+    this.optionList = [...this.optionList, option]
+  }
 
   /** The wrapped env's task. */
   get task(): string {

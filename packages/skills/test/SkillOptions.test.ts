@@ -123,6 +123,15 @@ describe("SkillOptions", () => {
       // an offered command with a spaced argument parses by lookup, not by words
       expect(w.parse("skill b cabinet 1 mug")).toEqual({ name: "b", args: { p: "cabinet 1", q: "mug" } })
       expect(new SkillOptions.SkillOptionsEnv(env, lib, opts).skillActions()).toEqual(["skill a x", "skill b cabinet 1 mug", "skill a y", "skill a z"])
+      // addOption: offered from the next state on, after the others; the constructor's list is copied, not changed
+      const grown = new SkillOptions.SkillOptionsEnv(env, lib, opts.slice(0, 1))
+      grown.reset({ seed: 0 })
+      expect(grown.skillActions()).toEqual(["skill a x", "skill a y", "skill a z"])
+      grown.addOption(opts[1]!)
+      expect(grown.skillActions()).toEqual(["skill a x", "skill b cabinet 1 mug", "skill a y", "skill a z"])
+      expect(grown.options.map((o) => o.name)).toEqual(["a", "b"])
+      expect(opts.length).toBe(2)
+      expect(grown.parse("skill b cabinet 1 mug")).toEqual({ name: "b", args: { p: "cabinet 1", q: "mug" } })
     }).pipe(Effect.provide(layer)), 60_000)
 
   it.effect("a composite skill calls its parts by name and solves a task in one decision", () =>
