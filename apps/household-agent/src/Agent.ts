@@ -149,6 +149,7 @@ export const validate = (o: AgentOptions): AgentOptions => {
   if (!Number.isSafeInteger(o.evalEvery) || o.evalEvery < 0) throw new InvalidOptionError({ option: "evalEvery", value: o.evalEvery, reason: "must be a non-negative integer" })
   if (!(o.seenFraction >= 0 && o.seenFraction <= 1)) throw new InvalidOptionError({ option: "seenFraction", value: o.seenFraction, reason: "must be in [0, 1]" })
   if (!(Number.isFinite(o.prmWeight) && o.prmWeight >= 0)) throw new InvalidOptionError({ option: "prmWeight", value: o.prmWeight, reason: "must be a finite number ≥ 0" })
+  if (!["easy", "default", "hard"].includes(o.difficulty)) throw new InvalidOptionError({ option: "difficulty", value: o.difficulty, reason: "must be easy, default or hard" })
   if (o.out.length === 0) throw new InvalidOptionError({ option: "out", value: o.out, reason: "must name a directory" })
   return o
 }

@@ -132,7 +132,7 @@ describe("household-agent", () => {
 
   it.effect("bad options fail with InvalidOptionError naming the option; the command line maps its flags", () =>
     Effect.gen(function*() {
-      for (const [bad, option] of [[{ steps: 0 }, "steps"], [{ seed: -1 }, "seed"], [{ seenFraction: 2 }, "seenFraction"], [{ groupSize: 1.5 }, "groupSize"]] as const) {
+      for (const [bad, option] of [[{ steps: 0 }, "steps"], [{ seed: -1 }, "seed"], [{ seenFraction: 2 }, "seenFraction"], [{ groupSize: 1.5 }, "groupSize"], [{ difficulty: "brutal" }, "difficulty"]] as const) {
         const exit = yield* Effect.exit(Agent.run({ ...tiny, ...bad, out: path.join(root, "bad") }))
         expect(Exit.isFailure(exit)).toBe(true)
         const err = Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: unknown }).error : undefined
