@@ -2,7 +2,7 @@
  * `household-agent`: the command line of the reference app (see README.md).
  *
  * ```sh
- * npm run start -w @autodidact/household-agent -- --out runs/household --steps 100000 --seed 1 [--no-memory] [--no-skills] [--no-prm] [--stream FILE]
+ * npm run start -w @autodidact/household-agent -- --out "$PWD/runs/household" --steps 100000 --seed 1 [--no-memory] [--no-skills] [--no-prm] [--stream FILE]
  * ```
  * Prints the summary as one JSON line on stdout, progress on stderr; exits 1 with the error's tag and message.
  * @since 0.0.0
