@@ -4,7 +4,8 @@
  * stream metrics of each run and the final evaluation on the unseen split, plus the machine's load.
  *
  * Run: `cd apps/household-agent && nice -n 15 npx tsx --conditions=@autodidact/source bench/ablation.ts [--json]`
- * (env: STEPS (default 12000), SEEDS (comma list, default 1), DIFFICULTY (easy), MAX_STEPS (25), OUT (tmp dir)).
+ * (env: STEPS (default 12000), SEEDS (comma list, default 1), DIFFICULTY (easy), MAX_STEPS (25), OUT (tmp dir),
+ * VARIANTS (comma list of variant names; default all: the five of the issue and each component alone on GiGPO)).
  */
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -22,8 +23,11 @@ const variants = [
   { name: "no-memory", memory: false, skills: true, prm: true },
   { name: "no-skills", memory: true, skills: false, prm: true },
   { name: "no-prm", memory: true, skills: true, prm: false },
-  { name: "plain GiGPO", memory: false, skills: false, prm: false }
-]
+  { name: "plain GiGPO", memory: false, skills: false, prm: false },
+  { name: "GiGPO + skills", memory: false, skills: true, prm: false },
+  { name: "GiGPO + PRM", memory: false, skills: false, prm: true },
+  { name: "GiGPO + memory", memory: true, skills: false, prm: false }
+].filter((v) => process.env["VARIANTS"] === undefined || process.env["VARIANTS"].split(",").includes(v.name))
 const f = (v: number | null) => (v === null ? "-" : v.toFixed(3))
 const rows: Array<Record<string, unknown>> = []
 const loadBefore = fs.readFileSync("/proc/loadavg", "utf8").trim()

@@ -271,6 +271,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
 
     // ---- skills: the library and the wrapped envs (their options grow as skills are admitted: `addOption`)
     const admitted: Array<string> = []
+    const offered = new Set<string>() // the admitted macros' steps
     const library = o.skills ? yield* SkillLibrary.SkillLibrary.makeScoped({ directory: path.join(o.out, "skills") }) : undefined
     const runner = o.skills ? yield* SyncSandbox.make({ timeoutMs: 10_000 }) : undefined
     const wrapped: Array<SkillOptions.SyncSkillOptionsEnv> = []
@@ -451,11 +452,13 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
           const trainEps = eps.filter((_, i) => i % 2 === 0)
           const heldOut = eps.filter((_, i) => i % 2 === 1)
           const found = yield* Discovery.discover(library, scratch, trainEps, heldOut, { prefix: `u${updates}-`, top: 4, maxChecks: 10 })
-          const fresh = found.filter((d) => d.admitted).slice(0, o.maxSkills - admitted.length)
+          // a pattern admitted again under a later name (the same steps) is not offered twice
+          const fresh = found.filter((d) => d.admitted && !offered.has(d.steps.join(" ; "))).slice(0, o.maxSkills - admitted.length)
           for (const d of fresh) {
             const option = Discovery.macroOption(d.name, d.steps, d.varTypes, { maxGroundings: 3 })
             for (const w of wrapped) w.addOption(option)
             admitted.push(d.name)
+            offered.add(d.steps.join(" ; "))
           }
           runDir.append({ kind: "skills", globalStep: envSteps, wallSeconds: wall(), candidates: found.length, admittedNow: fresh.length, admittedSkills: admitted.length, names: fresh.map((d) => d.name) })
           if (fresh.length > 0) log(`update ${updates}: admitted ${fresh.map((d) => d.name).join(", ")}`)
