@@ -26,7 +26,9 @@ const variants = [
   { name: "plain GiGPO", memory: false, skills: false, prm: false },
   { name: "GiGPO + skills", memory: false, skills: true, prm: false },
   { name: "GiGPO + PRM", memory: false, skills: false, prm: true },
-  { name: "GiGPO + memory", memory: true, skills: false, prm: false }
+  { name: "GiGPO + memory", memory: true, skills: false, prm: false },
+  { name: "full, exemplar on the first step", memory: true, skills: true, prm: true, exemplarLine: "first-step" as const },
+  { name: "full, exemplars not shown", memory: true, skills: true, prm: true, exemplarLine: "none" as const }
 ].filter((v) => process.env["VARIANTS"] === undefined || process.env["VARIANTS"].split(",").includes(v.name))
 const f = (v: number | null) => (v === null ? "-" : v.toFixed(3))
 const rows: Array<Record<string, unknown>> = []
@@ -43,6 +45,7 @@ for (const seed of seeds) {
       evalEvery: 0,
       evalEpisodes: 50,
       memory: v.memory,
+      exemplarLine: "exemplarLine" in v ? v.exemplarLine : "every-step",
       skills: v.skills,
       prm: v.prm
     }))

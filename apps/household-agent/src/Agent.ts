@@ -56,6 +56,12 @@ export interface AgentOptions {
   readonly out: string
   /** The experience store and its exemplars (`--no-memory` turns it off). */
   readonly memory: boolean
+  /**
+   * Where the policy sees the exemplar plan with memory on: appended to every observation (`every-step`), to the
+   * first one only (`first-step`), or nowhere (`none`: episodes are stored and exemplars retrieved, for the
+   * transcripts and the `memory` rows, but the policy's input is unchanged).
+   */
+  readonly exemplarLine: "every-step" | "first-step" | "none"
   /** Skill discovery and skills as options (`--no-skills`). */
   readonly skills: boolean
   /** The process reward model in GiGPO's advantages (`--no-prm`). */
@@ -97,6 +103,7 @@ export const defaults: Omit<AgentOptions, "out"> = {
   seed: 1,
   steps: 100_000,
   memory: true,
+  exemplarLine: "every-step",
   skills: true,
   prm: true,
   seenFraction: 0.5,
@@ -150,6 +157,7 @@ export const validate = (o: AgentOptions): AgentOptions => {
   if (!(o.seenFraction >= 0 && o.seenFraction <= 1)) throw new InvalidOptionError({ option: "seenFraction", value: o.seenFraction, reason: "must be in [0, 1]" })
   if (!(Number.isFinite(o.prmWeight) && o.prmWeight >= 0)) throw new InvalidOptionError({ option: "prmWeight", value: o.prmWeight, reason: "must be a finite number ≥ 0" })
   if (!["easy", "default", "hard"].includes(o.difficulty)) throw new InvalidOptionError({ option: "difficulty", value: o.difficulty, reason: "must be easy, default or hard" })
+  if (!["every-step", "first-step", "none"].includes(o.exemplarLine)) throw new InvalidOptionError({ option: "exemplarLine", value: o.exemplarLine, reason: "must be every-step, first-step or none" })
   if (o.out.length === 0) throw new InvalidOptionError({ option: "out", value: o.out, reason: "must name a directory" })
   return o
 }
@@ -164,7 +172,11 @@ const planLine = (plan: ReadonlyArray<string>, roles: ReadonlyArray<string>): st
  */
 class ExemplarEnv implements GroupRollout.TextEnv {
   line: string | undefined = undefined
-  constructor(readonly inner: GroupRollout.TextEnv, readonly planFor: (task: string) => ReadonlyArray<string> | undefined) {}
+  constructor(
+    readonly inner: GroupRollout.TextEnv,
+    readonly planFor: (task: string) => ReadonlyArray<string> | undefined,
+    readonly everyStep: boolean
+  ) {}
   get task() {
     return this.inner.task
   }
@@ -181,7 +193,8 @@ class ExemplarEnv implements GroupRollout.TextEnv {
     return this.withLine(r)
   }
   step(action: string) {
-    return this.withLine(this.inner.step(action))
+    const r = this.inner.step(action)
+    return this.everyStep ? this.withLine(r) : r
   }
   admissibleActions() {
     return this.inner.admissibleActions()
@@ -293,7 +306,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
         wrapped.push(w)
         env = w
       }
-      return o.memory ? new ExemplarEnv(env, planFor) : env
+      return o.memory && o.exemplarLine !== "none" ? new ExemplarEnv(env, planFor, o.exemplarLine === "every-step") : env
     }
     const envs = [makeEnv()]
     const scratch = fullEnv() // task texts of coming tasks, skill verification, replays

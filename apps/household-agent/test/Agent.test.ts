@@ -132,7 +132,7 @@ describe("household-agent", () => {
 
   it.effect("bad options fail with InvalidOptionError naming the option; the command line maps its flags", () =>
     Effect.gen(function*() {
-      for (const [bad, option] of [[{ steps: 0 }, "steps"], [{ seed: -1 }, "seed"], [{ seenFraction: 2 }, "seenFraction"], [{ groupSize: 1.5 }, "groupSize"], [{ difficulty: "brutal" }, "difficulty"]] as const) {
+      for (const [bad, option] of [[{ steps: 0 }, "steps"], [{ seed: -1 }, "seed"], [{ seenFraction: 2 }, "seenFraction"], [{ groupSize: 1.5 }, "groupSize"], [{ difficulty: "brutal" }, "difficulty"], [{ exemplarLine: "sometimes" as "none" }, "exemplarLine"]] as const) {
         const exit = yield* Effect.exit(Agent.run({ ...tiny, ...bad, out: path.join(root, "bad") }))
         expect(Exit.isFailure(exit)).toBe(true)
         const err = Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: unknown }).error : undefined
@@ -141,6 +141,7 @@ describe("household-agent", () => {
       }
       expect(fs.existsSync(path.join(root, "bad"))).toBe(false)
       expect(parse(["--out", "x", "--steps", "500", "--seed", "2", "--no-memory", "--no-prm", "--quiet"])).toEqual({ out: "x", steps: 500, seed: 2, memory: false, prm: false })
+      expect(parse(["--out", "x", "--memory", "--exemplar-line", "first-step", "--quiet"])).toEqual({ out: "x", memory: true, exemplarLine: "first-step" })
       expect(() => parse(["--out", "x", "--steps", "many"])).toThrow(/--steps/)
       expect(() => parse(["--steps", "5"])).toThrow(/--out/)
     }))
