@@ -5,7 +5,7 @@
  *
  * Run: `cd apps/household-agent && nice -n 15 npx tsx --conditions=@autodidact/source bench/ablation.ts [--json]`
  * (env: STEPS (default 12000), SEEDS (comma list, default 1), DIFFICULTY (easy), MAX_STEPS (25), OUT (tmp dir),
- * VARIANTS (comma list of variant names; default all: the five of the issue and each component alone on GiGPO)).
+ * VARIANTS (comma list of variant names, which hold no comma; default all: the five of the issue and each component alone on GiGPO)).
  */
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -27,8 +27,8 @@ const variants = [
   { name: "GiGPO + skills", memory: false, skills: true, prm: false },
   { name: "GiGPO + PRM", memory: false, skills: false, prm: true },
   { name: "GiGPO + memory", memory: true, skills: false, prm: false },
-  { name: "full, exemplar on the first step", memory: true, skills: true, prm: true, exemplarLine: "first-step" as const },
-  { name: "full, exemplars not shown", memory: true, skills: true, prm: true, exemplarLine: "none" as const }
+  { name: "full (exemplar on first step)", memory: true, skills: true, prm: true, exemplarLine: "first-step" as const },
+  { name: "full (exemplars not shown)", memory: true, skills: true, prm: true, exemplarLine: "none" as const }
 ].filter((v) => process.env["VARIANTS"] === undefined || process.env["VARIANTS"].split(",").includes(v.name))
 const f = (v: number | null) => (v === null ? "-" : v.toFixed(3))
 const rows: Array<Record<string, unknown>> = []

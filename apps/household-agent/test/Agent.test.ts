@@ -92,7 +92,7 @@ describe("household-agent", () => {
   it.effect("a seed reproduces the run: the full agent again gives the same episodes and stream rows", () =>
     Effect.gen(function*() {
       const again = path.join(root, "full-again")
-      const b = yield* Agent.run({ ...tiny, out: again })
+      const b = yield* Agent.run({ ...tiny, out: again, memory: true, skills: true, prm: true })
       const strip = (dir: string) => rows(dir).filter((r) => r["kind"] === "stream" || r["kind"] === "episode").map((r) => ({ ...r, wallSeconds: 0 }))
       expect(b.storedEpisodes).toBeGreaterThan(0)
       expect(strip(again)).toEqual(strip(path.join(root, "full")))
