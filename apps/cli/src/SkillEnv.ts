@@ -69,13 +69,7 @@ export const open = (library: string, maxSkillActions: number): Effect.Effect<Sk
     const runner = yield* SyncSandbox.make({ timeoutMs: 10_000 }).pipe(Effect.mapError((e) => new SkillOptionsError({ library, reason: e.message })))
     const wrapped: Array<SkillOptions.SyncSkillOptionsEnv> = []
     yield* Effect.acquireRelease(
-      Effect.sync(() => TextAbstraction.registerActionDescriber((a) => {
-        for (const w of wrapped) {
-          const d = w.describeAction(a)
-          if (d !== undefined) return d
-        }
-        return undefined
-      })),
+      Effect.sync(() => TextAbstraction.registerActionDescriber(SkillOptions.describeAny(wrapped))),
       (unregister) => Effect.sync(unregister)
     )
     return {

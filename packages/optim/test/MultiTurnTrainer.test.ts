@@ -217,6 +217,29 @@ describe("MultiTurnTrainer.train", () => {
       expect(nan).toMatchObject({ reason: "nonFinite", trajectory: 0, step: 0 })
     }), 30_000)
 
+  it.effect("betweenUpdates: awaited after each update, before the next batch; an abort in it stops the run", () =>
+    Effect.gen(function* () {
+      const ctl = new AbortController()
+      const order: Array<string> = []
+      const r = yield* MultiTurnTrainer.train([new DoorsEnv()], { ...smoke, evalEpisodes: 5, tasksPerBatch: 2, groupSize: 2 }, {
+        signal: ctl.signal,
+        onEpisode: () => order.push("episode"),
+        onUpdate: (u) => order.push(`update ${u.globalStep}`),
+        betweenUpdates: (u) =>
+          Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5))).pipe(Effect.andThen(Effect.sync(() => {
+            order.push(`between ${u.globalStep}`)
+            if (order.filter((o) => o.startsWith("between")).length === 2) ctl.abort()
+          })))
+      })
+      expect(r.stopReason).toBe("aborted")
+      expect(r.updates).toBe(2)
+      // each update's asynchronous work finished before the next batch's episodes were rolled out
+      const firstBetween = order.findIndex((o) => o.startsWith("between"))
+      expect(order[firstBetween - 1]).toMatch(/^update /)
+      expect(order.slice(firstBetween + 1, firstBetween + 5)).toEqual(["episode", "episode", "episode", "episode"])
+      expect(order[order.length - 1]).toMatch(/^between /)
+    }))
+
   it.effect("an abort signal stops after the current batch with stopReason 'aborted'", () =>
     Effect.gen(function* () {
       const ctl = new AbortController()

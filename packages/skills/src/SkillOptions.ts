@@ -184,12 +184,29 @@ abstract class OptionsEnvBase {
   private readonly known = new Map<string, SkillCommand>()
   readonly counters: SkillCounters = { decisions: 0, skillDecisions: 0, primitiveSteps: 0, failedSkillCalls: 0 }
 
+  private optionList: ReadonlyArray<SkillOption>
+
   constructor(
     readonly env: TextEnv,
     readonly library: SkillLibrary,
-    readonly options: ReadonlyArray<SkillOption>,
+    options: ReadonlyArray<SkillOption>,
     readonly config: SkillOptionsConfig = {}
-  ) {}
+  ) {
+    this.optionList = options.slice()
+  }
+
+  /** The options offered, in order (a copy of the constructor's list, plus those added by {@link addOption}). */
+  get options(): ReadonlyArray<SkillOption> {
+    return this.optionList
+  }
+
+  /**
+   * Offer one more option, after the others, from the next `admissibleActions()` on: e.g. a skill admitted to the
+   * library while the agent keeps learning. Its `name` must name a library skill when it is called.
+   */
+  addOption(option: SkillOption): void {
+    this.optionList = [...this.optionList, option]
+  }
 
   /** The wrapped env's task. */
   get task(): string {
@@ -358,6 +375,24 @@ export class SyncSkillOptionsEnv extends OptionsEnvBase {
     }
     return this.tallySkill(skillResult(this.state, cmd, tally, out), action, keyBefore)
   }
+}
+
+/**
+ * One action describer over several wrappers (the first whose {@link SkillOptionsEnv.describeAction} knows the
+ * command answers; undefined when none does), e.g. for `TextAbstraction.registerActionDescriber` of
+ * `@autodidact/optim`, so that a featurizer sees the expansion of skill commands offered by any of them. `wrappers`
+ * is read on each call: wrappers pushed to it later are consulted too.
+ * @since 0.2.0
+ */
+export const describeAny = (
+  wrappers: ReadonlyArray<{ describeAction(action: string): ReadonlyArray<string> | undefined }>
+): ((action: string) => ReadonlyArray<string> | undefined) =>
+(action) => {
+  for (const w of wrappers) {
+    const d = w.describeAction(action)
+    if (d !== undefined) return d
+  }
+  return undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

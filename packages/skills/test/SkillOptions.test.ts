@@ -123,6 +123,15 @@ describe("SkillOptions", () => {
       // an offered command with a spaced argument parses by lookup, not by words
       expect(w.parse("skill b cabinet 1 mug")).toEqual({ name: "b", args: { p: "cabinet 1", q: "mug" } })
       expect(new SkillOptions.SkillOptionsEnv(env, lib, opts).skillActions()).toEqual(["skill a x", "skill b cabinet 1 mug", "skill a y", "skill a z"])
+      // addOption: offered from the next state on, after the others; the constructor's list is copied, not changed
+      const grown = new SkillOptions.SkillOptionsEnv(env, lib, opts.slice(0, 1))
+      grown.reset({ seed: 0 })
+      expect(grown.skillActions()).toEqual(["skill a x", "skill a y", "skill a z"])
+      grown.addOption(opts[1]!)
+      expect(grown.skillActions()).toEqual(["skill a x", "skill b cabinet 1 mug", "skill a y", "skill a z"])
+      expect(grown.options.map((o) => o.name)).toEqual(["a", "b"])
+      expect(opts.length).toBe(2)
+      expect(grown.parse("skill b cabinet 1 mug")).toEqual({ name: "b", args: { p: "cabinet 1", q: "mug" } })
     }).pipe(Effect.provide(layer)), 60_000)
 
   it.effect("a composite skill calls its parts by name and solves a task in one decision", () =>
@@ -208,4 +217,19 @@ describe("SkillOptions", () => {
       expect(plain.skillActions()).toEqual(["skill idle", "skill step-then-fail", "skill fine"])
       expect(plain.counters.failedSkillCalls).toBe(1)
     }).pipe(Effect.provide(layer)), 60_000)
+})
+
+describe("SkillOptions.describeAny", () => {
+  it("asks each wrapper in order, the first that knows the command answers; wrappers added later are consulted", () => {
+    const a = { describeAction: (c: string) => (c === "skill a" ? ["go to x 1", "take y 1 from x 1"] : undefined) }
+    const b = { describeAction: (c: string) => (c.startsWith("skill") ? ["look"] : undefined) }
+    const wrappers: Array<typeof a> = [a]
+    const describe = SkillOptions.describeAny(wrappers)
+    expect(describe("skill a")).toEqual(["go to x 1", "take y 1 from x 1"])
+    expect(describe("skill b")).toBeUndefined()
+    wrappers.push(b)
+    expect(describe("skill b")).toEqual(["look"])
+    expect(describe("skill a")).toEqual(["go to x 1", "take y 1 from x 1"])
+    expect(describe("look")).toBeUndefined()
+  })
 })

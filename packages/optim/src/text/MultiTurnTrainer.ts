@@ -255,6 +255,13 @@ export interface Hooks {
   readonly stepAdvantages?:
     | ((group: GroupRollout.GroupResult<unknown>, advantages: ReadonlyArray<Float64Array>) => ReadonlyArray<ArrayLike<number>> | undefined)
     | undefined
+  /**
+   * Asynchronous work between two updates, awaited before the next batch is drawn (after `onUpdate` and any
+   * evaluation), with the update row: e.g. an app that writes each batch to an experience store, admits skills
+   * discovered in it, or prepares what the next tasks need, so that the run stays reproducible (the next rollouts
+   * wait for it). Its failures and defects end the run as defects. Abort through `signal` to stop after it.
+   */
+  readonly betweenUpdates?: ((row: UpdateRow) => Effect.Effect<void>) | undefined
   /** Stop at the next batch boundary (`stopReason: "aborted"`). */
   readonly signal?: AbortSignal | undefined
 }
@@ -767,6 +774,7 @@ export const train = (
       if (o.evalEvery > 0 && updates % o.evalEvery === 0 && globalStep < o.totalEnvSteps) {
         yield* Effect.try({ try: runEvaluation, catch: (e) => e }).pipe(Effect.catch(rethrowTyped))
       }
+      if (hooks.betweenUpdates !== undefined) yield* hooks.betweenUpdates(row)
       yield* Effect.yieldNow
       if (hooks.signal?.aborted === true) {
         stopReason = "aborted"

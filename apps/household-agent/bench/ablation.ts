@@ -1,0 +1,69 @@
+/**
+ * The ablation of the household agent: the full agent, each component removed, and plain GiGPO (all three removed),
+ * at equal primitive env steps on the same seeded stream; prints a markdown table (and `--json` rows) with the
+ * stream metrics of each run and the final evaluation on the unseen split, plus the machine's load.
+ *
+ * Run: `cd apps/household-agent && nice -n 15 npx tsx --conditions=@autodidact/source bench/ablation.ts [--json]`
+ * (env: STEPS (default 12000), SEEDS (comma list, default 1), DIFFICULTY (easy), MAX_STEPS (25), OUT (tmp dir),
+ * VARIANTS (comma list of variant names, which hold no comma; default all: the five of the issue and each component alone on GiGPO)).
+ */
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Agent from "../src/Agent.js"
+
+const env = (k: string, d: string) => process.env[k] ?? d
+const steps = Number(env("STEPS", "12000"))
+const seeds = env("SEEDS", "1").split(",").map(Number)
+const out = env("OUT", fs.mkdtempSync(path.join(os.tmpdir(), "household-ablation-")))
+const json = process.argv.includes("--json")
+const variants = [
+  { name: "full", memory: true, skills: true, prm: true },
+  { name: "no-memory", memory: false, skills: true, prm: true },
+  { name: "no-skills", memory: true, skills: false, prm: true },
+  { name: "no-prm", memory: true, skills: true, prm: false },
+  { name: "plain GiGPO", memory: false, skills: false, prm: false },
+  { name: "GiGPO + skills", memory: false, skills: true, prm: false },
+  { name: "GiGPO + PRM", memory: false, skills: false, prm: true },
+  { name: "GiGPO + memory", memory: true, skills: false, prm: false },
+  { name: "full (exemplar on first step)", memory: true, skills: true, prm: true, exemplarLine: "first-step" as const },
+  { name: "full (exemplars not shown)", memory: true, skills: true, prm: true, exemplarLine: "none" as const }
+].filter((v) => process.env["VARIANTS"] === undefined || process.env["VARIANTS"].split(",").includes(v.name))
+const f = (v: number | null) => (v === null ? "-" : v.toFixed(3))
+const rows: Array<Record<string, unknown>> = []
+const loadBefore = fs.readFileSync("/proc/loadavg", "utf8").trim()
+for (const seed of seeds) {
+  for (const v of variants) {
+    const s = await Effect.runPromise(Agent.run({
+      out: path.join(out, `${v.name.replace(/ /g, "-")}-s${seed}`),
+      overwrite: true,
+      seed,
+      steps,
+      difficulty: env("DIFFICULTY", "easy"),
+      maxSteps: Number(env("MAX_STEPS", "25")),
+      evalEvery: 0,
+      evalEpisodes: 50,
+      memory: v.memory,
+      exemplarLine: "exemplarLine" in v ? v.exemplarLine : "every-step",
+      skills: v.skills,
+      prm: v.prm
+    }))
+    const row = { variant: v.name, ...s, components: undefined, run: undefined }
+    rows.push(row)
+    process.stderr.write(`${v.name} seed ${seed}: stream ${f(s.streamSuccess)}, unseen ${f(s.unseenSuccess)}, eval ${f(s.evalSuccess)} (${s.wallSeconds.toFixed(0)} s)\n`)
+    if (json) process.stdout.write(`${JSON.stringify(row)}\n`)
+  }
+}
+const lines = [
+  `household-agent ablation: ${steps} env steps per run, seeds ${seeds.join(",")}, difficulty ${env("DIFFICULTY", "easy")}, max steps ${env("MAX_STEPS", "25")}; loadavg before: ${loadBefore}, after: ${fs.readFileSync("/proc/loadavg", "utf8").trim()}`,
+  "",
+  "| variant | seed | stream success | seen success | unseen success (first encounter) | forward transfer | forgetting | eval success (unseen split, 50 tasks) | skills admitted / calls | PRM fits | exemplar hits | wall s |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|"
+]
+for (const r of rows as Array<Record<string, never>>) {
+  lines.push(`| ${r["variant"]} | ${r["seed"]} | ${f(r["streamSuccess"])} | ${f(r["seenSuccess"])} | ${f(r["unseenSuccess"])} | ${f(r["forwardTransfer"])} | ${f(r["forgetting"])} | ${f(r["evalSuccess"])} | ${(r["admittedSkills"] as Array<string>).length} / ${r["skillCalls"]} | ${r["prmFits"]} | ${r["exemplarHits"]} | ${(r["wallSeconds"] as number).toFixed(0)} |`)
+}
+if (!json) process.stdout.write(`${lines.join("\n")}\n`)
+else process.stderr.write(`${lines.join("\n")}\n`)
+process.exit(0)
