@@ -4,6 +4,7 @@
  * ```sh
  * npm run start -w @autodidact/household-agent -- --out "$PWD/runs/household" --steps 100000 --seed 1 [--no-memory] [--no-skills] [--no-prm] [--stream FILE]
  * ```
+ * With `--llm-base-url URL` (any OpenAI-compatible endpoint) it runs the LLM policy instead ({@link LlmAgent}).
  * Prints the summary as one JSON line on stdout, progress on stderr; exits 1 with the error's tag and message.
  * @since 0.0.0
  */
@@ -11,6 +12,7 @@ import { InvalidOptionError } from "@autodidact/core"
 import { Effect } from "effect"
 import { parseArgs } from "node:util"
 import * as Agent from "./Agent.js"
+import * as LlmAgent from "./LlmAgent.js"
 
 /** The options of a command line (throws InvalidOptionError naming a bad flag value). */
 export const parse = (argv: ReadonlyArray<string>): Partial<Agent.AgentOptions> & { readonly out: string } => {
@@ -69,7 +71,11 @@ export const parse = (argv: ReadonlyArray<string>): Partial<Agent.AgentOptions> 
 
 const isMain = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("household-agent/src/main.ts") === true
 if (isMain) {
-  Effect.runPromise(Effect.try({ try: () => parse(process.argv.slice(2)), catch: (e) => e as Error }).pipe(Effect.flatMap(Agent.run))).then(
+  const argv = process.argv.slice(2)
+  const program: Effect.Effect<unknown, Error> = LlmAgent.wanted(argv)
+    ? Effect.try({ try: () => LlmAgent.parse(argv), catch: (e) => e as Error }).pipe(Effect.flatMap(LlmAgent.run))
+    : Effect.try({ try: () => parse(argv), catch: (e) => e as Error }).pipe(Effect.flatMap(Agent.run))
+  Effect.runPromise(program).then(
     (summary) => {
       process.stdout.write(`${JSON.stringify(summary)}\n`)
       // the sandbox's and PGlite's handles are closed; exit without waiting for TF.js timers
