@@ -340,18 +340,17 @@ export const run = (input: Partial<LlmAgentOptions> & { readonly out: string; re
     yield* program.pipe(Effect.provide(model))
 
     const snap = metrics.snapshot()
-    const nul = (v: number | undefined) => (v === undefined ? null : v)
     const summary: LlmSummary = {
       run: o.out,
       seed: o.seed,
       model: endpoint.model,
       learner: o.learner,
       streamTasks,
-      streamSuccess: nul(snap.streamSuccess),
-      seenSuccess: nul(snap.seenSuccess),
-      unseenSuccess: nul(snap.unseenSuccess),
-      forwardTransfer: nul(snap.forwardTransfer),
-      forgetting: nul(snap.forgetting),
+      streamSuccess: snap.streamSuccess ?? null,
+      seenSuccess: snap.seenSuccess ?? null,
+      unseenSuccess: snap.unseenSuccess ?? null,
+      forwardTransfer: snap.forwardTransfer ?? null,
+      forgetting: snap.forgetting ?? null,
       revisits: snap.revisits,
       gateDecisions,
       promotions,
@@ -375,53 +374,41 @@ export const wanted = (argv: ReadonlyArray<string>): boolean => argv.some((a) =>
  * naming a missing flag or a bad number (the URL itself is checked by {@link run}: `LlmConfigError`).
  */
 export const parse = (argv: ReadonlyArray<string>): Partial<LlmAgentOptions> & { readonly out: string; readonly llmBaseUrl: string } => {
+  // flag → [option, kind]
+  const flags: Record<string, readonly [string, "string" | "number" | "boolean"]> = {
+    out: ["out", "string"],
+    "llm-base-url": ["llmBaseUrl", "string"],
+    "llm-model": ["llmModel", "string"],
+    "llm-api-key-env": ["llmApiKeyEnv", "string"],
+    seed: ["seed", "number"],
+    tasks: ["tasks", "number"],
+    stream: ["stream", "string"],
+    "seen-fraction": ["seenFraction", "number"],
+    difficulty: ["difficulty", "string"],
+    "max-steps": ["maxSteps", "number"],
+    "group-size": ["groupSize", "number"],
+    "learn-every": ["learnEvery", "number"],
+    "gate-tasks": ["gateTasks", "number"],
+    learner: ["learner", "string"],
+    overwrite: ["overwrite", "boolean"],
+    quiet: ["quiet", "boolean"]
+  }
   const { values } = parseArgs({
     args: [...argv],
-    options: {
-      out: { type: "string" },
-      "llm-base-url": { type: "string" },
-      "llm-model": { type: "string" },
-      "llm-api-key-env": { type: "string" },
-      seed: { type: "string" },
-      tasks: { type: "string" },
-      stream: { type: "string" },
-      "seen-fraction": { type: "string" },
-      difficulty: { type: "string" },
-      "max-steps": { type: "string" },
-      "group-size": { type: "string" },
-      "learn-every": { type: "string" },
-      "gate-tasks": { type: "string" },
-      learner: { type: "string" },
-      overwrite: { type: "boolean" },
-      quiet: { type: "boolean" }
-    },
+    options: Object.fromEntries(Object.entries(flags).map(([f, [, kind]]) => [f, { type: kind === "boolean" ? "boolean" as const : "string" as const }])),
     strict: true
   })
-  if (values.out === undefined) throw new InvalidOptionError({ option: "--out", value: "(missing)", reason: "name the run directory to write" })
-  if (values["llm-base-url"] === undefined) throw new InvalidOptionError({ option: "--llm-base-url", value: "(missing)", reason: "name the OpenAI-compatible API root" })
-  const num = (flag: string, v: string | undefined): number | undefined => {
-    if (v === undefined) return undefined
+  const out: Record<string, unknown> = {}
+  for (const [f, [option, kind]] of Object.entries(flags)) {
+    const v = values[f]
+    if (v === undefined || option === "quiet") continue
     const n = Number(v)
-    if (v.trim() === "" || !Number.isFinite(n)) throw new InvalidOptionError({ option: flag, value: v, reason: "must be a number" })
-    return n
+    if (kind === "number" && (typeof v !== "string" || v.trim() === "" || !Number.isFinite(n))) throw new InvalidOptionError({ option: `--${f}`, value: v, reason: "must be a number" })
+    out[option] = kind === "number" ? n : v
   }
-  const entries: Array<[string, unknown]> = [
-    ["out", values.out],
-    ["llmBaseUrl", values["llm-base-url"]],
-    ["llmModel", values["llm-model"]],
-    ["llmApiKeyEnv", values["llm-api-key-env"]],
-    ["seed", num("--seed", values.seed)],
-    ["tasks", num("--tasks", values.tasks)],
-    ["stream", values.stream],
-    ["seenFraction", num("--seen-fraction", values["seen-fraction"])],
-    ["difficulty", values.difficulty],
-    ["maxSteps", num("--max-steps", values["max-steps"])],
-    ["groupSize", num("--group-size", values["group-size"])],
-    ["learnEvery", num("--learn-every", values["learn-every"])],
-    ["gateTasks", num("--gate-tasks", values["gate-tasks"])],
-    ["learner", values.learner],
-    ["overwrite", values.overwrite],
-    ["log", values.quiet === true ? undefined : (line: string) => process.stderr.write(`${line}\n`)]
-  ]
-  return Object.fromEntries(entries.filter(([, v]) => v !== undefined)) as Partial<LlmAgentOptions> & { readonly out: string; readonly llmBaseUrl: string }
+  for (const f of ["out", "llm-base-url"]) {
+    if (values[f] === undefined) throw new InvalidOptionError({ option: `--${f}`, value: "(missing)", reason: f === "out" ? "name the run directory to write" : "name the OpenAI-compatible API root" })
+  }
+  if (values["quiet"] !== true) out["log"] = (line: string) => process.stderr.write(`${line}\n`)
+  return out as Partial<LlmAgentOptions> & { readonly out: string; readonly llmBaseUrl: string }
 }
