@@ -10,7 +10,9 @@
  *   experiences in the prompt (Training-Free GRPO's rollouts, `TrainingFreeGrpo.train` with one epoch on the block,
  *   its library starting from the promoted one); the task's outcome is the share of its group that succeeded
  *   (scored before anything learns from it, as Evo-Memory's streaming evaluation asks) and goes to
- *   {@link StreamMetrics} (forward-transfer baseline: the random policy on the same task, as {@link Agent}).
+ *   {@link StreamMetrics} (forward-transfer baseline: the random policy on the same task, as {@link Agent}). These
+ *   rollouts sample at Training-Free GRPO's `rolloutTemperature` (0.7); the gate's evaluations at the provider's
+ *   default temperature.
  * - Learning, after each block: a candidate = Training-Free GRPO's library after the block's update (semantic group
  *   advantages → ADD/MODIFY/DELETE; Cai et al., arXiv:2510.08191) and ExpeL insights extracted from the block's
  *   successes and failures (`Expel.extract`, starting from the promoted insights; Zhao et al., arXiv:2308.10144).
@@ -250,7 +252,7 @@ export const run = (input: Partial<LlmAgentOptions> & { readonly out: string; re
           epochs: 1,
           groupSize: o.groupSize,
           maxSteps,
-          seed: o.seed * 7919 + block,
+          seed: (o.seed * 7919 + block) % 2_147_483_647,
           updateLibrary: o.learner !== "expel"
         }, { onGroup: (g) => groups.push(g) }).pipe(Effect.provide(ExperienceLibrary.layerMemory(promoted.library)))
         const epoch = tf.epochs[0]
