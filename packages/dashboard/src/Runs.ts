@@ -617,9 +617,9 @@ export const StepExtras = Schema.Struct({
 
 const decodeExtras = Schema.decodeUnknownExit(StepExtras)
 
-/** A Schema failure as one line: `Expected string | undefined at ["skill"]`. */
+/** A Schema failure as one line, its message and path without the stack: `Expected string | undefined at ["skill"]`. */
 const schemaMessage = (cause: Cause.Cause<unknown>): string =>
-  Cause.pretty(cause).split("\n").filter((l) => l.trim().length > 0 && (!/^\s+at /.test(l) || /^\s+at \[/.test(l))) // the message and its path, no stack.slice(0, 2).join(" ").replace(/^\s*\w*Error: /, "").replace(/\s+/g, " ").trim()
+  Cause.pretty(cause).split("\n").filter((l) => l.trim().length > 0 && (!/^\s+at /.test(l) || /^\s+at \[/.test(l))).slice(0, 2).join(" ").replace(/^\s*\w*Error: /, "").replace(/\s+/g, " ").trim()
 
 /**
  * Check one parsed trajectory line: a JSON object whose `steps` (when present) is an array and whose steps' `info`
