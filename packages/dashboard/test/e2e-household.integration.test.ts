@@ -125,3 +125,40 @@ describe.runIf(hasChromium)("the reference app's run in the dashboard (Chromium)
     expect(errors).toEqual([])
   })
 })
+
+/** A real runs directory of the app (`HOUSEHOLD_AGENT_RUNS=<dir>`, e.g. the README's ablation output): screenshots only. */
+const realRuns = process.env["HOUSEHOLD_AGENT_RUNS"]
+
+describe.runIf(hasChromium && realRuns !== undefined)("a real runs directory of the reference app (HOUSEHOLD_AGENT_RUNS)", () => {
+  it("shows its stream metrics and a transcript; screenshots household-real-*.png", async () => {
+    const errors: Array<string> = []
+    const opened = await openDashboard(realRuns!, chromium, errors, { viewport: { width: 1440, height: 1000 } })
+    try {
+      const page = opened.page
+      await page.waitForFunction(() => (window as any).autodidact.grid?.some((c: any) => c.metric === "streamSuccess" && c.result !== undefined))
+      await page.selectOption("#metric", "streamSuccess")
+      await page.waitForFunction(() => (window as any).autodidact.lastResult?.metric === "streamSuccess", undefined, { timeout: 10_000 })
+      await page.screenshot({ path: path.join(shots, "household-real-00-overview.png") })
+      await page.fill("#grid-metrics", "streamSuccess, seenSuccess, forwardTransfer, forgetting, exemplarShare, admittedSkills, prmLoss")
+      await page.waitForFunction(() => (window as any).autodidact.grid.length > 0 && (window as any).autodidact.grid.every((c: any) => c.result !== undefined))
+      await page.locator("#grid-section").screenshot({ path: path.join(shots, "household-real-01-grid-stream.png") })
+      await page.waitForSelector("#episode-view .transcript .turn")
+      // the first transcript of the shown run whose steps used both an exemplar and a skill (else one of them, else the first)
+      const run = await page.inputValue("#traj-run")
+      const lines = fs.readFileSync(path.join(realRuns!, run, "trajectories", "stream.jsonl"), "utf8").split("\n").filter((l) => l.trim() !== "")
+      const infos = lines.map((l) => (JSON.parse(l) as { steps: Array<{ info?: Record<string, unknown> }> }).steps.map((s) => s.info ?? {}))
+      const has = (k: string) => (i: number) => infos[i]!.some((info) => info[k] !== undefined)
+      const all = infos.map((_, i) => i)
+      const pick = all.find((i) => has("exemplar")(i) && has("skill")(i)) ?? all.find((i) => has("exemplar")(i) || has("skill")(i)) ?? 0
+      await page.fill("#traj-episode", String(pick))
+      await page.dispatchEvent("#traj-episode", "change")
+      const task = (JSON.parse(lines[pick]!) as { task?: string }).task
+      await page.waitForFunction((t) => (window as any).autodidact.episode?.task === t, task, { timeout: 10_000 })
+      await page.locator("#viewer").screenshot({ path: path.join(shots, "household-real-02-transcript.png") })
+      console.log(`[dashboard e2e household-agent] screenshots ${path.join(shots, "household-real-*.png")}`)
+      expect(errors).toEqual([])
+    } finally {
+      await opened.close()
+    }
+  })
+})
