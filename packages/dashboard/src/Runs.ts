@@ -12,11 +12,11 @@
  *
  * @example
  * import { Runs } from "@autodidact/dashboard"
- * import { Effect } from "effect"
+ * import { Cause, Effect, Schema } from "effect"
  * const table = await Effect.runPromise(Runs.scan("runs"))
  * @since 0.0.0
  */
-import { Effect } from "effect"
+import { Cause, Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { DashboardError } from "./Errors.js"
@@ -597,9 +597,55 @@ export const trajectoryFiles = async (runDir: string): Promise<Array<{ file: str
 }
 
 /**
+ * The per-step extras of an agent that remembers and reuses (in a step's `info`), shown under the step in the
+ * transcript view: every field optional, other `info` keys are free.
+ * - `exemplar` / `exemplars` / `retrieved`: the past episode(s) retrieved from memory at this step, as strings (e.g.
+ *   the reference app's exemplar plan) or objects with a `task`, `text` or `id`;
+ * - `skill` / `skills`: the skill(s) called as an option at this step (strings); `primitiveSteps`: the env steps a
+ *   skill call took (an integer ≥ 0);
+ * - `notes`: free text line(s) to show under the step.
+ */
+export const StepExtras = Schema.Struct({
+  exemplar: Schema.optional(Schema.String),
+  exemplars: Schema.optional(Schema.Union([Schema.String, Schema.Array(Schema.Union([Schema.String, Schema.Record(Schema.String, Schema.Unknown)]))])),
+  retrieved: Schema.optional(Schema.Union([Schema.String, Schema.Array(Schema.Union([Schema.String, Schema.Record(Schema.String, Schema.Unknown)]))])),
+  skill: Schema.optional(Schema.String),
+  skills: Schema.optional(Schema.Array(Schema.String)),
+  primitiveSteps: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  notes: Schema.optional(Schema.Union([Schema.String, Schema.Array(Schema.String)]))
+})
+
+const decodeExtras = Schema.decodeUnknownExit(StepExtras)
+
+/** A Schema failure as one line, its message and path without the stack: `Expected string | undefined at ["skill"]`. */
+const schemaMessage = (cause: Cause.Cause<unknown>): string =>
+  Cause.pretty(cause).split("\n").filter((l) => l.trim().length > 0 && (!/^\s+at /.test(l) || /^\s+at \[/.test(l))).slice(0, 2).join(" ").replace(/^\s*\w*Error: /, "").replace(/\s+/g, " ").trim()
+
+/**
+ * Check one parsed trajectory line: a JSON object whose `steps` (when present) is an array and whose steps' `info`
+ * extras match {@link StepExtras}. Returns the reason it fails, or undefined when it passes.
+ */
+export const episodeProblem = (ep: unknown): string | undefined => {
+  if (typeof ep !== "object" || ep === null || Array.isArray(ep)) return "not a JSON object"
+  const steps = (ep as Record<string, unknown>)["steps"]
+  if (steps === undefined) return undefined
+  if (!Array.isArray(steps)) return "steps is not an array"
+  for (let k = 0; k < steps.length; k++) {
+    const info: unknown = (steps[k] as Record<string, unknown> | null)?.["info"]
+    if (info === undefined || info === null) continue
+    if (typeof info !== "object" || Array.isArray(info)) return `steps[${k}].info is not an object`
+    const exit = decodeExtras(info)
+    if (exit._tag === "Failure") return `steps[${k}].info: ${schemaMessage(exit.cause)}`
+  }
+  return undefined
+}
+
+/**
  * One episode (line `index`, counting non-blank lines from 0) of a run's trajectory file, parsed; undefined when
  * the file name is not a plain `*.jsonl` name, the file's real path leaves the run directory (a symlink to
- * elsewhere), or the line is missing or not JSON.
+ * elsewhere) or the line is missing.
+ * @throws DashboardError naming the file and its line number (1-based, as in an editor) when the line is not JSON,
+ * not an object, or a step's `info` extras do not match {@link StepExtras}.
  */
 export const trajectory = async (runDir: string, file: string, index: number): Promise<unknown> => {
   if (!/^[A-Za-z0-9._-]+\.jsonl$/.test(file) || file.startsWith(".")) return undefined
@@ -611,11 +657,25 @@ export const trajectory = async (runDir: string, file: string, index: number): P
   } catch {
     return undefined
   }
-  const line = text.split("\n").filter((l) => l.trim().length > 0)[index]
-  if (line === undefined) return undefined
-  try {
-    return JSON.parse(line)
-  } catch {
-    return undefined
+  const lines = text.split("\n")
+  let seen = -1
+  let lineNo = 0
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.trim().length === 0) continue
+    if (++seen === index) {
+      lineNo = i + 1
+      break
+    }
   }
+  if (lineNo === 0) return undefined
+  const where = `trajectories/${file}`
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(lines[lineNo - 1]!)
+  } catch (e) {
+    throw new DashboardError({ path: where, reason: `line ${lineNo} is not JSON: ${e instanceof Error ? e.message : String(e)}` })
+  }
+  const problem = episodeProblem(parsed)
+  if (problem !== undefined) throw new DashboardError({ path: where, reason: `line ${lineNo}: ${problem}` })
+  return parsed
 }

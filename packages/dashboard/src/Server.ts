@@ -9,6 +9,8 @@
  *   without `.csv`, default the metric) → `text/csv`, see `Runs.seriesCsv`
  * - `GET /api/config?run=a&run=b` → `Runs.ConfigDiff`: the runs' `config.json` side by side, differing keys marked
  * - `GET /api/trajectories?run=a` → `{ files: [{ file, episodes }] }`; `GET /api/trajectory?run=a&file=f.jsonl&index=0`
+ *   → the episode's JSON (422 `{ error }` naming the file and line when it is not JSON or its steps' `info` extras
+ *   do not match `Runs.StepExtras`)
  * - `GET /api/runners?run=a` → the runners table of a `train --cluster` run (`RunnersView`: latest row per runner,
  *   totals, run-wide retries; `runners: []` for other runs)
  * - `GET /api/library?run=a` → memory and skills of run `a` (without `run`: of the runs directory), see {@link Library}
@@ -168,7 +170,9 @@ export const handler = (store: Runs.RunStore, clients: Set<http.ServerResponse>)
       }
       if (p === "/api/trajectory") {
         const dir = runDir(store, q.get("run"))
-        const ep = await Runs.trajectory(dir, q.get("file") ?? "", Number(q.get("index") ?? "0"))
+        const ep = await Runs.trajectory(dir, q.get("file") ?? "", Number(q.get("index") ?? "0")).catch((e: unknown) => {
+          throw e instanceof DashboardError ? new HttpError(422, e.message) : e
+        })
         if (ep === undefined) throw new HttpError(404, "no such episode")
         return sendJson(res, ep)
       }

@@ -4,6 +4,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "vitest"
+import { DashboardError } from "../src/Errors.js"
+import * as Runs from "../src/Runs.js"
 import { serve } from "../src/Server.js"
 import { cartPoleConfig, tempDir, writeRun } from "./fixtures.js"
 
@@ -95,7 +97,57 @@ describe("TextEpisode", () => {
       { kind: "exemplars", text: "exemplars (1): one" },
       { kind: "skill", text: "skill: a, b" }
     ])
+    // the reference app (apps/household-agent): one exemplar plan, a skill call with the env steps it took
+    expect(ui.stepNotes({ info: { exemplar: "go to countertop 1, take mug 1 from countertop 1", skill: "skill u4-0 mug 1", primitiveSteps: 3 } })).toEqual([
+      { kind: "exemplars", text: "exemplars (1): go to countertop 1, take mug 1 from countertop 1" },
+      { kind: "skill", text: "skill: skill u4-0 mug 1 (3 env steps)" }
+    ])
+    expect(ui.stepNotes({ info: { notes: ["prm 0.8", "replanned"] } })).toEqual([
+      { kind: "note", text: "prm 0.8" },
+      { kind: "note", text: "replanned" }
+    ])
     expect(ui.stepNotes({ info: { other: 1, exemplars: [] } })).toEqual([])
     expect(ui.stepNotes({})).toEqual([])
+  })
+
+  it("Runs.trajectory checks each line: a line that is not JSON or whose step extras have the wrong type is a DashboardError naming the file and line (422 from the server)", async () => {
+    const root = tempDir()
+    const dir = writeRun(root, { name: "text", config: { ...cartPoleConfig(7), env: "TextHousehold-v0" }, rows: [] })
+    fs.mkdirSync(path.join(dir, "trajectories"))
+    const withExtras = TextEpisode.make("TextHousehold-v0", [
+      { observation: "You are in a room.", action: "skill u4-0 mug 1", reward: 1, terminated: true, truncated: false, info: { exemplar: "go to countertop 1", skill: "skill u4-0 mug 1", primitiveSteps: 3 } }
+    ])
+    const badSkill = { ...withExtras, steps: [{ ...withExtras.steps[0]!, info: { skill: 7 } }] }
+    const badSteps = { ...withExtras, steps: [{ ...withExtras.steps[0]!, info: { primitiveSteps: -1 } }] }
+    // blank lines do not count as episodes, but line numbers are the file's own
+    fs.writeFileSync(path.join(dir, "trajectories", "stream.jsonl"), TextEpisode.toJsonLine(withExtras) + "\n{oops\n" + JSON.stringify(badSkill) + "\n" + JSON.stringify(badSteps) + "\n")
+    expect(await Runs.trajectory(dir, "stream.jsonl", 0)).toEqual(withExtras)
+    const failure = async (index: number) => {
+      try {
+        await Runs.trajectory(dir, "stream.jsonl", index)
+      } catch (e) {
+        return e
+      }
+      return undefined
+    }
+    const notJson = await failure(1)
+    expect(notJson).toBeInstanceOf(DashboardError)
+    expect((notJson as DashboardError).message).toMatch(/^trajectories\/stream\.jsonl: line 3 is not JSON/)
+    expect(((await failure(2)) as DashboardError).message).toMatch(/^trajectories\/stream\.jsonl: line 4: steps\[0\]\.info: .*skill/s)
+    expect(((await failure(3)) as DashboardError).message).toMatch(/^trajectories\/stream\.jsonl: line 5: steps\[0\]\.info: .*primitiveSteps/s)
+    expect(await Runs.trajectory(dir, "stream.jsonl", 4)).toBeUndefined()
+    const answer = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const d = yield* serve({ runsDir: root, port: 0 })
+          return yield* Effect.promise(async () => {
+            const res = await fetch(d.url + "api/trajectory?run=text&file=stream.jsonl&index=2")
+            return { status: res.status, body: (await res.json()) as { error: string } }
+          })
+        })
+      )
+    )
+    expect(answer.status).toBe(422)
+    expect(answer.body.error).toMatch(/trajectories\/stream\.jsonl: line 4: /)
   })
 })

@@ -211,3 +211,93 @@ export const viewsRuns = (root: string): void => {
     rows: Array.from({ length: 50 }, (_, i) => ({ kind: "iteration", iteration: i + 1, nashConv: 0.5 / (i + 1) }))
   })
 }
+
+/**
+ * Run directories as the reference app `apps/household-agent` writes them (`src/Agent.ts`), without training: for
+ * each of `full-s1` (memory, skills, PRM on) and `gigpo-s1` (all off, plain GiGPO), `config.json` (command
+ * `household-agent`, env `TextHousehold-v0`, algo `gigpo`, `components`), `metrics.jsonl` (episode and update rows
+ * of the trainer, one `stream` row per stream task with the Evo-Memory streaming metrics, `memory`/`skills`/`prm`
+ * rows for the components that are on, `system` rows, an `evaluation` row and the `summary` row),
+ * `trajectories/stream.jsonl` (one text-episode transcript per stream task; full-s1's steps carry the exemplar plan
+ * and the skill calls in `info`), `checkpoints/policy.json`, and for full-s1 a `skills/` library.
+ */
+export const householdAgentRuns = (root: string): void => {
+  const variants = [
+    { name: "full-s1", on: true, success: [0, 0, 1, 1, 0, 1, 1, 1], evalSuccess: 0.6 },
+    { name: "gigpo-s1", on: false, success: [0, 0, 0, 1, 0, 0, 1, 0], evalSuccess: 0.2 }
+  ]
+  const families = ["pick_and_place_simple", "pick_heat_then_place_in_recep", "pick_and_place_simple", "look_at_obj_in_light", "pick_cool_then_place_in_recep", "pick_and_place_simple", "pick_two_obj_and_place", "pick_heat_then_place_in_recep"]
+  const novelty = ["seen", "seen", "seen", "seen", "unseen-family", "seen", "unseen-family", "seen"]
+  for (const v of variants) {
+    const rows: Array<Record<string, unknown>> = []
+    let step = 0
+    let wall = 0
+    let solved = 0
+    let unseen = 0
+    let unseenSolved = 0
+    for (let k = 0; k < 8; k++) {
+      // four episodes of the task's group, then the update and the stream task's row
+      for (let e = 0; e < 4; e++) {
+        const length = v.success[k] === 1 && e % 2 === 0 ? 6 : 25
+        step += length
+        wall += 0.05
+        rows.push({ kind: "episode", globalStep: step, episodeReturn: length < 25 ? 1 : 0, episodeLength: length, wallSeconds: wall, success: length < 25, decisions: step, envStepsInEpisode: length })
+      }
+      rows.push({ kind: "update", globalStep: step, wallSeconds: wall, policyLoss: 0.02 - 0.002 * k, entropy: 2.2 - 0.1 * k, approxKl: 0.01, clipFraction: 0.1, learningRate: 0.005, successRate: v.success[k]! / 2, decisions: step })
+      const s = v.success[k]!
+      solved += s
+      if (novelty[k] !== "seen") {
+        unseen++
+        unseenSolved += s
+      }
+      rows.push({
+        kind: "stream", globalStep: step, wallSeconds: wall, streamIndex: k, family: families[k], novelty: novelty[k], revisit: k === 5, taskSuccess: s,
+        ...(novelty[k] === "seen" ? {} : { baselineSuccess: 0 }),
+        tasks: k + 1, streamSuccess: solved / (k + 1), seenSuccess: (solved - unseenSolved) / (k + 1 - unseen), revisits: k >= 5 ? 1 : 0, unseenTasks: unseen,
+        ...(unseen === 0 ? {} : { unseenSuccess: unseenSolved / unseen, forwardTransfer: unseenSolved / unseen }),
+        ...(k >= 5 ? { forgetting: 0 } : {})
+      })
+      if (v.on) rows.push({ kind: "memory", globalStep: step, wallSeconds: wall, storedEpisodes: 4 * (k + 1), exemplarShare: k === 0 ? 0 : 0.5 })
+      if (v.on && k === 3) rows.push({ kind: "skills", globalStep: step, wallSeconds: wall, candidates: 3, admittedNow: 1, admittedSkills: 1, names: ["u4-0-go-take"] })
+      if (v.on && k % 4 === 3) rows.push({ kind: "prm", globalStep: step, wallSeconds: wall, prmLoss: 0.1 - 0.02 * k / 4, prmSteps: step, prmPositiveShare: 0.2 })
+      if (k % 2 === 1) rows.push({ kind: "system", globalStep: step, wallSeconds: wall, stepsPerSecond: step / wall, cpuPercent: 90, rssMB: 600 + k, heapUsedMB: 140 })
+    }
+    rows.push({ kind: "evaluation", globalStep: step, wallSeconds: wall, successRate: v.evalSuccess, episodeReturn: v.evalSuccess, episodeLength: 20, split: "test", decisions: step })
+    rows.push({
+      kind: "summary", run: v.name, seed: 1, components: { memory: v.on, skills: v.on, prm: v.on }, envSteps: step, decisions: step, updates: 8, streamTasks: 8,
+      streamSuccess: solved / 8, evalSuccess: v.evalSuccess, storedEpisodes: v.on ? 32 : 0, admittedSkills: v.on ? ["u4-0-go-take"] : [], skillCalls: v.on ? 1 : 0, prmFits: v.on ? 2 : 0, wallSeconds: wall
+    })
+    const dir = writeRun(root, {
+      name: v.name,
+      config: {
+        command: "household-agent", env: "TextHousehold-v0", algo: "gigpo", seed: 1, totalSteps: 1200,
+        components: { memory: v.on, skills: v.on, prm: v.on },
+        stream: { kind: "generator", seed: 1, seenSteps: 600 },
+        agent: { seed: 1, steps: 1200, memory: v.on, skills: v.on, prm: v.on, exemplarLine: "first-step", groupSize: 4, tasksPerBatch: 1 },
+        startedAt: "2026-11-27T12:00:00.000Z"
+      },
+      rows
+    })
+    fs.writeFileSync(path.join(dir, "checkpoints", "policy.json"), "{}\n")
+    const plan = "go to countertop 1, take mug 1 from countertop 1, go to cabinet 1, put mug 1 in/on cabinet 1"
+    const info = (extra: Record<string, unknown>) => (v.on ? { exemplar: plan, ...extra } : {})
+    const transcripts = [
+      {
+        envId: "TextHousehold-v0", seed: 11, task: "put a mug in cabinet. [stream 0, seen]", return: 1, length: 3, success: true,
+        steps: [
+          { observation: "-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the middle of a room. Looking quickly around you, you see a cabinet 1, a countertop 1, and a sinkbasin 1.\n\nYour task is to: put a mug in cabinet.", action: "go to countertop 1", reward: 0, terminated: false, truncated: false, info: info({}) },
+          { observation: "You arrive at countertop 1. On the countertop 1, you see a mug 1.", action: v.on ? "skill u4-0-go-take cabinet 1 mug 1" : "take mug 1 from countertop 1", reward: 0, terminated: false, truncated: false, info: info({ skill: "skill u4-0-go-take cabinet 1 mug 1", primitiveSteps: 2 }) },
+          { observation: "You arrive at cabinet 1. The cabinet 1 is open. You are carrying a mug 1.", action: "put mug 1 in/on cabinet 1", reward: 1, terminated: true, truncated: false, info: info({}) }
+        ],
+        finalObservation: "You put the mug 1 in/on the cabinet 1."
+      },
+      {
+        envId: "TextHousehold-v0", seed: 12, task: "heat some egg and put it in fridge. [stream 1, seen]", return: 0, length: 1, success: false,
+        steps: [{ observation: "You are in the middle of a room.", action: "look", reward: 0, terminated: false, truncated: true, info: {} }]
+      }
+    ]
+    fs.mkdirSync(path.join(dir, "trajectories"))
+    fs.writeFileSync(path.join(dir, "trajectories", "stream.jsonl"), transcripts.map((t) => JSON.stringify(t) + "\n").join(""))
+    if (v.on) writeSkills(dir, [skillRecord("u4-0-go-take", 1, { calls: 1, successes: 1, meanReturn: 1 })])
+  }
+}

@@ -605,7 +605,16 @@ async function loadEpisode() {
   const episodes = Number($("traj-file").selectedOptions[0]?.dataset.episodes ?? "1")
   $("traj-episode").max = String(Math.max(0, episodes - 1))
   const p = new URLSearchParams({ run: $("traj-run").value, file, index: $("traj-episode").value })
-  state.episode = await getJson("/api/trajectory?" + p.toString())
+  const res = await fetch("/api/trajectory?" + p.toString())
+  if (!res.ok) {
+    // a malformed line: the server names the file and line (Runs.trajectory)
+    state.episode = undefined
+    const body = await res.json().catch(() => ({}))
+    $("episode-meta").textContent = "cannot show this episode: " + (body.error || res.status)
+    $("episode-view").innerHTML = ""
+    return
+  }
+  state.episode = await res.json()
   state.step = 0
   const n = state.episode.steps.length
   $("step-slider").max = String(n)

@@ -104,9 +104,16 @@
     opts = opts || {}
     const built = build(result, opts)
     if (opts.previous && opts.previous.series.length === built.series.length && opts.previous.__key === opts.key) {
-      opts.previous.setData(built.data, false)
-      opts.previous.redraw(false, true)
-      return opts.previous
+      // new data (a live update, another smoothing): re-range the axes to it, so that values beyond the old range
+      // are not clipped; an x range the user zoomed into is kept
+      const u = opts.previous
+      const oldX = u.data[0]
+      const xMin = u.scales.x.min
+      const xMax = u.scales.x.max
+      const zoomed = oldX.length > 0 && xMin != null && xMax != null && (xMin > oldX[0] || xMax < oldX[oldX.length - 1])
+      u.setData(built.data, true)
+      if (zoomed) u.setScale("x", { min: xMin, max: xMax })
+      return u
     }
     if (opts.previous) opts.previous.destroy()
     el.innerHTML = ""

@@ -22,15 +22,16 @@ function exemplarText(e) {
 }
 
 /**
- * What an agent drew on at a step, from the step's `info`: `exemplars` (or `retrieved`: past episodes retrieved from
- * memory, strings or objects with a `task`, `text` or `id`) and `skill` (or `skills`: the skill(s) used as options),
- * as `{ kind: "exemplars" | "skill", text }` notes; [] when the step's info has none of them.
+ * What an agent drew on at a step, from the step's `info` (the dashboard's `Runs.StepExtras`): `exemplars` (or
+ * `retrieved`, or one `exemplar`: past episodes retrieved from memory, strings or objects with a `task`, `text` or
+ * `id`), `skill` (or `skills`: the skill(s) used as options, with `primitiveSteps`, the env steps the call took) and
+ * `notes` (free text), as `{ kind: "exemplars" | "skill" | "note", text }` notes; [] when the step's info has none.
  */
 export function stepNotes(step) {
   const info = step && step.info && typeof step.info === "object" ? step.info : undefined
   if (info === undefined) return []
   const notes = []
-  const ex = info.exemplars !== undefined ? info.exemplars : info.retrieved
+  const ex = info.exemplars !== undefined ? info.exemplars : info.retrieved !== undefined ? info.retrieved : info.exemplar
   if (ex !== undefined) {
     const list = Array.isArray(ex) ? ex : [ex]
     if (list.length > 0) notes.push({ kind: "exemplars", text: "exemplars (" + list.length + "): " + list.map(exemplarText).join(" · ") })
@@ -38,7 +39,11 @@ export function stepNotes(step) {
   const sk = info.skill !== undefined ? info.skill : info.skills
   if (sk !== undefined && sk !== null) {
     const list = Array.isArray(sk) ? sk : [sk]
-    if (list.length > 0) notes.push({ kind: "skill", text: "skill: " + list.map((x) => (typeof x === "string" ? x : JSON.stringify(x))).join(", ") })
+    const took = typeof info.primitiveSteps === "number" ? " (" + info.primitiveSteps + " env step" + (info.primitiveSteps === 1 ? "" : "s") + ")" : ""
+    if (list.length > 0) notes.push({ kind: "skill", text: "skill: " + list.map((x) => (typeof x === "string" ? x : JSON.stringify(x))).join(", ") + took })
+  }
+  if (info.notes !== undefined && info.notes !== null) {
+    for (const n of Array.isArray(info.notes) ? info.notes : [info.notes]) notes.push({ kind: "note", text: typeof n === "string" ? n : JSON.stringify(n) })
   }
   return notes
 }
