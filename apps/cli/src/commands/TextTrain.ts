@@ -163,8 +163,6 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
   Effect.scoped(Effect.gen(function* () {
     const setup = yield* Effect.try({ try: () => TextTasks.setupFor(request.env, { difficulty: request.difficulty }), catch: (e) => e as Error })
     const skills = request.skills === undefined ? undefined : yield* SkillEnv.open(request.skills, request.maxSkillActions ?? 2)
-    // household runs use the settings measured to reach the target (lr 5e-3, 4 epochs); others the defaults
-    const household = request.env === "TextHousehold-v0"
     const curriculum = curriculumOf(request)
     const taskSampler = curriculum === undefined
       ? undefined
@@ -184,7 +182,7 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       ...(request.epo === true ? { epo: {} } : {}),
       ...(request.entropyBalancedClip === true ? { entropyBalancedClip: true } : {}),
       ...(request.annealLr === true ? { annealLr: true } : {}),
-      ...(household ? { learningRate: 5e-3, epochs: 4 } : {})
+      ...setup.trainer // the env's measured settings (TextHousehold-v0: lr 5e-3, 4 epochs)
     }
     const run = yield* RunDirectory.open(
       request.out,
@@ -241,7 +239,6 @@ export const trainTextCluster = (
 ): Effect.Effect<TextTrainSummary, Error> =>
   Effect.gen(function* () {
     const setup = yield* Effect.try({ try: () => TextTasks.setupFor(request.env, { difficulty: request.difficulty }), catch: (e) => e as Error })
-    const household = request.env === "TextHousehold-v0"
     const options: Partial<TextTrainer.Options> & { envId: string } = {
       envId: request.env,
       runId: RunDirectory.clusterRunId(request.out, request.seed),
@@ -250,7 +247,7 @@ export const trainTextCluster = (
       totalSteps: request.totalSteps,
       groupSize: request.groupSize,
       difficulty: request.difficulty,
-      ...(household ? { learningRate: 5e-3, epochs: 4 } : {})
+      ...setup.trainer
     }
     const run = yield* RunDirectory.open(
       request.out,

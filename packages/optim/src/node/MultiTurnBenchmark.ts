@@ -52,9 +52,9 @@ export interface RunOptions {
   readonly envId?: string | undefined
   readonly difficulty?: string | undefined
   readonly algo?: string | undefined
-  /** Adam learning rate. Default 5e-3 (`autodidact train`'s TextHousehold setting). */
+  /** Adam learning rate. Default the env's `TextTasks` setting (TextHousehold-v0: 5e-3, as `autodidact train`). */
   readonly learningRate?: number | undefined
-  /** Epochs per batch. Default 4 (`autodidact train`'s TextHousehold setting). */
+  /** Epochs per batch. Default the env's `TextTasks` setting (TextHousehold-v0: 4). */
   readonly epochs?: number | undefined
   /** Environment steps per run. Default 30 000. */
   readonly steps?: number | undefined
@@ -95,18 +95,20 @@ export interface Report {
  * @throws InvalidOptionError (rejected promise) for an env without a text setup or invalid trainer options.
  */
 export const run = async (options: RunOptions = {}): Promise<Report> => {
+  const envId = options.envId ?? "TextHousehold-v0"
+  const difficulty = options.difficulty ?? "default"
+  const setup = TextTasks.setupFor(envId, { difficulty })
   const o = {
-    envId: options.envId ?? "TextHousehold-v0",
-    difficulty: options.difficulty ?? "default",
+    envId,
+    difficulty,
     algo: options.algo ?? "gigpo",
-    learningRate: options.learningRate ?? 5e-3,
-    epochs: options.epochs ?? 4,
+    learningRate: options.learningRate ?? setup.trainer.learningRate ?? MultiTurnTrainer.defaults.learningRate,
+    epochs: options.epochs ?? setup.trainer.epochs ?? MultiTurnTrainer.defaults.epochs,
     steps: options.steps ?? 30_000,
     seed: options.seed ?? 1,
     repeats: options.repeats ?? 3,
     evalEpisodes: options.evalEpisodes ?? 100
   }
-  const setup = TextTasks.setupFor(o.envId, { difficulty: o.difficulty })
   const loadBefore = loadavg()
   const rows: Array<RunRow> = []
   for (let repeat = 0; repeat < o.repeats; repeat++) {
