@@ -12,9 +12,12 @@
  *   (`<out>/skills`); admitted macros are offered as options (`SyncSkillOptionsEnv`, `Discovery.macroOption`).
  * - PRM (`@autodidact/rewards`): every `prmEvery` updates, a process reward model (`ProcessRewardModel.train`) is
  *   fitted on the run's own steps with Monte Carlo targets (each step's target is its episode's success: one
- *   rollout per state, AgentPRM's estimate with K = 1 and no extra env steps); its progress
- *   `Q_t − Q_{t−1}` (`ProcessReward.stepAdvantages` with outcome weight 0) is added to GiGPO's advantages through the
- *   trainer's `stepAdvantages` hook.
+ *   rollout per state, AgentPRM's estimate with K = 1 and no extra env steps); through the trainer's `stepRewards`
+ *   hook each step's reward becomes `r_t + prmWeight · (Q_t − Q_{t−1})` (the PRM's progress,
+ *   `ProcessReward.stepAdvantages` with outcome weight 0; `Q_t` the PRM's success probability of step t, `Q_{−1}` the
+ *   group's mean `Q_0`), so the process rewards enter GiGPO's episode returns and its step-level anchor-state groups
+ *   (discounted returns of the shaped rewards) before normalization, as AgentPRM (arXiv:2502.10325) trains the
+ *   policy with the PRM's rewards inside RL.
  *
  * The asynchronous work (store writes and queries, skill admission) runs in the trainer's `betweenUpdates` hook,
  * so a seed reproduces the run. The budget `steps` counts primitive env steps of training rollouts (a skill call
@@ -67,7 +70,7 @@ export interface AgentOptions {
   readonly exemplarLine: "every-step" | "first-step" | "none"
   /** Skill discovery and skills as options (`--no-skills`). */
   readonly skills: boolean
-  /** The process reward model in GiGPO's advantages (`--no-prm`). */
+  /** The process reward model's progress in GiGPO's step rewards (`--no-prm`). */
   readonly prm: boolean
   /** A JSON-lines stream file instead of the generator. */
   readonly stream?: string | undefined
@@ -91,7 +94,7 @@ export interface AgentOptions {
   readonly maxSkills: number
   /** PRM refit every this many updates. */
   readonly prmEvery: number
-  /** Weight of the PRM's progress in the advantages. */
+  /** Weight c of the PRM's progress in the step rewards, `r_t + c · (Q_t − Q_{t−1})` (env reward units per unit of probability). */
   readonly prmWeight: number
   /** Replace an existing run directory. */
   readonly overwrite: boolean
@@ -516,12 +519,12 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     }, {
       signal: abort.signal,
       onEpisode: (row) => episodeRows.push(row),
-      stepAdvantages: (group, advantages) => {
+      stepRewards: (group) => {
         batchGroups.push(group)
         if (prm === undefined || group.trajectories.length === 0) return undefined
         const q = group.trajectories.map((tr) => prmScores(tr.task, tr))
         const progress = ProcessReward.stepAdvantages(q, group.trajectories.map((tr) => (tr.success ? 1 : 0)), { outcomeWeight: 0, processWeight: o.prmWeight })
-        return advantages.map((a, i) => a.map((v, t) => v + progress[i]![t]!))
+        return group.trajectories.map((tr, i) => tr.steps.map((s, t) => s.reward + progress[i]![t]!))
       },
       onEvaluation: (row) => evaluationRows.push(row),
       betweenUpdates: afterUpdate
