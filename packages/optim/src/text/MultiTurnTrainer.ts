@@ -524,6 +524,28 @@ const rethrowTyped = (e: unknown): Effect.Effect<never, TrainError> =>
 
 const TASK_SEED_RANGE = 2 ** 31 - 1
 
+/**
+ * Check what a per-step hook returned for group `gi` against the step counts `lengths[i]`: as many trajectories,
+ * as many steps each, finite values; else `AdvantageInputError` (estimator = the hook's name) naming where.
+ */
+const checkedSteps = (
+  hookName: "stepAdvantages" | "stepRewards",
+  what: string,
+  out: ReadonlyArray<ArrayLike<number>>,
+  lengths: ReadonlyArray<number>,
+  gi: number
+): Array<Float64Array> => {
+  const bad = (reason: "lengthMismatch" | "nonFinite", detail: string, extra: { trajectory?: number; step?: number; value?: unknown } = {}) =>
+    new Advantages.AdvantageInputError({ reason, estimator: hookName, group: gi, detail, ...extra })
+  if (out.length !== lengths.length) throw bad("lengthMismatch", `returned ${out.length} trajectories for ${lengths.length}`, { value: out.length })
+  return out.map((row, i) => {
+    if (row.length !== lengths[i]) throw bad("lengthMismatch", `returned ${row.length} steps for ${lengths[i]}`, { trajectory: i, value: row.length })
+    const a = Float64Array.from(row)
+    for (let t = 0; t < a.length; t++) if (!Number.isFinite(a[t]!)) throw bad("nonFinite", `a non-finite ${what}`, { trajectory: i, step: t, value: a[t] })
+    return a
+  })
+}
+
 /** Apply the `stepAdvantages` hook to one group, checking what it returns. */
 const replaceAdvantages = (
   hook: NonNullable<Hooks["stepAdvantages"]>,
@@ -532,17 +554,7 @@ const replaceAdvantages = (
   gi: number
 ): ReadonlyArray<Float64Array> => {
   const out = hook(group, estimated)
-  if (out === undefined) return estimated
-  const bad = (reason: "lengthMismatch" | "nonFinite", detail: string, extra: { trajectory?: number; step?: number; value?: unknown } = {}) =>
-    new Advantages.AdvantageInputError({ reason, estimator: "stepAdvantages", group: gi, detail, ...extra })
-  if (out.length !== estimated.length) throw bad("lengthMismatch", `returned ${out.length} trajectories for ${estimated.length}`)
-  return out.map((row, i) => {
-    const want = estimated[i]!.length
-    if (row.length !== want) throw bad("lengthMismatch", `returned ${row.length} steps for ${want}`, { trajectory: i })
-    const a = Float64Array.from(row)
-    for (let t = 0; t < a.length; t++) if (!Number.isFinite(a[t]!)) throw bad("nonFinite", "a non-finite advantage", { trajectory: i, step: t, value: a[t] })
-    return a
-  })
+  return out === undefined ? estimated : checkedSteps("stepAdvantages", "advantage", out, estimated.map((a) => a.length), gi)
 }
 
 /**
@@ -552,20 +564,10 @@ const groupRewards = (
   hook: Hooks["stepRewards"],
   group: GroupRollout.GroupResult<unknown>,
   gi: number
-): ReadonlyArray<ReadonlyArray<number>> => {
-  const env = group.trajectories.map((tr) => tr.steps.map((s) => s.reward))
+): ReadonlyArray<ArrayLike<number>> => {
   const out = hook?.(group, gi)
-  if (out === undefined) return env
-  const bad = (reason: "lengthMismatch" | "nonFinite", detail: string, extra: { trajectory?: number; step?: number; value?: unknown } = {}) =>
-    new Advantages.AdvantageInputError({ reason, estimator: "stepRewards", group: gi, detail, ...extra })
-  if (out.length !== env.length) throw bad("lengthMismatch", `returned ${out.length} trajectories for ${env.length}`, { value: out.length })
-  return out.map((row, i) => {
-    const want = env[i]!.length
-    if (row.length !== want) throw bad("lengthMismatch", `returned ${row.length} step rewards for ${want} steps`, { trajectory: i, value: row.length })
-    const r = Array.from(row)
-    for (let t = 0; t < r.length; t++) if (!Number.isFinite(r[t]!)) throw bad("nonFinite", "a non-finite step reward", { trajectory: i, step: t, value: r[t] })
-    return r
-  })
+  if (out === undefined) return group.trajectories.map((tr) => tr.steps.map((s) => s.reward))
+  return checkedSteps("stepRewards", "step reward", out, group.trajectories.map((tr) => tr.steps.length), gi)
 }
 
 /**
