@@ -28,7 +28,9 @@ const variants = [
   { name: "GiGPO + PRM", memory: false, skills: false, prm: true },
   { name: "GiGPO + memory", memory: true, skills: false, prm: false },
   { name: "full (exemplar on first step)", memory: true, skills: true, prm: true, exemplarLine: "first-step" as const },
-  { name: "full (exemplars not shown)", memory: true, skills: true, prm: true, exemplarLine: "none" as const }
+  { name: "full (exemplars not shown)", memory: true, skills: true, prm: true, exemplarLine: "none" as const },
+  { name: "skills + PRM in rewards", memory: false, skills: true, prm: true, prmInto: "rewards" as const },
+  { name: "GiGPO + PRM in rewards", memory: false, skills: false, prm: true, prmInto: "rewards" as const }
 ].filter((v) => process.env["VARIANTS"] === undefined || process.env["VARIANTS"].split(",").includes(v.name))
 const f = (v: number | null) => (v === null ? "-" : v.toFixed(3))
 const rows: Array<Record<string, unknown>> = []
@@ -47,7 +49,8 @@ for (const seed of seeds) {
       memory: v.memory,
       exemplarLine: "exemplarLine" in v ? v.exemplarLine : "every-step",
       skills: v.skills,
-      prm: v.prm
+      prm: v.prm,
+      ...("prmInto" in v ? { prmInto: v.prmInto } : {})
     }))
     const row = { variant: v.name, ...s, components: undefined, run: undefined }
     rows.push(row)

@@ -13,8 +13,13 @@
  * - PRM (`@autodidact/rewards`): every `prmEvery` updates, a process reward model (`ProcessRewardModel.train`) is
  *   fitted on the run's own steps with Monte Carlo targets (each step's target is its episode's success: one
  *   rollout per state, AgentPRM's estimate with K = 1 and no extra env steps); its progress
- *   `Q_t − Q_{t−1}` (`ProcessReward.stepAdvantages` with outcome weight 0) is added to GiGPO's advantages through the
- *   trainer's `stepAdvantages` hook.
+ *   `prmWeight · (Q_t − Q_{t−1})` (`ProcessReward.stepAdvantages` with outcome weight 0; `Q_t` the PRM's success
+ *   probability of step t, `Q_{−1}` the group's mean `Q_0`) enters the update where `prmInto` says:
+ *   `"advantages"` (default) adds it to GiGPO's advantages after estimation (the trainer's `stepAdvantages` hook);
+ *   `"rewards"` adds it to each step's env reward before estimation (the trainer's `stepRewards` hook), so the
+ *   process rewards enter GiGPO's episode returns and step-level anchor-state groups, as AgentPRM (arXiv:2502.10325)
+ *   uses process rewards inside RL. The default is the one that measured better (README, "Measured"): with GiGPO's
+ *   std normalization, a group whose episodes all fail gets unit-scale advantages from the PRM's progress alone.
  *
  * The asynchronous work (store writes and queries, skill admission) runs in the trainer's `betweenUpdates` hook,
  * so a seed reproduces the run. The budget `steps` counts primitive env steps of training rollouts (a skill call
@@ -67,8 +72,13 @@ export interface AgentOptions {
   readonly exemplarLine: "every-step" | "first-step" | "none"
   /** Skill discovery and skills as options (`--no-skills`). */
   readonly skills: boolean
-  /** The process reward model in GiGPO's advantages (`--no-prm`). */
+  /** The process reward model's progress in GiGPO's update (`--no-prm`; where: `prmInto`). */
   readonly prm: boolean
+  /**
+   * Where the PRM's progress enters GiGPO: `"advantages"` (default: added after estimation) or `"rewards"` (added to the
+   * step rewards before estimation, so it shapes the episode and anchor-state groups).
+   */
+  readonly prmInto: "advantages" | "rewards"
   /** A JSON-lines stream file instead of the generator. */
   readonly stream?: string | undefined
   /** Share of `steps` spent in the seen phase of the generator, in [0, 1] (default 0.5). */
@@ -91,7 +101,7 @@ export interface AgentOptions {
   readonly maxSkills: number
   /** PRM refit every this many updates. */
   readonly prmEvery: number
-  /** Weight of the PRM's progress in the advantages. */
+  /** Weight c of the PRM's progress `c · (Q_t − Q_{t−1})` (in advantage units, or env reward units with `prmInto: "rewards"`). */
   readonly prmWeight: number
   /** Replace an existing run directory. */
   readonly overwrite: boolean
@@ -119,6 +129,7 @@ export const defaults: Omit<AgentOptions, "out"> = {
   maxSkills: 6,
   prmEvery: 4,
   prmWeight: 1,
+  prmInto: "advantages",
   overwrite: false
 }
 
@@ -159,6 +170,7 @@ export const validate = (o: AgentOptions): AgentOptions => {
   if (!Number.isSafeInteger(o.evalEvery) || o.evalEvery < 0) throw new InvalidOptionError({ option: "evalEvery", value: o.evalEvery, reason: "must be a non-negative integer" })
   if (!(o.seenFraction >= 0 && o.seenFraction <= 1)) throw new InvalidOptionError({ option: "seenFraction", value: o.seenFraction, reason: "must be in [0, 1]" })
   if (!(Number.isFinite(o.prmWeight) && o.prmWeight >= 0)) throw new InvalidOptionError({ option: "prmWeight", value: o.prmWeight, reason: "must be a finite number ≥ 0" })
+  if (!["advantages", "rewards"].includes(o.prmInto)) throw new InvalidOptionError({ option: "prmInto", value: o.prmInto, reason: "must be advantages or rewards" })
   if (!["easy", "default", "hard"].includes(o.difficulty)) throw new InvalidOptionError({ option: "difficulty", value: o.difficulty, reason: "must be easy, default or hard" })
   if (!["every-step", "first-step", "none"].includes(o.exemplarLine)) throw new InvalidOptionError({ option: "exemplarLine", value: o.exemplarLine, reason: "must be every-step, first-step or none" })
   if (o.out.length === 0) throw new InvalidOptionError({ option: "out", value: o.out, reason: "must name a directory" })
@@ -377,6 +389,14 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
       return Float64Array.from(logits, (z) => 1 / (1 + Math.exp(-z)))
     }
 
+    /** The PRM's weighted progress `prmWeight · (Q_t − Q_{t−1})` of each step of a group (none before the first fit). */
+    const prmInto = o.prmInto
+    const prmProgress = (group: GroupRollout.GroupResult<unknown>): Array<Float64Array> | undefined => {
+      if (prm === undefined || group.trajectories.length === 0) return undefined
+      const q = group.trajectories.map((tr) => prmScores(tr.task, tr))
+      return ProcessReward.stepAdvantages(q, group.trajectories.map((tr) => (tr.success ? 1 : 0)), { outcomeWeight: 0, processWeight: o.prmWeight })
+    }
+
     /** After each update: score the batch's stream tasks, write rows, feed memory, skills and the PRM. */
     const afterUpdate = (row: MultiTurnTrainer.UpdateRow) =>
       Effect.gen(function*() {
@@ -516,12 +536,14 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     }, {
       signal: abort.signal,
       onEpisode: (row) => episodeRows.push(row),
-      stepAdvantages: (group, advantages) => {
+      stepRewards: (group) => {
         batchGroups.push(group)
-        if (prm === undefined || group.trajectories.length === 0) return undefined
-        const q = group.trajectories.map((tr) => prmScores(tr.task, tr))
-        const progress = ProcessReward.stepAdvantages(q, group.trajectories.map((tr) => (tr.success ? 1 : 0)), { outcomeWeight: 0, processWeight: o.prmWeight })
-        return advantages.map((a, i) => a.map((v, t) => v + progress[i]![t]!))
+        const progress = prmInto === "rewards" ? prmProgress(group) : undefined
+        return progress === undefined ? undefined : group.trajectories.map((tr, i) => tr.steps.map((s, t) => s.reward + progress[i]![t]!))
+      },
+      stepAdvantages: (group, advantages) => {
+        const progress = prmInto === "advantages" ? prmProgress(group) : undefined
+        return progress === undefined ? undefined : advantages.map((a, i) => a.map((v, t) => v + progress[i]![t]!))
       },
       onEvaluation: (row) => evaluationRows.push(row),
       betweenUpdates: afterUpdate

@@ -2,7 +2,7 @@
  * `household-agent`: the command line of the reference app (see README.md).
  *
  * ```sh
- * npm run start -w @autodidact/household-agent -- --out "$PWD/runs/household" --steps 100000 --seed 1 [--no-memory] [--no-skills] [--no-prm] [--stream FILE]
+ * npm run start -w @autodidact/household-agent -- --out "$PWD/runs/household" --steps 100000 --seed 1 [--no-memory] [--no-skills] [--no-prm] [--prm-into advantages|rewards] [--stream FILE]
  * ```
  * With `--llm-base-url URL` (any OpenAI-compatible endpoint) it runs the LLM policy instead ({@link LlmAgent}).
  * Prints the summary as one JSON line on stdout, progress on stderr; exits 1 with the error's tag and message.
@@ -35,6 +35,7 @@ export const parse = (argv: ReadonlyArray<string>): Partial<Agent.AgentOptions> 
       "no-memory": { type: "boolean" },
       "no-skills": { type: "boolean" },
       "no-prm": { type: "boolean" },
+      "prm-into": { type: "string" },
       overwrite: { type: "boolean" },
       quiet: { type: "boolean" }
     },
@@ -63,6 +64,7 @@ export const parse = (argv: ReadonlyArray<string>): Partial<Agent.AgentOptions> 
     ["exemplarLine", values["exemplar-line"]],
     ["skills", values["no-skills"] === true ? false : undefined],
     ["prm", values["no-prm"] === true ? false : undefined],
+    ["prmInto", values["prm-into"]],
     ["overwrite", values.overwrite],
     ["log", values.quiet === true ? undefined : (line: string) => process.stderr.write(`${line}\n`)]
   ]

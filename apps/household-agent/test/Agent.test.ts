@@ -45,6 +45,18 @@ describe("household-agent", () => {
     { name: "plain", memory: false, skills: false, prm: false }
   ] as const
 
+  it.effect("prmInto: the PRM's progress in the step rewards (before estimation) trains another policy than in the advantages", () =>
+    Effect.gen(function*() {
+      const policies: Array<string> = []
+      for (const prmInto of ["advantages", "rewards"] as const) {
+        const out = path.join(root, `prm-${prmInto}`)
+        const s = yield* Agent.run({ ...tiny, out, memory: false, skills: false, prm: true, prmInto })
+        expect(s.prmFits).toBeGreaterThan(0)
+        policies.push(fs.readFileSync(path.join(out, "checkpoints", "policy.json"), "utf8"))
+      }
+      expect(policies[0]).not.toBe(policies[1])
+    }), 60_000)
+
   for (const v of variants) {
     it.effect(`${v.name}: runs the stream and writes a run directory the dashboard reads`, () =>
       Effect.gen(function*() {
@@ -132,7 +144,7 @@ describe("household-agent", () => {
 
   it.effect("bad options fail with InvalidOptionError naming the option; the command line maps its flags", () =>
     Effect.gen(function*() {
-      for (const [bad, option] of [[{ steps: 0 }, "steps"], [{ seed: -1 }, "seed"], [{ seenFraction: 2 }, "seenFraction"], [{ groupSize: 1.5 }, "groupSize"], [{ difficulty: "brutal" }, "difficulty"], [{ exemplarLine: "sometimes" as "none" }, "exemplarLine"]] as const) {
+      for (const [bad, option] of [[{ steps: 0 }, "steps"], [{ seed: -1 }, "seed"], [{ seenFraction: 2 }, "seenFraction"], [{ groupSize: 1.5 }, "groupSize"], [{ difficulty: "brutal" }, "difficulty"], [{ exemplarLine: "sometimes" as "none" }, "exemplarLine"], [{ prmInto: "logits" as "rewards" }, "prmInto"]] as const) {
         const exit = yield* Effect.exit(Agent.run({ ...tiny, ...bad, out: path.join(root, "bad") }))
         expect(Exit.isFailure(exit)).toBe(true)
         const err = Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: unknown }).error : undefined
@@ -142,6 +154,7 @@ describe("household-agent", () => {
       expect(fs.existsSync(path.join(root, "bad"))).toBe(false)
       expect(parse(["--out", "x", "--steps", "500", "--seed", "2", "--no-memory", "--no-prm", "--quiet"])).toEqual({ out: "x", steps: 500, seed: 2, memory: false, prm: false })
       expect(parse(["--out", "x", "--memory", "--exemplar-line", "first-step", "--quiet"])).toEqual({ out: "x", memory: true, exemplarLine: "first-step" })
+      expect(parse(["--out", "x", "--prm-into", "rewards", "--quiet"])).toEqual({ out: "x", prmInto: "rewards" })
       expect(() => parse(["--out", "x", "--steps", "many"])).toThrow(/--steps/)
       expect(() => parse(["--steps", "5"])).toThrow(/--out/)
     }))

@@ -217,6 +217,85 @@ describe("MultiTurnTrainer.train", () => {
       expect(nan).toMatchObject({ reason: "nonFinite", trajectory: 0, step: 0 })
     }), 30_000)
 
+  it.effect("stepRewards hook: returning the env rewards reproduces the run without a hook bit for bit", () =>
+    Effect.gen(function* () {
+      const options = { ...smoke, totalEnvSteps: 600, algo: "gigpo", seed: 3 }
+      const plain = yield* MultiTurnTrainer.train([new DoorsEnv()], options)
+      let calls = 0
+      const same = yield* MultiTurnTrainer.train([new DoorsEnv()], options, {
+        stepRewards: (g, gi) => {
+          expect(gi).toBe(calls++ % 8) // the default 8 tasks per batch, all non-empty
+          return g.trajectories.map((tr) => Float64Array.from(tr.steps, (s) => s.reward))
+        }
+      })
+      expect(calls).toBeGreaterThan(0)
+      expect(Array.from(same.policy.params)).toEqual(Array.from(plain.policy.params))
+      const kept = yield* MultiTurnTrainer.train([new DoorsEnv()], options, { stepRewards: () => undefined })
+      expect(Array.from(kept.policy.params)).toEqual(Array.from(plain.policy.params))
+    }), 30_000)
+
+  it.effect("stepRewards hook: the estimator sees the shaped rewards (hand-computed Dr. GRPO and GiGPO advantages)", () =>
+    Effect.gen(function* () {
+      // one update; the shaped reward of step t is 0.5 + t (env rewards ignored); stepAdvantages only records
+      const once = (algo: string) =>
+        Effect.gen(function* () {
+          const ctl = new AbortController()
+          const seen: Array<{ group: GroupRollout.GroupResult<unknown>; adv: Array<Array<number>> }> = []
+          yield* MultiTurnTrainer.train([new DoorsEnv()], { ...smoke, algo, normalize: "none", gamma: 0.5, evalEpisodes: 1, tasksPerBatch: 2, groupSize: 4, seed: 5 }, {
+            signal: ctl.signal,
+            onUpdate: () => ctl.abort(),
+            stepRewards: (g) => g.trajectories.map((tr) => tr.steps.map((_, t) => 0.5 + t)),
+            stepAdvantages: (group, adv) => {
+              seen.push({ group, adv: adv.map((a) => Array.from(a)) })
+              return undefined
+            }
+          })
+          return seen
+        })
+      const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
+      // R_i = Σ_{t<L} (0.5 + t) = L²/2
+      const ret = (L: number) => (L * L) / 2
+      for (const { group, adv } of yield* once("dr-grpo")) {
+        const Ls = group.trajectories.map((tr) => tr.steps.length)
+        const m = mean(Ls.map(ret))
+        adv.forEach((a, i) => a.forEach((v) => expect(v).toBeCloseTo(ret(Ls[i]!) - m, 12)))
+      }
+      // GiGPO, F_norm = 1, ω = 1: (R_i − mean R) + (G_{i,t} − mean of G over the anchor group of state key s_{i,t}),
+      // G_{i,t} = Σ_{k≥t} 0.5^{k−t} (0.5 + k)
+      let anchored = 0
+      for (const { group, adv } of yield* once("gigpo")) {
+        const trs = group.trajectories
+        const m = mean(trs.map((tr) => ret(tr.steps.length)))
+        const G = trs.map((tr) => tr.steps.map((_, t) => {
+          let g = 0
+          for (let k = tr.steps.length - 1; k >= t; k--) g = 0.5 + k + 0.5 * g
+          return g
+        }))
+        const byKey = new Map<string, Array<number>>()
+        trs.forEach((tr, i) => tr.steps.forEach((s, t) => byKey.set(s.stateKey, [...(byKey.get(s.stateKey) ?? []), G[i]![t]!])))
+        trs.forEach((tr, i) => tr.steps.forEach((s, t) => {
+          const members = byKey.get(s.stateKey)!
+          if (members.length > 1 && new Set(members).size > 1) anchored++
+          const step = members.length > 1 ? G[i]![t]! - mean(members) : 0
+          expect(adv[i]![t]!).toBeCloseTo(ret(tr.steps.length) - m + step, 10)
+        }))
+      }
+      expect(anchored).toBeGreaterThan(0) // the shaped rewards reached some non-trivial anchor-state group
+    }), 30_000)
+
+  it.effect("stepRewards hook: wrong shapes or non-finite rewards fail with AdvantageInputError naming where", () =>
+    Effect.gen(function* () {
+      const run = (hook: NonNullable<MultiTurnTrainer.Hooks["stepRewards"]>) =>
+        Effect.flip(MultiTurnTrainer.train([new DoorsEnv()], { ...smoke, totalEnvSteps: 200 }, { stepRewards: hook }))
+      const short = yield* run((g) => g.trajectories.slice(1).map((tr) => new Float64Array(tr.steps.length)))
+      expect(short).toMatchObject({ _tag: "AdvantageInputError", reason: "lengthMismatch", estimator: "stepRewards", group: 0 })
+      const steps = yield* run((g, gi) => g.trajectories.map((tr, i) => new Float64Array(tr.steps.length + (gi === 1 && i === 2 ? 1 : 0))))
+      expect(steps).toMatchObject({ reason: "lengthMismatch", group: 1, trajectory: 2 })
+      const inf = yield* run((g) => g.trajectories.map((tr, i) => tr.steps.map((_, t) => (i === 1 && t === 0 ? Number.POSITIVE_INFINITY : 0))))
+      expect(inf).toMatchObject({ reason: "nonFinite", group: 0, trajectory: 1, step: 0, value: Number.POSITIVE_INFINITY })
+      expect(inf.message).toContain("group 0, trajectory 1, step 0 (value Infinity)")
+    }), 30_000)
+
   it.effect("betweenUpdates: awaited after each update, before the next batch; an abort in it stops the run", () =>
     Effect.gen(function* () {
       const ctl = new AbortController()

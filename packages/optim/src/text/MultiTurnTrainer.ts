@@ -6,7 +6,8 @@
  * The loop, top to bottom:
  * 1. draw `tasksPerBatch` training tasks and roll out `groupSize` trajectories of each from the identical initial
  *    state ({@link GroupRollout});
- * 2. per-step advantages with the chosen estimator (`algo`);
+ * 2. per-step advantages with the chosen estimator (`algo`), on the env rewards or on shaped ones (`Hooks.stepRewards`,
+ *    e.g. plus a process reward model's; AgentPRM, arXiv:2502.10325);
  * 3. `epochs` passes over the batch in `minibatches` shuffled minibatches, each step's loss being
  *    ```text
  *    ratio = π(a|s) / π_old(a|s)
@@ -254,6 +255,23 @@ export interface Hooks {
    */
   readonly stepAdvantages?:
     | ((group: GroupRollout.GroupResult<unknown>, advantages: ReadonlyArray<Float64Array>) => ReadonlyArray<ArrayLike<number>> | undefined)
+    | undefined
+  /**
+   * Replace the per-step rewards the advantage estimator sees, BEFORE it runs (reward shaping inside the estimator,
+   * unlike {@link Hooks.stepAdvantages}, which replaces its output). Called once per group and update, in the batch's
+   * order (`groupIndex` = the group's index among the update's non-empty groups), with the group (its trajectories'
+   * texts, actions, env rewards, state keys, successes). Return `rewards[i][t]` for step t of trajectory i — the same
+   * shapes as `group.trajectories[i].steps`, in the env's reward units (e.g. env reward + c · a process reward
+   * model's score or progress) — or `undefined` to keep the env rewards. The estimator then uses them everywhere it
+   * uses rewards: with `gigpo` (Feng et al. 2025, arXiv:2505.10978) both the episode returns `R_i = Σ_t r_t` and
+   * the discounted step returns that fill GiGPO's step-level anchor-state groups; so a process reward model's step
+   * rewards enter the RL update as AgentPRM (arXiv:2502.10325) uses them. What is shaped: the advantages only; the
+   * episode rows, success rates and the uniform-group test of `zeroAdvantageGroups` keep the env rewards.
+   * Wrong lengths or non-finite values fail the run with `AdvantageInputError` (estimator `"stepRewards"`, naming the
+   * group, trajectory, step and value). Runs before `stepAdvantages` when both are given.
+   */
+  readonly stepRewards?:
+    | ((group: GroupRollout.GroupResult<unknown>, groupIndex: number) => ReadonlyArray<ArrayLike<number>> | undefined)
     | undefined
   /**
    * Asynchronous work between two updates, awaited before the next batch is drawn (after `onUpdate` and any
@@ -506,6 +524,28 @@ const rethrowTyped = (e: unknown): Effect.Effect<never, TrainError> =>
 
 const TASK_SEED_RANGE = 2 ** 31 - 1
 
+/**
+ * Check what a per-step hook returned for group `gi` against the step counts `lengths[i]`: as many trajectories,
+ * as many steps each, finite values; else `AdvantageInputError` (estimator = the hook's name) naming where.
+ */
+const checkedSteps = (
+  hookName: "stepAdvantages" | "stepRewards",
+  what: string,
+  out: ReadonlyArray<ArrayLike<number>>,
+  lengths: ReadonlyArray<number>,
+  gi: number
+): Array<Float64Array> => {
+  const bad = (reason: "lengthMismatch" | "nonFinite", detail: string, extra: { trajectory?: number; step?: number; value?: unknown } = {}) =>
+    new Advantages.AdvantageInputError({ reason, estimator: hookName, group: gi, detail, ...extra })
+  if (out.length !== lengths.length) throw bad("lengthMismatch", `returned ${out.length} trajectories for ${lengths.length}`, { value: out.length })
+  return out.map((row, i) => {
+    if (row.length !== lengths[i]) throw bad("lengthMismatch", `returned ${row.length} steps for ${lengths[i]}`, { trajectory: i, value: row.length })
+    const a = Float64Array.from(row)
+    for (let t = 0; t < a.length; t++) if (!Number.isFinite(a[t]!)) throw bad("nonFinite", `a non-finite ${what}`, { trajectory: i, step: t, value: a[t] })
+    return a
+  })
+}
+
 /** Apply the `stepAdvantages` hook to one group, checking what it returns. */
 const replaceAdvantages = (
   hook: NonNullable<Hooks["stepAdvantages"]>,
@@ -514,17 +554,20 @@ const replaceAdvantages = (
   gi: number
 ): ReadonlyArray<Float64Array> => {
   const out = hook(group, estimated)
-  if (out === undefined) return estimated
-  const bad = (reason: "lengthMismatch" | "nonFinite", detail: string, extra: { trajectory?: number; step?: number; value?: unknown } = {}) =>
-    new Advantages.AdvantageInputError({ reason, estimator: "stepAdvantages", group: gi, detail, ...extra })
-  if (out.length !== estimated.length) throw bad("lengthMismatch", `returned ${out.length} trajectories for ${estimated.length}`)
-  return out.map((row, i) => {
-    const want = estimated[i]!.length
-    if (row.length !== want) throw bad("lengthMismatch", `returned ${row.length} steps for ${want}`, { trajectory: i })
-    const a = Float64Array.from(row)
-    for (let t = 0; t < a.length; t++) if (!Number.isFinite(a[t]!)) throw bad("nonFinite", "a non-finite advantage", { trajectory: i, step: t, value: a[t] })
-    return a
-  })
+  return out === undefined ? estimated : checkedSteps("stepAdvantages", "advantage", out, estimated.map((a) => a.length), gi)
+}
+
+/**
+ * The per-step rewards the estimator sees for one group: the env's, or what the `stepRewards` hook returns (checked).
+ */
+const groupRewards = (
+  hook: Hooks["stepRewards"],
+  group: GroupRollout.GroupResult<unknown>,
+  gi: number
+): ReadonlyArray<ArrayLike<number>> => {
+  const out = hook?.(group, gi)
+  if (out === undefined) return group.trajectories.map((tr) => tr.steps.map((s) => s.reward))
+  return checkedSteps("stepRewards", "step reward", out, group.trajectories.map((tr) => tr.steps.length), gi)
 }
 
 /**
@@ -660,14 +703,15 @@ export const train = (
         return DrrnPolicy.logProbAt(ref!, s.encoded.actions.length, s.actionIndex)
       }
       const estimated = estimator(
-        kept.map((g) =>
-          g.trajectories.map((tr) => ({
-            rewards: tr.steps.map((s) => s.reward),
+        kept.map((g, gi) => {
+          const rewards = groupRewards(hooks.stepRewards, g, gi)
+          return g.trajectories.map((tr, i) => ({
+            rewards: rewards[i]!,
             stateKeys: tr.steps.map((s) => s.stateKey),
             ...(signals.includes("entropies") ? { entropies: tr.steps.map((s) => s.entropy ?? 0) } : {}),
             ...(signals.includes("logRatios") ? { logRatios: tr.steps.map((s) => s.logProb - refLogProbOf(s)) } : {})
           }))
-        ),
+        }),
         advOptions
       )
       const adv = hooks.stepAdvantages === undefined ? estimated : estimated.map((a, gi) => replaceAdvantages(hooks.stepAdvantages!, kept[gi]!, a, gi))
