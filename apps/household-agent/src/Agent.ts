@@ -253,9 +253,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
       maxSteps: setup.maxSteps,
       evalEvery: o.evalEvery,
       evalEpisodes: o.evalEpisodes,
-      // the household settings of `autodidact train` (lr 5e-3, 4 epochs)
-      learningRate: 5e-3,
-      epochs: 4,
+      ...setup.trainer, // the env's measured settings, as `autodidact train` (TextHousehold-v0: lr 5e-3, 4 epochs)
       policy: { grid: setup.grid, ...o.policy }
     }
     /** The next batch's stream tasks (fewer when a file stream runs out). */

@@ -16,7 +16,9 @@
  * - {@link stepAdvantages}: per step `A_t = outcomeWeight · (R − mean R) / (std R + ε) + processWeight · (Q_t − Q_{t−1})`,
  *   Q_{−1} the group mean of Q_0 — the episode's group-normalized outcome (GRPO) plus the PRM's progress, a
  *   potential-based difference that leaves the optimal policy unchanged (Ng et al. 1999).
- * @see Xi et al., "AgentPRM: Process Reward Models for LLM Agents via Step-Wise Promise and Progress", arXiv:2502.10325
+ * @see Choudhury, "Process Reward Models for LLM Agents: Practical Framework and Directions" (AgentPRM: Monte Carlo
+ *   targets), arXiv:2502.10325
+ * @see Xi et al., "AgentPRM: Process Reward Models for LLM Agents via Step-Wise Promise and Progress", arXiv:2511.08325
  * @since 0.1.0
  */
 import type { Rng } from "@autodidact/core"
@@ -86,7 +88,7 @@ export interface TargetOptions {
 
 /**
  * Sample one trajectory on `task` with `policy` (at most `options.maxSteps` actions) and label each step with its
- * Monte Carlo success rate (AgentPRM, Xi et al. 2025, arXiv:2502.10325, §3): the fraction of `options.k`
+ * Monte Carlo success rate (AgentPRM, Choudhury 2025, arXiv:2502.10325, §3): the fraction of `options.k`
  * continuations of `policy` from the state after the step that succeed, in `[0, 1]`; the last step of an ended
  * episode gets its own 0/1 success. Costs about `k · L²/2` env steps for an episode of `L` actions (each
  * continuation replays its prefix). Returns the episode and one target per step.
@@ -124,7 +126,7 @@ export interface AdvantageOptions {
  *
  * Shapes: `prm[i]` `[L_i]` (PRM score of each step of episode i), `outcomes` `[n]` (returns or 0/1 successes);
  * returns `[n][L_i]` advantages (float64). Sources: GRPO's group normalization (Shao et al. 2024, arXiv:2402.03300)
- * and potential-based progress (Ng et al. 1999; AgentPRM, arXiv:2502.10325).
+ * and potential-based progress (Ng et al. 1999; Xi et al. 2025, arXiv:2511.08325).
  */
 export const stepAdvantages = (
   prm: ReadonlyArray<ArrayLike<number>>,

@@ -4,7 +4,9 @@
  * {@link RewardModel.RewardModelShape} ({@link model}) or as a shaping potential ({@link potential}).
  *
  * Part of `@autodidact/rewards/train` (needs the optional peer `@tensorflow/tfjs-core` and a backend).
- * @see Xi et al., "AgentPRM: Process Reward Models for LLM Agents via Step-Wise Promise and Progress", arXiv:2502.10325
+ * @see Choudhury, "Process Reward Models for LLM Agents: Practical Framework and Directions" (AgentPRM: Monte Carlo
+ *   targets), arXiv:2502.10325
+ * @see Xi et al., "AgentPRM: Process Reward Models for LLM Agents via Step-Wise Promise and Progress", arXiv:2511.08325
  * @since 0.2.0
  */
 import { Effect } from "effect"
