@@ -78,7 +78,9 @@ describe("SkillLibrary", () => {
       expect(stats.workersStarted).toBeGreaterThan(1)
       yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
       expect(sandbox.stats().liveWorkers).toBeLessThanOrEqual(1)
-    }).pipe(Effect.provide(Layer.mergeAll(Sandbox.layer({ timeoutMs: 3000, poolSize: 1 }), Embedder.layerHashed()))), 60_000)
+      // a deadlock would run into the time limit at any value; 20 s leaves room for starting the nested calls' workers
+      // on a loaded CI host (3 s did not, once)
+    }).pipe(Effect.provide(Layer.mergeAll(Sandbox.layer({ timeoutMs: 20_000, poolSize: 1 }), Embedder.layerHashed()))), 60_000)
 
   it.effect("retrieves by description and exports/imports a directory of .js + .json files", () =>
     Effect.gen(function*() {
