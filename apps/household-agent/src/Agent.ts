@@ -47,7 +47,7 @@ import { Discovery, Sandbox, SkillLibrary, SkillOptions, SyncSandbox } from "@au
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
 import * as Stream from "./Stream.js"
-import { definedNumbers, StreamMetrics } from "./StreamMetrics.js"
+import { definedNumbers, StreamMetrics, summaryFigures, type SummaryFigures } from "./StreamMetrics.js"
 
 const ENV_ID = "TextHousehold-v0"
 
@@ -134,20 +134,13 @@ export const defaults: Omit<AgentOptions, "out"> = {
 }
 
 /** What a run reports (also its `summary` row). */
-export interface Summary {
+export interface Summary extends SummaryFigures {
   readonly run: string
   readonly seed: number
   readonly components: { readonly memory: boolean; readonly skills: boolean; readonly prm: boolean }
   readonly envSteps: number
   readonly decisions: number
   readonly updates: number
-  readonly streamTasks: number
-  readonly streamSuccess: number | null
-  readonly seenSuccess: number | null
-  readonly unseenSuccess: number | null
-  readonly forwardTransfer: number | null
-  readonly forgetting: number | null
-  readonly revisits: number
   /** Final evaluation on the unseen split (greedy off, as the trainer evaluates). */
   readonly evalSuccess: number
   readonly storedEpisodes: number
@@ -550,7 +543,6 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     yield* DrrnPolicyFile.save(DrrnPolicyFile.policyPath(o.out), result.policy)
     yield* AtomicFile.write(path.join(o.out, "trajectories", "stream.jsonl"), transcripts.join(""))
     const snap = metrics.snapshot()
-    const nul = (v: number | undefined) => (v === undefined ? null : v)
     const summary: Summary = {
       run: o.out,
       seed: o.seed,
@@ -558,13 +550,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
       envSteps,
       decisions,
       updates,
-      streamTasks,
-      streamSuccess: nul(snap.streamSuccess),
-      seenSuccess: nul(snap.seenSuccess),
-      unseenSuccess: nul(snap.unseenSuccess),
-      forwardTransfer: nul(snap.forwardTransfer),
-      forgetting: nul(snap.forgetting),
-      revisits: snap.revisits,
+      ...summaryFigures(snap, streamTasks),
       evalSuccess: result.final.successRate,
       storedEpisodes,
       exemplarHits,

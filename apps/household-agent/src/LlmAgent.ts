@@ -40,7 +40,7 @@ import { FetchHttpClient } from "effect/http"
 import * as path from "node:path"
 import { parseArgs } from "node:util"
 import * as Stream from "./Stream.js"
-import { definedNumbers, StreamMetrics } from "./StreamMetrics.js"
+import { definedNumbers, StreamMetrics, summaryFigures, type SummaryFigures } from "./StreamMetrics.js"
 
 const ENV_ID = "TextHousehold-v0"
 
@@ -102,18 +102,11 @@ export const defaults: Omit<LlmAgentOptions, "out" | "llmBaseUrl"> = {
 }
 
 /** What a run reports (also its `summary` row). */
-export interface LlmSummary {
+export interface LlmSummary extends SummaryFigures {
   readonly run: string
   readonly seed: number
   readonly model: string
   readonly learner: Learner
-  readonly streamTasks: number
-  readonly streamSuccess: number | null
-  readonly seenSuccess: number | null
-  readonly unseenSuccess: number | null
-  readonly forwardTransfer: number | null
-  readonly forgetting: number | null
-  readonly revisits: number
   readonly gateDecisions: number
   readonly promotions: number
   readonly librarySize: number
@@ -347,13 +340,7 @@ export const run = (input: Partial<LlmAgentOptions> & { readonly out: string; re
       seed: o.seed,
       model: endpoint.model,
       learner: o.learner,
-      streamTasks,
-      streamSuccess: snap.streamSuccess ?? null,
-      seenSuccess: snap.seenSuccess ?? null,
-      unseenSuccess: snap.unseenSuccess ?? null,
-      forwardTransfer: snap.forwardTransfer ?? null,
-      forgetting: snap.forgetting ?? null,
-      revisits: snap.revisits,
+      ...summaryFigures(snap, streamTasks),
       gateDecisions,
       promotions,
       librarySize: promoted.library.experiences.length,

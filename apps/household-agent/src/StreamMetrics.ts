@@ -112,3 +112,25 @@ export const definedNumbers = (s: Snapshot): Record<string, number> => {
   for (const [k, v] of Object.entries(s)) if (typeof v === "number" && Number.isFinite(v)) out[k] = v
   return out
 }
+
+/** A stream's figures as a run's summary reports them: a {@link Snapshot}'s, with `null` for undefined (JSON). */
+export interface SummaryFigures {
+  readonly streamTasks: number
+  readonly streamSuccess: number | null
+  readonly seenSuccess: number | null
+  readonly unseenSuccess: number | null
+  readonly forwardTransfer: number | null
+  readonly forgetting: number | null
+  readonly revisits: number
+}
+
+/** The {@link SummaryFigures} of `s` after `streamTasks` stream tasks. */
+export const summaryFigures = (s: Snapshot, streamTasks: number): SummaryFigures => ({
+  streamTasks,
+  streamSuccess: s.streamSuccess ?? null,
+  seenSuccess: s.seenSuccess ?? null,
+  unseenSuccess: s.unseenSuccess ?? null,
+  forwardTransfer: s.forwardTransfer ?? null,
+  forgetting: s.forgetting ?? null,
+  revisits: s.revisits
+})
