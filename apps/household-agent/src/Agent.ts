@@ -47,7 +47,7 @@ import { Discovery, Sandbox, SkillLibrary, SkillOptions, SyncSandbox } from "@au
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
 import * as Stream from "./Stream.js"
-import { definedNumbers, StreamMetrics, summaryFigures, type SummaryFigures } from "./StreamMetrics.js"
+import { StreamMetrics, streamRow, summaryFigures, type SummaryFigures } from "./StreamMetrics.js"
 
 const ENV_ID = "TextHousehold-v0"
 
@@ -424,24 +424,10 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
           // the stream task's outcome: the share of its group that succeeded (scored before anything learns from it
           // except this update, as all trajectories of the batch were rolled out before it)
           const success = g.trajectories.filter((t) => t.success).length / g.trajectories.length
-          let baseline: number | undefined
-          if (st.novelty !== "seen" && !st.revisit) {
-            baseline = MultiTurnTrainer.evaluate([baselineEnv], GroupRollout.randomPolicy, () => Stream.envTask(st), 1, rng, { maxSteps: setup.maxSteps }).successRate
-          }
+          const baseline = Stream.randomBaseline(baselineEnv, st, rng, setup.maxSteps)
           const snap = metrics.add({ key: st.key, novelty: st.novelty, success, baseline })
           streamTasks++
-          runDir.append({
-            kind: "stream",
-            globalStep: envSteps,
-            wallSeconds: wall(),
-            streamIndex: st.index,
-            family: st.family,
-            novelty: st.novelty,
-            revisit: st.revisit,
-            taskSuccess: success,
-            ...(baseline === undefined ? {} : { baselineSuccess: baseline }),
-            ...definedNumbers(snap)
-          })
+          runDir.append(streamRow(st, success, baseline, snap, { globalStep: envSteps, wallSeconds: wall() }))
           const first = g.trajectories[0]!
           const plan = o.memory ? planFor(first.task) : undefined
           transcripts.push(TextEpisode.toJsonLine(TextEpisode.make(

@@ -34,13 +34,13 @@
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import { AtomicFile, RunDirectory } from "@autodidact/core/node"
 import { Expel, ExperienceLibrary, Gateway, LlmConfigError, type LlmRollout, LlmPolicy, OpenAiCompat, Recorder, ReleaseGate, TrainingFreeGrpo } from "@autodidact/llm"
-import { GroupRollout, MultiTurnTrainer, TextTasks } from "@autodidact/optim"
+import { type GroupRollout, TextTasks } from "@autodidact/optim"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as path from "node:path"
 import { parseArgs } from "node:util"
 import * as Stream from "./Stream.js"
-import { definedNumbers, StreamMetrics, summaryFigures, type SummaryFigures } from "./StreamMetrics.js"
+import { StreamMetrics, streamRow, summaryFigures, type SummaryFigures } from "./StreamMetrics.js"
 
 const ENV_ID = "TextHousehold-v0"
 
@@ -255,24 +255,10 @@ export const run = (input: Partial<LlmAgentOptions> & { readonly out: string; re
           const st = tasks[i]!
           const n = g.trajectories.length + g.failures.length
           const success = n === 0 ? 0 : g.trajectories.filter((t) => t.success).length / n
-          const baseline = st.novelty !== "seen" && !st.revisit
-            ? MultiTurnTrainer.evaluate([baselineEnv], GroupRollout.randomPolicy, () => Stream.envTask(st), 1, rng, { maxSteps }).successRate
-            : undefined
+          const baseline = Stream.randomBaseline(baselineEnv, st, rng, maxSteps)
           const snap = metrics.add({ key: st.key, novelty: st.novelty, success, baseline })
           streamTasks++
-          runDir.append({
-            kind: "stream",
-            globalStep: streamTasks,
-            wallSeconds: wall(),
-            streamIndex: st.index,
-            family: st.family,
-            novelty: st.novelty,
-            revisit: st.revisit,
-            taskSuccess: success,
-            failedEpisodes: g.failures.length,
-            ...(baseline === undefined ? {} : { baselineSuccess: baseline }),
-            ...definedNumbers(snap)
-          })
+          runDir.append(streamRow(st, success, baseline, snap, { globalStep: streamTasks, wallSeconds: wall() }, { failedEpisodes: g.failures.length }))
         })
         // ExpeL insights from the block's successes and failures (no extra rollouts)
         let insights = promoted.insights

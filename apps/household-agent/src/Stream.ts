@@ -16,7 +16,7 @@
  */
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import { TextHouseholdWorld } from "@autodidact/envs"
-import type { GroupRollout } from "@autodidact/optim"
+import { GroupRollout, MultiTurnTrainer } from "@autodidact/optim"
 import * as fs from "node:fs"
 
 /** ALFWorld task families the agent meets in the seen phase. */
@@ -123,3 +123,13 @@ export const fromFile = (file: string): TaskStream => {
   let at = 0
   return { description: { kind: "file", file, tasks: tasks.length }, next: () => tasks[at++] }
 }
+
+/**
+ * The forward-transfer baseline of `st` (Evo-Memory's comparison with a learner that has seen nothing): a random
+ * policy's success on it in one episode of at most `maxSteps` steps on `env`, for a first encounter of an unseen task;
+ * `undefined` for seen tasks and re-visits. Success in [0, 1].
+ */
+export const randomBaseline = (env: GroupRollout.TextEnv, st: StreamTask, rng: Rng, maxSteps: number): number | undefined =>
+  st.novelty !== "seen" && !st.revisit
+    ? MultiTurnTrainer.evaluate([env], GroupRollout.randomPolicy, () => envTask(st), 1, rng, { maxSteps }).successRate
+    : undefined

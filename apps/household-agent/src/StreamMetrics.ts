@@ -17,6 +17,7 @@
  * @since 0.0.0
  */
 import { InvalidOptionError } from "@autodidact/core"
+import type { StreamTask } from "./Stream.js"
 
 /** One scored task of the stream. */
 export interface Outcome {
@@ -133,4 +134,29 @@ export const summaryFigures = (s: Snapshot, streamTasks: number): SummaryFigures
   forwardTransfer: s.forwardTransfer ?? null,
   forgetting: s.forgetting ?? null,
   revisits: s.revisits
+})
+
+/**
+ * The `stream` row of `metrics.jsonl` for task `st`: its success (`taskSuccess`, in [0, 1]), the agent's `extra`
+ * figures, its random baseline when there is one, and the stream's figures after it (`snap`, finite ones only).
+ */
+export const streamRow = (
+  st: StreamTask,
+  taskSuccess: number,
+  baseline: number | undefined,
+  snap: Snapshot,
+  at: { readonly globalStep: number; readonly wallSeconds: number },
+  extra: Record<string, number> = {}
+): Record<string, unknown> => ({
+  kind: "stream",
+  globalStep: at.globalStep,
+  wallSeconds: at.wallSeconds,
+  streamIndex: st.index,
+  family: st.family,
+  novelty: st.novelty,
+  revisit: st.revisit,
+  taskSuccess,
+  ...extra,
+  ...(baseline === undefined ? {} : { baselineSuccess: baseline }),
+  ...definedNumbers(snap)
 })
