@@ -43,6 +43,46 @@ describe("Dpo", () => {
     }
   })
 
+  it("with nllWeight α the loss adds α · weight · −log π(chosen) (hand value at the reference) and the gradient matches finite differences", () => {
+    const p = small(5)
+    const alpha = 0.8
+    let nll = 0
+    for (const pr of pairs) {
+      DrrnPolicy.forward(p, DrrnPolicy.encode(p, pr.input))
+      nll -= (pr.weight ?? 1) * DrrnPolicy.logProbAt(p, pr.input.admissible.length, pr.input.admissible.indexOf(pr.chosen))
+    }
+    expect(Dpo.lossAndGradient(p, pairs, { beta: 0.3, nllWeight: alpha }).loss).toBeCloseTo((Math.LN2 * (1 + 2 + 0.5) + alpha * nll) / 3, 12)
+    const ref = small(6)
+    const { grad } = Dpo.lossAndGradient(p, pairs, { beta: 0.7, reference: ref, nllWeight: alpha })
+    const loss = () => Dpo.lossAndGradient(p, pairs, { beta: 0.7, reference: ref, nllWeight: alpha }).loss
+    const order = Array.from(grad.keys()).sort((a, b) => Math.abs(grad[b]!) - Math.abs(grad[a]!))
+    const eps = 1e-3
+    for (const k of [...order.slice(0, 6), order[order.length >> 1]!]) {
+      const x = p.params[k]!
+      p.params[k] = x + eps
+      DrrnPolicy.paramsChanged(p)
+      const up = loss()
+      p.params[k] = x - eps
+      DrrnPolicy.paramsChanged(p)
+      const down = loss()
+      p.params[k] = x
+      DrrnPolicy.paramsChanged(p)
+      expect(grad[k]!).toBeCloseTo((up - down) / (2 * eps), 4)
+    }
+  })
+
+  it("fit with the NLL term raises each chosen command's probability", () => {
+    const p = small(7)
+    const prob = () => pairs.map((pr) => {
+      DrrnPolicy.forward(p, DrrnPolicy.encode(p, pr.input))
+      return Math.exp(DrrnPolicy.logProbAt(p, pr.input.admissible.length, pr.input.admissible.indexOf(pr.chosen)))
+    })
+    const before = prob()
+    const report = Dpo.fit(p, pairs, { beta: 0.5, learningRate: 0.02, epochs: 40, batchSize: 2, nllWeight: 1 })
+    expect(report.finalAccuracy).toBe(1)
+    prob().forEach((q, i) => expect(q).toBeGreaterThan(before[i]!))
+  })
+
   it("fit raises each chosen command over its rejected one: accuracy 1, loss falls, every logit gap grows", () => {
     const p = small(4)
     const gaps = () => pairs.map((pr) => {
@@ -67,6 +107,8 @@ describe("Dpo", () => {
       [() => Dpo.fit(p, [pairs[0]!, { input: state(0), chosen: "wait", rejected: "wait" }]), /pairs\[1\]\.rejected = "wait".*equals/],
       [() => Dpo.fit(p, [{ ...pairs[0]!, weight: Number.NaN }]), /pairs\[0\]\.weight = NaN/],
       [() => Dpo.fit(p, pairs, { beta: 0 }), /beta = 0/],
+      [() => Dpo.fit(p, pairs, { nllWeight: -1 }), /nllWeight = -1/],
+      [() => Dpo.lossAndGradient(p, pairs, { nllWeight: Number.POSITIVE_INFINITY }), /nllWeight = Infinity/],
       [() => Dpo.fit(p, pairs, { epochs: 1.5 }), /epochs = 1.5/]
     ]
     for (const [f, message] of cases) {

@@ -7,7 +7,7 @@
  *
  *   npx tsx --conditions=@autodidact/source bench/agentQ.ts --run DIR [--tasks 50] [--budget 200] [--eval 100]
  *     [--seed 1] [--beta 0.1] [--lr 0.001] [--epochs 4] [--margin 0.05] [--min-visits 2] [--max-depth D] [--rounds 1]
- *     [--behaviour search|greedy] [--rollout sample|greedy]
+ *     [--behaviour search|greedy] [--rollout sample|greedy] [--nll 0]
  *
  * The searches spend their whole budget (no stop at a found goal: fuller trees, more sibling comparisons).
  * Leaf values come from rollouts that sample the policy (`--rollout sample`, default; as `autodidact eval --search
@@ -16,6 +16,9 @@
  * the policy at the round's start; a row per round (env steps cumulative). `--behaviour greedy` acts with the greedy
  * policy instead of the search's choice (the search still runs at every visited state and gives the pairs): the
  * pairs then sit on the states the greedy policy reaches, as DAgger's data (Ross et al. 2011, arXiv:1011.0686).
+ *
+ * `--nll α` adds RPO's negative log-likelihood of each pair's chosen command to DPO's loss (`Dpo.fit`'s `nllWeight`;
+ * Pang et al. 2024, arXiv:2404.19733): the policy is pulled toward the tree's best sibling, not only away from the worse.
  *
  * A benchmark script, not a test: the figures depend on the run, the budget and the machine.
  */
@@ -33,7 +36,7 @@ const num = (k: string, d: number) => (args.has(k) ? Number(args.get(k)) : d)
 const run = args.get("run")
 if (run === undefined) throw new Error("--run DIR (a TextHousehold-v0 run of autodidact train) is required")
 const tasks = num("tasks", 50), budget = num("budget", 200), evalEpisodes = num("eval", 100), seed = num("seed", 1)
-const dpo = { beta: num("beta", 0.1), learningRate: num("lr", 0.001), epochs: num("epochs", 4) }
+const dpo = { beta: num("beta", 0.1), learningRate: num("lr", 0.001), epochs: num("epochs", 4), nllWeight: num("nll", 0) }
 const margin = num("margin", 0.05), minVisits = num("min-visits", 2), rounds = num("rounds", 1)
 const maxDepth = args.has("max-depth") ? num("max-depth", 0) : undefined
 const behaviour = args.get("behaviour") ?? "search"

@@ -15,11 +15,17 @@
  * z depends on the two logits only: `z = β · [(x_w − x_l) − (x_w^ref − x_l^ref)]`, and `∂L/∂x_w = −∂L/∂x_l = β(σ(z) − 1)`;
  * the rest is DRRN's backward pass, global-norm clipping and {@link Adam} (as the multi-turn trainer).
  *
+ * **With an NLL term** (`nllWeight` α > 0; RPO, Pang et al., "Iterative Reasoning Preference Optimization",
+ * arXiv:2404.19733, eq. 1): each pair also adds `α · weight · (−log π(w|s))`, the chosen command's negative
+ * log-likelihood under the full softmax over the admissible commands (gradient `α·(π(j|s) − 1[j = w])` on every
+ * logit j): DPO alone can lower both commands' probabilities while widening their gap; the NLL keeps the chosen one
+ * likely. α = 0 (the default) is plain DPO.
+ *
  * **Reports**: per epoch the mean loss, the preference accuracy (share of pairs with `x_w > x_l` under the current
  * policy, before the epoch's updates) and the mean implicit reward margin `z / β`.
  *
  * **Errors**: `InvalidOptionError` for a non-positive or non-finite `beta` / `learningRate`, non-positive-integer
- * `epochs` / `batchSize`, a negative `maxGradNorm`, no pairs, a pair whose chosen or rejected command is not in its
+ * `epochs` / `batchSize`, a negative `maxGradNorm` or `nllWeight`, no pairs, a pair whose chosen or rejected command is not in its
  * admissible list or whose two commands are equal (naming the pair's index and the command), a negative or non-finite
  * weight; `NonFiniteValueError` when the loss or the gradient norm becomes NaN/∞.
  * @since 0.3.0
@@ -52,12 +58,14 @@ export interface Options {
   readonly maxGradNorm: number
   /** Shuffle seed (default 0). */
   readonly seed: number
+  /** α ≥ 0, the weight of the chosen command's negative log-likelihood (RPO's NLL term; default 0: plain DPO). */
+  readonly nllWeight: number
   /** The reference policy (default: a frozen copy of the policy at the start). */
   readonly reference?: DrrnPolicy.Drrn | undefined
 }
 
 /** Defaults of {@link Options}. */
-export const defaults: Omit<Options, "reference"> = { beta: 0.1, learningRate: 1e-3, epochs: 4, batchSize: 32, maxGradNorm: 1, seed: 0 }
+export const defaults: Omit<Options, "reference"> = { beta: 0.1, learningRate: 1e-3, epochs: 4, batchSize: 32, maxGradNorm: 1, seed: 0, nllWeight: 0 }
 
 /** One epoch's figures. */
 export interface EpochReport {
@@ -121,6 +129,7 @@ const accumulate = (
   start: number,
   size: number,
   beta: number,
+  nllWeight: number,
   grad: Float64Array,
   dLogits: Float64Array
 ): number => {
@@ -131,9 +140,22 @@ const accumulate = (
     const z = beta * (gap(policy, pr) - pr.refGap)
     lossSum -= pr.weight * logSigmoid(z)
     const d = (pr.weight * beta * (sigmoid(z) - 1)) / size
-    dLogits.fill(0, 0, pr.encoded.actions.length)
-    dLogits[pr.w] = d
-    dLogits[pr.l] = -d
+    const k = pr.encoded.actions.length
+    dLogits.fill(0, 0, k)
+    if (nllWeight > 0) {
+      // −log softmax(x)_w and its gradient softmax(x)_j − 1[j = w], over every admissible command
+      const logits = DrrnPolicy.logitsOf(policy)
+      let max = -Infinity
+      for (let j = 0; j < k; j++) if (logits[j]! > max) max = logits[j]!
+      let sum = 0
+      for (let j = 0; j < k; j++) sum += Math.exp(logits[j]! - max)
+      const scale = (nllWeight * pr.weight) / size
+      lossSum += nllWeight * pr.weight * (max + Math.log(sum) - logits[pr.w]!)
+      for (let j = 0; j < k; j++) dLogits[j] = (scale * Math.exp(logits[j]! - max)) / sum
+      dLogits[pr.w] = dLogits[pr.w]! - scale
+    }
+    dLogits[pr.w] = dLogits[pr.w]! + d
+    dLogits[pr.l] = dLogits[pr.l]! - d
     // backward needs the forward state of this sample: `gap` just ran it
     DrrnPolicy.backward(policy, pr.encoded, dLogits, grad, true)
   }
@@ -143,6 +165,9 @@ const accumulate = (
 
 const checkBeta = (beta: number) => {
   if (!(beta > 0 && Number.isFinite(beta))) throw bad("beta", beta, "must be a positive finite number")
+}
+const checkNll = (nllWeight: number) => {
+  if (!(nllWeight >= 0 && Number.isFinite(nllWeight))) throw bad("nllWeight", nllWeight, "must be a non-negative finite number")
 }
 
 /**
@@ -154,16 +179,18 @@ const checkBeta = (beta: number) => {
 export const lossAndGradient = (
   policy: DrrnPolicy.Drrn,
   pairs: ReadonlyArray<PreferencePair>,
-  options: { readonly beta?: number; readonly reference?: DrrnPolicy.Drrn } = {}
+  options: { readonly beta?: number; readonly reference?: DrrnPolicy.Drrn; readonly nllWeight?: number } = {}
 ): { readonly loss: number; readonly grad: Float64Array } => {
   const beta = options.beta ?? defaults.beta
   checkBeta(beta)
+  const nllWeight = options.nllWeight ?? defaults.nllWeight
+  checkNll(nllWeight)
   const prepared = prepare(policy, options.reference ?? policy, pairs)
   const grad = new Float64Array(policy.params.length)
   let maxActions = 0
   for (const pr of prepared) maxActions = Math.max(maxActions, pr.encoded.actions.length)
   const order = Int32Array.from({ length: prepared.length }, (_, k) => k)
-  const lossSum = accumulate(policy, prepared, order, 0, prepared.length, beta, grad, new Float64Array(maxActions))
+  const lossSum = accumulate(policy, prepared, order, 0, prepared.length, beta, nllWeight, grad, new Float64Array(maxActions))
   return { loss: lossSum / prepared.length, grad }
 }
 
@@ -174,6 +201,7 @@ export const lossAndGradient = (
 export const fit = (policy: DrrnPolicy.Drrn, pairs: ReadonlyArray<PreferencePair>, options: Partial<Options> = {}): Report => {
   const o = { ...defaults, ...options }
   checkBeta(o.beta)
+  checkNll(o.nllWeight)
   if (!(o.learningRate > 0 && Number.isFinite(o.learningRate))) throw bad("learningRate", o.learningRate, "must be a positive finite number")
   for (const key of ["epochs", "batchSize"] as const) {
     if (!(Number.isSafeInteger(o[key]) && o[key] >= 1)) throw bad(key, o[key], "must be a positive integer")
@@ -206,7 +234,7 @@ export const fit = (policy: DrrnPolicy.Drrn, pairs: ReadonlyArray<PreferencePair
     let lossSum = 0
     for (let start = 0; start < order.length; start += o.batchSize) {
       const size = Math.min(o.batchSize, order.length - start)
-      lossSum += accumulate(policy, prepared, order, start, size, o.beta, grad, dLogits)
+      lossSum += accumulate(policy, prepared, order, start, size, o.beta, o.nllWeight, grad, dLogits)
       const norm = Adam.clipGradNorm(grad, o.maxGradNorm > 0 ? o.maxGradNorm : Infinity)
       if (!Number.isFinite(norm)) throw new NonFiniteValueError({ where: "Dpo.gradNorm", value: norm })
       Adam.step(adam, policy.params, grad, o.learningRate)
