@@ -18,7 +18,7 @@
  * with the error's message, so a broken script shows in the test's failure. The default `respond` echoes:
  * `echo: <last user text>`.
  *
- * Two faces: {@link startScriptedServer} (a Promise; call `close()` at the end) and {@link scripted} (an Effect
+ * Two faces: {@link startScriptedServer} (a Promise; call `close()` at the end) and {@link scriptedServer} (an Effect
  * scoped resource, closed with its scope).
  *
  * @example
@@ -356,7 +356,7 @@ export const startScriptedServer = (options: ScriptedOptions = {}): Promise<Scri
  * closes. Dies when the server cannot bind (a test setup defect, not a typed error).
  * @category servers @since 0.1.0
  */
-export const scripted = (options: ScriptedOptions = {}): Effect.Effect<ScriptedServer, never, Scope.Scope> =>
+export const scriptedServer = (options: ScriptedOptions = {}): Effect.Effect<ScriptedServer, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.promise(() => startScriptedServer(options)),
     (s) => Effect.promise(() => s.close())

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import OpenAI from "openai"
-import { scripted, type ScriptedServer, startScriptedServer } from "../src/testing.js"
+import { scriptedServer, type ScriptedServer, startScriptedServer } from "../src/testing.js"
 
 const post = (s: ScriptedServer, route: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${s.baseUrl}${route}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
@@ -124,10 +124,10 @@ describe("startScriptedServer", () => {
     await expect(hanging).rejects.toThrow()
   })
 
-  it.effect("scripted: the Effect face closes the server with its scope", () =>
+  it.effect("scriptedServer: the Effect face closes the server with its scope", () =>
     Effect.gen(function*() {
       const url = yield* Effect.scoped(Effect.gen(function*() {
-        const s = yield* scripted({ respond: () => "Action: look" })
+        const s = yield* scriptedServer({ respond: () => "Action: look" })
         const a = yield* Effect.promise(() => post(s, "/chat/completions", { model: "m", messages: [{ role: "user", content: "x" }] }).then(jsonOf))
         expect(a.choices[0].message.content).toBe("Action: look")
         return s.baseUrl
