@@ -14,6 +14,8 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { TextEpisode } from "@autodidact/core"
+import { Runs } from "@autodidact/dashboard"
 import { startScriptedServer } from "@autodidact/llm/testing"
 import * as LlmAgent from "../src/LlmAgent.js"
 
@@ -115,6 +117,25 @@ describe("LlmAgent", () => {
         expect(saved.library.experiences[0].text).toBe(LESSON)
       } else expect(fs.existsSync(path.join(out, "experiences.json"))).toBe(false)
       expect(rows[rows.length - 1]!["kind"]).toBe("summary")
+      // every rollout as a core TextEpisode the dashboard reads: 4 tasks x 3 attempts, labelled, thoughts as notes,
+      // and each task's success share equal to its stream row
+      const transcriptFile = path.join(out, "trajectories", "stream.jsonl")
+      const lines = fs.readFileSync(transcriptFile, "utf8").split("\n").filter((l) => l !== "")
+      expect(lines).toHaveLength(12)
+      const episodes = lines.map((l) => TextEpisode.decode(JSON.parse(l)))
+      for (const [i, ep] of episodes.entries()) {
+        expect(Runs.episodeProblem(JSON.parse(lines[i]!))).toBeUndefined()
+        expect(ep.envId).toBe("TextHousehold-v0")
+        expect(ep.task).toContain(`[stream ${Math.floor(i / 3)}, seen${i >= 6 && i < 9 ? ", revisit" : ""}, attempt ${(i % 3) + 1}/3]`)
+        expect(ep.length).toBeGreaterThan(0)
+        expect(ep.steps.every((st, k) => /^Thought: step \d+$/.test((st.info?.["notes"] as Array<string>)[0]!) && (k > 0 || st.observation.length > 0))).toBe(true)
+        expect(ep.return).toBeCloseTo(ep.steps.reduce((a, st) => a + st.reward, 0), 12)
+      }
+      stream.forEach((r, t) => expect(episodes.slice(3 * t, 3 * t + 3).filter((ep) => ep.success === true).length / 3).toBeCloseTo(r["taskSuccess"] as number, 12))
+      // the thoughts are the model's: every step's thought number is one of its policy answers
+      const thoughts = episodes.flatMap((ep) => ep.steps.map((st) => Number(/\d+/.exec((st.info?.["notes"] as Array<string>)[0]!)![0])))
+      expect(new Set(thoughts).size).toBe(thoughts.length)
+      expect(Math.max(...thoughts)).toBeLessThanOrEqual(server.counts.policy)
       // every request reached the endpoint through the gateway, and each was recorded
       const sessions = path.join(out, "llm", "sessions")
       const exchanges = fs.readdirSync(sessions).flatMap((f) => rowsOf(path.join(sessions, f))).filter((r) => r["type"] === "exchange")
