@@ -22,10 +22,12 @@ const mayImport = {
 
 /**
  * What a package's tests and benchmarks may import on top of `mayImport` (as devDependencies): experiments that
- * compose a package with one above it. None of these may create a circle between packages.
+ * compose a package with one above it, and test servers a package above owns. None of these may create a circle between packages.
  */
 const testsMayAlsoImport = {
   memory: ["envs"],
+  // the scripted OpenAI-compatible server of `@autodidact/llm/testing` (LlmJudge's tests); llm does not import rewards
+  rewards: ["llm"],
   skills: ["optim"]
 }
 

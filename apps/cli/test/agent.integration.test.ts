@@ -1,6 +1,6 @@
 /**
- * End-to-end tests of `autodidact agent eval|train`: the command, run in process (test/inproc.ts), talks over real HTTP to a
- * scripted OpenAI-compatible server started here (plain `node:http`, independent of the code under test).
+ * End-to-end tests of `autodidact agent eval|train`: the command, run in process (test/inproc.ts), talks over real HTTP to
+ * `@autodidact/llm/testing`'s scripted OpenAI-compatible server (plain `node:http`, independent of the code under test).
  *
  * The scripted model: as a policy it answers `Action: ...`: an inadmissible `dance` on one request in seven, else the
  * optimal move of the slippery lake, except in every third episode, where it cycles through the admissible actions
@@ -9,10 +9,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { startScriptedServer } from "@autodidact/llm/testing"
 import { cli as inProcess } from "./inproc.js"
 
 const LESSON = "Check the admissible actions before acting."
@@ -28,25 +27,14 @@ const optimalMove = (text: string): string | undefined => {
   return rows.length === 4 && cell >= 0 ? OPTIMAL[cell] : undefined
 }
 
-interface Scripted {
-  readonly url: string
-  readonly counts: { policy: number; summarize: number; compare: number; update: number }
-  readonly authorization: Array<string | undefined>
-  close(): Promise<void>
-}
-
-const startScripted = (): Promise<Scripted> => {
+/** The scripted model over `@autodidact/llm/testing`'s server; `counts` splits its requests by purpose. */
+const startScripted = async () => {
   const counts = { policy: 0, summarize: 0, compare: 0, update: 0 }
   let episodes = 0
-  const authorization: Array<string | undefined> = []
-  const server = http.createServer((req, res) => {
-    let raw = ""
-    req.on("data", (c) => (raw += c))
-    req.on("end", () => {
-      authorization.push(req.headers.authorization)
-      const body = JSON.parse(raw) as { messages: Array<{ role: string; content: string }> }
-      const all = body.messages.map((m) => (typeof m.content === "string" ? m.content : "")).join("\n")
-      const last = body.messages[body.messages.length - 1]!.content
+  const server = await startScriptedServer({
+    respond: (r) => {
+      const all = r.transcript
+      const last = typeof r.messages.at(-1)?.content === "string" ? (r.messages.at(-1)!.content as string) : ""
       let content: string
       if (all.includes("Update the library")) {
         counts.update++
@@ -67,24 +55,17 @@ const startScripted = (): Promise<Scripted> => {
         const choice = k % 7 === 0 ? "dance" : episodes % 3 !== 0 ? (optimalMove(last) ?? admissible[0]!) : admissible[k % admissible.length]!
         content = `Thought: trying option ${counts.policy}\nAction: ${choice}`
       }
-      const words = content.split(/\s+/).length
-      res.writeHead(200, { "content-type": "application/json" })
-      res.end(JSON.stringify({
-        id: `chatcmpl-${counts.policy}`,
-        object: "chat.completion",
-        created: 0,
-        model: "scripted",
-        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }],
-        usage: { prompt_tokens: body.messages.length * 10, completion_tokens: words, total_tokens: body.messages.length * 10 + words }
-      }))
-    })
+      return { content, usage: { prompt_tokens: r.messages.length * 10, completion_tokens: content.split(/\s+/).length } }
+    }
   })
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      resolve({ url: `http://127.0.0.1:${port}/v1`, counts, authorization, close: () => new Promise((r) => server.close(() => r())) })
-    })
-  )
+  return {
+    url: server.baseUrl,
+    counts,
+    get authorization() {
+      return server.requests.map((q) => q.headers.authorization)
+    },
+    close: () => server.close()
+  }
 }
 
 /** `autodidact ARGS` in this process (test/inproc.ts) with `env` set for its duration. */

@@ -3,9 +3,10 @@
  * child process (async `spawn`: the test serves the scripted upstream meanwhile) and is driven over real HTTP, by
  * the official `openai` client for the gateway and by plain `fetch` (the AgentGym protocol) for serve-env.
  *
- * The scripted upstream (plain `node:http`, independent of the code under test) answers `echo: <last user text>`,
- * non-streaming or as OpenAI-style SSE chunks (one per word, then a usage chunk when asked), with usage
- * `prompt_tokens = 10 × messages`, `completion_tokens = words of the answer`.
+ * The upstream is `@autodidact/llm/testing`'s scripted server (plain `node:http`, independent of the code under test)
+ * with its default script: it answers `echo: <last user text>`, non-streaming or as OpenAI-style SSE chunks (one per
+ * word, then a usage chunk when asked), with usage `prompt_tokens = 10 × messages`, `completion_tokens = words of the
+ * answer`.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -13,73 +14,19 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { startScriptedServer } from "@autodidact/llm/testing"
 import OpenAI from "openai"
 import { run, start, stop } from "./procs.js"
-
-interface Upstream {
-  readonly url: string
-  readonly requests: Array<{ body: any; authorization: string | undefined }>
-  close(): Promise<void>
-}
-
-const startUpstream = (): Promise<Upstream> => {
-  const requests: Array<{ body: any; authorization: string | undefined }> = []
-  const server = http.createServer((req, res) => {
-    let raw = ""
-    req.on("data", (c) => (raw += c))
-    req.on("end", () => {
-      if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
-        res.writeHead(404).end()
-        return
-      }
-      const body = JSON.parse(raw)
-      requests.push({ body, authorization: req.headers.authorization })
-      const messages: Array<{ role: string; content: string }> = body.messages
-      const lastUser = [...messages].reverse().find((m) => m.role === "user")!.content
-      const answer = `echo: ${lastUser}`
-      const words = answer.split(" ")
-      const usage = { prompt_tokens: messages.length * 10, completion_tokens: words.length, total_tokens: messages.length * 10 + words.length }
-      if (body.stream === true) {
-        res.writeHead(200, { "content-type": "text/event-stream" })
-        const chunk = (delta: object, finish: string | null) =>
-          `data: ${JSON.stringify({ id: "up-s", object: "chat.completion.chunk", created: 0, model: "scripted", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
-        res.write(chunk({ role: "assistant", content: "" }, null))
-        words.forEach((w, i) => res.write(chunk({ content: i === 0 ? w : ` ${w}` }, null)))
-        res.write(chunk({}, "stop"))
-        if (body.stream_options?.include_usage === true) {
-          res.write(`data: ${JSON.stringify({ id: "up-s", object: "chat.completion.chunk", created: 0, model: "scripted", choices: [], usage })}\n\n`)
-        }
-        res.end("data: [DONE]\n\n")
-        return
-      }
-      res.writeHead(200, { "content-type": "application/json" })
-      res.end(JSON.stringify({
-        id: `up-${requests.length}`,
-        object: "chat.completion",
-        created: 0,
-        model: "scripted",
-        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: answer } }],
-        usage
-      }))
-    })
-  })
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      resolve({ url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((r) => server.close(() => r())) })
-    })
-  )
-}
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-cli-llm-"))
 const readJsonl = (file: string) => fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))
 
 describe("autodidact gateway + export", () => {
   it("records an openai-client conversation by session/episode, takes rewards, stops on SIGINT, exports chat and verl rows", async () => {
-    const upstream = await startUpstream()
+    const upstream = await startScriptedServer()
     const dir = tmp()
     const store = path.join(dir, "recorded")
-    const gw = start(["gateway", "--upstream", upstream.url, "--port", "0", "--store", store])
+    const gw = start(["gateway", "--upstream", upstream.baseUrl, "--port", "0", "--store", store])
     try {
       const line = await gw.waitFor((l) => l.startsWith("Gateway on "), 45_000)
       const baseURL = /^Gateway on (http:\/\/127\.0\.0\.1:\d+\/v1) /.exec(line)?.[1]
@@ -114,7 +61,7 @@ describe("autodidact gateway + export", () => {
 
       // the upstream saw the client's key and sampling parameters unchanged
       expect(upstream.requests).toHaveLength(3)
-      expect(upstream.requests.every((r) => r.authorization === "Bearer sk-test")).toBe(true)
+      expect(upstream.requests.every((r) => r.headers.authorization === "Bearer sk-test")).toBe(true)
       expect(upstream.requests[0]!.body.temperature).toBe(0.3)
 
       // rewards, attached afterwards by HTTP

@@ -443,7 +443,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
                 ...(s.action.startsWith("skill ") ? { skill: s.action, primitiveSteps: s.info?.["primitiveSteps"] ?? 0 } : {})
               }
             })),
-            { seed: first.seed, task: `${first.task} [stream ${st.index}, ${st.novelty}${st.revisit ? ", revisit" : ""}]`, success: first.success }
+            { seed: first.seed, task: Stream.transcriptTask(first.task, st), success: first.success }
           )))
         }
         runDir.append({ ...row, globalStep: envSteps, decisions: row.globalStep })

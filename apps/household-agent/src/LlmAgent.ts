@@ -28,12 +28,14 @@
  * row per task (`taskSuccess`, `streamSuccess`, `unseenSuccess`, `forwardTransfer`, `forgetting`, tokens), a `learn`
  * row and a `gate` row per block (`accepted`, `fixed`, `broken`, both pass rates, library and insight sizes), and a
  * `summary` row; `experiences.json` (the promoted library snapshot and insights, rewritten at each promotion);
- * `llm/sessions/*.jsonl` (the gateway's recording).
+ * `trajectories/stream.jsonl` (core `TextEpisode`s as {@link Agent} writes them, here every rollout of every stream
+ * task, labelled with its stream position and attempt, with the model's thought as each step's dashboard `notes`:
+ * `LlmRollout.toTextEpisode`; rewritten after each block); `llm/sessions/*.jsonl` (the gateway's recording).
  * @since 0.0.0
  */
-import { InvalidOptionError, Rng } from "@autodidact/core"
+import { InvalidOptionError, Rng, TextEpisode } from "@autodidact/core"
 import { AtomicFile, RunDirectory } from "@autodidact/core/node"
-import { Expel, ExperienceLibrary, Gateway, LlmConfigError, type LlmRollout, LlmPolicy, OpenAiCompat, Recorder, ReleaseGate, TrainingFreeGrpo } from "@autodidact/llm"
+import { Expel, ExperienceLibrary, Gateway, LlmConfigError, LlmRollout, LlmPolicy, OpenAiCompat, Recorder, ReleaseGate, TrainingFreeGrpo } from "@autodidact/llm"
 import { type GroupRollout, TextTasks } from "@autodidact/optim"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
@@ -222,6 +224,8 @@ export const run = (input: Partial<LlmAgentOptions> & { readonly out: string; re
     const basePolicy = LlmPolicy.config({ instruction: "You are a household robot acting in a text environment. Solve the task in as few steps as possible." })
     const maxSteps = setup.maxSteps
     const metrics = new StreamMetrics()
+    const transcripts: Array<string> = []
+    const transcriptsFile = path.join(o.out, "trajectories", "stream.jsonl")
     let promoted: Learned = { library: ExperienceLibrary.empty, insights: Expel.empty }
     let streamTasks = 0
     let gateDecisions = 0
@@ -259,7 +263,11 @@ export const run = (input: Partial<LlmAgentOptions> & { readonly out: string; re
           const snap = metrics.add({ key: st.key, novelty: st.novelty, success, baseline })
           streamTasks++
           runDir.append(streamRow(st, success, baseline, snap, { globalStep: streamTasks, wallSeconds: wall() }, { failedEpisodes: g.failures.length }))
+          g.trajectories.forEach((tr, j) =>
+            transcripts.push(TextEpisode.toJsonLine(LlmRollout.toTextEpisode(tr, { task: Stream.transcriptTask(tr.task, st, { k: j + 1, n: g.trajectories.length }) })))
+          )
         })
+        yield* AtomicFile.write(transcriptsFile, transcripts.join(""))
         // ExpeL insights from the block's successes and failures (no extra rollouts)
         let insights = promoted.insights
         let extractionCalls = 0

@@ -41,6 +41,13 @@ export interface StreamTask {
   readonly key: string
 }
 
+/**
+ * The task label of a stream task's transcript in `trajectories/stream.jsonl`: the env's task text, then
+ * `[stream <index>, <novelty>(, revisit)(, attempt <k>/<n>)]` (attempt: 1-based, among the task's group).
+ */
+export const transcriptTask = (text: string, t: StreamTask, attempt?: { readonly k: number; readonly n: number }): string =>
+  `${text} [stream ${t.index}, ${t.novelty}${t.revisit ? ", revisit" : ""}${attempt === undefined ? "" : `, attempt ${attempt.k}/${attempt.n}`}]`
+
 /** The env task of a stream task (`reset({ seed, options: { split, taskTypes: [family] } })`). */
 export const envTask = (t: StreamTask): GroupRollout.Task => ({ seed: t.seed, options: { split: t.split, taskTypes: [t.family] } })
 

@@ -1,6 +1,6 @@
 /**
- * The LLM path of the household agent, end to end over real HTTP: a scripted OpenAI-compatible server started here
- * (plain `node:http`, independent of the code under test) behind the run's recording gateway.
+ * The LLM path of the household agent, end to end over real HTTP: `@autodidact/llm/testing`'s scripted
+ * OpenAI-compatible server (plain `node:http`, independent of the code under test) behind the run's recording gateway.
  *
  * The scripted model: as a policy it plays a small `pick_and_place_simple` routine read off the prompt (move the task's
  * object to the task's receptacle when it can, else take the object, else open a closed receptacle, else go to the
@@ -12,20 +12,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { TextEpisode } from "@autodidact/core"
+import { Runs } from "@autodidact/dashboard"
+import { startScriptedServer } from "@autodidact/llm/testing"
 import * as LlmAgent from "../src/LlmAgent.js"
 
 const LESSON = "Open closed receptacles before looking for the object elsewhere."
 const INSIGHT = "Carry the object straight to the target receptacle."
-
-interface Scripted {
-  readonly url: string
-  readonly counts: { policy: number; learn: number }
-  close(): Promise<void>
-}
 
 const policyAnswer = (messages: ReadonlyArray<{ role: string; content: string }>, episode: number): string => {
   const all = messages.map((m) => m.content).join("\n")
@@ -47,43 +42,29 @@ const policyAnswer = (messages: ReadonlyArray<{ role: string; content: string }>
   return goes.find((a) => !visited.has(a)) ?? goes[0] ?? "look"
 }
 
-const startScripted = (): Promise<Scripted> => {
+/** The scripted model over `@autodidact/llm/testing`'s server; `counts` splits its requests into policy and learner calls. */
+const startScripted = async () => {
   const counts = { policy: 0, learn: 0 }
   let episodes = 0
-  const server = http.createServer((req, res) => {
-    let raw = ""
-    req.on("data", (c) => (raw += c))
-    req.on("end", () => {
-      const body = JSON.parse(raw) as { messages: Array<{ role: string; content: string }> }
-      const all = body.messages.map((m) => (typeof m.content === "string" ? m.content : "")).join("\n")
+  const server = await startScriptedServer({
+    respond: (r) => {
+      const messages = r.messages.map((m) => ({ role: m.role, content: typeof m.content === "string" ? m.content : "" }))
+      const all = r.transcript
       let content: string
       if (all.includes("Update the library")) content = JSON.stringify([{ operation: "ADD", content: LESSON }])
       else if (all.includes("Compare the attempts")) content = LESSON
       else if (all.includes("Summarize the attempt")) content = "The agent searched the room."
       else if (all.includes("Answer with operations on the existing rules")) content = `ADD: ${INSIGHT}`
       else {
-        if (body.messages.length === 2) episodes++ // system + the first observation: a new episode
+        if (messages.length === 2) episodes++ // system + the first observation: a new episode
         counts.policy++
-        content = `Thought: step ${counts.policy}\nAction: ${policyAnswer(body.messages, episodes)}`
+        content = `Thought: step ${counts.policy}\nAction: ${policyAnswer(messages, episodes)}`
       }
       if (!content.startsWith("Thought")) counts.learn++
-      res.writeHead(200, { "content-type": "application/json" })
-      res.end(JSON.stringify({
-        id: `chatcmpl-${counts.policy + counts.learn}`,
-        object: "chat.completion",
-        created: 0,
-        model: "scripted",
-        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }],
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }
-      }))
-    })
+      return { content, usage: { prompt_tokens: 10, completion_tokens: 5 } }
+    }
   })
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      resolve({ url: `http://127.0.0.1:${port}/v1`, counts, close: () => new Promise((r) => server.close(() => r())) })
-    })
-  )
+  return { url: server.baseUrl, counts, requests: server.requests, close: () => server.close() }
 }
 
 const rowsOf = (file: string) => fs.readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>)
@@ -136,10 +117,30 @@ describe("LlmAgent", () => {
         expect(saved.library.experiences[0].text).toBe(LESSON)
       } else expect(fs.existsSync(path.join(out, "experiences.json"))).toBe(false)
       expect(rows[rows.length - 1]!["kind"]).toBe("summary")
+      // every rollout as a core TextEpisode the dashboard reads: 4 tasks x 3 attempts, labelled, thoughts as notes,
+      // and each task's success share equal to its stream row
+      const transcriptFile = path.join(out, "trajectories", "stream.jsonl")
+      const lines = fs.readFileSync(transcriptFile, "utf8").split("\n").filter((l) => l !== "")
+      expect(lines).toHaveLength(12)
+      const episodes = lines.map((l) => TextEpisode.decode(JSON.parse(l)))
+      for (const [i, ep] of episodes.entries()) {
+        expect(Runs.episodeProblem(JSON.parse(lines[i]!))).toBeUndefined()
+        expect(ep.envId).toBe("TextHousehold-v0")
+        expect(ep.task).toContain(`[stream ${Math.floor(i / 3)}, seen${i >= 6 && i < 9 ? ", revisit" : ""}, attempt ${(i % 3) + 1}/3]`)
+        expect(ep.length).toBeGreaterThan(0)
+        expect(ep.steps.every((st, k) => /^Thought: step \d+$/.test((st.info?.["notes"] as Array<string>)[0]!) && (k > 0 || st.observation.length > 0))).toBe(true)
+        expect(ep.return).toBeCloseTo(ep.steps.reduce((a, st) => a + st.reward, 0), 12)
+      }
+      stream.forEach((r, t) => expect(episodes.slice(3 * t, 3 * t + 3).filter((ep) => ep.success === true).length / 3).toBeCloseTo(r["taskSuccess"] as number, 12))
+      // the thoughts are the model's: every step's thought number is one of its policy answers
+      const thoughts = episodes.flatMap((ep) => ep.steps.map((st) => Number(/\d+/.exec((st.info?.["notes"] as Array<string>)[0]!)![0])))
+      expect(new Set(thoughts).size).toBe(thoughts.length)
+      expect(Math.max(...thoughts)).toBeLessThanOrEqual(server.counts.policy)
       // every request reached the endpoint through the gateway, and each was recorded
       const sessions = path.join(out, "llm", "sessions")
       const exchanges = fs.readdirSync(sessions).flatMap((f) => rowsOf(path.join(sessions, f))).filter((r) => r["type"] === "exchange")
       expect(exchanges.length).toBe(server.counts.policy + server.counts.learn)
+      expect(server.requests.length).toBe(exchanges.length)
       expect(server.counts.learn).toBeGreaterThan(0)
       expect(new Set(exchanges.map((x) => x["session"]))).toEqual(new Set(["household-1"]))
       const config = JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8"))

@@ -31,7 +31,7 @@
  * ```
  * @since 0.1.0
  */
-import { InvalidOptionError, Rng, type Trajectory } from "@autodidact/core"
+import { InvalidOptionError, Rng, TextEpisode, type Trajectory } from "@autodidact/core"
 import { Effect } from "effect"
 import type { LanguageModel } from "effect/ai"
 import { GroupRollout } from "@autodidact/optim"
@@ -403,3 +403,59 @@ export const renderTrajectory = (
   lines.push(`Outcome: ${tr.success ? "success" : "failure"}, return ${tr.return}, ${tr.steps.length} steps`)
   return lines.join("\n")
 }
+
+/**
+ * The dashboard notes of an LLM step (`Runs.StepExtras.notes`): the model's thought as `Thought: …`, then
+ * `inadmissible action` when the action was not admissible, `fallback: <kind>` when no answer matched an action,
+ * `re-asked: <parse error>` when the first answer could not be read. Empty when there is nothing to say.
+ */
+export const stepNotes = (step: LlmStep): Array<string> => {
+  const r = step.encoded
+  const notes: Array<string> = []
+  if (r.thought.trim().length > 0) notes.push(`Thought: ${r.thought.trim()}`)
+  if (step.invalid) notes.push("inadmissible action")
+  if (r.match === "fallback") notes.push(`fallback: ${r.fallback ?? "unknown"}`)
+  if (r.reasked) notes.push(`re-asked: ${r.parseError ?? "unreadable answer"}`)
+  return notes
+}
+
+/**
+ * An LLM trajectory as core's `TextEpisode`: the row of a run's `trajectories/*.jsonl` that the dashboard shows as
+ * a transcript. Per step: observation, action, reward (the invalid-action penalty included), terminated and
+ * truncated; in `info`, the step's {@link stepNotes} as `notes` (the model's thought first) and whatever
+ * `options.extras(step, k)` adds (the dashboard's other `StepExtras`: `exemplar(s)`, `retrieved`, `skill(s)`).
+ * Episode fields: `envId`, `seed`, `task` (`options.task` replaces the env's task text, e.g. to label a stream
+ * position), `policyVersion`, `finalObservation` (when text) and `success`; `return` and `length` are recomputed
+ * from the steps (core's `Trajectory.fromSteps`), so they equal the trajectory's. Token counts and the raw answer
+ * stay out (they are in the gateway's recording). Pure; never fails.
+ * @since 0.1.0
+ */
+export const toTextEpisode = (
+  tr: LlmTrajectory,
+  options: {
+    readonly task?: string | undefined
+    readonly extras?: ((step: LlmStep, index: number) => Readonly<Record<string, unknown>>) | undefined
+  } = {}
+): TextEpisode.TextEpisode =>
+  TextEpisode.make(
+    tr.envId,
+    tr.steps.map((s, k) => {
+      const notes = stepNotes(s)
+      const info = { ...(notes.length > 0 ? { notes } : {}), ...options.extras?.(s, k) }
+      return {
+        observation: s.observation,
+        action: s.action,
+        reward: s.reward,
+        terminated: s.terminated,
+        truncated: s.truncated,
+        ...(Object.keys(info).length > 0 ? { info } : {})
+      }
+    }),
+    {
+      seed: tr.seed,
+      task: options.task ?? tr.task,
+      ...(tr.policyVersion === undefined ? {} : { policyVersion: tr.policyVersion }),
+      ...(typeof tr.finalObservation === "string" ? { finalObservation: tr.finalObservation } : {}),
+      success: tr.success
+    }
+  )

@@ -13,7 +13,9 @@
  * 4. **Optimization**: one batch update per epoch: given the library and every group's advantage, the LLM answers a
  *    JSON list of operations `ADD` / `MODIFY` (id) / `DELETE` (id) / `NONE` (`prompts.update`), applied to the
  *    {@link ExperienceLibrary} service as one new version.
- * The library is injected into the policy's prompt in the following epochs.
+ * The library is injected into the policy's prompt in the following epochs. Steps 2-4 are {@link update}, which takes
+ * groups rolled out by anyone (this package's rollouts, another agent's, recorded transcripts) and a library snapshot
+ * and returns the new snapshot; {@link train} rolls out and calls it once per epoch.
  *
  * **Options** (defaults after the paper where it gives them): `epochs` 3, `groupSize` 5, `rolloutTemperature` 0.7,
  * `learnTemperature` 0.7 (summaries, extraction, update), `tasksPerEpoch` (default: every task),
@@ -258,7 +260,7 @@ export interface EpochRow {
   readonly groupsWithSignal: number
   /** Non-empty semantic advantages extracted. */
   readonly advantages: number
-  readonly operations: { readonly add: number; readonly modify: number; readonly delete: number; readonly none: number; readonly skipped: number; readonly invalid: number }
+  readonly operations: OperationCounts
   readonly parseFailures: number
   readonly learnFailures: number
   /** The library after this epoch's update. */
@@ -304,6 +306,186 @@ const firstLines = (text: string): Array<string> =>
     .split(/\r?\n/)
     .map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, "").trim())
     .filter((l) => l.length > 0 && !/^none\.?$/i.test(l))
+
+// ---------------------------------------------------------------------------------------------------------------
+// The library update (steps 2-4), on groups rolled out by anyone
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * One finished attempt at a task, as the update reads it: the task text, its return (reward units) and success, and
+ * either its recorded steps (an {@link LlmRollout.LlmTrajectory} is one; rendered by `LlmRollout.renderTrajectory`)
+ * or a ready `transcript` (for attempts recorded elsewhere, e.g. by the gateway).
+ */
+export type Attempt = {
+  readonly task: string
+  readonly return: number
+  readonly success: boolean
+} & (
+  | { readonly steps: ReadonlyArray<LlmRollout.LlmStep>; readonly finalObservation?: unknown }
+  | { readonly transcript: string }
+)
+
+/** The attempts of one task (a group; Training-Free GRPO compares them). */
+export interface AttemptGroup {
+  readonly trajectories: ReadonlyArray<Attempt>
+}
+
+/** Options of {@link update}: the learning part of {@link Options}, and the note of the new library version. */
+export type UpdateOptions = Pick<Options, "learnTemperature" | "onParseError" | "maxExperiences" | "prompts"> & {
+  /** Note of the new library version (default `"training-free grpo update"`). */
+  readonly note?: string | undefined
+}
+
+/** Counts of the update's operations: applied by kind, skipped (cap or library rule) and unreadable items. */
+export interface OperationCounts {
+  readonly add: number
+  readonly modify: number
+  readonly delete: number
+  readonly none: number
+  readonly skipped: number
+  readonly invalid: number
+}
+
+/** What {@link update} returns. */
+export interface UpdateResult {
+  /** The new library (the input snapshot itself when nothing changed; version + 1 otherwise). */
+  readonly library: ExperienceLibrary.Snapshot
+  /** The operations handed to the library (after the `maxExperiences` cap), in order. */
+  readonly accepted: ReadonlyArray<ExperienceLibrary.Operation>
+  /** Groups whose attempts differ in return or success (the others carry no group-relative signal). */
+  readonly groupsWithSignal: number
+  /** The semantic group advantages (lessons), one per line the extraction answered. */
+  readonly advantages: ReadonlyArray<string>
+  readonly operations: OperationCounts
+  /** 1 when the update answer could not be read (`onParseError: "skip"`), else 0. */
+  readonly parseFailures: number
+  /** Summarize / extract / update calls that failed (each skips its step). */
+  readonly learnFailures: number
+  readonly inputTokens: number
+  readonly outputTokens: number
+}
+
+/** Whether a group carries a group-relative signal: ≥ 2 attempts whose returns or successes differ. */
+export const hasSignal = (attempts: ReadonlyArray<{ readonly return: number; readonly success: boolean }>): boolean =>
+  attempts.length >= 2 && !attempts.every((t) => t.return === attempts[0]!.return && t.success === attempts[0]!.success)
+
+const transcriptOf = (a: Attempt): string => ("transcript" in a ? a.transcript : LlmRollout.renderTrajectory(a))
+
+/**
+ * Training-Free GRPO's library update (steps 2-4 of the module docs) on groups already rolled out, by this package's
+ * rollouts or any other policy: for each group with signal ({@link hasSignal}), an LLM summary per attempt
+ * (`prompts.summarize`) and the group's semantic advantage (`prompts.extract`); then, when any lesson came out, one
+ * batch of ADD / MODIFY / DELETE operations (`prompts.update`, JSON, ADDs beyond `maxExperiences` skipped) applied
+ * to `library` with `ExperienceLibrary.applyOperations`. Pure in the library: it returns the new snapshot (and the
+ * accepted operations, to apply to a stored library) and writes nothing. {@link train} runs its epochs' updates
+ * through it.
+ *
+ * **Inputs**: `groups` (attempts with task text, return, success and steps or transcript; groups of fewer than two
+ * attempts or equal outcomes are skipped), the current `library`, the `policy` whose call settings (retries, delays,
+ * sampling) the learner calls use at `learnTemperature`. **Errors**: `InvalidOptionError` for a bad option;
+ * {@link OperationsParseError} for an unreadable update answer with `onParseError: "fail"`. A failed model call skips
+ * its step and is counted (`learnFailures`).
+ *
+ * @example
+ * ```ts
+ * const r = yield* TrainingFreeGrpo.update([{ trajectories: group.trajectories }], ExperienceLibrary.empty, policy)
+ * // r.library: the new snapshot; r.advantages: the lessons
+ * ```
+ * @see Cai et al., "Training-Free Group Relative Policy Optimization", arXiv:2510.08191, Sec. 3
+ * @since 0.1.0
+ */
+export const update = (
+  groups: ReadonlyArray<AttemptGroup>,
+  library: ExperienceLibrary.Snapshot,
+  policy: LlmPolicy.Config,
+  options: Partial<UpdateOptions> = {}
+): Effect.Effect<UpdateResult, InvalidOptionError | OperationsParseError, LanguageModel.LanguageModel> =>
+  Effect.gen(function* () {
+    const o = yield* validate({ ...defaults, ...options, prompts: { ...defaultPrompts, ...options.prompts } })
+    const note = options.note ?? "training-free grpo update"
+    const rendered = ExperienceLibrary.render(library)
+    const learnCall = { retries: policy.retries, baseDelayMs: policy.baseDelayMs, maxDelayMs: policy.maxDelayMs, temperature: o.learnTemperature, sampling: policy.sampling }
+    let inputTokens = 0
+    let outputTokens = 0
+    const count = (st: LlmPolicy.CallStats) => {
+      inputTokens += st.inputTokens
+      outputTokens += st.outputTokens
+    }
+    let groupsWithSignal = 0
+    let learnFailures = 0
+    const advantages: Array<string> = []
+    for (const group of groups) {
+      const trs = group.trajectories
+      if (!hasSignal(trs)) continue
+      groupsWithSignal++
+      // 2. summaries
+      const rollouts: Array<{ index: number; reward: number; success: boolean; summary: string }> = []
+      for (let i = 0; i < trs.length; i++) {
+        const tr = trs[i]!
+        const r = yield* Effect.result(
+          LlmPolicy.generate(o.prompts.summarize({ task: tr.task, trajectory: transcriptOf(tr), library: rendered }), { ...learnCall, purpose: "summarize" })
+        )
+        if (r._tag === "Failure") {
+          learnFailures++
+          continue
+        }
+        count(r.success.stats)
+        rollouts.push({ index: i, reward: tr.return, success: tr.success, summary: r.success.text.trim() })
+      }
+      if (rollouts.length < 2) continue
+      // 3. semantic group advantage
+      const a = yield* Effect.result(
+        LlmPolicy.generate(o.prompts.extract({ task: trs[0]!.task, rollouts, library: rendered }), { ...learnCall, purpose: "extract" })
+      )
+      if (a._tag === "Failure") {
+        learnFailures++
+        continue
+      }
+      count(a.success.stats)
+      advantages.push(...firstLines(a.success.text))
+    }
+    // 4. batch update of the library
+    const ops = { add: 0, modify: 0, delete: 0, none: 0, skipped: 0, invalid: 0 }
+    let parseFailures = 0
+    let after = library
+    const accepted: Array<ExperienceLibrary.Operation> = []
+    if (advantages.length > 0) {
+      const u = yield* Effect.result(
+        LlmPolicy.generate(o.prompts.update({ library: rendered, advantages, maxExperiences: o.maxExperiences }), { ...learnCall, purpose: "update" })
+      )
+      if (u._tag === "Failure") learnFailures++
+      else {
+        count(u.success.stats)
+        const parsed = parseOperations(u.success.text)
+        ops.invalid = parsed.invalid
+        if (parsed.error !== undefined) {
+          if (o.onParseError === "fail") return yield* new OperationsParseError({ output: u.success.text, reason: parsed.error })
+          parseFailures++
+        }
+        // enforce the cap on ADDs
+        let size = library.experiences.length
+        for (const op of parsed.operations) {
+          if (op.op === "DELETE") size--
+          if (op.op === "ADD" && o.maxExperiences !== undefined && size >= o.maxExperiences) {
+            ops.skipped++
+            continue
+          }
+          if (op.op === "ADD") size++
+          accepted.push(op)
+        }
+        const result = ExperienceLibrary.applyOperations(library, accepted, note)
+        ops.skipped += result.skipped.length
+        for (const op of result.applied) {
+          if (op.op === "ADD") ops.add++
+          else if (op.op === "MODIFY") ops.modify++
+          else if (op.op === "DELETE") ops.delete++
+          else ops.none++
+        }
+        after = result.snapshot
+      }
+    }
+    return { library: after, accepted, groupsWithSignal, advantages, operations: ops, parseFailures, learnFailures, inputTokens, outputTokens }
+  })
 
 // ---------------------------------------------------------------------------------------------------------------
 // Training
@@ -353,7 +535,6 @@ export const train = (
     const root = Rng.make(o.seed)
     const [taskRng, rolloutRng] = root.spawn(2) as [Rng, Rng]
     const started = performance.now()
-    const learnCall = { retries: policy.retries, baseDelayMs: policy.baseDelayMs, maxDelayMs: policy.maxDelayMs, temperature: o.learnTemperature, sampling: policy.sampling }
     const epochs: Array<EpochRow> = []
     const evaluations: Array<LlmRollout.EvaluationRow & { readonly epoch: number }> = []
     for (let epoch = 0; epoch < o.epochs; epoch++) {
@@ -363,19 +544,13 @@ export const train = (
       const epochTasks = o.tasksPerEpoch === undefined || o.tasksPerEpoch >= tasks.length ? tasks : taskRng.shuffle(tasks.slice()).slice(0, o.tasksPerEpoch)
       let inputTokens = 0
       let outputTokens = 0
-      const count = (s: LlmPolicy.CallStats) => {
-        inputTokens += s.inputTokens
-        outputTokens += s.outputTokens
-      }
       let episodes = 0
       let successes = 0
       let returns = 0
       let failures = 0
-      let groupsWithSignal = 0
-      let learnFailures = 0
-      const advantages: Array<string> = []
+      const groups: Array<LlmRollout.LlmGroup> = []
+      // 1. rollouts
       for (const task of epochTasks) {
-        // 1. rollouts
         const group = yield* LlmRollout.collectGroup(envs, rolloutPolicy, task, rolloutRng, {
           groupSize: o.groupSize,
           maxSteps: o.maxSteps,
@@ -384,6 +559,7 @@ export const train = (
           policyVersion: before.version
         })
         hooks.onGroup?.(group, epoch)
+        groups.push(group)
         for (const tr of group.trajectories) {
           episodes++
           if (tr.success) successes++
@@ -399,79 +575,17 @@ export const train = (
           inputTokens += u.inputTokens
           outputTokens += u.outputTokens
         }
-        const trs = group.trajectories
-        if (trs.length < 2 || trs.every((t) => t.return === trs[0]!.return && t.success === trs[0]!.success)) continue
-        groupsWithSignal++
-        if (!o.updateLibrary) continue
-        // 2. summaries
-        const rollouts: Array<{ index: number; reward: number; success: boolean; summary: string }> = []
-        for (let i = 0; i < trs.length; i++) {
-          const tr = trs[i]!
-          const r = yield* Effect.result(
-            LlmPolicy.generate(o.prompts.summarize({ task: tr.task, trajectory: LlmRollout.renderTrajectory(tr), library: rendered }), {
-              ...learnCall,
-              purpose: "summarize"
-            })
-          )
-          if (r._tag === "Failure") {
-            learnFailures++
-            continue
-          }
-          count(r.success.stats)
-          rollouts.push({ index: i, reward: tr.return, success: tr.success, summary: r.success.text.trim() })
-        }
-        if (rollouts.length < 2) continue
-        // 3. semantic group advantage
-        const a = yield* Effect.result(
-          LlmPolicy.generate(o.prompts.extract({ task: trs[0]!.task, rollouts, library: rendered }), { ...learnCall, purpose: "extract" })
-        )
-        if (a._tag === "Failure") {
-          learnFailures++
-          continue
-        }
-        count(a.success.stats)
-        advantages.push(...firstLines(a.success.text))
       }
-      // 4. batch update of the library
-      const ops = { add: 0, modify: 0, delete: 0, none: 0, skipped: 0, invalid: 0 }
-      let parseFailures = 0
+      // 2-4. summaries, semantic group advantages and the batch update, on the epoch's groups
+      const note = `training-free grpo epoch ${epoch}`
+      const learned = o.updateLibrary ? yield* update(groups, before, policy, { ...o, note }) : undefined
       let after = before
-      if (o.updateLibrary && advantages.length > 0) {
-        const u = yield* Effect.result(
-          LlmPolicy.generate(o.prompts.update({ library: rendered, advantages, maxExperiences: o.maxExperiences }), { ...learnCall, purpose: "update" })
-        )
-        if (u._tag === "Failure") learnFailures++
-        else {
-          count(u.success.stats)
-          const parsed = parseOperations(u.success.text)
-          ops.invalid = parsed.invalid
-          if (parsed.error !== undefined) {
-            if (o.onParseError === "fail") return yield* new OperationsParseError({ output: u.success.text, reason: parsed.error })
-            parseFailures++
-          }
-          // enforce the cap on ADDs
-          let size = before.experiences.length
-          const accepted: Array<ExperienceLibrary.Operation> = []
-          for (const op of parsed.operations) {
-            if (op.op === "DELETE") size--
-            if (op.op === "ADD" && o.maxExperiences !== undefined && size >= o.maxExperiences) {
-              ops.skipped++
-              continue
-            }
-            if (op.op === "ADD") size++
-            accepted.push(op)
-          }
-          const result = yield* library.apply(accepted, `training-free grpo epoch ${epoch}`)
-          ops.skipped += result.skipped.length
-          for (const op of result.applied) {
-            if (op.op === "ADD") ops.add++
-            else if (op.op === "MODIFY") ops.modify++
-            else if (op.op === "DELETE") ops.delete++
-            else ops.none++
-          }
-          after = result.snapshot
-        }
+      if (learned !== undefined) {
+        inputTokens += learned.inputTokens
+        outputTokens += learned.outputTokens
+        if (learned.accepted.length > 0) after = (yield* library.apply(learned.accepted, note)).snapshot
       }
+      const ops: OperationCounts = learned?.operations ?? { add: 0, modify: 0, delete: 0, none: 0, skipped: 0, invalid: 0 }
       const row: EpochRow = {
         kind: "epoch",
         epoch,
@@ -480,11 +594,11 @@ export const train = (
         episodes,
         failures,
         groups: epochTasks.length,
-        groupsWithSignal,
-        advantages: advantages.length,
+        groupsWithSignal: learned?.groupsWithSignal ?? groups.filter((g) => hasSignal(g.trajectories)).length,
+        advantages: learned?.advantages.length ?? 0,
         operations: ops,
-        parseFailures,
-        learnFailures,
+        parseFailures: learned?.parseFailures ?? 0,
+        learnFailures: learned?.learnFailures ?? 0,
         libraryVersion: after.version,
         librarySize: after.experiences.length,
         inputTokens,

@@ -1,4 +1,4 @@
-import { Rng } from "@autodidact/core"
+import { Rng, TextEpisode } from "@autodidact/core"
 import { TextFrozenLake } from "@autodidact/envs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -133,5 +133,34 @@ describe("LlmPolicy.validate through the rollout", () => {
         const e = yield* Effect.flip(LlmRollout.collectGroup([makeEnv()], cfg(bad), { seed: 0 }, Rng.make(1)).pipe(Effect.provide(scripted(["Action: Up"]).layer)))
         expect(e._tag).toBe("InvalidOptionError")
       }
+    }))
+})
+
+describe("LlmRollout.toTextEpisode", () => {
+  it.effect("a rollout as core's TextEpisode: the steps' text, rewards and flags, thoughts as dashboard notes", () =>
+    Effect.gen(function* () {
+      // Down Down Right Right walks S→G; the third decision answers Jump twice (re-asked, then the "invalid" fallback
+      // steps it as is)
+      const m = scripted(["Thought: a\nAction: Down", "Thought: b\nAction: down", "Action: Jump", "Thought: c\nAction: Jump", "Action: Right", "Action: Right"])
+      const g = yield* LlmRollout.collectGroup([makeEnv()], cfg({ fallback: "invalid", retries: 0 }), { seed: 0 }, Rng.make(1), { groupSize: 1, policyVersion: 2 }).pipe(Effect.provide(m.layer))
+      const tr = g.trajectories[0]!
+      const ep = LlmRollout.toTextEpisode(tr, { task: "walk to G [stream 0]", extras: (s, k) => (k === 0 ? { exemplar: "Down, Down" } : {}) })
+      expect(ep.envId).toBe(tr.envId)
+      expect([ep.seed, ep.task, ep.policyVersion, ep.success, ep.finalObservation]).toEqual([0, "walk to G [stream 0]", 2, true, tr.finalObservation])
+      expect(ep.steps.map((s) => s.action)).toEqual(tr.steps.map((s) => s.action))
+      expect(ep.steps.map((s) => s.observation)).toEqual(tr.steps.map((s) => s.observation))
+      expect(ep.steps.map((s) => [s.reward, s.terminated, s.truncated])).toEqual(tr.steps.map((s) => [s.reward, s.terminated, s.truncated]))
+      expect([ep.return, ep.length]).toEqual([tr.return, tr.length])
+      expect(tr.steps[2]!.invalid).toBe(true)
+      expect(ep.steps.map((s) => s.info?.["notes"])).toEqual([
+        ["Thought: a"],
+        ["Thought: b"],
+        ["Thought: c", "inadmissible action", "fallback: invalid", "re-asked: \"Jump\" is not one of the admissible actions"],
+        undefined,
+        undefined
+      ])
+      expect(ep.steps[0]!.info?.["exemplar"]).toBe("Down, Down")
+      // the row round-trips through core's schema
+      expect(TextEpisode.decode(JSON.parse(TextEpisode.toJsonLine(ep)))).toEqual(ep)
     }))
 })

@@ -1,6 +1,6 @@
 /**
- * A small OpenAI-compatible chat-completions server for the tests, on 127.0.0.1:0, written on plain `node:http`
- * (independent of the code under test). Its policy is scripted by the last user message:
+ * The llm tests' OpenAI-compatible upstream: `@autodidact/llm/testing`'s scripted server (plain `node:http`,
+ * independent of the code under test) with this script, keyed by the last user message:
  * - `"429 once: ..."`: the first request with this text answers 429, the next ones succeed;
  * - `"hang"`: never answers;
  * - `"malformed"`: answers 200 with a body that is not JSON;
@@ -18,8 +18,10 @@
  * Usage: prompt_tokens = number of messages * 10, completion_tokens = number of words of the answer. With
  * `logprobs: true` each word gets logprob -0.5 * (index + 1) and vLLM-style `token_ids` (100 + index).
  */
-import * as http from "node:http"
-import type { AddressInfo, Socket } from "node:net"
+import type * as http from "node:http"
+import { listenLoopback, type Reply, type ScriptedRequest, startScriptedServer } from "../src/testing.js"
+
+export { listenLoopback }
 
 export interface Upstream {
   readonly url: string
@@ -32,170 +34,66 @@ export interface Upstream {
 
 const words = (s: string) => s.split(/\s+/).filter((w) => w !== "")
 
-export const startUpstream = (): Promise<Upstream> => {
-  const requests: Array<any> = []
-  const headers: Array<http.IncomingHttpHeaders> = []
-  const times: Array<number> = []
-  const seen = new Map<string, number>()
-  const server = http.createServer((req, res) => {
-    let raw = ""
-    req.on("data", (c) => (raw += c))
-    req.on("end", () => {
-      if (req.method === "GET" && req.url === "/v1/models") {
-        res.writeHead(200, { "content-type": "application/json" })
-        res.end(JSON.stringify({ object: "list", data: [{ id: "scripted-1", object: "model", created: 0, owned_by: "test" }] }))
-        return
-      }
-      if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
-        res.writeHead(404).end()
-        return
-      }
-      const body = JSON.parse(raw)
-      requests.push(body)
-      headers.push(req.headers)
-      times.push(Date.now())
-      const messages: Array<any> = body.messages
-      const lastUser = [...messages].reverse().find((m) => m.role === "user")
-      const text: string = typeof lastUser?.content === "string" ? lastUser.content : ""
-      const n = (seen.get(text) ?? 0) + 1
-      seen.set(text, n)
-      if (text.startsWith("429 once") && !text.startsWith("429 once, retry-after") && n === 1) {
-        res.writeHead(429, { "content-type": "application/json" })
-        res.end(JSON.stringify({ error: { message: "slow down", type: "rate_limit" } }))
-        return
-      }
-      const limited = /^(429|503) once, retry-after (.+)$/.exec(text)
-      if (limited !== null && n === 1) {
-        const value = limited[2]!
-        const retry: Record<string, string> = value === "none" ? {} : { "retry-after": value, ...(/^\d+$/.test(value) ? { "retry-after-ms": String(Number(value) * 1000) } : {}) }
-        res.writeHead(Number(limited[1]), {
-          "content-type": "application/json",
-          ...retry,
-          "x-ratelimit-limit-requests": "60",
-          "x-ratelimit-remaining-requests": "0",
-          "x-ratelimit-reset-requests": "1s",
-          "x-ratelimit-remaining-tokens": "1000"
-        })
-        res.end(JSON.stringify({ error: { message: "rate limited", type: "rate_limit_exceeded" } }))
-        return
-      }
-      if (text === "echo my key") {
-        res.writeHead(401, { "content-type": "application/json" })
-        res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${req.headers.authorization ?? ""} ${req.headers["api-key"] ?? ""}`, type: "invalid_request_error" } }))
-        return
-      }
-      if (text === "hang") return
-      if (text === "malformed") {
-        res.writeHead(200, { "content-type": "application/json" })
-        res.end("{not json")
-        return
-      }
-      if (text === "boom") {
-        res.writeHead(500, { "content-type": "application/json" })
-        res.end(JSON.stringify({ error: { message: "upstream exploded", type: "server_error" } }))
-        return
-      }
-      const toolCall = text === "call tool" && Array.isArray(body.tools)
-        ? { id: "call_1", type: "function", function: { name: body.tools[0].function.name, arguments: JSON.stringify({ query: "fridge" }) } }
-        : text === "bad tool json"
-        ? { id: "call_2", type: "function", function: { name: "lookup", arguments: "{query: fridge" } }
-        : undefined
-      const answer = toolCall === undefined ? `echo: ${text}` : ""
-      const ws = words(answer)
-      const usage = { prompt_tokens: messages.length * 10, completion_tokens: ws.length, total_tokens: messages.length * 10 + ws.length }
-      const logprobs = body.logprobs === true ? { content: ws.map((w, i) => ({ token: w, logprob: -0.5 * (i + 1), bytes: null, top_logprobs: [] })) } : null
-      const tokenIds = body.logprobs === true ? ws.map((_, i) => 100 + i) : undefined
-      const finish = toolCall === undefined ? "stop" : "tool_calls"
-      if (body.stream !== true) {
-        res.writeHead(200, { "content-type": "application/json" })
-        res.end(JSON.stringify({
-          id: "chatcmpl-1",
-          object: "chat.completion",
-          created: 1700000000,
-          model: body.model,
-          choices: [{
-            index: 0,
-            message: { role: "assistant", content: toolCall === undefined ? answer : null, ...(toolCall === undefined ? {} : { tool_calls: [toolCall] }) },
-            finish_reason: finish,
-            logprobs,
-            ...(tokenIds === undefined ? {} : { token_ids: tokenIds })
-          }],
-          usage
-        }))
-        return
-      }
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
-      const send = (o: unknown) => res.write(`data: ${JSON.stringify(o)}\n\n`)
-      const base = { id: "chatcmpl-2", object: "chat.completion.chunk", created: 1700000000, model: body.model }
-      send({ ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] })
-      if (toolCall !== undefined) {
-        const args = toolCall.function.arguments
-        send({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: toolCall.function.name, arguments: "" } }] }, finish_reason: null }] })
-        send({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: args.slice(0, 5) } }] }, finish_reason: null }] })
-        send({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: args.slice(5) } }] }, finish_reason: null }] })
-      } else {
-        const chunkOf = (w: string, i: number) => ({
-          ...base,
-          choices: [{ index: 0, delta: { content: i === 0 ? w : ` ${w}` }, finish_reason: null }]
-        })
-        if (text === "slow stream") {
-          send(chunkOf(ws[0]!, 0))
-          const timer = setTimeout(() => {
-            ws.slice(1).forEach((w, i) => send(chunkOf(w, i + 1)))
-            send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] })
-            res.write("data: [DONE]\n\n")
-            res.end()
-          }, 3000)
-          res.on("close", () => clearTimeout(timer))
-          return
-        }
-        ws.forEach((w, i) => {
-          send({
-            ...base,
-            choices: [{
-              index: 0,
-              delta: { content: i === 0 ? w : ` ${w}` },
-              finish_reason: null,
-              logprobs: logprobs === null ? null : { content: [logprobs.content[i]] },
-              ...(tokenIds === undefined ? {} : { token_ids: [tokenIds[i]] })
-            }]
-          })
-          if (text === "fail midstream" && i === 1) {
-            setTimeout(() => res.socket?.destroy(), 20)
-          }
-        })
-        if (text === "fail midstream") return
-      }
-      send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] })
-      send({ ...base, choices: [], usage })
-      res.write("data: [DONE]\n\n")
-      res.end()
-    })
-  })
-  return listenLoopback(server).then(({ url, close }) => ({ url, requests, headers, times, close }))
+/** The script above, as a `respond` of the scripted server. */
+export const script = (r: ScriptedRequest): Reply => {
+  const text = r.lastUser
+  const n = r.occurrence
+  if (text.startsWith("429 once") && !text.startsWith("429 once, retry-after") && n === 1) {
+    return { status: 429, body: { error: { message: "slow down", type: "rate_limit" } } }
+  }
+  const limited = /^(429|503) once, retry-after (.+)$/.exec(text)
+  if (limited !== null && n === 1) {
+    const value = limited[2]!
+    const retry: Record<string, string> = value === "none" ? {} : { "retry-after": value, ...(/^\d+$/.test(value) ? { "retry-after-ms": String(Number(value) * 1000) } : {}) }
+    return {
+      status: Number(limited[1]),
+      headers: {
+        ...retry,
+        "x-ratelimit-limit-requests": "60",
+        "x-ratelimit-remaining-requests": "0",
+        "x-ratelimit-reset-requests": "1s",
+        "x-ratelimit-remaining-tokens": "1000"
+      },
+      body: { error: { message: "rate limited", type: "rate_limit_exceeded" } }
+    }
+  }
+  if (text === "echo my key") {
+    return { status: 401, body: { error: { message: `Incorrect API key provided: ${r.headers.authorization ?? ""} ${r.headers["api-key"] ?? ""}`, type: "invalid_request_error" } } }
+  }
+  if (text === "hang") return { hang: true }
+  if (text === "malformed") return { status: 200, raw: "{not json" }
+  if (text === "boom") return { status: 500, body: { error: { message: "upstream exploded", type: "server_error" } } }
+  const tools = r.body.tools
+  const toolCall = text === "call tool" && Array.isArray(tools)
+    ? { id: "call_1", name: tools[0].function.name as string, arguments: JSON.stringify({ query: "fridge" }) }
+    : text === "bad tool json"
+    ? { id: "call_2", name: "lookup", arguments: "{query: fridge" }
+    : undefined
+  const answer = toolCall === undefined ? `echo: ${text}` : ""
+  const ws = words(answer)
+  const logprobs = r.body.logprobs === true
+  return {
+    content: toolCall === undefined ? answer : null,
+    ...(toolCall === undefined ? {} : { toolCalls: [toolCall] }),
+    pieces: ws.map((w, i) => (i === 0 ? w : ` ${w}`)),
+    usage: { prompt_tokens: r.messages.length * 10, completion_tokens: ws.length },
+    ...(logprobs ? { logprobs: ws.map((w, i) => ({ token: w, logprob: -0.5 * (i + 1) })), tokenIds: ws.map((_, i) => 100 + i) } : {}),
+    ...(text === "fail midstream" ? { destroyAfter: ws.length } : {}),
+    ...(text === "slow stream" ? { pauseAfter: { pieces: 1, ms: 3000 } } : {})
+  }
 }
 
-/**
- * Listen on a free port of 127.0.0.1 and resolve with `http://127.0.0.1:<port>/v1` and a `close` that destroys the
- * open (keep-alive) sockets first, so the server closes at once. Shared by the test upstreams.
- */
-export const listenLoopback = (server: http.Server): Promise<{ readonly url: string; close(): Promise<void> }> => {
-  const sockets = new Set<Socket>()
-  server.on("connection", (s) => {
-    sockets.add(s)
-    s.on("close", () => sockets.delete(s))
-  })
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as AddressInfo).port
-      resolve({
-        url: `http://127.0.0.1:${port}/v1`,
-        close: () =>
-          new Promise<void>((r) => {
-            for (const s of sockets) s.destroy()
-            server.close(() => r())
-          })
-      })
-    })
-  })
-}
+export const startUpstream = (): Promise<Upstream> =>
+  startScriptedServer({ respond: script, models: ["scripted-1"], streamUsage: "always" }).then((s) => ({
+    url: s.baseUrl,
+    get requests() {
+      return s.requests.map((q) => q.body)
+    },
+    get headers() {
+      return s.requests.map((q) => q.headers)
+    },
+    get times() {
+      return s.requests.map((q) => q.time)
+    },
+    close: () => s.close()
+  }))

@@ -4,9 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { createRequire } from "node:module"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
-import type { Server } from "node:http"
+import { type ScriptedServer, startScriptedServer } from "@autodidact/llm/testing"
 import { join } from "node:path"
 import { CheckRewardModel, InputMismatchError, LlmJudge, RewardModel } from "../src/index.js"
 import { OnnxRewardModel, TextTokenizer } from "../src/onnx.js"
@@ -113,25 +111,15 @@ describe("checkRewardModel on every built-in constructor of the RewardModel cont
   })
 
   describe("LlmJudge over a scripted chat-completions server", () => {
-    let server: Server
+    let server: ScriptedServer
     let baseUrl = ""
     beforeAll(async () => {
-      // the answer is a function of the request: the user message's length mod 11, on the default [0, 10] scale
-      server = createServer((req, res) => {
-        let data = ""
-        req.on("data", (c: Buffer) => (data += c.toString("utf8")))
-        req.on("end", () => {
-          const body = JSON.parse(data) as { messages: Array<{ role: string; content: string }> }
-          const content = String(body.messages.at(-1)!.content.length % 11)
-          res.writeHead(200, { "content-type": "application/json" })
-          res.end(JSON.stringify({ id: "x", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] }))
-        })
-      })
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-      baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+      // the answer is a function of the request: the (last) user message's length mod 11, on the default [0, 10] scale
+      server = await startScriptedServer({ respond: (r) => ({ content: String(r.lastUser.length % 11), usage: null }) })
+      baseUrl = server.baseUrl
     })
     afterAll(async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await server.close()
     })
     it("scores in [0, 1], batch = one by one", async () => {
       const judge = await Effect.runPromise(LlmJudge.make({ baseUrl, model: "judge-1" }).pipe(Effect.provide(FetchHttpClient.layer)))

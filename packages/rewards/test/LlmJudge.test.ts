@@ -3,7 +3,7 @@ import { Effect, Exit } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import type { Server } from "node:http"
+import { type ScriptedServer, startScriptedServer } from "@autodidact/llm/testing"
 import { JudgeAnswerError, JudgeHttpError, JudgeUnreachableError, LlmJudge, RewardModel } from "../src/index.js"
 
 interface Seen {
@@ -12,8 +12,8 @@ interface Seen {
   readonly body: { model: string; messages: Array<{ role: string; content: string }>; temperature: number }
 }
 
-/** A canned chat-completions server: each request takes the next reply from `replies` (or the fallback). */
-let server: Server
+/** A canned chat-completions server (`@autodidact/llm/testing`): each request takes the next reply from `replies` (or the fallback). */
+let server: ScriptedServer
 let baseUrl = ""
 const seen: Array<Seen> = []
 interface Reply {
@@ -24,27 +24,21 @@ interface Reply {
 let replies: Array<Reply> = []
 let fallback: (body: Seen["body"]) => Reply = () => ({ status: 200, content: "5" })
 
-const completion = (content: string) =>
-  JSON.stringify({ id: "x", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] })
-
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let data = ""
-    req.on("data", (c: Buffer) => (data += c.toString("utf8")))
-    req.on("end", () => {
-      const body = JSON.parse(data) as Seen["body"]
-      seen.push({ url: req.url ?? "", auth: req.headers.authorization, body })
+  server = await startScriptedServer({
+    respond: (request) => {
+      const body = request.body as Seen["body"]
+      seen.push({ url: request.path, auth: request.headers.authorization, body })
       const r = replies.shift() ?? fallback(body)
-      res.writeHead(r.status, { "content-type": "application/json" })
-      res.end(r.raw ?? (r.status === 200 ? completion(r.content ?? "") : JSON.stringify({ error: { message: "overloaded" } })))
-    })
+      if (r.raw !== undefined) return { status: r.status, raw: r.raw }
+      return r.status === 200 ? { content: r.content ?? "", usage: null } : { status: r.status, body: { error: { message: "overloaded" } } }
+    }
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+  baseUrl = server.baseUrl
 })
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await server.close()
 })
 
 const reset = (r: typeof replies) => {
