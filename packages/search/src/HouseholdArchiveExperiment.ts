@@ -12,8 +12,10 @@
  *
  * **Budget** (per seed and method, env steps): every env step of training (the trainer's `globalStep`, the last batch's
  * overshoot included) and of the search evaluations is charged; the trainer's one-episode closing evaluation is
- * not (≤ `maxSteps` steps). Before each archive step the search stops when the budget left cannot pay for it at its
- * worst (a new node: `trainSteps + tasks · maxSteps`; an HGM evaluation: `batchSize · maxSteps`). The initial node
+ * not (≤ `maxSteps` steps). Before each archive step the search stops when the budget left cannot pay for it (a new
+ * node: `trainSteps + tasks · maxSteps`; an HGM evaluation: `batchSize · maxSteps`). The trainer stops at the first
+ * batch boundary at or past `trainSteps`, so a method may end above the budget by less than one training batch of its
+ * last node (`groupSize · tasksPerBatch · maxSteps` steps at most; the table shows what each spent). The initial node
  * (the default configuration) is charged to every method; a configuration already trained under this seed is
  * reused (from a cache shared by the methods) without retraining, but charged again in each method that trains it.
  *
