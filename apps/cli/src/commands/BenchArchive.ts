@@ -18,7 +18,11 @@ import type { Configs } from "../Commands.js"
 import * as Output from "../Output.js"
 import { TrainConfigError } from "./Train.js"
 
-const loadAverage = () => `load average ${Os.loadavg().map((x) => x.toFixed(2)).join(" ")} (${Os.cpus().length} cpus, node ${process.version})`
+/** The load average, CPUs and node version that head the table. */
+const machine = (): string => {
+  const [one, five, fifteen] = Os.loadavg().map((x) => x.toFixed(2))
+  return `load average ${one} ${five} ${fifteen} (${Os.cpus().length} cpus, node ${process.version})`
+}
 
 /** `autodidact bench archive` */
 export const handleBenchArchive = (config: Configs["bench archive"]): Effect.Effect<void, unknown> =>
@@ -38,7 +42,7 @@ export const handleBenchArchive = (config: Configs["bench archive"]): Effect.Eff
       },
       catch: (e) => e
     })
-    const before = loadAverage()
+    const before = machine()
     const rows = yield* Effect.tryPromise({
       try: () =>
         HouseholdArchiveExperiment.run({
@@ -57,7 +61,7 @@ export const handleBenchArchive = (config: Configs["bench archive"]): Effect.Eff
         }, HouseholdArchiveExperiment.householdDependencies({ difficulty: config.difficulty, maxSteps: config.maxSteps })),
       catch: (e) => e
     })
-    const load = `${before} at start, ${loadAverage()} at end; TextHousehold-v0 ${config.difficulty}, max steps ${config.maxSteps}`
+    const load = `${before} at start, ${machine()} at end; TextHousehold-v0 ${config.difficulty}, max steps ${config.maxSteps}`
     if (config.json) for (const row of rows) process.stdout.write(JSON.stringify({ ...row, load }) + "\n")
     else process.stdout.write(`Archive search over GiGPO training configurations (TextHousehold-v0)\n\n${HouseholdArchiveExperiment.formatMarkdown(rows, load)}\n`)
   })
