@@ -7,7 +7,7 @@
  * **A node** is a configuration. Evaluating it first trains it (`MultiTurnTrainer.train`, GiGPO, `trainSteps` env
  * steps, the trainer seed = the search seed for every node: common random numbers, so two nodes differ only by their
  * configuration) and keeps the trained policy (trained once per node; HGM's later batches cost only evaluation), then
- * plays it greedily on the asked search tasks (unseen-split tasks `EVAL_SEED_BASE + 10 000·seed + i`, i < `searchTasks`);
+ * plays it greedily on the asked search tasks (unseen-split tasks `EVAL_SEED_BASE + 10 000·(seed + 1) + i`, i < `searchTasks`);
  * each task's success goes to the archive (Wilson bound, release gate).
  *
  * **Budget** (per seed and method, env steps): every env step of training (the trainer's `globalStep`, the last batch's
@@ -25,7 +25,9 @@
  * never saw them, so the score carries no selection bias. Optionally (`fullBudgetDefault`) the default configuration
  * trained for the whole budget is scored too (what the search's env steps would buy as plain training).
  *
- * `train` and `evaluate` are parameters ({@link Dependencies}) so tests run the search logic without training.
+ * `train` and `play` are parameters ({@link Dependencies}; {@link householdDependencies} the real ones) so tests run the
+ * search logic without training. Rows are reported as they finish (`onRow`) and rows passed back as `done` are not
+ * rerun: an interrupted experiment resumes per seed and method.
  *
  * @see Archive (DGM: arXiv:2505.22954; HGM: arXiv:2510.21614), MultiTurnTrainer (GiGPO: arXiv:2505.10978)
  * @since 0.2.0
