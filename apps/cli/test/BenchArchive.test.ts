@@ -17,7 +17,7 @@ describe("bench archive", () => {
       const ran = yield* Effect.promise(() => cli(argv))
       expect(ran.code).toBe(0)
       const rows = ran.json()
-      expect(rows.map((r) => r["method"])).toEqual(["default", "hgm", "dgm", "random"])
+      expect(rows.map((r) => r["method"])).toEqual(["default", "hgm", "dgm", "random", "restarts"])
       for (const r of rows.slice(1)) {
         // within the budget but for the last node's training batch overshoot (at most 16 x 16 trajectories x 5 steps)
         expect(Number(r["trainingSteps"]) + Number(r["evaluationSteps"])).toBeLessThanOrEqual(700 + 16 * 16 * 5)
@@ -25,7 +25,7 @@ describe("bench archive", () => {
         expect(Number(r["nodesTrained"])).toBeGreaterThanOrEqual(1)
         expect(r["heldOutTasks"]).toBe(4)
       }
-      expect(fs.readFileSync(path.join(out, "rows.jsonl"), "utf8").trim().split("\n").length).toBe(4)
+      expect(fs.readFileSync(path.join(out, "rows.jsonl"), "utf8").trim().split("\n").length).toBe(5)
       expect(fs.existsSync(path.join(out, "archive-seed-2-hgm.json"))).toBe(true)
       const again = yield* Effect.promise(() => cli(argv))
       expect(again.json().map((r) => r["wallSeconds"])).toEqual(rows.map((r) => r["wallSeconds"]))

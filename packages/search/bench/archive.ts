@@ -4,7 +4,7 @@
  * each method's best and the default configuration scored greedily on held-out unseen tasks. Prints a markdown table
  * with the load average, or one JSON row per line with --json.
  *
- *   npx tsx --conditions=@autodidact/source packages/search/bench/archive.ts [--seeds 1,2,3] [--methods hgm,dgm,random] \
+ *   npx tsx --conditions=@autodidact/source packages/search/bench/archive.ts [--seeds 1,2,3] [--methods hgm,dgm,random,restarts] \
  *     [--train-steps 20000] [--budget 220000] [--difficulty easy] [--max-steps 25] [--search-tasks 64] [--batch 8] \
  *     [--held-out 200] [--full-budget-default] [--out DIR] [--json]
  *
@@ -36,7 +36,7 @@ const loadBefore = load()
 const log = (line: string) => json || console.error(`  ${new Date().toISOString().slice(11, 19)} ${line}`)
 const rows = await X.run({
   seeds: (flag("--seeds") ?? "1,2,3").split(",").map(Number),
-  methods: (flag("--methods") ?? "hgm,dgm,random").split(",") as Array<X.Method>,
+  methods: (flag("--methods") ?? "hgm,dgm,random,restarts").split(",") as Array<X.Method>,
   trainSteps: Number(flag("--train-steps") ?? 20_000),
   budget: Number(flag("--budget") ?? 220_000),
   maxSteps,

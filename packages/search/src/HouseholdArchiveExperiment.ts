@@ -19,6 +19,10 @@
  * (the default configuration) is charged to every method; a configuration already trained under this seed is
  * reused (from a cache shared by the methods) without retraining, but charged again in each method that trains it.
  *
+ * **Control** (`restarts`): the default configuration retrained with other trainer seeds under the same budget and
+ * archive rules. Small configuration changes send a short GiGPO run down a different trajectory, so part of what
+ * a configuration search finds is a luckier run; the search beats this control only where configurations matter.
+ *
  * **Score**: the best node's policy (`state.best`: Wilson lower bound, promoted through the release gate) and the
  * default configuration's policy (the same `trainSteps`, the same seed: it is every archive's node 0) are played
  * greedily on `heldOutTasks` unseen tasks (`EVAL_SEED_BASE + 500 000 + i`), disjoint from every search task: the search
@@ -57,6 +61,12 @@ export interface Config {
   readonly hidden: number
   readonly embed: number
   readonly history: number
+  /**
+   * Which training run: the trainer's seed is `seed + 1000 · seedOffset` (`seed` the search seed). 0 for the default
+   * and every searched configuration ({@link mutate} never changes it: common random numbers); the `restarts`
+   * baseline draws others.
+   */
+  readonly seedOffset: number
 }
 
 /** The configuration's schema (archive files: `ArchiveFile.load(path, ConfigSchema)`). */
@@ -74,7 +84,8 @@ export const ConfigSchema: Schema.Codec<Config, unknown> = Schema.Struct({
   annealLr: Schema.Boolean,
   hidden: Schema.Number,
   embed: Schema.Number,
-  history: Schema.Number
+  history: Schema.Number,
+  seedOffset: Schema.Number
 }) as unknown as Schema.Codec<Config, unknown>
 
 /** A numeric field's range and how mutation moves it. */
@@ -86,7 +97,7 @@ export interface Range {
 }
 
 /** The numeric fields of {@link Config}. */
-export type NumericField = Exclude<keyof Config, "annealLr">
+export type NumericField = Exclude<keyof Config, "annealLr" | "seedOffset">
 
 /** The searched ranges (inclusive). */
 export const ranges: Readonly<Record<NumericField, Range>> = {
@@ -106,7 +117,7 @@ export const ranges: Readonly<Record<NumericField, Range>> = {
 }
 
 /** The mutated fields, in a fixed order. */
-export const fields: ReadonlyArray<keyof Config> = [...(Object.keys(ranges) as Array<NumericField>), "annealLr"]
+export const fields: ReadonlyArray<NumericField | "annealLr"> = [...(Object.keys(ranges) as Array<NumericField>), "annealLr"]
 
 /**
  * The default configuration: what `autodidact train --env TextHousehold-v0` and the household app use —
@@ -130,7 +141,8 @@ export const defaultConfig: Config = (() => {
     annealLr: t.annealLr,
     hidden: p.hidden,
     embed: p.embed,
-    history: p.history
+    history: p.history,
+    seedOffset: 0
   }
 })()
 
@@ -153,6 +165,7 @@ export const validateConfig = (config: Config, origin = "validateConfig"): void 
     if ((r.scale === "int" || r.scale === "pow2") && !Number.isInteger(x)) fail(`${key} = ${x}: expected an integer`)
   }
   if (typeof config.annealLr !== "boolean") fail(`annealLr = ${String(config.annealLr)}: expected a boolean`)
+  if (!(Number.isSafeInteger(config.seedOffset) && config.seedOffset >= 0)) fail(`seedOffset = ${String(config.seedOffset)}: expected a non-negative integer`)
 }
 
 const clamp = (x: number, r: Range) => Math.min(r.max, Math.max(r.min, x))
@@ -164,7 +177,7 @@ const clamp = (x: number, r: Range) => Math.min(r.max, Math.max(r.min, x))
  */
 export const mutate = (parent: Config, rng: Rng): Config => {
   const count = rng.random() < 0.5 ? 1 : 2
-  const picked: Array<keyof Config> = []
+  const picked: Array<NumericField | "annealLr"> = []
   while (picked.length < count) {
     const f = fields[rng.integers(fields.length)]!
     if (!picked.includes(f)) picked.push(f)
@@ -203,7 +216,7 @@ export const mutate = (parent: Config, rng: Rng): Config => {
 
 /** The fields where `config` differs from `base`, as `field=value` (empty: the same). */
 export const describeChanges = (config: Config, base: Config = defaultConfig): string =>
-  fields.filter((f) => config[f] !== base[f]).map((f) => `${f}=${String(config[f])}`).join(" ")
+  [...fields, "seedOffset" as const].filter((f) => config[f] !== base[f]).map((f) => `${f}=${String(config[f])}`).join(" ")
 
 // ---------------------------------------------------------------------------------------------------------------
 // The experiment
@@ -221,8 +234,12 @@ export interface Dependencies<P> {
   readonly play: (policy: P, ks: ReadonlyArray<number>) => { readonly successes: ReadonlyArray<boolean>; readonly envSteps: number }
 }
 
-/** The methods compared. */
-export const methods = ["hgm", "dgm", "random"] as const
+/**
+ * The methods compared: archive search with HGM, DGM or random parent selection, and `restarts` — the default
+ * configuration retrained with other trainer seeds (`seedOffset`), the best by the same archive rules: the control
+ * that separates a better configuration from a luckier training run.
+ */
+export const methods = ["hgm", "dgm", "random", "restarts"] as const
 export type Method = typeof methods[number]
 
 /** Options of {@link run}. */
@@ -359,7 +376,7 @@ export const run = async <P>(options: Options, deps: Dependencies<P>): Promise<A
       const hit = cache.get(key)
       if (hit !== undefined) return { ...hit, fresh: false }
       const t0 = performance.now()
-      const r = await deps.train(config, seed, options.trainSteps)
+      const r = await deps.train(config, seed + 1000 * config.seedOffset, options.trainSteps)
       const made = { policy: r.policy, envSteps: r.envSteps, seconds: (performance.now() - t0) / 1000 }
       cache.set(key, made)
       return { ...made, fresh: true }
@@ -381,9 +398,9 @@ export const run = async <P>(options: Options, deps: Dependencies<P>): Promise<A
       const perTask = method === "hgm" ? batchSize : evaluationSize
       const state = await Archive.run<Config>({
         initial: defaultConfig,
-        mutate,
+        mutate: method === "restarts" ? (_parent, rng) => ({ ...defaultConfig, seedOffset: 1 + rng.integers(999_999) }) : mutate,
         validate: (c) => validateConfig(c, "mutation"),
-        selection: method,
+        selection: method === "restarts" ? "random" : method,
         tasks: taskIds,
         steps: Number.MAX_SAFE_INTEGER,
         batchSize,

@@ -6,9 +6,11 @@ import { describe, expect, it } from "vitest"
 // within a factor of 2 of 0.01 and k is even (so the default, 5e-3, solves the even tasks) — no env, no training.
 const TRAIN_COST = 1000
 const PLAY_COST = 3
+const trainSeeds = new Set<number>()
 const stub = (calls: { train: number; play: number }): X.Dependencies<number> => ({
-  train: async (config) => {
+  train: async (config, seed) => {
     calls.train++
+    trainSeeds.add(seed)
     return { policy: config.learningRate, envSteps: TRAIN_COST + 7 }
   },
   play: (lr, ks) => {
@@ -19,7 +21,7 @@ const stub = (calls: { train: number; play: number }): X.Dependencies<number> =>
 
 describe("HouseholdArchiveExperiment (configurations, mutation, budget)", () => {
   it("the default configuration is the household CLI's: lr 5e-3, 4 epochs over the trainer's defaults, and valid", () => {
-    expect(X.defaultConfig).toMatchObject({ learningRate: 5e-3, epochs: 4, minibatches: 4, groupSize: 8, tasksPerBatch: 8, clip: 0.2, entCoef: 0.01, annealLr: false, hidden: 64, embed: 32, history: 2 })
+    expect(X.defaultConfig).toMatchObject({ learningRate: 5e-3, epochs: 4, minibatches: 4, groupSize: 8, tasksPerBatch: 8, clip: 0.2, entCoef: 0.01, annealLr: false, hidden: 64, embed: 32, history: 2, seedOffset: 0 })
     expect(() => X.validateConfig(X.defaultConfig)).not.toThrow()
   })
 
@@ -29,7 +31,8 @@ describe("HouseholdArchiveExperiment (configurations, mutation, budget)", () => 
       [{ learningRate: Number.NaN }, /learningRate = NaN: expected a finite number/],
       [{ epochs: 2.5 }, /epochs = 2\.5: expected an integer/],
       [{ groupSize: 1 }, /groupSize = 1: outside \[2, 16\]/],
-      [{ annealLr: "yes" as unknown as boolean }, /annealLr = yes: expected a boolean/]
+      [{ annealLr: "yes" as unknown as boolean }, /annealLr = yes: expected a boolean/],
+      [{ seedOffset: -1 }, /seedOffset = -1: expected a non-negative integer/]
     ]
     for (const [patch, message] of cases) {
       let caught: unknown
@@ -53,6 +56,7 @@ describe("HouseholdArchiveExperiment (configurations, mutation, budget)", () => 
       expect(X.mutate(config, b)).toEqual(child)
       expect(() => X.validateConfig(child)).not.toThrow()
       const changed = X.fields.filter((f) => child[f] !== config[f]).length
+      expect(child.seedOffset).toBe(0) // mutation never changes the training run
       expect(changed).toBeLessThanOrEqual(2)
       changedCounts.add(changed)
       config = child // a random walk: reaches the bounds, where clamping must hold
@@ -67,7 +71,7 @@ describe("HouseholdArchiveExperiment (configurations, mutation, budget)", () => 
   it("budget: training and evaluation steps are both charged, the search stops before overrunning, node 0 is the default", async () => {
     const calls = { train: 0, play: 0 }
     const rows = await X.run({ seeds: [4], trainSteps: TRAIN_COST, budget: 5000, maxSteps: 10, searchTasks: 8, batchSize: 2, heldOutTasks: 10 }, stub(calls))
-    expect(rows.map((r) => r.method)).toEqual(["default", "hgm", "dgm", "random"])
+    expect(rows.map((r) => r.method)).toEqual(["default", "hgm", "dgm", "random", "restarts"])
     const d = rows[0]!
     expect(d).toMatchObject({ heldOutSuccesses: 5, heldOutTasks: 10, trainingSteps: TRAIN_COST + 7, nodesTrained: 1 })
     for (const r of rows.slice(1)) {
@@ -77,6 +81,11 @@ describe("HouseholdArchiveExperiment (configurations, mutation, budget)", () => 
       expect(r.evaluationSteps % PLAY_COST).toBe(0)
       expect(r.evaluationSteps).toBeGreaterThan(0)
     }
+    // restarts: the default configuration under other trainer seeds only
+    const restarts = rows.find((r) => r.method === "restarts")!
+    expect(X.describeChanges(restarts.config)).toMatch(/^(seedOffset=\d+)?$/)
+    expect(trainSeeds.has(4)).toBe(true)
+    expect([...trainSeeds].some((s) => s > 1000 && (s - 4) % 1000 === 0)).toBe(true)
     const dgm = rows.find((r) => r.method === "dgm")!
     // 4 nodes: spent 4 · 1031 = 4124, and 4124 + 1080 > 5000 stops the fifth
     expect(dgm.nodesTrained).toBe(4)
