@@ -509,22 +509,46 @@ export const householdDependencies = (options: { readonly difficulty: string; re
 // The table
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Per method (and baseline): seeds run, mean held-out success, and seeds where it beats the same seed's default. */
-export const summarize = (rows: ReadonlyArray<Row>): Array<{ readonly method: string; readonly seeds: number; readonly meanSuccess: number; readonly beatsDefault: number; readonly comparable: number }> => {
-  const names = [...new Set(rows.map((r) => r.method))]
-  return names.map((method) => {
-    const mine = rows.filter((r) => r.method === method)
-    let beats = 0
-    let comparable = 0
-    for (const r of mine) {
-      const d = rows.find((x) => x.seed === r.seed && x.method === "default")
-      if (d === undefined) continue
-      comparable++
-      if (r.heldOutSuccesses / r.heldOutTasks > d.heldOutSuccesses / d.heldOutTasks) beats++
-    }
-    return { method, seeds: mine.length, meanSuccess: mine.reduce((a, r) => a + r.heldOutSuccesses / r.heldOutTasks, 0) / Math.max(1, mine.length), beatsDefault: beats, comparable }
-  })
+/** How often `method` beats `baseline` on held-out success over the seeds that have both rows. */
+const wins = (rows: ReadonlyArray<Row>, method: string, baseline: string): { readonly beats: number; readonly comparable: number } => {
+  let beats = 0
+  let comparable = 0
+  for (const r of rows.filter((x) => x.method === method)) {
+    const b = rows.find((x) => x.seed === r.seed && x.method === baseline)
+    if (b === undefined) continue
+    comparable++
+    if (r.heldOutSuccesses / r.heldOutTasks > b.heldOutSuccesses / b.heldOutTasks) beats++
+  }
+  return { beats, comparable }
 }
+
+/**
+ * Per method (and baseline): seeds run, mean held-out success, and on how many seeds it beats the same seed's default
+ * (and the `restarts` control) out of the seeds that have both.
+ */
+export const summarize = (rows: ReadonlyArray<Row>): Array<{
+  readonly method: string
+  readonly seeds: number
+  readonly meanSuccess: number
+  readonly beatsDefault: number
+  readonly comparable: number
+  readonly beatsRestarts: number
+  readonly comparableRestarts: number
+}> =>
+  [...new Set(rows.map((r) => r.method))].map((method) => {
+    const mine = rows.filter((r) => r.method === method)
+    const d = wins(rows, method, "default")
+    const c = wins(rows, method, "restarts")
+    return {
+      method,
+      seeds: mine.length,
+      meanSuccess: mine.reduce((a, r) => a + r.heldOutSuccesses / r.heldOutTasks, 0) / Math.max(1, mine.length),
+      beatsDefault: d.beats,
+      comparable: d.comparable,
+      beatsRestarts: c.beats,
+      comparableRestarts: c.comparable
+    }
+  })
 
 /** The rows as a markdown table (one line per seed and method, the same seed's default beside each), then the summary. */
 export const formatMarkdown = (rows: ReadonlyArray<Row>, load: string): string => {
@@ -542,9 +566,11 @@ export const formatMarkdown = (rows: ReadonlyArray<Row>, load: string): string =
     const search = r.searchEvaluated === 0 ? "–" : `${r.searchSuccesses}/${r.searchEvaluated}`
     lines.push(`| ${r.seed} | ${r.method} | ${rate(r).toFixed(3)} (${r.heldOutSuccesses}/${r.heldOutTasks}) | ${delta} | ${best} | ${search} | ${r.nodesTrained} | ${r.trainingSteps} + ${r.evaluationSteps} (${r.budget}) | ${r.wallSeconds.toFixed(0)} |`)
   }
-  lines.push("", "| method | seeds | mean held-out success | seeds beating the default |", "|---|---:|---:|---:|")
+  lines.push("", "| method | seeds | mean held-out success | seeds beating the default | seeds beating restarts |", "|---|---:|---:|---:|---:|")
   for (const s of summarize(rows)) {
-    lines.push(`| ${s.method} | ${s.seeds} | ${s.meanSuccess.toFixed(3)} | ${s.method === "default" ? "–" : `${s.beatsDefault} of ${s.comparable}`} |`)
+    const vsDefault = s.method === "default" ? "–" : `${s.beatsDefault} of ${s.comparable}`
+    const vsRestarts = s.method === "restarts" || s.comparableRestarts === 0 ? "–" : `${s.beatsRestarts} of ${s.comparableRestarts}`
+    lines.push(`| ${s.method} | ${s.seeds} | ${s.meanSuccess.toFixed(3)} | ${vsDefault} | ${vsRestarts} |`)
   }
   return lines.join("\n")
 }

@@ -106,4 +106,16 @@ describe("HouseholdArchiveExperiment (configurations, mutation, budget)", () => 
     expect(rows).toEqual(first)
     expect(again).toEqual({ train: 0, play: 0 })
   })
+
+  it("the summary counts, per method, the seeds where it beats the same seed's default and restarts rows", () => {
+    const row = (seed: number, method: string, successes: number): X.Row => ({
+      seed, method, heldOutSuccesses: successes, heldOutTasks: 100, bestNode: 0, searchSuccesses: 0, searchEvaluated: 0, changes: "", config: X.defaultConfig,
+      nodes: 1, nodesTrained: 1, trainingSteps: 0, evaluationSteps: 0, budget: 1, archiveSteps: 0, evaluations: 0, promotions: 0, rejected: 0, wallSeconds: 0
+    })
+    const rows = [row(1, "default", 10), row(1, "hgm", 20), row(1, "restarts", 25), row(2, "default", 30), row(2, "hgm", 30), row(2, "restarts", 10), row(3, "hgm", 50)]
+    const hgm = X.summarize(rows).find((s) => s.method === "hgm")!
+    // seed 1: 20 > 10 (default), 20 < 25 (restarts); seed 2: a tie is not a win, 30 > 10; seed 3 has no baselines
+    expect(hgm).toEqual({ method: "hgm", seeds: 3, meanSuccess: (0.2 + 0.3 + 0.5) / 3, beatsDefault: 1, comparable: 2, beatsRestarts: 1, comparableRestarts: 2 })
+    expect(X.formatMarkdown(rows, "test")).toContain("| hgm | 3 | 0.333 | 1 of 2 | 1 of 2 |")
+  })
 })
