@@ -189,6 +189,20 @@ const benchSearchFlags = {
   json: jsonFlag
 }
 
+const benchArchiveFlags = {
+  seeds: Flag.String("seeds").pipe(withDefault("1,2,3", "Comma-separated seeds (each: search seed, trainer seed of every node, search tasks)")),
+  trainSteps: F.positiveInt("train-steps").pipe(withDefault(15_000, "Env steps of GiGPO training per configuration (node)", "steps")),
+  budget: F.positiveInt("budget").pipe(withDefault(170_000, "Env steps per seed and method: training plus search evaluations", "steps")),
+  difficulty: Flag.Literals("difficulty", ["easy", "default", "hard"] as const).pipe(withDefault("easy", "TextHousehold-v0 difficulty")),
+  maxSteps: F.positiveInt("max-steps").pipe(withDefault(25, "Step limit per episode", "steps")),
+  searchTasks: F.positiveInt("search-tasks").pipe(withDefault(64, "Unseen tasks the archive evaluates nodes on (DGM/random: all of them per node)", "tasks")),
+  batch: F.positiveInt("batch").pipe(withDefault(8, "HGM's evaluation batch", "tasks")),
+  heldOut: F.positiveInt("held-out").pipe(withDefault(200, "Held-out unseen tasks every best and the default are scored on", "tasks")),
+  fullBudgetDefault: Flag.Boolean("full-budget-default").pipe(withDefault(false, "Also score the default configuration trained for the whole budget")),
+  out: optionalString("out", "Directory for rows.jsonl and the archive files; rows already there are not rerun", "nothing written"),
+  json: jsonFlag
+}
+
 const benchDeepCfrFlags = {
   iterations: F.positiveInt("iterations").pipe(withDefault(300, "SD-CFR iterations at most (stops earlier at the target)", "iterations")),
   target: F.finite("target", { min: 0 }).pipe(withDefault(0.1, "NashConv to reach", "utility units")),
@@ -535,6 +549,7 @@ export interface Configs {
   readonly "bench multiturn": Infer<typeof benchMultiturnFlags>
   readonly "bench search": Infer<typeof benchSearchFlags>
   readonly "bench deep-cfr": Infer<typeof benchDeepCfrFlags>
+  readonly "bench archive": Infer<typeof benchArchiveFlags>
   readonly compare: Infer<ReturnType<typeof compareFlags>>
   readonly dashboard: Infer<typeof dashboardFlags>
   readonly eval: Infer<typeof evalFlags>
@@ -673,6 +688,12 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "search",
           benchSearchFlags,
           "MCTS nodes/s on TextHousehold-v0 and text Sokoban beside raw env steps/s, and snapshot/restore cost beside one env step"
+        ),
+        leaf(
+          "bench archive",
+          "archive",
+          benchArchiveFlags,
+          "Archive search over GiGPO training configurations on TextHousehold-v0: HGM vs DGM vs random vs the default at equal env-step budgets, scored on held-out unseen tasks"
         ),
         leaf(
           "bench deep-cfr",

@@ -25,6 +25,7 @@ const loaders: Loaders = {
   "bench multiturn": () => import("./commands/BenchMultiturn.js").then((m) => m.handleBenchMultiturn),
   "bench search": () => import("./commands/BenchSearch.js").then((m) => m.handleBenchSearch),
   "bench deep-cfr": () => import("./commands/BenchDeepCfr.js").then((m) => m.handleBenchDeepCfr),
+  "bench archive": () => import("./commands/BenchArchive.js").then((m) => m.handleBenchArchive),
   compare: () => import("./commands/Compare.js").then((m) => m.handleCompare),
   dashboard: () => import("./commands/Dashboard.js").then((m) => m.handleDashboard),
   eval: () => import("./commands/Eval.js").then((m) => m.handleEval),

@@ -18,7 +18,7 @@ import { type CommandPath, type Configs, deepCfrDefaults, deepCfrEngines, jointP
 import { textEstimators } from "../src/Estimators.js"
 
 const leaves: ReadonlyArray<CommandPath> = [
-  "agent eval", "agent train", "bench envs", "bench kernels", "bench cli", "bench ppo", "bench replay", "bench solvers", "bench multiturn", "bench search", "bench deep-cfr", "compare", "dashboard", "eval", "export",
+  "agent eval", "agent train", "bench envs", "bench kernels", "bench cli", "bench ppo", "bench replay", "bench solvers", "bench multiturn", "bench search", "bench deep-cfr", "bench archive", "compare", "dashboard", "eval", "export",
   "games solve", "games psro", "games rank", "gateway", "report", "runner", "serve-env", "skills list", "skills show", "skills admit", "skills check",
   "skills retrieve", "skills call", "skills rollback", "skills remove", "skills discover", "sokoban solve", "start", "train"
 ]

@@ -114,6 +114,12 @@ export interface Options<C> {
   readonly resume?: State<C> | undefined
   /** Called with the state after every step (save it to resume). */
   readonly onStep?: ((state: State<C>) => void | Promise<void>) | undefined
+  /**
+   * Asked before every step with the state and what the step would do (`"expand"`: a new child, evaluated on its
+   * first batch; `"evaluate"`: HGM's one more batch of an existing node); `true` ends the search there, before
+   * `steps` (e.g. when the env-step budget left cannot pay for that step).
+   */
+  readonly shouldStop?: ((state: State<C>, next: "expand" | "evaluate") => boolean) | undefined
 }
 
 const bad = (option: string, value: unknown, reason: string) => new InvalidOptionError({ option, value, reason })
@@ -270,12 +276,16 @@ export const run = async <C>(options: Options<C>): Promise<State<C>> => {
     considerPromotion(node.id)
   }
   while (state.step < options.steps) {
+    const open = options.selection === "hgm" ? state.nodes.filter((n) => n.results.length < tasks.length) : []
+    const next = options.selection !== "hgm" || open.length === 0 || state.nodes.length < widening.c * Math.pow(state.step + 1, widening.alpha)
+      ? "expand"
+      : "evaluate"
+    if (options.shouldStop?.(state, next) === true) break
     state.step++
     if (options.selection === "random") await expand(rng.integers(state.nodes.length))
     else if (options.selection === "dgm") await expand(weightedIndex(rng, dgmWeights(state.nodes)))
     else {
-      const open = state.nodes.filter((n) => n.results.length < tasks.length)
-      if (open.length === 0 || state.nodes.length < widening.c * Math.pow(state.step, widening.alpha)) {
+      if (next === "expand") {
         const clades = cladeCounts(state.nodes)
         let pick = 0
         let top = -1

@@ -105,4 +105,27 @@ describe("Archive (DGM, HGM, random; release-gated best; resumable)", () => {
     await expect(Archive.run({ ...base, selection: "hgm", steps: 2, evaluate: () => [] })).rejects.toThrow(/no result for this task/)
     await expect(Archive.run({ ...base, selection: "dgm", steps: 1, gate: { margin: 0.5 } })).rejects.toThrow(/margin/)
   })
+
+  it("shouldStop is asked before each step with what it would do (HGM: expand while nodes < √steps, else evaluate) and ends the search", async () => {
+    const asked: Array<string> = []
+    const state = await Archive.run({
+      ...base,
+      selection: "hgm",
+      steps: 100,
+      batchSize: 5,
+      shouldStop: (s, next) => {
+        asked.push(next)
+        return s.step === 6
+      }
+    })
+    // step 1: 1 node, 1 < √1 false → evaluate; 2: 1 < √2 → expand; 3, 4: 2 < √3, √4 false → evaluate;
+    // 5: 2 < √5 → expand; 6: 3 < √6 false → evaluate; then asked once more and stopped after step 6
+    expect(asked).toEqual(["evaluate", "expand", "evaluate", "evaluate", "expand", "evaluate", "evaluate"])
+    expect(state.step).toBe(6)
+    expect(state.nodes.length).toBe(3)
+    const dgm: Array<string> = []
+    const d = await Archive.run({ ...base, selection: "dgm", steps: 3, shouldStop: (_s, next) => (dgm.push(next), false) })
+    expect(dgm).toEqual(["expand", "expand", "expand"])
+    expect(d.step).toBe(3)
+  })
 })
