@@ -13,6 +13,7 @@ import * as Embedder from "../src/embedders/Embedder.js"
 import * as Records from "../src/store/Records.js"
 import * as SqlBackend from "../src/store/SqlBackend.js"
 import * as Store from "../src/store/Store.js"
+import { childCommand } from "./ChildScripts.js"
 import { copyStoreTemplate } from "./StoreTemplate.js"
 
 const here = Path.dirname(new URL(import.meta.url).pathname)
@@ -26,7 +27,7 @@ const runAndKill = (after: number) =>
   new Promise<number>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--conditions=@autodidact/source", "--import", "tsx", Path.join(here, "StoreKillChild.ts"), dir],
+      [...childCommand("StoreKillChild"), dir],
       { cwd: pkg, stdio: ["ignore", "pipe", "pipe"] }
     )
     let last = -1
