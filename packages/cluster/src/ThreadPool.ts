@@ -24,6 +24,7 @@
  */
 import { Effect, type Scope } from "effect"
 import { availableParallelism } from "node:os"
+import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import type * as Collect from "./Collect.js"
 import { reasonOf, RolloutError } from "./Errors.js"
@@ -94,6 +95,13 @@ start.then(() => import(workerData.script)).catch((e) => {
 });
 `
 
+/**
+ * Test hook: the environment variable naming an ES-module bundle of `ThreadWorker.ts` (esbuild, `@autodidact/source`
+ * condition; written by the cluster tests' `vitest.thread-worker.ts`) that workers load instead of the sources through
+ * tsx, when this module itself runs from source.
+ */
+const workerBundleVariable = "AUTODIDACT_THREAD_WORKER_BUNDLE"
+
 const resolveTsxApi = (): string => {
   try {
     return import.meta.resolve("tsx/esm/api")
@@ -135,9 +143,15 @@ export const makeUnscoped = (options: PoolOptions = {}): ThreadPool => {
   const taskTimeoutMs = options.taskTimeoutMs ?? 600_000
   if (!(taskTimeoutMs > 0)) throw new RolloutError({ runId: "-", id: -1, reason: `taskTimeoutMs must be positive, got ${taskTimeoutMs}`, where: "local" })
   const fromSource = import.meta.url.endsWith(".ts")
-  const script = new URL(fromSource ? "./ThreadWorker.ts" : "./ThreadWorker.js", import.meta.url).href
+  // Test hook (from source only): a bundle of ThreadWorker.ts built from the current sources (the cluster tests'
+  // globalSetup writes one per run), loaded as one file instead of the sources through tsx (~3 s of CPU per worker).
+  const bundle = fromSource ? process.env[workerBundleVariable] : undefined
+  const script = bundle !== undefined && bundle !== ""
+    ? pathToFileURL(bundle).href
+    : new URL(fromSource ? "./ThreadWorker.ts" : "./ThreadWorker.js", import.meta.url).href
+  const viaTsx = fromSource && script.endsWith(".ts")
   const execArgv = fromSource ? [...process.execArgv, "--conditions=@autodidact/source"] : [...process.execArgv]
-  const code = bootstrap(fromSource ? resolveTsxApi() : undefined)
+  const code = bootstrap(viaTsx ? resolveTsxApi() : undefined)
 
   const slots: Array<Slot | undefined> = Array.from({ length: size }, () => undefined)
   const queue: Array<Task> = []

@@ -86,9 +86,17 @@ export interface Proc {
 
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
 
-/** Run `test/processes/<name>.ts args...` under tsx with the source condition. */
+/**
+ * Run `test/processes/<name>.ts args...`: its bundle when the run's globalSetup wrote one (vitest.thread-worker.ts:
+ * plain JavaScript, no tsx), else under tsx with the source condition.
+ */
 export const spawnTs = (name: string, args: ReadonlyArray<string>): Proc => {
-  const child = spawn(process.execPath, ["--conditions=@autodidact/source", "--import", tsx, path.join(here, "processes", `${name}.ts`), ...args], {
+  const bundles = process.env["AUTODIDACT_CLUSTER_TEST_SCRIPTS"]
+  const bundle = bundles === undefined || bundles === "" ? undefined : path.join(bundles, `${name}.mjs`)
+  const command = bundle !== undefined && fs.existsSync(bundle)
+    ? [bundle]
+    : ["--conditions=@autodidact/source", "--import", tsx, path.join(here, "processes", `${name}.ts`)]
+  const child = spawn(process.execPath, [...command, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     cwd: path.resolve(here, "..")
   })

@@ -13,6 +13,7 @@ import * as Embedder from "../src/embedders/Embedder.js"
 import * as Records from "../src/store/Records.js"
 import * as SqlBackend from "../src/store/SqlBackend.js"
 import * as Store from "../src/store/Store.js"
+import { childCommand } from "./ChildScripts.js"
 
 const here = Path.dirname(new URL(import.meta.url).pathname)
 const pkg = Path.resolve(here, "..")
@@ -37,7 +38,7 @@ const createAndKill = (target: string, blockAt: string, killWhen: (out: string) 
   new Promise<string>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--conditions=@autodidact/source", "--import", "tsx", Path.join(here, "StoreCreateChild.ts"), target, blockAt],
+      [...childCommand("StoreCreateChild"), target, blockAt],
       { cwd: pkg, stdio: ["pipe", "pipe", "pipe"] } // the child exits when its stdin closes (this process died)
     )
     children.add(child)

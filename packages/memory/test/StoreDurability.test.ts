@@ -13,6 +13,7 @@ import * as Embedder from "../src/embedders/Embedder.js"
 import * as Records from "../src/store/Records.js"
 import * as SqlBackend from "../src/store/SqlBackend.js"
 import * as Store from "../src/store/Store.js"
+import { childCommand } from "./ChildScripts.js"
 import { copyStoreTemplate } from "./StoreTemplate.js"
 
 const here = Path.dirname(new URL(import.meta.url).pathname)
@@ -26,7 +27,7 @@ const runAndKill = (after: number) =>
   new Promise<number>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--conditions=@autodidact/source", "--import", "tsx", Path.join(here, "StoreKillChild.ts"), dir],
+      [...childCommand("StoreKillChild"), dir],
       { cwd: pkg, stdio: ["ignore", "pipe", "pipe"] }
     )
     let last = -1
@@ -121,11 +122,17 @@ describe("ExperienceStore durability (PGlite directory)", () => {
         const hits = yield* store.query({ text: "heat the egg 3", k: 5, touch: false, weights: { recency: 0, importance: 0 } })
         return { index: store.vectorIndex, count: yield* store.count(), ids: hits.map((h) => h.record.text) }
       })
+      // the exact top-5 similarities (every row scored), for the resident index below
+      const nearest = Effect.gen(function*() {
+        const store = yield* Store.ExperienceStore
+        const hits = yield* store.query({ text: "heat the egg 3", k: 5, mode: "vector", touch: false, weights: { recency: 0, importance: 0 } })
+        return hits.map((h) => h.similarity.toFixed(9))
+      })
       const before = yield* Effect.gen(function*() {
         const store = yield* Store.ExperienceStore
         // more than one backfill batch (500 rows)
         yield* store.putMany(texts.map((t) => Records.tip(t)))
-        return yield* ask
+        return { ...(yield* ask), nearest: yield* nearest } // (read-only: touch false)
       }).pipe(Effect.provide(opened("exact")))
       expect(before.index).toBe("exact")
       const after = yield* ask.pipe(Effect.provide(opened("hnsw")))
@@ -137,12 +144,7 @@ describe("ExperienceStore durability (PGlite directory)", () => {
       // the default on PGlite: the resident index, loaded from the stored rows. Its vector ranker is exact: the same
       // top-5 similarities as scoring every row (ids may differ among equal scores: 16-d embeddings tie often); its
       // lexical ranker is BM25, not ts_rank, so hybrid answers are compared with a second load of the same index.
-      const nearest = Effect.gen(function*() {
-        const store = yield* Store.ExperienceStore
-        const hits = yield* store.query({ text: "heat the egg 3", k: 5, mode: "vector", touch: false, weights: { recency: 0, importance: 0 } })
-        return hits.map((h) => h.similarity.toFixed(9))
-      })
-      const exactNearest = yield* nearest.pipe(Effect.provide(opened("exact")))
+      const exactNearest = before.nearest
       const resident = yield* Effect.all([ask, nearest]).pipe(Effect.provide(opened("auto")))
       expect([resident[0].index, resident[0].count, resident[1]]).toEqual(["resident", 600, exactNearest])
       // the resident store queues its touches: the queued access times reach the directory when the store closes

@@ -66,9 +66,12 @@ describe("ExperienceStore.open (plain, Promises)", () => {
     expect(count).toBe(2)
   }, 120_000)
 
+  // The embedder tests below open existing empty directory stores (copies of the run's template: about half the CPU of
+  // creating an in-memory database from the PGlite template); the backend is not what they check, and the plain
+  // face on an in-memory database is CheckMemoryBackend.test.ts's.
   it("takes a plain embedder or an Embedder layer; an embedder that throws rejects with EmbedderError", async () => {
     const store = await ExperienceStore.open({
-      memory: true,
+      path: copyStoreTemplate(Path.join(tmp, "plain-embedder")),
       embedder: {
         dimension: 4,
         model: "test-plain",
@@ -96,7 +99,7 @@ describe("ExperienceStore.open (plain, Promises)", () => {
         () => Effect.sync(() => { released = true })
       )
     )
-    const fromLayer = await ExperienceStore.open({ memory: true, embedder: scoped })
+    const fromLayer = await ExperienceStore.open({ path: copyStoreTemplate(Path.join(tmp, "layer-embedder")), embedder: scoped })
     expect(fromLayer.dimension).toBe(8)
     await fromLayer.put(Records.tip("kept"))
     expect(released).toBe(false)
@@ -108,7 +111,7 @@ describe("ExperienceStore.open (plain, Promises)", () => {
   }, 120_000)
 
   it("put, putMany and duplicates within a batch follow one merge rule (plain face)", async () => {
-    const store = await ExperienceStore.open({ memory: true, dimension: 64 })
+    const store = await ExperienceStore.open({ path: copyStoreTemplate(Path.join(tmp, "merge-rule")), dimension: 64 })
     try {
       await mergeRule(store)
     } finally {

@@ -11,6 +11,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { inject } from "vitest"
 import type { TestProject } from "vitest/node"
+import { childCommand } from "./ChildScripts.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -26,7 +27,7 @@ export default function setup(project: TestProject): () => void {
   const here = Path.dirname(new URL(import.meta.url).pathname)
   execFileSync(
     process.execPath,
-    ["--conditions=@autodidact/source", "--import", "tsx", Path.join(here, "StoreTemplateChild.ts"), dir],
+    [...childCommand("StoreTemplateChild"), dir],
     { cwd: Path.resolve(here, ".."), stdio: ["ignore", "ignore", "inherit"] }
   )
   if (!Fs.existsSync(Path.join(dir, "PG_VERSION")) || Fs.existsSync(`${dir}.lock`)) {

@@ -10,6 +10,7 @@ import { spawn } from "node:child_process"
 import * as Path from "node:path"
 import { Effect, Fiber } from "effect"
 import * as SqlBackend from "../src/store/SqlBackend.js"
+import { childCommand } from "./ChildScripts.js"
 
 const here = Path.dirname(new URL(import.meta.url).pathname)
 const pkg = Path.resolve(here, "..")
@@ -60,7 +61,7 @@ const runChild = (args: ReadonlyArray<string>) =>
   new Promise<WriterReport>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--conditions=@autodidact/source", "--import", "tsx", Path.join(here, "StoreWriterChild.ts"), ...args],
+      [...childCommand("StoreWriterChild"), ...args],
       { cwd: pkg, stdio: ["pipe", "pipe", "pipe"] }
     )
     let out = ""
