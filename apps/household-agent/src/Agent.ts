@@ -6,7 +6,9 @@
  * - memory (`@autodidact/memory/store`): every episode goes to the experience store (PGlite in `<out>/memory`) as a
  *   trajectory record under its task template (`ExemplarAgent.abstractTask`); before each batch, the store's
  *   exemplars for the coming tasks' templates (Synapse: the most similar successful trajectories) give a plan
- *   (`ExemplarAgent.planOf`) that is shown to the policy as one more line of its observation.
+ *   (`ExemplarAgent.planOf`) that shapes the policy's action prior (`memoryPrior`, default on: a logit bias on the
+ *   admissible commands of the plan's next step, {@link planPrior}, through the trainer's `actionPrior` hook) and/or
+ *   is shown to the policy as one more line of its observation (`exemplarLine`; default off when the prior is on).
  * - skills (`@autodidact/skills`): every `skillEvery` updates, `Discovery.discover` mines the successful trajectories
  *   for action n-grams, verifies them on held-out successes and admits the ones that pass into the library
  *   (`<out>/skills`); admitted macros are offered as options (`SyncSkillOptionsEnv`, `Discovery.macroOption`).
@@ -66,10 +68,17 @@ export interface AgentOptions {
   readonly memory: boolean
   /**
    * Where the policy sees the exemplar plan with memory on: appended to every observation (`every-step`), to the
-   * first one only (`first-step`, default: the better of the two in the README's ablation), or nowhere (`none`: episodes are stored and exemplars retrieved, for the
-   * transcripts and the `memory` rows, but the policy's input is unchanged).
+   * first one only (`first-step`: the better of the two in the README's ablation), or nowhere (`none`: the
+   * observation is unchanged; episodes are still stored and exemplars retrieved, for the prior, the transcripts and
+   * the `memory` rows). Default: `none` when `memoryPrior > 0`, else `first-step`.
    */
-  readonly exemplarLine: "every-step" | "first-step" | "none"
+  readonly exemplarLine?: "every-step" | "first-step" | "none" | undefined
+  /**
+   * Weight w (logit units, finite, ≥ 0) of the exemplar plan as the policy's action prior with memory on: the
+   * admissible commands matching the plan's next not-yet-done step get bias `+w` ({@link planPrior}); 0 turns the
+   * prior off. Default 1 (`--memory-prior W`).
+   */
+  readonly memoryPrior: number
   /** Skill discovery and skills as options (`--no-skills`). */
   readonly skills: boolean
   /** The process reward model's progress in GiGPO's update (`--no-prm`; where: `prmInto`). */
@@ -116,7 +125,7 @@ export const defaults: Omit<AgentOptions, "out"> = {
   seed: 1,
   steps: 100_000,
   memory: false,
-  exemplarLine: "first-step",
+  memoryPrior: 1,
   skills: true,
   prm: true,
   seenFraction: 0.5,
@@ -165,7 +174,8 @@ export const validate = (o: AgentOptions): AgentOptions => {
   if (!(Number.isFinite(o.prmWeight) && o.prmWeight >= 0)) throw new InvalidOptionError({ option: "prmWeight", value: o.prmWeight, reason: "must be a finite number ≥ 0" })
   if (!["advantages", "rewards"].includes(o.prmInto)) throw new InvalidOptionError({ option: "prmInto", value: o.prmInto, reason: "must be advantages or rewards" })
   if (!["easy", "default", "hard"].includes(o.difficulty)) throw new InvalidOptionError({ option: "difficulty", value: o.difficulty, reason: "must be easy, default or hard" })
-  if (!["every-step", "first-step", "none"].includes(o.exemplarLine)) throw new InvalidOptionError({ option: "exemplarLine", value: o.exemplarLine, reason: "must be every-step, first-step or none" })
+  if (!(Number.isFinite(o.memoryPrior) && o.memoryPrior >= 0)) throw new InvalidOptionError({ option: "memoryPrior", value: o.memoryPrior, reason: "must be a finite number ≥ 0" })
+  if (o.exemplarLine !== undefined && !["every-step", "first-step", "none"].includes(o.exemplarLine)) throw new InvalidOptionError({ option: "exemplarLine", value: o.exemplarLine, reason: "must be every-step, first-step or none" })
   if (o.out.length === 0) throw new InvalidOptionError({ option: "out", value: o.out, reason: "must name a directory" })
   return o
 }
@@ -173,6 +183,47 @@ export const validate = (o: AgentOptions): AgentOptions => {
 /** The memory's line in the observation: the exemplar's plan with this task's roles. */
 const planLine = (plan: ReadonlyArray<string>, roles: ReadonlyArray<string>): string =>
   `Memory: a similar task was solved by: ${plan.map((s) => s.replace(/\{(\d+)\}/g, (w, i: string) => roles[Number(i)] ?? w)).join(", ")}.`
+
+/**
+ * The exemplar plan as a per-action prior (ExpeL / Synapse-style exemplar reuse, as a logit bias instead of a
+ * prompt line): `plan` is the retrieved exemplar's key commands in role form (`ExemplarAgent.planOf`, e.g.
+ * `["take {0} from countertop", "heat {0} with microwave", "move {0} to {1}"]`), `roles` this task's role words
+ * (`ExemplarAgent.taskRoles`), so an admissible command matches a plan step when its role form under this task's
+ * roles (`ExemplarAgent.abstractAction`: `"take apple 2 from countertop 1"` → `"take {0} from countertop"`) equals
+ * it — the role substitution of the observation line, insensitive to instance numbers. Progress: the episode's
+ * earlier commands are matched in order (a command equal to a later step skips the ones between, e.g. when a skill
+ * or another route did them); the admissible commands matching the NEXT not-yet-done step get `+weight`, all others
+ * 0. Only the next step, not every remaining one: the plan is ordered (take before heat before move), and raising a
+ * later step would push mass toward a premature command (a `move` of the object before it is treated) whenever one
+ * is admissible. Returns `undefined` (no bias: the policy's own distribution) when the plan is empty or done, the
+ * weight is 0, or no admissible command matches the next step (navigation is not in the plan: "go to" steps are left
+ * to the policy). Output aligned with `admissible`, entries 0 or `weight`.
+ */
+export const planPrior = (
+  plan: ReadonlyArray<string>,
+  roles: ReadonlyArray<string>,
+  history: ReadonlyArray<{ readonly action: string }>,
+  admissible: ReadonlyArray<string>,
+  weight: number
+): Array<number> | undefined => {
+  if (weight === 0 || plan.length === 0) return undefined
+  let next = 0
+  for (const h of history) {
+    if (next >= plan.length) break
+    const a = ExemplarAgent.abstractAction(h.action, roles)
+    const j = plan.indexOf(a, next)
+    if (j >= 0) next = j + 1
+  }
+  if (next >= plan.length) return undefined
+  const step = plan[next]!
+  let any = false
+  const bias = admissible.map((c) => {
+    if (ExemplarAgent.abstractAction(c, roles) !== step) return 0
+    any = true
+    return weight
+  })
+  return any ? bias : undefined
+}
 
 /**
  * The env the policy sees with memory on: the inner env, with the exemplar plan of the task's template (when the
@@ -220,6 +271,13 @@ const primitiveSteps = (tr: GroupRollout.TextTrajectory): number => {
     n += typeof p === "number" ? p : 1
   }
   return n
+}
+
+/** The commands a step's action prior raised (from the bias stored with the policy's encoding), for the transcript. */
+const priorInfo = (s: GroupRollout.TextStep): { readonly prior?: ReadonlyArray<string> } => {
+  const bias = (s.encoded as DrrnPolicy.Encoded | undefined)?.bias
+  if (bias === undefined) return {}
+  return { prior: s.admissible.filter((_, i) => bias[i]! !== 0) }
 }
 
 const usesSkills = (tr: GroupRollout.TextTrajectory) => tr.steps.some((s) => s.action.startsWith("skill "))
@@ -285,6 +343,15 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     const store = o.memory ? yield* Store.open({ dir: path.join(o.out, "memory") }) : undefined
     const plans = new Map<string, ReadonlyArray<string>>()
     const planFor = (task: string) => plans.get(ExemplarAgent.abstractTask(task))
+    const exemplarLine = o.exemplarLine ?? (o.memoryPrior > 0 ? "none" : "first-step")
+    let rolesOf = { task: "", roles: [] as ReadonlyArray<string> }
+    /** The exemplar plan's prior for a step (memory on, `memoryPrior > 0`), see {@link planPrior}. */
+    const actionPrior: GroupRollout.ActionPrior | undefined = !o.memory || o.memoryPrior === 0 ? undefined : (input) => {
+      const plan = planFor(input.task)
+      if (plan === undefined) return undefined
+      if (rolesOf.task !== input.task) rolesOf = { task: input.task, roles: ExemplarAgent.taskRoles(input.task) }
+      return planPrior(plan, rolesOf.roles, input.history ?? [], input.admissible, o.memoryPrior)
+    }
     let storedEpisodes = 0
     let exemplarHits = 0
 
@@ -312,7 +379,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
         wrapped.push(w)
         env = w
       }
-      return o.memory && o.exemplarLine !== "none" ? new ExemplarEnv(env, planFor, o.exemplarLine === "every-step") : env
+      return o.memory && exemplarLine !== "none" ? new ExemplarEnv(env, planFor, exemplarLine === "every-step") : env
     }
     const envs = [makeEnv()]
     const scratch = fullEnv() // task texts of coming tasks, skill verification, replays
@@ -440,6 +507,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
               truncated: s.truncated,
               info: {
                 ...(plan === undefined ? {} : { exemplar: plan.join(", ") }),
+                ...priorInfo(s),
                 ...(s.action.startsWith("skill ") ? { skill: s.action, primitiveSteps: s.info?.["primitiveSteps"] ?? 0 } : {})
               }
             })),
@@ -523,7 +591,8 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
         return progress === undefined ? undefined : advantages.map((a, i) => a.map((v, t) => v + progress[i]![t]!))
       },
       onEvaluation: (row) => evaluationRows.push(row),
-      betweenUpdates: afterUpdate
+      betweenUpdates: afterUpdate,
+      ...(actionPrior === undefined ? {} : { actionPrior })
     })
     flushEvaluations()
     yield* DrrnPolicyFile.save(DrrnPolicyFile.policyPath(o.out), result.policy)
