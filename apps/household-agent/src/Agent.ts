@@ -79,6 +79,11 @@ export interface AgentOptions {
    * prior off. Default 1 (`--memory-prior W`).
    */
   readonly memoryPrior: number
+  /**
+   * The experience store's directory (`--memory-dir`; default `<out>/memory`): an existing store's episodes are
+   * exemplars from the first batch on (a stream continued over runs).
+   */
+  readonly memoryDir?: string | undefined
   /** Skill discovery and skills as options (`--no-skills`). */
   readonly skills: boolean
   /** The process reward model's progress in GiGPO's update (`--no-prm`; where: `prmInto`). */
@@ -340,7 +345,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     const rng = Rng.make([o.seed, 0x40e7])
 
     // ---- memory: the experience store and the exemplar plans of task templates
-    const store = o.memory ? yield* Store.open({ dir: path.join(o.out, "memory") }) : undefined
+    const store = o.memory ? yield* Store.open({ dir: o.memoryDir ?? path.join(o.out, "memory") }) : undefined
     const plans = new Map<string, ReadonlyArray<string>>()
     const planFor = (task: string) => plans.get(ExemplarAgent.abstractTask(task))
     const exemplarLine = o.exemplarLine ?? (o.memoryPrior > 0 ? "none" : "first-step")
@@ -410,9 +415,8 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     const transcripts: Array<string> = []
     const abort = new AbortController()
 
-    /** Draw the next batch's tasks and look up exemplar plans for their templates; how many tasks have one. */
-    const prepare = Effect.gen(function*() {
-      upcoming = drawBatch(envSteps)
+    /** Look up exemplar plans for the templates of the coming batch's tasks; how many tasks have one. */
+    const lookup = Effect.gen(function*() {
       let hits = 0
       if (store === undefined) return hits
       for (const t of upcoming) {
@@ -433,6 +437,11 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
         }
       }
       return hits
+    })
+    /** Draw the next batch's tasks and look up their exemplar plans. */
+    const prepare = Effect.suspend(() => {
+      upcoming = drawBatch(envSteps)
+      return lookup
     })
 
     const prmScores = (task: string, tr: GroupRollout.TextTrajectory): Float64Array => {
@@ -565,6 +574,8 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
         if (envSteps >= o.steps || upcoming.length < o.tasksPerBatch) abort.abort()
       }).pipe(Effect.orDie)
 
+    // the first batch's exemplars: none from a fresh store; a store given by `memoryDir` may hold some already
+    if (store !== undefined) exemplarHits += yield* lookup
     started = performance.now() // the trainer's clock starts now: rows of both agree
     const result = yield* MultiTurnTrainer.train(envs, {
       ...train,
