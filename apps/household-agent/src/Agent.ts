@@ -79,6 +79,8 @@ export interface AgentOptions {
    * prior off. Default 1 (`--memory-prior W`).
    */
   readonly memoryPrior: number
+  /** How the prior matches commands to plan steps ({@link planPrior}): `"command"` (default) or `"roles"`. */
+  readonly memoryPriorMatch?: "command" | "roles" | undefined
   /**
    * The experience store's directory (`--memory-dir`; default `<out>/memory`): an existing store's episodes are
    * exemplars from the first batch on (a stream continued over runs).
@@ -180,6 +182,7 @@ export const validate = (o: AgentOptions): AgentOptions => {
   if (!["advantages", "rewards"].includes(o.prmInto)) throw new InvalidOptionError({ option: "prmInto", value: o.prmInto, reason: "must be advantages or rewards" })
   if (!["easy", "default", "hard"].includes(o.difficulty)) throw new InvalidOptionError({ option: "difficulty", value: o.difficulty, reason: "must be easy, default or hard" })
   if (!(Number.isFinite(o.memoryPrior) && o.memoryPrior >= 0)) throw new InvalidOptionError({ option: "memoryPrior", value: o.memoryPrior, reason: "must be a finite number ≥ 0" })
+  if (o.memoryPriorMatch !== undefined && !["command", "roles"].includes(o.memoryPriorMatch)) throw new InvalidOptionError({ option: "memoryPriorMatch", value: o.memoryPriorMatch, reason: "must be command or roles" })
   if (o.exemplarLine !== undefined && !["every-step", "first-step", "none"].includes(o.exemplarLine)) throw new InvalidOptionError({ option: "exemplarLine", value: o.exemplarLine, reason: "must be every-step, first-step or none" })
   if (o.out.length === 0) throw new InvalidOptionError({ option: "out", value: o.out, reason: "must name a directory" })
   return o
@@ -203,32 +206,50 @@ const planLine = (plan: ReadonlyArray<string>, roles: ReadonlyArray<string>): st
  * is admissible. Returns `undefined` (no bias: the policy's own distribution) when the plan is empty or done, the
  * weight is 0, or no admissible command matches the next step (navigation is not in the plan: "go to" steps are left
  * to the policy). Output aligned with `admissible`, entries 0 or `weight`.
+ *
+ * `match: "roles"` compares {@link roleKey}s instead of role forms: the receptacles and appliances that are not task
+ * roles become `*` (`"take {0} from shelf"` → `"take {0} from *"`), so an exemplar from another layout (the object
+ * found elsewhere) still raises taking the task object wherever it is; `"command"` (default) needs the same
+ * receptacle types.
  */
 export const planPrior = (
   plan: ReadonlyArray<string>,
   roles: ReadonlyArray<string>,
   history: ReadonlyArray<{ readonly action: string }>,
   admissible: ReadonlyArray<string>,
-  weight: number
+  weight: number,
+  match: "command" | "roles" = "command"
 ): Array<number> | undefined => {
   if (weight === 0 || plan.length === 0) return undefined
+  const key = match === "roles" ? roleKey : (s: string) => s
+  const steps = match === "roles" ? plan.map(roleKey) : plan
   let next = 0
   for (const h of history) {
-    if (next >= plan.length) break
-    const a = ExemplarAgent.abstractAction(h.action, roles)
-    const j = plan.indexOf(a, next)
+    if (next >= steps.length) break
+    const a = key(ExemplarAgent.abstractAction(h.action, roles))
+    const j = steps.indexOf(a, next)
     if (j >= 0) next = j + 1
   }
-  if (next >= plan.length) return undefined
-  const step = plan[next]!
+  if (next >= steps.length) return undefined
+  const step = steps[next]!
   let any = false
   const bias = admissible.map((c) => {
-    if (ExemplarAgent.abstractAction(c, roles) !== step) return 0
+    if (key(ExemplarAgent.abstractAction(c, roles)) !== step) return 0
     any = true
     return weight
   })
   return any ? bias : undefined
 }
+
+const PREPOSITIONS = new Set(["from", "to", "with", "in", "on", "into", "onto"])
+
+/**
+ * A role-form command's verb, prepositions and roles, every other word (a receptacle or appliance type that is not a
+ * task role) written `*`: `"take {0} from shelf"` → `"take {0} from *"`, `"heat {0} with microwave"` →
+ * `"heat {0} with *"`.
+ */
+export const roleKey = (roleForm: string): string =>
+  roleForm.split(" ").map((w, i) => (i === 0 || PREPOSITIONS.has(w) || w.startsWith("{") ? w : "*")).join(" ")
 
 /**
  * The env the policy sees with memory on: the inner env, with the exemplar plan of the task's template (when the
@@ -355,7 +376,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
       const plan = planFor(input.task)
       if (plan === undefined) return undefined
       if (rolesOf.task !== input.task) rolesOf = { task: input.task, roles: ExemplarAgent.taskRoles(input.task) }
-      return planPrior(plan, rolesOf.roles, input.history ?? [], input.admissible, o.memoryPrior)
+      return planPrior(plan, rolesOf.roles, input.history ?? [], input.admissible, o.memoryPrior, o.memoryPriorMatch ?? "command")
     }
     let storedEpisodes = 0
     let exemplarHits = 0

@@ -5,7 +5,7 @@
  * next step (read back from the bias stored with each step's encoding, in the transcripts) and the observation has
  * no memory line (the line is off by default with the prior).
  */
-import { TextEpisode } from "@autodidact/core"
+import { InvalidOptionError, TextEpisode } from "@autodidact/core"
 import { Embedder } from "@autodidact/memory"
 import { ExemplarAgent, Records, Store } from "@autodidact/memory/store"
 import { TextTasks } from "@autodidact/optim"
@@ -34,6 +34,17 @@ describe("planPrior", () => {
     expect(planPrior(plan, roles, [{ action: "heat apple 2 with microwave 1" }], ["move apple 2 to fridge 1", "take apple 2 from countertop 1"], 1)).toEqual([1, 0])
   })
 
+  it("match roles: receptacle types that are not roles are wildcards (an exemplar from another layout)", () => {
+    expect(Agent.roleKey("take {0} from shelf")).toBe("take {0} from *")
+    expect(Agent.roleKey("move {0} to {1}")).toBe("move {0} to {1}")
+    expect(planPrior(plan, roles, [], admissible, 1, "command")).toEqual([0, 1, 1, 0, 0])
+    const elsewhere = ["take apple 1 from drawer 2", "take bread 1 from countertop 1", "go to drawer 1"]
+    expect(planPrior(plan, roles, [], elsewhere, 1)).toBeUndefined()
+    expect(planPrior(plan, roles, [], elsewhere, 1, "roles")).toEqual([1, 0, 0])
+    // progress by role key too: taking the apple from a drawer did the plan's first step
+    expect(planPrior(plan, roles, [{ action: "take apple 1 from drawer 2" }], ["heat apple 1 with stoveburner 1", "look"], 1, "roles")).toEqual([1, 0])
+  })
+
   it("no bias: weight 0, an empty or finished plan, or no admissible command of the next step", () => {
     expect(planPrior(plan, roles, [], admissible, 0)).toBeUndefined()
     expect(planPrior([], roles, [], admissible, 1)).toBeUndefined()
@@ -42,8 +53,12 @@ describe("planPrior", () => {
   })
 
   it("the command line: --memory-prior and --memory-dir", () => {
-    expect(parse(["--out", "x", "--memory", "--memory-prior", "2.5", "--memory-dir", "m", "--quiet"])).toEqual({ out: "x", memory: true, memoryPrior: 2.5, memoryDir: "m" })
+    expect(parse(["--out", "x", "--memory", "--memory-prior", "2.5", "--memory-dir", "m", "--memory-prior-match", "roles", "--quiet"])).toEqual({ out: "x", memory: true, memoryPrior: 2.5, memoryDir: "m", memoryPriorMatch: "roles" })
     expect(() => parse(["--out", "x", "--memory-prior", "much"])).toThrow(/--memory-prior/)
+    for (const [bad, option] of [[{ memoryPrior: -1 }, "memoryPrior"], [{ memoryPrior: Number.NaN }, "memoryPrior"], [{ memoryPriorMatch: "fuzzy" as "roles" }, "memoryPriorMatch"]] as const) {
+      expect(() => Agent.validate({ ...Agent.defaults, out: "x", ...bad })).toThrow(InvalidOptionError)
+      expect(() => Agent.validate({ ...Agent.defaults, out: "x", ...bad })).toThrow(new RegExp(option))
+    }
   })
 })
 
