@@ -36,7 +36,10 @@ const variants = [
   { name: "full (exemplar on first step)", memory: true, skills: true, prm: true, exemplarLine: "first-step" as const },
   { name: "full (exemplars not shown)", memory: true, skills: true, prm: true, exemplarLine: "none" as const },
   { name: "skills + PRM in rewards", memory: false, skills: true, prm: true, prmInto: "rewards" as const },
-  { name: "GiGPO + PRM in rewards", memory: false, skills: false, prm: true, prmInto: "rewards" as const }
+  { name: "GiGPO + PRM in rewards", memory: false, skills: false, prm: true, prmInto: "rewards" as const },
+  { name: "skills + PRM + memory prior (command match)", memory: true, skills: true, prm: true, memoryPrior: 1, memoryPriorMatch: "command" as const, exemplarLine: "none" as const },
+  { name: "skills + PRM + memory prior (role match)", memory: true, skills: true, prm: true, memoryPrior: 1, memoryPriorMatch: "roles" as const, exemplarLine: "none" as const },
+  { name: "GiGPO + memory prior", memory: true, skills: false, prm: false, memoryPrior: 1, exemplarLine: "none" as const }
 ].filter((v) => process.env["VARIANTS"] === undefined || process.env["VARIANTS"].split(",").includes(v.name))
 const f = (v: number | null) => (v === null ? "-" : v.toFixed(3))
 const rows: Array<Record<string, unknown>> = []
@@ -58,6 +61,8 @@ for (const seed of saved === undefined ? seeds : []) {
       evalEpisodes: 50,
       memory: v.memory,
       exemplarLine: "exemplarLine" in v ? v.exemplarLine : "every-step",
+      memoryPrior: "memoryPrior" in v ? v.memoryPrior : 0, // the older variants: the observation line only, as measured
+      ...("memoryPriorMatch" in v ? { memoryPriorMatch: v.memoryPriorMatch } : {}),
       skills: v.skills,
       prm: v.prm,
       ...("prmInto" in v ? { prmInto: v.prmInto } : {})

@@ -6,7 +6,9 @@
  * - memory (`@autodidact/memory/store`): every episode goes to the experience store (PGlite in `<out>/memory`) as a
  *   trajectory record under its task template (`ExemplarAgent.abstractTask`); before each batch, the store's
  *   exemplars for the coming tasks' templates (Synapse: the most similar successful trajectories) give a plan
- *   (`ExemplarAgent.planOf`) that is shown to the policy as one more line of its observation.
+ *   (`ExemplarAgent.planOf`) that shapes the policy's action prior (`memoryPrior`, default on: a logit bias on the
+ *   admissible commands of the plan's next step, {@link planPrior}, through the trainer's `actionPrior` hook) and/or
+ *   is shown to the policy as one more line of its observation (`exemplarLine`; default off when the prior is on).
  * - skills (`@autodidact/skills`): every `skillEvery` updates, `Discovery.discover` mines the successful trajectories
  *   for action n-grams, verifies them on held-out successes and admits the ones that pass into the library
  *   (`<out>/skills`); admitted macros are offered as options (`SyncSkillOptionsEnv`, `Discovery.macroOption`).
@@ -66,10 +68,24 @@ export interface AgentOptions {
   readonly memory: boolean
   /**
    * Where the policy sees the exemplar plan with memory on: appended to every observation (`every-step`), to the
-   * first one only (`first-step`, default: the better of the two in the README's ablation), or nowhere (`none`: episodes are stored and exemplars retrieved, for the
-   * transcripts and the `memory` rows, but the policy's input is unchanged).
+   * first one only (`first-step`: the better of the two in the README's ablation), or nowhere (`none`: the
+   * observation is unchanged; episodes are still stored and exemplars retrieved, for the prior, the transcripts and
+   * the `memory` rows). Default: `none` when `memoryPrior > 0`, else `first-step`.
    */
-  readonly exemplarLine: "every-step" | "first-step" | "none"
+  readonly exemplarLine?: "every-step" | "first-step" | "none" | undefined
+  /**
+   * Weight w (logit units, finite, ≥ 0) of the exemplar plan as the policy's action prior with memory on: the
+   * admissible commands matching the plan's next not-yet-done step get bias `+w` ({@link planPrior}); 0 turns the
+   * prior off. Default 1 (`--memory-prior W`).
+   */
+  readonly memoryPrior: number
+  /** How the prior matches commands to plan steps ({@link planPrior}): `"roles"` (default) or `"command"`. */
+  readonly memoryPriorMatch?: "command" | "roles" | undefined
+  /**
+   * The experience store's directory (`--memory-dir`; default `<out>/memory`): an existing store's episodes are
+   * exemplars from the first batch on (a stream continued over runs).
+   */
+  readonly memoryDir?: string | undefined
   /** Skill discovery and skills as options (`--no-skills`). */
   readonly skills: boolean
   /** The process reward model's progress in GiGPO's update (`--no-prm`; where: `prmInto`). */
@@ -116,7 +132,7 @@ export const defaults: Omit<AgentOptions, "out"> = {
   seed: 1,
   steps: 100_000,
   memory: false,
-  exemplarLine: "first-step",
+  memoryPrior: 1,
   skills: true,
   prm: true,
   seenFraction: 0.5,
@@ -165,7 +181,9 @@ export const validate = (o: AgentOptions): AgentOptions => {
   if (!(Number.isFinite(o.prmWeight) && o.prmWeight >= 0)) throw new InvalidOptionError({ option: "prmWeight", value: o.prmWeight, reason: "must be a finite number ≥ 0" })
   if (!["advantages", "rewards"].includes(o.prmInto)) throw new InvalidOptionError({ option: "prmInto", value: o.prmInto, reason: "must be advantages or rewards" })
   if (!["easy", "default", "hard"].includes(o.difficulty)) throw new InvalidOptionError({ option: "difficulty", value: o.difficulty, reason: "must be easy, default or hard" })
-  if (!["every-step", "first-step", "none"].includes(o.exemplarLine)) throw new InvalidOptionError({ option: "exemplarLine", value: o.exemplarLine, reason: "must be every-step, first-step or none" })
+  if (!(Number.isFinite(o.memoryPrior) && o.memoryPrior >= 0)) throw new InvalidOptionError({ option: "memoryPrior", value: o.memoryPrior, reason: "must be a finite number ≥ 0" })
+  if (o.memoryPriorMatch !== undefined && !["command", "roles"].includes(o.memoryPriorMatch)) throw new InvalidOptionError({ option: "memoryPriorMatch", value: o.memoryPriorMatch, reason: "must be command or roles" })
+  if (o.exemplarLine !== undefined && !["every-step", "first-step", "none"].includes(o.exemplarLine)) throw new InvalidOptionError({ option: "exemplarLine", value: o.exemplarLine, reason: "must be every-step, first-step or none" })
   if (o.out.length === 0) throw new InvalidOptionError({ option: "out", value: o.out, reason: "must name a directory" })
   return o
 }
@@ -173,6 +191,65 @@ export const validate = (o: AgentOptions): AgentOptions => {
 /** The memory's line in the observation: the exemplar's plan with this task's roles. */
 const planLine = (plan: ReadonlyArray<string>, roles: ReadonlyArray<string>): string =>
   `Memory: a similar task was solved by: ${plan.map((s) => s.replace(/\{(\d+)\}/g, (w, i: string) => roles[Number(i)] ?? w)).join(", ")}.`
+
+/**
+ * The exemplar plan as a per-action prior (ExpeL / Synapse-style exemplar reuse, as a logit bias instead of a
+ * prompt line): `plan` is the retrieved exemplar's key commands in role form (`ExemplarAgent.planOf`, e.g.
+ * `["take {0} from countertop", "heat {0} with microwave", "move {0} to {1}"]`), `roles` this task's role words
+ * (`ExemplarAgent.taskRoles`), so an admissible command matches a plan step when its role form under this task's
+ * roles (`ExemplarAgent.abstractAction`: `"take apple 2 from countertop 1"` → `"take {0} from countertop"`) equals
+ * it — the role substitution of the observation line, insensitive to instance numbers. Progress: the episode's
+ * earlier commands are matched in order (a command equal to a later step skips the ones between, e.g. when a skill
+ * or another route did them); the admissible commands matching the NEXT not-yet-done step get `+weight`, all others
+ * 0. Only the next step, not every remaining one: the plan is ordered (take before heat before move), and raising a
+ * later step would push mass toward a premature command (a `move` of the object before it is treated) whenever one
+ * is admissible. Returns `undefined` (no bias: the policy's own distribution) when the plan is empty or done, the
+ * weight is 0, or no admissible command matches the next step (navigation is not in the plan: "go to" steps are left
+ * to the policy). Output aligned with `admissible`, entries 0 or `weight`.
+ *
+ * `match: "roles"` (default) compares {@link roleKey}s instead of role forms: the receptacles and appliances that are
+ * not task roles become `*` (`"take {0} from shelf"` → `"take {0} from *"`), so an exemplar from another layout (the
+ * object found elsewhere) still raises taking the task object wherever it is; `"command"` needs the same receptacle
+ * types, and in the README's ablation it fired on 0.5% of the steps (roles: 9%) and lowered success.
+ */
+export const planPrior = (
+  plan: ReadonlyArray<string>,
+  roles: ReadonlyArray<string>,
+  history: ReadonlyArray<{ readonly action: string }>,
+  admissible: ReadonlyArray<string>,
+  weight: number,
+  match: "command" | "roles" = "roles"
+): Array<number> | undefined => {
+  if (weight === 0 || plan.length === 0) return undefined
+  const key = match === "roles" ? roleKey : (s: string) => s
+  const steps = match === "roles" ? plan.map(roleKey) : plan
+  let next = 0
+  for (const h of history) {
+    if (next >= steps.length) break
+    const a = key(ExemplarAgent.abstractAction(h.action, roles))
+    const j = steps.indexOf(a, next)
+    if (j >= 0) next = j + 1
+  }
+  if (next >= steps.length) return undefined
+  const step = steps[next]!
+  let any = false
+  const bias = admissible.map((c) => {
+    if (key(ExemplarAgent.abstractAction(c, roles)) !== step) return 0
+    any = true
+    return weight
+  })
+  return any ? bias : undefined
+}
+
+const PREPOSITIONS = new Set(["from", "to", "with", "in", "on", "into", "onto"])
+
+/**
+ * A role-form command's verb, prepositions and roles, every other word (a receptacle or appliance type that is not a
+ * task role) written `*`: `"take {0} from shelf"` → `"take {0} from *"`, `"heat {0} with microwave"` →
+ * `"heat {0} with *"`.
+ */
+export const roleKey = (roleForm: string): string =>
+  roleForm.split(" ").map((w, i) => (i === 0 || PREPOSITIONS.has(w) || w.startsWith("{") ? w : "*")).join(" ")
 
 /**
  * The env the policy sees with memory on: the inner env, with the exemplar plan of the task's template (when the
@@ -220,6 +297,13 @@ const primitiveSteps = (tr: GroupRollout.TextTrajectory): number => {
     n += typeof p === "number" ? p : 1
   }
   return n
+}
+
+/** The commands a step's action prior raised (from the bias stored with the policy's encoding), for the transcript. */
+const priorInfo = (s: GroupRollout.TextStep): { readonly prior?: ReadonlyArray<string> } => {
+  const bias = (s.encoded as DrrnPolicy.Encoded | undefined)?.bias
+  if (bias === undefined) return {}
+  return { prior: s.admissible.filter((_, i) => bias[i]! !== 0) }
 }
 
 const usesSkills = (tr: GroupRollout.TextTrajectory) => tr.steps.some((s) => s.action.startsWith("skill "))
@@ -282,9 +366,18 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     const rng = Rng.make([o.seed, 0x40e7])
 
     // ---- memory: the experience store and the exemplar plans of task templates
-    const store = o.memory ? yield* Store.open({ dir: path.join(o.out, "memory") }) : undefined
+    const store = o.memory ? yield* Store.open({ dir: o.memoryDir ?? path.join(o.out, "memory") }) : undefined
     const plans = new Map<string, ReadonlyArray<string>>()
     const planFor = (task: string) => plans.get(ExemplarAgent.abstractTask(task))
+    const exemplarLine = o.exemplarLine ?? (o.memoryPrior > 0 ? "none" : "first-step")
+    let rolesOf = { task: "", roles: [] as ReadonlyArray<string> }
+    /** The exemplar plan's prior for a step (memory on, `memoryPrior > 0`), see {@link planPrior}. */
+    const actionPrior: GroupRollout.ActionPrior | undefined = !o.memory || o.memoryPrior === 0 ? undefined : (input) => {
+      const plan = planFor(input.task)
+      if (plan === undefined) return undefined
+      if (rolesOf.task !== input.task) rolesOf = { task: input.task, roles: ExemplarAgent.taskRoles(input.task) }
+      return planPrior(plan, rolesOf.roles, input.history ?? [], input.admissible, o.memoryPrior, o.memoryPriorMatch ?? "roles")
+    }
     let storedEpisodes = 0
     let exemplarHits = 0
 
@@ -312,7 +405,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
         wrapped.push(w)
         env = w
       }
-      return o.memory && o.exemplarLine !== "none" ? new ExemplarEnv(env, planFor, o.exemplarLine === "every-step") : env
+      return o.memory && exemplarLine !== "none" ? new ExemplarEnv(env, planFor, exemplarLine === "every-step") : env
     }
     const envs = [makeEnv()]
     const scratch = fullEnv() // task texts of coming tasks, skill verification, replays
@@ -343,9 +436,8 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
     const transcripts: Array<string> = []
     const abort = new AbortController()
 
-    /** Draw the next batch's tasks and look up exemplar plans for their templates; how many tasks have one. */
-    const prepare = Effect.gen(function*() {
-      upcoming = drawBatch(envSteps)
+    /** Look up exemplar plans for the templates of the coming batch's tasks; how many tasks have one. */
+    const lookup = Effect.gen(function*() {
       let hits = 0
       if (store === undefined) return hits
       for (const t of upcoming) {
@@ -366,6 +458,11 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
         }
       }
       return hits
+    })
+    /** Draw the next batch's tasks and look up their exemplar plans. */
+    const prepare = Effect.suspend(() => {
+      upcoming = drawBatch(envSteps)
+      return lookup
     })
 
     const prmScores = (task: string, tr: GroupRollout.TextTrajectory): Float64Array => {
@@ -440,6 +537,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
               truncated: s.truncated,
               info: {
                 ...(plan === undefined ? {} : { exemplar: plan.join(", ") }),
+                ...priorInfo(s),
                 ...(s.action.startsWith("skill ") ? { skill: s.action, primitiveSteps: s.info?.["primitiveSteps"] ?? 0 } : {})
               }
             })),
@@ -497,6 +595,8 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
         if (envSteps >= o.steps || upcoming.length < o.tasksPerBatch) abort.abort()
       }).pipe(Effect.orDie)
 
+    // the first batch's exemplars: none from a fresh store; a store given by `memoryDir` may hold some already
+    if (store !== undefined) exemplarHits += yield* lookup
     started = performance.now() // the trainer's clock starts now: rows of both agree
     const result = yield* MultiTurnTrainer.train(envs, {
       ...train,
@@ -523,7 +623,8 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
         return progress === undefined ? undefined : advantages.map((a, i) => a.map((v, t) => v + progress[i]![t]!))
       },
       onEvaluation: (row) => evaluationRows.push(row),
-      betweenUpdates: afterUpdate
+      betweenUpdates: afterUpdate,
+      ...(actionPrior === undefined ? {} : { actionPrior })
     })
     flushEvaluations()
     yield* DrrnPolicyFile.save(DrrnPolicyFile.policyPath(o.out), result.policy)

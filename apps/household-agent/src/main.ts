@@ -2,7 +2,7 @@
  * `household-agent`: the command line of the reference app (see README.md).
  *
  * ```sh
- * npm run start -w @autodidact/household-agent -- --out "$PWD/runs/household" --steps 100000 --seed 1 [--no-memory] [--no-skills] [--no-prm] [--prm-into advantages|rewards] [--stream FILE]
+ * npm run start -w @autodidact/household-agent -- --out "$PWD/runs/household" --steps 100000 --seed 1 [--memory [--memory-prior W] [--exemplar-line every-step|first-step|none]] [--no-skills] [--no-prm] [--prm-into advantages|rewards] [--stream FILE]
  * ```
  * With `--llm-base-url URL` (any OpenAI-compatible endpoint) it runs the LLM policy instead ({@link LlmAgent}).
  * Prints the summary as one JSON line on stdout, progress on stderr; exits 1 with the error's tag and message.
@@ -32,6 +32,9 @@ export const parse = (argv: ReadonlyArray<string>): Partial<Agent.AgentOptions> 
       "eval-episodes": { type: "string" },
       memory: { type: "boolean" },
       "exemplar-line": { type: "string" },
+      "memory-prior": { type: "string" },
+      "memory-dir": { type: "string" },
+      "memory-prior-match": { type: "string" },
       "no-memory": { type: "boolean" },
       "no-skills": { type: "boolean" },
       "no-prm": { type: "boolean" },
@@ -62,6 +65,9 @@ export const parse = (argv: ReadonlyArray<string>): Partial<Agent.AgentOptions> 
     ["evalEpisodes", num("--eval-episodes", values["eval-episodes"])],
     ["memory", values["no-memory"] === true ? false : values.memory === true ? true : undefined],
     ["exemplarLine", values["exemplar-line"]],
+    ["memoryPrior", num("--memory-prior", values["memory-prior"])],
+    ["memoryDir", values["memory-dir"]],
+    ["memoryPriorMatch", values["memory-prior-match"]],
     ["skills", values["no-skills"] === true ? false : undefined],
     ["prm", values["no-prm"] === true ? false : undefined],
     ["prmInto", values["prm-into"]],

@@ -54,6 +54,7 @@
  * @since 0.1.0
  */
 import type { Rng } from "@autodidact/core"
+import { checkActionBias } from "./GroupRollout.js"
 import * as TextAbstraction from "./TextAbstraction.js"
 
 /** Sizes and feature switches. */
@@ -96,6 +97,12 @@ export interface SparseVector {
 export interface Encoded {
   readonly state: SparseVector
   readonly actions: ReadonlyArray<SparseVector>
+  /**
+   * The step's per-action prior (logit units, one per action; the input's `actionBias`), added to the scores by
+   * {@link forward}: the distribution is `softmax(score + bias)` everywhere the encoding is used (acting, and the
+   * trainer's recomputed log-probabilities, ratios and entropies). A constant: {@link backward} sends nothing to it.
+   */
+  readonly bias?: Float64Array | undefined
 }
 
 /** The text a decision is made on. */
@@ -105,6 +112,11 @@ export interface Input {
   readonly admissible: ReadonlyArray<string>
   /** Earlier steps of the episode, oldest first (only the last `config.history` are used). */
   readonly history?: ReadonlyArray<{ readonly observation: string; readonly action: string }> | undefined
+  /**
+   * Per-action prior in logit units aligned with `admissible` (`GroupRollout.PolicyInput.actionBias`); stored in the
+   * encoding as `bias`. Length mismatch or a non-finite entry: `InvalidOptionError` (option `"actionBias"`).
+   */
+  readonly actionBias?: ReadonlyArray<number> | undefined
 }
 
 /** One parameter tensor in the flat vector. */
@@ -460,9 +472,16 @@ export const featurizeAction = (c: Config, action: string, extra?: ReadonlyArray
 
 /**
  * Featurize a decision once. With `relational`, a household task is delexicalized and gets its episode summary's
- * keys, a Sokoban grid its egocentric keys ({@link TextAbstraction}).
+ * keys, a Sokoban grid its egocentric keys ({@link TextAbstraction}). The input's `actionBias` (checked: length
+ * mismatch or a non-finite entry throws `InvalidOptionError`, option `"actionBias"`) is kept as the encoding's `bias`.
  */
 export const encode = (p: Drrn, input: Input): Encoded => {
+  const bias = checkActionBias(input.admissible, input.actionBias)
+  const enc = encodeFeatures(p, input)
+  return bias === undefined ? enc : { state: enc.state, actions: enc.actions, bias }
+}
+
+const encodeFeatures = (p: Drrn, input: Input): Encoded => {
   const c = p.config
   const history = input.history ?? []
   if (c.relational ?? defaults.relational) {
@@ -608,7 +627,8 @@ const offsets = (p: Drrn) => {
 }
 
 /**
- * Scores and softmax probabilities of the admissible actions; returns the policy's entropy. Read the results with
+ * Scores and softmax probabilities of the admissible actions; returns the policy's entropy. With a prior in the
+ * encoding (`enc.bias`), each logit is `score + bias` and the distribution `softmax(score + bias)`. Read the results with
  * {@link probsOf} / {@link logitsOf} (views valid until the next call).
  */
 export const forward = (p: Drrn, enc: Encoded): number => {
@@ -618,6 +638,8 @@ export const forward = (p: Drrn, enc: Encoded): number => {
   if (p.scratch.capacity < k) grow(p, k)
   const sc = p.scratch
   const o = offsets(p)
+  const bias = enc.bias
+  if (bias !== undefined && bias.length !== k) throw new RangeError(`DrrnPolicy.forward: bias holds ${bias.length} entries for ${k} actions`)
   towerForward(p.params, o.sw1, o.sb1, o.sw2, o.sb2, H, E, enc.state, sc.hS, 0, sc.zS, 0, sc.kernel === "factored")
   let max = -Infinity
   if (sc.kernel === "reference") {
@@ -625,6 +647,7 @@ export const forward = (p: Drrn, enc: Encoded): number => {
       towerForward(p.params, o.aw1, o.ab1, o.aw2, o.ab2, H, E, enc.actions[a]!, sc.hA, a * H, sc.zA, a * E, false)
       let s = 0
       for (let e = 0; e < E; e++) s += sc.zS[e]! * sc.zA[a * E + e]!
+      if (bias !== undefined) s += bias[a]!
       sc.logits[a] = s
       if (s > max) max = s
     }
@@ -673,6 +696,7 @@ export const forward = (p: Drrn, enc: Encoded): number => {
         }
         if (memoOn) memoize(sc, x, hA, off, H)
       }
+      if (bias !== undefined) s += bias[a]!
       sc.logits[a] = s
       if (s > max) max = s
     }
@@ -708,7 +732,7 @@ const memoize = (sc: Scratch, x: SparseVector, hA: Float64Array, off: number, H:
 
 /** Probabilities of the last {@link forward} (length ≥ number of actions). */
 export const probsOf = (p: Drrn): Float64Array => p.scratch.probs
-/** Scores (logits) of the last {@link forward}. */
+/** Logits of the last {@link forward}: the scores plus the encoding's `bias` when it has one. */
 export const logitsOf = (p: Drrn): Float64Array => p.scratch.logits
 
 /** log π(a) from the last {@link forward} (stable log-softmax). */

@@ -19,7 +19,7 @@
  *
  * @since 0.1.0
  */
-import type { Rng, Trajectory } from "@autodidact/core"
+import { InvalidOptionError, type Rng, type Trajectory } from "@autodidact/core"
 import type { Env, TextEnv as TextEnvContract } from "@autodidact/envs"
 
 /**
@@ -43,7 +43,43 @@ export interface PolicyInput {
   readonly admissible: ReadonlyArray<string>
   /** The episode so far, oldest first: each earlier step's observation and the action taken on it. */
   readonly history?: ReadonlyArray<{ readonly observation: string; readonly action: string }> | undefined
+  /**
+   * A per-action prior in logit units, aligned with `admissible` (`actionBias[i]` belongs to `admissible[i]`): a
+   * policy that honours it (the DRRN policy) acts with `π(a|s) ∝ exp(x_a + b_a)`, `x_a` its own score. It is part of
+   * the policy's distribution, not of its parameters: the DRRN policy stores it with the step's encoding, so the
+   * trainer's recomputed log-probabilities, ratios and entropies include it, and no gradient reaches it. Absent (or
+   * all 0): the policy's own distribution, bit for bit. Checked by {@link checkActionBias}.
+   */
+  readonly actionBias?: ReadonlyArray<number> | undefined
 }
+
+/**
+ * Check a per-action prior against its admissible list: as many entries, all finite. Returns it as a
+ * `Float64Array` (a copy), or `undefined` when `bias` is undefined. Throws `InvalidOptionError` (option
+ * `"actionBias"`) naming the length mismatch or the first non-finite value and its index.
+ */
+export const checkActionBias = (admissible: ReadonlyArray<string>, bias: ReadonlyArray<number> | undefined): Float64Array | undefined => {
+  if (bias === undefined) return undefined
+  if (bias.length !== admissible.length) {
+    throw new InvalidOptionError({ option: "actionBias", value: bias.length, reason: `has ${bias.length} entries for ${admissible.length} admissible actions` })
+  }
+  const out = new Float64Array(bias.length)
+  for (let i = 0; i < bias.length; i++) {
+    const b = bias[i]!
+    if (typeof b !== "number" || !Number.isFinite(b)) {
+      throw new InvalidOptionError({ option: "actionBias", value: b, reason: `entry ${i} (for "${admissible[i]}") must be a finite number` })
+    }
+    out[i] = b
+  }
+  return out
+}
+
+/**
+ * A per-action prior for a step: given what the policy is about to see, the logit bias of each admissible action
+ * (aligned with `input.admissible`), or `undefined` for none. E.g. an app's retrieved exemplar plan (ExpeL /
+ * Synapse-style exemplar reuse) raising the commands the plan takes next.
+ */
+export type ActionPrior = (input: PolicyInput) => ReadonlyArray<number> | undefined
 
 /** A policy's decision: the action text, its index in the admissible list (−1 if not in it) and log π. */
 export interface Decision {
@@ -117,6 +153,11 @@ export interface Options {
   readonly envId?: string | undefined
   /** Policy version written in the records. */
   readonly policyVersion?: number | undefined
+  /**
+   * A per-action prior ({@link ActionPrior}) asked at every step; its bias becomes the step input's `actionBias`
+   * (checked: a bad one fails the rollout with `InvalidOptionError`, not as an env failure).
+   */
+  readonly actionPrior?: ActionPrior | undefined
 }
 
 /** Defaults: groups of 8, 50 steps, penalty 0.1, sampling. */
@@ -195,7 +236,10 @@ export const episode = <E>(
   for (let t = 0; t < options.maxSteps; t++) {
     const admissible = env.admissibleActions().slice()
     const stateKey = env.stateKey()
-    const input: PolicyInput = { task: taskText, observation, admissible, history: steps }
+    const plain: PolicyInput = { task: taskText, observation, admissible, history: steps }
+    const bias = options.actionPrior?.(plain)
+    checkActionBias(admissible, bias)
+    const input: PolicyInput = bias === undefined ? plain : { ...plain, actionBias: bias }
     const encoded = policy.encode(input)
     const d = policy.act(encoded, input, rng, options.greedy)
     const actionIndex = admissibleIndex(admissible, d)
@@ -251,6 +295,7 @@ export const collectGroup = <E>(
     try {
       trajectories.push(episode(envs[j % envs.length]!, policy, task, rng, o, progress))
     } catch (error) {
+      if (error instanceof InvalidOptionError && error.option === "actionBias") throw error // the caller's bug, not the env's
       failures.push({ trajectory: j, step: progress.step, error })
     }
   }

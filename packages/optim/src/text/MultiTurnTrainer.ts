@@ -282,6 +282,15 @@ export interface Hooks {
   readonly betweenUpdates?: ((row: UpdateRow) => Effect.Effect<void>) | undefined
   /** Stop at the next batch boundary (`stopReason: "aborted"`). */
   readonly signal?: AbortSignal | undefined
+  /**
+   * A per-action prior ({@link GroupRollout.ActionPrior}), asked at every step of every rollout (training and
+   * evaluation): its logit bias `b` (aligned with the step's admissible actions) makes the policy act with
+   * `π(a|s) ∝ exp(x_a + b_a)` and is stored with the step's encoding, so the update's log-probabilities, PPO/GiGPO
+   * ratios, entropies and KL terms are those of the same biased distribution (the ratio of a step is exactly 1 at the
+   * first minibatch); gradients reach only the network's scores `x`. A bad bias fails the run with
+   * `InvalidOptionError` (option `"actionBias"`). Absent or all 0: the run without it, bit for bit.
+   */
+  readonly actionPrior?: GroupRollout.ActionPrior | undefined
 }
 
 /** What {@link train} returns. */
@@ -611,7 +620,12 @@ export const train = (
     const rolloutPolicy = drrnTextPolicy(policy)
     const trainTask = o.tasks?.train ?? ((rng: Rng) => ({ seed: rng.integers(TASK_SEED_RANGE), options: { split: o.split } }))
     const evalTask = o.tasks?.eval ?? ((k: number) => ({ seed: o.evalSeedBase + k, options: { split: o.evalSplit } }))
-    const rolloutOptions = { groupSize: o.groupSize, maxSteps: o.maxSteps, invalidActionPenalty: o.invalidActionPenalty }
+    const rolloutOptions = {
+      groupSize: o.groupSize,
+      maxSteps: o.maxSteps,
+      invalidActionPenalty: o.invalidActionPenalty,
+      ...(hooks.actionPrior === undefined ? {} : { actionPrior: hooks.actionPrior })
+    }
     const estimator = Advantages.get(o.algo)
     const advOptions: Advantages.Options = { ...Advantages.defaults, gamma: o.gamma, omega: o.omega, normalize: o.normalize }
     const evaluations: Array<EvaluationRow> = []
