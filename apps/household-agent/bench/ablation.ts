@@ -39,7 +39,8 @@ const variants = [
   { name: "GiGPO + PRM in rewards", memory: false, skills: false, prm: true, prmInto: "rewards" as const },
   { name: "skills + PRM + memory prior (command match)", memory: true, skills: true, prm: true, memoryPrior: 1, memoryPriorMatch: "command" as const, exemplarLine: "none" as const },
   { name: "skills + PRM + memory prior (role match)", memory: true, skills: true, prm: true, memoryPrior: 1, memoryPriorMatch: "roles" as const, exemplarLine: "none" as const },
-  { name: "GiGPO + memory prior", memory: true, skills: false, prm: false, memoryPrior: 1, exemplarLine: "none" as const }
+  { name: "GiGPO + memory prior", memory: true, skills: false, prm: false, memoryPrior: 1, exemplarLine: "none" as const },
+  { name: "PRM + memory prior", memory: true, skills: false, prm: true, memoryPrior: 1, exemplarLine: "none" as const }
 ].filter((v) => process.env["VARIANTS"] === undefined || process.env["VARIANTS"].split(",").includes(v.name))
 const f = (v: number | null) => (v === null ? "-" : v.toFixed(3))
 const rows: Array<Record<string, unknown>> = []

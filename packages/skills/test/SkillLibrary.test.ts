@@ -60,7 +60,9 @@ describe("SkillLibrary", () => {
       const err = yield* Effect.flip(lib.call("ping", 1))
       expect(err._tag).toBe("HostCallError")
       expect(err.message).toContain("cycle")
-    }).pipe(Effect.provide(layer)))
+      // the cycle is found by the call stack, not by a time limit; 10 s leaves room for starting the nested calls'
+      // workers on a loaded CI host (500 ms did not, once: "quadruple" not admitted, SkillTimeoutError)
+    }).pipe(Effect.provide(Layer.mergeAll(Sandbox.layer({ timeoutMs: 10_000, poolSize: 2 }), Embedder.layerHashed()))), 60_000)
 
   it.effect("nested skill calls do not wait for their callers' workers: a depth-3 chain on a pool of one", () =>
     Effect.gen(function*() {
