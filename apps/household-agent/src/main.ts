@@ -2,7 +2,7 @@
  * `household-agent`: the command line of the reference app (see README.md).
  *
  * ```sh
- * npm run start -w @autodidact/household-agent -- --out "$PWD/runs/household" --steps 100000 --seed 1 [--memory [--memory-prior W] [--exemplar-line every-step|first-step|none]] [--no-skills] [--no-prm] [--prm-into advantages|rewards] [--stream FILE]
+ * npm run start -w @autodidact/household-agent -- --out "$PWD/runs/household" --steps 100000 --seed 1 [--no-memory] [--memory-prior W] [--exemplar-line every-step|first-step|none] [--no-skills] [--no-prm] [--prm-into advantages|rewards] [--stream FILE]
  * ```
  * With `--llm-base-url URL` (any OpenAI-compatible endpoint) it runs the LLM policy instead ({@link LlmAgent}).
  * Prints the summary as one JSON line on stdout, progress on stderr; exits 1 with the error's tag and message.
