@@ -15,18 +15,8 @@ const pairs: Array<Dpo.PreferencePair> = [
   { input: state(2), chosen: "go north", rejected: "wait", weight: 0.5 }
 ]
 
-describe("Dpo", () => {
-  it("at the reference policy every z is 0: the loss is log 2 times the mean weight (hand value)", () => {
-    const p = small(1)
-    const { loss } = Dpo.lossAndGradient(p, pairs, { beta: 0.3 })
-    expect(loss).toBeCloseTo(Math.LN2 * (1 + 2 + 0.5) / 3, 12)
-  })
-
-  it("the gradient matches finite differences of the loss (against a different reference)", () => {
-    const p = small(2)
-    const ref = small(3)
-    const { grad } = Dpo.lossAndGradient(p, pairs, { beta: 0.7, reference: ref })
-    const loss = () => Dpo.lossAndGradient(p, pairs, { beta: 0.7, reference: ref }).loss
+/** Central differences (ε = 1e-3) of `loss` at the six largest gradient entries and a middle one equal `grad`. */
+const expectFiniteDifferences = (p: DrrnPolicy.Drrn, grad: Float64Array, loss: () => number) => {
     const order = Array.from(grad.keys()).sort((a, b) => Math.abs(grad[b]!) - Math.abs(grad[a]!))
     const eps = 1e-3
     for (const k of [...order.slice(0, 6), order[order.length >> 1]!]) {
@@ -41,6 +31,21 @@ describe("Dpo", () => {
       DrrnPolicy.paramsChanged(p)
       expect(grad[k]!).toBeCloseTo((up - down) / (2 * eps), 4)
     }
+}
+
+describe("Dpo", () => {
+  it("at the reference policy every z is 0: the loss is log 2 times the mean weight (hand value)", () => {
+    const p = small(1)
+    const { loss } = Dpo.lossAndGradient(p, pairs, { beta: 0.3 })
+    expect(loss).toBeCloseTo(Math.LN2 * (1 + 2 + 0.5) / 3, 12)
+  })
+
+  it("the gradient matches finite differences of the loss (against a different reference)", () => {
+    const p = small(2)
+    const ref = small(3)
+    const { grad } = Dpo.lossAndGradient(p, pairs, { beta: 0.7, reference: ref })
+    const loss = () => Dpo.lossAndGradient(p, pairs, { beta: 0.7, reference: ref }).loss
+    expectFiniteDifferences(p, grad, loss)
   })
 
   it("with nllWeight α the loss adds α · weight · −log π(chosen) (hand value at the reference) and the gradient matches finite differences", () => {
@@ -55,20 +60,7 @@ describe("Dpo", () => {
     const ref = small(6)
     const { grad } = Dpo.lossAndGradient(p, pairs, { beta: 0.7, reference: ref, nllWeight: alpha })
     const loss = () => Dpo.lossAndGradient(p, pairs, { beta: 0.7, reference: ref, nllWeight: alpha }).loss
-    const order = Array.from(grad.keys()).sort((a, b) => Math.abs(grad[b]!) - Math.abs(grad[a]!))
-    const eps = 1e-3
-    for (const k of [...order.slice(0, 6), order[order.length >> 1]!]) {
-      const x = p.params[k]!
-      p.params[k] = x + eps
-      DrrnPolicy.paramsChanged(p)
-      const up = loss()
-      p.params[k] = x - eps
-      DrrnPolicy.paramsChanged(p)
-      const down = loss()
-      p.params[k] = x
-      DrrnPolicy.paramsChanged(p)
-      expect(grad[k]!).toBeCloseTo((up - down) / (2 * eps), 4)
-    }
+    expectFiniteDifferences(p, grad, loss)
   })
 
   it("fit with the NLL term raises each chosen command's probability", () => {
