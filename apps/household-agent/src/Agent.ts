@@ -87,7 +87,10 @@ export interface AgentOptions {
    * exemplars from the first batch on (a stream continued over runs).
    */
   readonly memoryDir?: string | undefined
-  /** Skill discovery and skills as options (`--no-skills`). */
+  /**
+   * Skill discovery and skills as options (`--skills`; default off: in this app's README ablation skills lowered
+   * success alone and inside the full agent, since discovery admits navigation macros; `--no-skills` is accepted).
+   */
   readonly skills: boolean
   /** The process reward model's progress in GiGPO's update (`--no-prm`; where: `prmInto`). */
   readonly prm: boolean
@@ -134,7 +137,7 @@ export const defaults: Omit<AgentOptions, "out"> = {
   steps: 100_000,
   memory: true,
   memoryPrior: 1,
-  skills: true,
+  skills: false,
   prm: true,
   seenFraction: 0.5,
   difficulty: "default",

@@ -2,7 +2,7 @@
  * `household-agent`: the command line of the reference app (see README.md).
  *
  * ```sh
- * npm run start -w @autodidact/household-agent -- --out "$PWD/runs/household" --steps 100000 --seed 1 [--no-memory] [--memory-prior W] [--exemplar-line every-step|first-step|none] [--no-skills] [--no-prm] [--prm-into advantages|rewards] [--stream FILE]
+ * npm run start -w @autodidact/household-agent -- --out "$PWD/runs/household" --steps 100000 --seed 1 [--no-memory] [--memory-prior W] [--exemplar-line every-step|first-step|none] [--skills] [--no-prm] [--prm-into advantages|rewards] [--stream FILE]
  * ```
  * With `--llm-base-url URL` (any OpenAI-compatible endpoint) it runs the LLM policy instead ({@link LlmAgent}).
  * Prints the summary as one JSON line on stdout, progress on stderr; exits 1 with the error's tag and message.
@@ -36,6 +36,7 @@ export const parse = (argv: ReadonlyArray<string>): Partial<Agent.AgentOptions> 
       "memory-dir": { type: "string" },
       "memory-prior-match": { type: "string" },
       "no-memory": { type: "boolean" },
+      skills: { type: "boolean" },
       "no-skills": { type: "boolean" },
       "no-prm": { type: "boolean" },
       "prm-into": { type: "string" },
@@ -68,7 +69,7 @@ export const parse = (argv: ReadonlyArray<string>): Partial<Agent.AgentOptions> 
     ["memoryPrior", num("--memory-prior", values["memory-prior"])],
     ["memoryDir", values["memory-dir"]],
     ["memoryPriorMatch", values["memory-prior-match"]],
-    ["skills", values["no-skills"] === true ? false : undefined],
+    ["skills", values["no-skills"] === true ? false : values.skills === true ? true : undefined],
     ["prm", values["no-prm"] === true ? false : undefined],
     ["prmInto", values["prm-into"]],
     ["overwrite", values.overwrite],

@@ -154,6 +154,9 @@ describe("household-agent", () => {
       expect(fs.existsSync(path.join(root, "bad"))).toBe(false)
       expect(parse(["--out", "x", "--steps", "500", "--seed", "2", "--no-memory", "--no-prm", "--quiet"])).toEqual({ out: "x", steps: 500, seed: 2, memory: false, prm: false })
       expect(parse(["--out", "x", "--memory", "--exemplar-line", "first-step", "--quiet"])).toEqual({ out: "x", memory: true, exemplarLine: "first-step" })
+      expect(parse(["--out", "x", "--skills", "--quiet"])).toEqual({ out: "x", skills: true })
+      expect(parse(["--out", "x", "--no-skills", "--quiet"])).toEqual({ out: "x", skills: false })
+      expect(Agent.defaults).toMatchObject({ memory: true, skills: false, prm: true }) // what the README's ablation kept
       expect(parse(["--out", "x", "--prm-into", "rewards", "--quiet"])).toEqual({ out: "x", prmInto: "rewards" })
       expect(() => parse(["--out", "x", "--steps", "many"])).toThrow(/--steps/)
       expect(() => parse(["--steps", "5"])).toThrow(/--out/)
