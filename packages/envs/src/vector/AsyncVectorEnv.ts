@@ -40,7 +40,6 @@
  */
 import { InvalidActionError, InvalidOptionError, ResetNeededError, Space } from "@autodidact/core"
 import { availableParallelism } from "node:os"
-import { pathToFileURL } from "node:url"
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads"
 import type { Info } from "../Env.js"
 import { installAsyncVectorEnv } from "../internal/AsyncVectorHook.js"
@@ -128,13 +127,6 @@ start.then(() => import(workerData.script)).catch((e) => {
 });
 `
 
-/**
- * Test hook: the environment variable naming an ES-module bundle of `AsyncVectorEnvWorker.ts` (esbuild,
- * `@autodidact/source` condition; written by the envs tests' `vitest.async-worker.ts`) that workers load instead of
- * the sources through tsx, when this module itself runs from source.
- */
-const workerBundleVariable = "AUTODIDACT_ASYNC_ENV_WORKER_BUNDLE"
-
 const resolveTsxApi = (): string => {
   try {
     return import.meta.resolve("tsx/esm/api")
@@ -216,14 +208,9 @@ export class AsyncVectorEnv implements VectorEnv {
     this.truncations = new Uint8Array(truncBuffer)
 
     const fromSource = import.meta.url.endsWith(".ts")
-    // Test hook (from source, no extra modules): a bundle of AsyncVectorEnvWorker.ts built from the current sources
-    // (the envs tests' globalSetup writes one per run), loaded as one file instead of the sources through tsx.
-    const bundle = fromSource && (options.modules ?? []).length === 0 ? process.env[workerBundleVariable] : undefined
-    const script = bundle !== undefined && bundle !== ""
-      ? pathToFileURL(bundle).href
-      : new URL(fromSource ? "./AsyncVectorEnvWorker.ts" : "./AsyncVectorEnvWorker.js", import.meta.url).href
+    const script = new URL(fromSource ? "./AsyncVectorEnvWorker.ts" : "./AsyncVectorEnvWorker.js", import.meta.url).href
     const execArgv = fromSource ? [...process.execArgv, "--conditions=@autodidact/source"] : [...process.execArgv]
-    const code = bootstrap(fromSource && script.endsWith(".ts") ? resolveTsxApi() : undefined)
+    const code = bootstrap(fromSource ? resolveTsxApi() : undefined)
     const exits: Array<Promise<void>> = []
     for (let w = 0; w < numWorkers; w++) {
       const lo = Math.floor((w * numEnvs) / numWorkers)
