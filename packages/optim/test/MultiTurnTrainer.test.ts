@@ -5,6 +5,7 @@ import * as DrrnPolicy from "../src/text/DrrnPolicy.js"
 import * as GroupRollout from "../src/text/GroupRollout.js"
 import * as MultiTurnTrainer from "../src/text/MultiTurnTrainer.js"
 import { DoorsEnv } from "./fixtures/DoorsEnv.js"
+import { maxRelativeError, nonZeroIndices } from "./gradientCheck.js"
 
 const texts = [
   { task: "open the red doors", observation: "You are at junction 0.", admissible: ["open red door", "open blue door", "wait"] },
@@ -44,23 +45,9 @@ describe("MultiTurnTrainer.lossAndGradient", () => {
       expect(parts.clipFraction).toBeLessThan(1)
       expect(parts.kl).not.toBe(0)
       const lossAt = () => MultiTurnTrainer.lossAndGradient(p, o, samples, inds, 0, 4, new Float64Array(p.params.length), scratch).loss
-      let maxErr = 0
-      let checked = 0
-      for (let k = 0; k < p.params.length; k++) {
-        if (grad[k] === 0 && (k % 97 !== 0)) continue
-        const old = p.params[k]!
-        const h = 1e-2
-        p.params[k] = old + h
-        const up = lossAt()
-        p.params[k] = old - h
-        const down = lossAt()
-        p.params[k] = old
-        const fd = (up - down) / (Math.fround(old + h) - Math.fround(old - h))
-        maxErr = Math.max(maxErr, Math.abs(fd - grad[k]!) / Math.max(1e-3, Math.abs(fd) + Math.abs(grad[k]!)))
-        checked++
-      }
-      expect(checked).toBeGreaterThan(100)
-      expect(maxErr).toBeLessThan(2e-3)
+      const check = nonZeroIndices(grad, 1, (k) => k % 97 === 0)
+      expect(check.length).toBeGreaterThan(100)
+      expect(maxRelativeError(p.params, grad, lossAt, check, 1e-2)).toBeLessThan(2e-3)
     })
   }
 
