@@ -32,7 +32,7 @@
  */
 import { Effect, type Scope } from "effect"
 import * as http from "node:http"
-import type { AddressInfo, Socket } from "node:net"
+import type { AddressInfo } from "node:net"
 
 /** A chat message as a request carries it (`content` may be a string, parts, or null). @category models @since 0.1.0 */
 export interface RequestMessage {
@@ -173,13 +173,8 @@ const isHang = (r: Reply): r is { readonly hang: true } => typeof r === "object"
  * open (keep-alive and hanging) sockets first, so the server closes at once. For tests' own `node:http` servers.
  * @category servers @since 0.1.0
  */
-export const listenLoopback = (server: http.Server): Promise<{ readonly url: string; close(): Promise<void> }> => {
-  const sockets = new Set<Socket>()
-  server.on("connection", (s) => {
-    sockets.add(s)
-    s.on("close", () => sockets.delete(s))
-  })
-  return new Promise((resolve, reject) => {
+export const listenLoopback = (server: http.Server): Promise<{ readonly url: string; close(): Promise<void> }> =>
+  new Promise((resolve, reject) => {
     server.once("error", reject)
     server.listen(0, "127.0.0.1", () => {
       const port = (server.address() as AddressInfo).port
@@ -187,13 +182,12 @@ export const listenLoopback = (server: http.Server): Promise<{ readonly url: str
         url: `http://127.0.0.1:${port}/v1`,
         close: () =>
           new Promise<void>((r) => {
-            for (const s of sockets) s.destroy()
             server.close(() => r())
+            server.closeAllConnections()
           })
       })
     })
   })
-}
 
 const json = (res: http.ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}) => {
   res.writeHead(status, { "content-type": "application/json", ...headers })

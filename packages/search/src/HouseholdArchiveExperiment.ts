@@ -222,8 +222,9 @@ export const describeChanges = (config: Config, base: Config = defaultConfig): s
 // The experiment
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Where the evaluation tasks come from (task k of the unseen split: `setup.evalTask(k)`). */
+/** Where the search tasks come from (task k of the unseen split: `setup.evalTask(k)`; seed s uses `EVAL_SEED_BASE + SEARCH_TASK_BASE·(s + 1) + i`). */
 export const SEARCH_TASK_BASE = 10_000
+/** The first held-out task (`EVAL_SEED_BASE + HELD_OUT_BASE + i`): disjoint from every seed's search tasks. */
 export const HELD_OUT_BASE = 500_000
 
 /** Train and play: the two expensive operations, injected so tests need not train. */
