@@ -237,7 +237,16 @@ const compareFlags = (estimators: ReadonlyArray<string>) => ({
   groupSize: F.int("group-size", { min: 2 }).pipe(withDefault(8, "Trajectories per task (GRPO/GiGPO group size)", "trajectories")),
   evalEpisodes: F.positiveInt("eval-episodes").pipe(withDefault(100, "Tasks of each evaluation (every 10 updates and at the end of each run)", "episodes")),
   difficulty: Flag.Literals("difficulty", ["default", "easy", "hard"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors (hard: a house of rooms joined by doorways, objects hidden)")),
-  out: Flag.String("out").pipe(required("Directory for the runs, compare.md and the SVG plots")),
+  out: Flag.String("out").pipe(required("Directory for the runs (training), compare.md and the SVG plots")),
+  runs: Flag.String("runs").pipe(
+    optional(
+      "Comma-separated run directories written by `autodidact train` (config.json + metrics.jsonl) to compare without training, grouped into variants by algorithm and non-default trainer options (--envs, --algos, --seeds, --steps, --group-size, --eval-episodes, --difficulty are then ignored)",
+      "train the --envs x --algos x --seeds grid"
+    )
+  ),
+  at: F.positiveInt("at").pipe(optional("With --runs: env step the success rates are read at (each run's last evaluation at or before it)", "the smallest totalSteps of the runs", "steps")),
+  threshold: F.finite("threshold", { min: 0, max: 1 }).pipe(withDefault(0.9, "With --runs: success rate whose first crossing (env steps) is reported per seed")),
+  baseline: Flag.String("baseline").pipe(optional("With --runs: variant label the others are compared with, paired by seed (e.g. gigpo, \"gigpo + paprika\")", "gigpo when present, else the first run's variant")),
   json: jsonFlag
 })
 
@@ -702,7 +711,7 @@ export const makeApp = (run: Run, options: AppOptions = {}) => {
           "SD-CFR (Deep CFR) on Leduc until the exact NashConv of its average policy reaches the target, beside tabular CFR+'s wall time to the same NashConv"
         )
       ]),
-      leaf("compare", "compare", compareFlags(estimators), "Train a grid of text envs x algorithms x seeds and write a Markdown table and SVG success curves"),
+      leaf("compare", "compare", compareFlags(estimators), "Train a grid of text envs x algorithms x seeds, or (--runs) read existing runs, and write a Markdown table and SVG success curves"),
       leaf("dashboard", "dashboard", dashboardFlags, "Serve a local web dashboard over a runs directory (live updates)"),
       leaf("report", "report", reportFlags, "Write a self-contained HTML (or PNG) report of a runs directory"),
       leaf("runner", "runner", runnerFlags, "Start a rollout runner for `train --cluster` (distributed rollouts on PostgreSQL)"),
