@@ -263,6 +263,9 @@ const evalFlags = {
   episodes: F.positiveInt("episodes").pipe(withDefault(100, "Episodes to play", "episodes")),
   seed: F.seed().pipe(withDefault(10_000, "Seed of the first evaluation episode (episode k uses seed + k)")),
   split: Flag.String("split").pipe(optional("TextHousehold-v0: evaluation split (unseen, seen, train)", "unseen")),
+  taskTypes: Flag.String("task-types").pipe(
+    optional("TextHousehold-v0: comma-separated task families (e.g. pick_two_obj_and_place), or `all`: --episodes tasks of each family, one row per family", "the evaluation tasks of every family, mixed")
+  ),
   sample: Flag.Boolean("sample").pipe(withDefault(false, "Sample actions from the policy instead of taking the argmax")),
   against: Flag.Literals("against", ["random", "cfr", "minimax"] as const).pipe(
     optional("A `selfplay` run: play against uniform random, the CFR+ equilibrium, or alpha-beta minimax (win/draw/loss with Wilson 95% intervals, exploitability where computable)", "none (other runs)")
@@ -514,7 +517,7 @@ const trainFlags = (estimators: ReadonlyArray<string>) => ({
   difficulty: Flag.Literals("difficulty", ["default", "easy", "hard"] as const).pipe(withDefault("default", "TextHousehold-v0: room size and distractors (hard: a house of rooms joined by doorways, objects hidden)")),
   curriculum: Flag.Literals("curriculum", textCurricula).pipe(
     optional(
-      "Text envs: task sampler (optim TaskSamplers): uniform over task families, paprika (learning potential), webrl (failure replay), scaling-inter (growing step limit), dart (difficulty group sizes), envgen (weak families weighted up; TextHousehold climbs a ladder: rooms when hard, distractors by default)",
+      "Text envs: task sampler (optim TaskSamplers): uniform over task families, paprika (learning potential), webrl (failure replay), scaling-inter (growing step limit), dart (difficulty group sizes), envgen (weak families weighted up; TextHousehold climbs a ladder from an easy room to the default room, and on into houses of 1-4 rooms when hard)",
       "tasks drawn as before (no sampler)"
     )
   ),

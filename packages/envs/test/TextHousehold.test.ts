@@ -392,6 +392,51 @@ describe("TextHousehold", () => {
       bad(() => new TextHousehold.TextHousehold({ difficulty: "default" }).reset({ options: { houseRooms: 2 } }), "options.houseRooms", 2)
     })
 
+    it("difficulty per reset: an episode plays as on an env built with that difficulty (room size and house, its distractors and rooms), the next reset without it returns to the constructor's; bad values are typed errors", () => {
+      const built = (difficulty: World.Difficulty) => new TextHousehold.TextHousehold({ split: "unseen", difficulty })
+      const play = (env: TextHousehold.TextHousehold, k: number, options: Record<string, unknown>) => {
+        const first = env.reset({ seed: k, options: { taskIndex: k, ...options } })
+        const trace: Array<unknown> = [first.observation, first.info["admissibleActions"], env.world]
+        for (let i = 0; i < 6; i++) {
+          const r = env.step(env.expertAction())
+          trace.push(r.observation, r.reward, r.terminated, env.stateKey(), env.admissibleActions())
+          if (r.terminated) break
+        }
+        return trace
+      }
+      const cases: ReadonlyArray<[World.Difficulty, World.Difficulty, Record<string, unknown>]> = [
+        ["default", "easy", {}],
+        ["default", "hard", { houseRooms: 2 }],
+        ["hard", "default", {}],
+        ["hard", "easy", { numDistractors: 5 }],
+        ["easy", "default", {}]
+      ]
+      for (const [own, other, extra] of cases) {
+        const env = built(own)
+        const twin = built(other)
+        for (let k = 0; k < 8; k++) {
+          expect(play(env, k, { difficulty: other, ...extra }), `${own} env, ${other} episode, task ${k}`).toEqual(play(twin, k, extra))
+          expect(play(env, k, {}), `${own} env back to its own difficulty, task ${k}`).toEqual(play(built(own), k, {}))
+        }
+      }
+      // the easy room is smaller than the default room of the same task index
+      const env = built("default")
+      env.reset({ seed: 0, options: { taskIndex: 3, difficulty: "easy" } })
+      const small = env.world!.receptacleNames.length
+      env.reset({ seed: 0, options: { taskIndex: 3 } })
+      expect(env.world!.receptacleNames.length).toBeGreaterThan(small)
+      const bad = (f: () => unknown, option: string, value: unknown) => {
+        try {
+          f()
+          expect.unreachable()
+        } catch (e) {
+          expect(e).toMatchObject({ _tag: "InvalidOptionError", option, value })
+        }
+      }
+      bad(() => env.reset({ options: { difficulty: "medium" } }), "options.difficulty", "medium")
+      bad(() => built("hard").reset({ options: { difficulty: "default", houseRooms: 2 } }), "options.houseRooms", 2)
+    })
+
     it("most task objects start hidden in closed receptacles; unseen houses use only unseen layouts, train houses none; a wandering policy hits the 50-step limit", () => {
       let hidden = 0
       let objects = 0

@@ -100,16 +100,25 @@ describe("TaskSamplers", () => {
         observe: (outcomes, update) => {
           observed.push({ update, arms: outcomes.map((o) => o.draw.arm), sizes: outcomes.map((o) => o.successes.length) })
           inner.observe(outcomes, update)
+          statsAfter.push(inner.stats())
         }
       }
+      const statsAfter: Array<Record<string, number>> = []
       const lengths: Array<number> = []
       const options = { totalEnvSteps: 60, tasksPerBatch: 2, evalEvery: 0, evalEpisodes: 1, maxSteps: 50, policy: { buckets: 64, hidden: 4, embed: 4, history: 0 }, taskSampler: sampler }
       const rows: Array<number> = []
+      const samplerRows: Array<unknown> = []
       yield* MultiTurnTrainer.train([new DoorsEnv(3)], options, {
         onEpisode: (e) => void lengths.push(e.episodeLength),
-        onUpdate: (r) => void rows.push(r.globalStep)
+        onUpdate: (r) => {
+          rows.push(r.globalStep)
+          samplerRows.push(r.sampler)
+        }
       })
       expect(observed.length).toBe(rows.length)
+      // each update row carries the sampler's stats as they stood after that batch was observed
+      expect(samplerRows).toEqual(statsAfter)
+      expect(Object.keys(statsAfter[0]!)).toContain("success/doors")
       observed.forEach((o, u) => expect(o).toEqual({ update: u, arms: ["doors", "doors"], sizes: [3, 3] }))
       // 2 groups × 3 trajectories per update, each at most the scheduled limit: 1, 1, 2, 2, 3, ...
       expect(lengths.length).toBe(6 * rows.length)
@@ -181,34 +190,45 @@ describe("TextTasks trainer settings", () => {
 })
 
 describe("TextTasks ladders (EnvGen parameter levels)", () => {
-  it("TextHousehold hard climbs rooms, default climbs distractors; envgen starts at level 0, levels up on success, and the env builds each level", async () => {
+  it("TextHousehold default climbs from an easy room to the default room, hard on into houses of 1 to HARD_ROOMS rooms; envgen starts at level 0, levels up on success, and the env builds each level", async () => {
     const { TextTasks } = await import("../src/index.js")
     const { TextHouseholdWorld } = await import("@autodidact/envs")
     const hard = TextTasks.setupFor("TextHousehold-v0", { difficulty: "hard" })
+    const hardLevels = 2 + TextHouseholdWorld.HARD_ROOMS
     expect(hard.ladder!.map((a) => a.name)).toEqual(hard.arms.map((a) => a.name))
-    expect(hard.ladder!.every((a) => a.levels === TextHouseholdWorld.HARD_ROOMS)).toBe(true)
-    expect(hard.ladder![0]!.generate(Rng.make(0), 2).options).toEqual({ split: "train", taskTypes: [hard.arms[0]!.name], houseRooms: 3 })
+    expect(hard.ladder!.every((a) => a.levels === hardLevels)).toBe(true)
+    const arm0 = { split: "train", taskTypes: [hard.arms[0]!.name] }
+    expect(hard.ladder![0]!.generate(Rng.make(0), 0).options).toEqual({ ...arm0, difficulty: "easy" })
+    expect(hard.ladder![0]!.generate(Rng.make(0), 1).options).toEqual({ ...arm0, difficulty: "default" })
+    expect(hard.ladder![0]!.generate(Rng.make(0), 4).options).toEqual({ ...arm0, difficulty: "hard", houseRooms: 3 })
+    // the top level is the evaluation's distribution: the full house
+    expect(hard.ladder![0]!.generate(Rng.make(0), hardLevels - 1).options).toEqual({ ...arm0, difficulty: "hard", houseRooms: TextHouseholdWorld.HARD_ROOMS })
     const def = TextTasks.setupFor("TextHousehold-v0")
-    expect(def.ladder![1]!.generate(Rng.make(0), 0).options).toMatchObject({ numDistractors: TextTasks.householdDistractorLadder[0] })
-    expect(TextTasks.householdDistractorLadder.at(-1)).toBe(12) // the evaluation's distractors at the top
+    expect(def.ladder!.map((a) => a.levels)).toEqual(def.arms.map(() => 2))
+    expect(def.ladder![1]!.generate(Rng.make(0), 0).options).toEqual({ split: "train", taskTypes: [def.arms[1]!.name], difficulty: "easy" })
+    expect(def.ladder![1]!.generate(Rng.make(0), 1).options).toEqual({ split: "train", taskTypes: [def.arms[1]!.name], difficulty: "default" })
+    expect(TextTasks.householdLadder("default")).toEqual([{ difficulty: "easy" }, { difficulty: "default" }])
     expect(TextTasks.setupFor("TextHousehold-v0", { difficulty: "easy" }).ladder).toBeUndefined()
-    // the env accepts every level's task
-    const env = hard.makeEnv()
-    for (let level = 0; level < TextHouseholdWorld.HARD_ROOMS; level++) {
+    // the env builds every level's task: a small room, a full room, then houses of 1..HARD_ROOMS rooms
+    const env = hard.makeEnv() as unknown as { reset: (o: unknown) => unknown; world: { receptacleNames: Array<string>; house?: { rooms: Array<string> } } }
+    const sizes: Array<number> = []
+    for (let level = 0; level < hardLevels; level++) {
       const task = hard.ladder![3]!.generate(Rng.make(level), level)
-      env.reset({ seed: task.seed, options: task.options })
-      expect((env as unknown as { world: { house: { rooms: Array<string> } } }).world.house.rooms).toHaveLength(level + 1)
+      env.reset({ seed: task.seed, options: { ...task.options, taskIndex: 11 } })
+      sizes.push(env.world.receptacleNames.length)
+      expect(env.world.house?.rooms.length).toBe(level < 2 ? undefined : level - 1)
     }
+    expect(sizes[0]!).toBeLessThan(sizes[1]!)
     // envgen over the ladder: level 0 first; an arm that succeeds climbs after a cycle
     const sampler = TextTasks.curriculumFor(hard, "envgen", 8)
-    const rooms = (update: number) => sampler.next(60, Rng.make(update), update).map((d) => (d.task.options as { houseRooms: number }).houseRooms)
-    expect(new Set(rooms(0))).toEqual(new Set([1]))
+    const levelOf = (d: { task: { options?: Record<string, unknown> | undefined } }) => `${d.task.options!["difficulty"]}${d.task.options!["houseRooms"] ?? ""}`
+    expect(new Set(sampler.next(60, Rng.make(0), 0).map(levelOf))).toEqual(new Set(["easy"]))
     const draws = sampler.next(60, Rng.make(1), 1)
     sampler.observe(draws.map((draw) => ({ draw, successes: Array.from({ length: 8 }, () => draw.arm === hard.arms[0]!.name) })), 1)
     const after = sampler.next(2000, Rng.make(2), 10) // the mastered arm keeps the floor weight: ~1% of draws
-    const level = (arm: string) => new Set(after.filter((d) => d.arm === arm).map((d) => (d.task.options as { houseRooms: number }).houseRooms))
-    expect(level(hard.arms[0]!.name)).toEqual(new Set([2]))
-    expect(level(hard.arms[1]!.name)).toEqual(new Set([1]))
+    const level = (arm: string) => new Set(after.filter((d) => d.arm === arm).map(levelOf))
+    expect(level(hard.arms[0]!.name)).toEqual(new Set(["default"]))
+    expect(level(hard.arms[1]!.name)).toEqual(new Set(["easy"]))
   })
 })
 

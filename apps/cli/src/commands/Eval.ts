@@ -1,9 +1,11 @@
 /**
  * `autodidact eval --run runs/x --episodes 100`: load a run's checkpoint, play episodes with the trained policy
  * and print the mean and standard deviation of the return. Appends a `kind: "evaluation"` row to `metrics.jsonl`.
+ * Text runs: the success rate on the evaluation tasks (`--split`); TextHousehold-v0 `--task-types F,...|all` plays
+ * `--episodes` tasks of each family and prints a row per family.
  * @since 0.1.0
  */
-import { Registry } from "@autodidact/envs"
+import { Registry, TextHouseholdWorld } from "@autodidact/envs"
 import { Evaluate } from "@autodidact/optim"
 import { Checkpoint } from "@autodidact/optim/node"
 import { Effect } from "effect"
@@ -13,7 +15,7 @@ import * as Output from "../Output.js"
 import * as RunDirectory from "../RunDirectory.js"
 import { evaluateText, isTextEnvId } from "./TextTrain.js"
 import { checkpointPath, TrainConfigError } from "./Train.js"
-import type { Configs } from "../Commands.js"
+import { commaList, type Configs } from "../Commands.js"
 
 /** What an evaluation reports. */
 export interface EvalSummary {
@@ -64,6 +66,23 @@ export const evaluate = (runDir: string, options: { readonly episodes: number; r
     return summary
   }).pipe(Effect.scoped)
 
+/**
+ * The TextHousehold task families of `eval --task-types` (`all`: the six, in `TASK_TYPES` order); fails with
+ * TrainConfigError naming the value for another env or an unknown family.
+ */
+const householdFamilies = (envId: unknown, value: string): Effect.Effect<ReadonlyArray<string>, TrainConfigError> => {
+  if (envId !== "TextHousehold-v0") {
+    return Effect.fail(new TrainConfigError({ option: "task-types", value, reason: `applies to TextHousehold-v0 runs (this run's env is ${String(envId)})` }))
+  }
+  const known: ReadonlyArray<string> = TextHouseholdWorld.TASK_TYPES
+  const names = value.trim() === "all" ? known : commaList(value)
+  const unknown = names.find((n) => !known.includes(n))
+  if (names.length === 0 || unknown !== undefined) {
+    return Effect.fail(new TrainConfigError({ option: "task-types", value: unknown ?? value, reason: `expected \`all\` or comma-separated task families: ${known.join(", ")}` }))
+  }
+  return Effect.succeed(names)
+}
+
 /** `autodidact eval` */
 export const handleEval = (config: Configs["eval"]): Effect.Effect<void, unknown> =>
     Effect.gen(function* () {
@@ -101,12 +120,21 @@ export const handleEval = (config: Configs["eval"]): Effect.Effect<void, unknown
           Output.printSummary(config.json, "Evaluation with search", { ...summary })
           return
         }
-        const summary = yield* evaluateText(config.run, runConfig, {
+        const options = {
           episodes: config.episodes,
           split: config.split._tag === "Some" ? config.split.value : undefined,
           greedy: !config.sample,
           seed: config.seed
-        })
+        }
+        if (config.taskTypes._tag === "Some") {
+          const families = yield* householdFamilies(runConfig["env"], config.taskTypes.value)
+          for (const family of families) {
+            const summary = yield* evaluateText(config.run, runConfig, { ...options, taskTypes: [family] })
+            Output.printSummary(config.json, `Evaluation: ${family}`, { ...summary })
+          }
+          return
+        }
+        const summary = yield* evaluateText(config.run, runConfig, options)
         Output.printSummary(config.json, "Evaluation", { ...summary })
         return
       }

@@ -289,11 +289,27 @@ export const trainTextCluster = (
     return summary
   })
 
-/** Evaluate a text run's policy on `episodes` tasks of `split` (TextHousehold) or the test levels. */
+/** Evaluation task `k` of `evalTask`, restricted to TextHousehold task families (`options.taskTypes` of its reset). */
+export const withTaskTypes = (evalTask: (k: number) => GroupRollout.Task, taskTypes: ReadonlyArray<string>) => (k: number): GroupRollout.Task => {
+  const t = evalTask(k)
+  return { ...t, options: { ...t.options, taskTypes } }
+}
+
+/**
+ * Evaluate a text run's policy on `episodes` tasks of `split` (TextHousehold) or the test levels; `taskTypes`
+ * (TextHousehold) keeps the tasks of those families only.
+ */
 export const evaluateText = (
   runDir: string,
   config: Record<string, unknown>,
-  options: { readonly episodes: number; readonly split?: string | undefined; readonly greedy: boolean; readonly seed: number }
+  options: {
+    readonly episodes: number
+    readonly split?: string | undefined
+    readonly greedy: boolean
+    readonly seed: number
+    /** TextHousehold-v0: only these task families (the k-th evaluation task drawn among them). */
+    readonly taskTypes?: ReadonlyArray<string> | undefined
+  }
 ): Effect.Effect<Record<string, string | number | boolean>, Error> =>
   Effect.scoped(Effect.gen(function* () {
     const envId = String(config["env"])
@@ -311,11 +327,13 @@ export const evaluateText = (
     const skillsConfig = yield* SkillEnv.fromConfig(config)
     const skills = Option.isNone(skillsConfig) ? undefined : yield* SkillEnv.reopen(skillsConfig.value)
     const makeEnv = () => (skills === undefined ? setup.makeEnv() : skills.wrap(setup.makeEnv()))
-    const r = MultiTurnTrainer.evaluate([makeEnv()], textPolicy, setup.evalTask, options.episodes, Rng.make([options.seed, 0x5eed]), {
+    const taskTypes = options.taskTypes
+    const evalTask = taskTypes === undefined ? setup.evalTask : withTaskTypes(setup.evalTask, taskTypes)
+    const r = MultiTurnTrainer.evaluate([makeEnv()], textPolicy, evalTask, options.episodes, Rng.make([options.seed, 0x5eed]), {
       maxSteps: setup.maxSteps,
       greedy: options.greedy
     })
-    const random = MultiTurnTrainer.evaluate([makeEnv()], GroupRollout.randomPolicy, setup.evalTask, options.episodes, Rng.make([options.seed, 1]), {
+    const random = MultiTurnTrainer.evaluate([makeEnv()], GroupRollout.randomPolicy, evalTask, options.episodes, Rng.make([options.seed, 1]), {
       maxSteps: setup.maxSteps
     })
     const summary = {
@@ -323,6 +341,7 @@ export const evaluateText = (
       env: envId,
       episodes: options.episodes,
       tasks: setup.evalName,
+      ...(taskTypes === undefined ? {} : { taskTypes: taskTypes.join(",") }),
       greedy: options.greedy,
       successRate: r.successRate,
       meanReturn: Number(r.episodeReturn.toFixed(3)),

@@ -60,7 +60,9 @@
  *   unseen; tested) and still solves every task; a random policy meets the 50-step limit. Splits as above: every
  *   room's layout is of the split. `stateKey()` is prefixed by the room (`room:location|...`). `houseRooms` (1 to 4,
  *   per reset too) is a ladder for curricula: the expert's mean steps on 40 unseen tasks are 7.1, 9.2, 10.8 and 12.7
- *   for 1 to 4 rooms; `numDistractors` can also be set per reset.
+ *   for 1 to 4 rooms; `numDistractors` can also be set per reset, and so can `difficulty` itself (an env built
+ *   `"default"` can play an `"easy"` room or a `"hard"` house in one episode and back): together a ladder from a small
+ *   room to the full house for curricula (optim `TextTasks.Setup.ladder`).
  *
  * **Gotchas** (differences from ALFWorld/TextWorld)
  * - Procedurally generated scenes instead of ALFRED's 120 AI2-THOR scenes and 3,553 PDDL problems; object and
@@ -136,9 +138,20 @@ const checkDistractors = (option: string, value: unknown): number => {
   return value
 }
 
+/** Distractor objects of a difficulty when none are given: 3 easy, 12 default, 16 hard. */
+const defaultDistractors = (difficulty: World.Difficulty): number => (difficulty === "easy" ? 3 : difficulty === "hard" ? 16 : 12)
+
+/** A per-reset `options.difficulty`: one of the three (a room-size and house ladder for curricula). */
+const checkResetDifficulty = (value: unknown): World.Difficulty => {
+  if (value !== "easy" && value !== "default" && value !== "hard") {
+    throw new InvalidOptionError({ option: "options.difficulty", value, reason: 'expected "easy", "default" or "hard"' })
+  }
+  return value
+}
+
 const checkHouseRooms = (option: string, value: unknown, difficulty: World.Difficulty): number | undefined => {
   if (value === undefined) return undefined
-  if (difficulty !== "hard") throw new InvalidOptionError({ option, value, reason: `applies to difficulty "hard" only (this env is "${difficulty}")` })
+  if (difficulty !== "hard") throw new InvalidOptionError({ option, value, reason: `applies to difficulty "hard" only (this ${option.startsWith("options.") ? "episode" : "env"} is "${difficulty}")` })
   if (!(typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= World.HARD_ROOMS)) {
     throw new InvalidOptionError({ option, value, reason: `expected an integer in [1, ${World.HARD_ROOMS}]` })
   }
@@ -238,7 +251,7 @@ export class TextHousehold implements TextEnv, Restorable {
     if (difficulty !== "default" && difficulty !== "easy" && difficulty !== "hard") {
       throw new InvalidOptionError({ option: "difficulty", value: difficulty, reason: 'expected "default", "easy" or "hard"' })
     }
-    const numDistractors = checkDistractors("numDistractors", options.numDistractors ?? (difficulty === "easy" ? 3 : difficulty === "hard" ? 16 : 12))
+    const numDistractors = checkDistractors("numDistractors", options.numDistractors ?? defaultDistractors(difficulty))
     const houseRooms = checkHouseRooms("houseRooms", options.houseRooms, difficulty)
     const taskTypes = options.taskTypes
     if (taskTypes !== undefined && (taskTypes.length === 0 || taskTypes.some((t) => !World.TASK_TYPES.includes(t)))) {
@@ -284,9 +297,11 @@ export class TextHousehold implements TextEnv, Restorable {
 
   /**
    * Start an episode. `options`: `split` (overrides the constructor's), `taskIndex` (integer ≥ 0: task `k` of the
-   * split, independent of the seed), `taskTypes`, `numDistractors` and (`"hard"` only) `houseRooms`, each overriding
-   * the constructor's for this episode.
-   * @throws InvalidOptionError for a bad split/taskIndex/taskTypes/numDistractors/houseRooms; InvalidSeedError for a bad seed.
+   * split, independent of the seed), `taskTypes`, `numDistractors`, `difficulty` (`"easy"`, `"default"` or
+   * `"hard"`: this episode's room size or house, with that difficulty's distractors and rooms unless `numDistractors`
+   * / `houseRooms` are given; a ladder for curricula such as EnvGen's) and (hard episodes only) `houseRooms`, each
+   * overriding the constructor's for this episode.
+   * @throws InvalidOptionError for a bad split/taskIndex/taskTypes/numDistractors/difficulty/houseRooms; InvalidSeedError for a bad seed.
    */
   reset(options?: ResetOptions): ResetResult<string> {
     if (options?.seed !== undefined) this.rng = Rng.make(options.seed)
@@ -305,9 +320,15 @@ export class TextHousehold implements TextEnv, Restorable {
     }
     const k = taskIndex === undefined ? this.npRandom.integers(0x7fffffff) : (taskIndex as number)
     const gen = Rng.make([TASK_SALT, SPLIT_CODE[split], k])
-    const numDistractors = o["numDistractors"] === undefined ? this.options.numDistractors : checkDistractors("options.numDistractors", o["numDistractors"])
-    const houseRooms = o["houseRooms"] === undefined ? this.options.houseRooms : checkHouseRooms("options.houseRooms", o["houseRooms"], this.options.difficulty)
-    const w = World.generate(gen, { ...this.options, split, taskTypes, numDistractors, houseRooms }, Rng.make)
+    const difficulty = o["difficulty"] === undefined ? this.options.difficulty : checkResetDifficulty(o["difficulty"])
+    const own = difficulty === this.options.difficulty // the constructor's distractors and rooms apply
+    const numDistractors = o["numDistractors"] !== undefined
+      ? checkDistractors("options.numDistractors", o["numDistractors"])
+      : own ? this.options.numDistractors : defaultDistractors(difficulty)
+    const houseRooms = o["houseRooms"] !== undefined
+      ? checkHouseRooms("options.houseRooms", o["houseRooms"], difficulty)
+      : own ? this.options.houseRooms : undefined
+    const w = World.generate(gen, { ...this.options, difficulty, split, taskTypes, numDistractors, houseRooms }, Rng.make)
     this.w = w
     const nObj = w.objectNames.length
     this.objOrder = Array.from({ length: nObj }, (_, i) => i).sort((a, b) => {

@@ -224,6 +224,8 @@ export type UpdateRow = Metrics.UpdateRow & {
   readonly resampledGroups: number
   /** EPO's smoothing penalty of the last minibatch (0 when `epo` is off or no step left its band). */
   readonly entropyPenalty: number
+  /** The task sampler's `stats()` after this batch (arm success rates, weights, ladder levels, ...), when one is set. */
+  readonly sampler?: Readonly<Record<string, number>> | undefined
 }
 
 /** An evaluation row (`successRate` on the evaluation split). */
@@ -822,7 +824,8 @@ export const train = (
         anchorGroupShare: anchorGroups === 0 ? 0 : sharedGroups / anchorGroups,
         uniformGroups,
         resampledGroups,
-        entropyPenalty: last?.entropyPenalty ?? 0
+        entropyPenalty: last?.entropyPenalty ?? 0,
+        ...(o.taskSampler === undefined ? {} : { sampler: o.taskSampler.stats() })
       }
     }
 
