@@ -8,6 +8,16 @@ import * as World from "../src/text/TextHouseholdWorld.js"
 
 const N = 200
 
+/** `f()` throws InvalidOptionError naming `option` and `value`. */
+const bad = (f: () => unknown, option: string, value: unknown) => {
+  try {
+    f()
+    expect.unreachable()
+  } catch (e) {
+    expect(e).toMatchObject({ _tag: "InvalidOptionError", option, value })
+  }
+}
+
 const runExpert = (env: TextHousehold.TextHousehold) => {
   let steps = 0
   for (;;) {
@@ -376,14 +386,6 @@ describe("TextHousehold", () => {
       const few = env.world!.objectNames.length
       env.reset({ seed: 0, options: { taskIndex: 7, numDistractors: 40 } })
       expect(env.world!.objectNames.length).toBeGreaterThan(few + 20)
-      const bad = (f: () => unknown, option: string, value: unknown) => {
-        try {
-          f()
-          expect.unreachable()
-        } catch (e) {
-          expect(e).toMatchObject({ _tag: "InvalidOptionError", option, value })
-        }
-      }
       bad(() => env.reset({ options: { houseRooms: 0 } }), "options.houseRooms", 0)
       bad(() => env.reset({ options: { houseRooms: World.HARD_ROOMS + 1 } }), "options.houseRooms", World.HARD_ROOMS + 1)
       bad(() => env.reset({ options: { houseRooms: 2.5 } }), "options.houseRooms", 2.5)
@@ -425,14 +427,6 @@ describe("TextHousehold", () => {
       const small = env.world!.receptacleNames.length
       env.reset({ seed: 0, options: { taskIndex: 3 } })
       expect(env.world!.receptacleNames.length).toBeGreaterThan(small)
-      const bad = (f: () => unknown, option: string, value: unknown) => {
-        try {
-          f()
-          expect.unreachable()
-        } catch (e) {
-          expect(e).toMatchObject({ _tag: "InvalidOptionError", option, value })
-        }
-      }
       bad(() => env.reset({ options: { difficulty: "medium" } }), "options.difficulty", "medium")
       bad(() => built("hard").reset({ options: { difficulty: "default", houseRooms: 2 } }), "options.houseRooms", 2)
     })
