@@ -245,6 +245,7 @@ const compareFlags = (estimators: ReadonlyArray<string>) => ({
     )
   ),
   at: F.positiveInt("at").pipe(optional("With --runs: env step the success rates are read at (each run's last evaluation at or before it)", "the smallest totalSteps of the runs", "steps")),
+  window: F.positiveInt("window").pipe(withDefault(1, "With --runs: success at --at is the mean of this many evaluations ending there (smooths single evaluations)", "evaluations")),
   threshold: F.finite("threshold", { min: 0, max: 1 }).pipe(withDefault(0.9, "With --runs: success rate whose first crossing (env steps) is reported per seed")),
   baseline: Flag.String("baseline").pipe(optional("With --runs: variant label the others are compared with, paired by seed (e.g. gigpo, \"gigpo + paprika\")", "gigpo when present, else the first run's variant")),
   json: jsonFlag
@@ -463,6 +464,7 @@ const skillsDiscoverFlags = {
   heldOut: F.positiveInt("held-out").pipe(withDefault(30, "Expert episodes (seen split) to verify on", "episodes")),
   top: F.positiveInt("top").pipe(withDefault(8, "Most frequent patterns to try", "patterns")),
   maxN: F.int("max-n", { min: 2 }).pipe(withDefault(4, "Longest n-gram", "actions")),
+  window: F.positiveInt("window").pipe(withDefault(1, "With --runs: success at --at is the mean of this many evaluations ending there (smooths single evaluations)", "evaluations")),
   threshold: F.finite("threshold", { min: 0, max: 1 }).pipe(withDefault(0.8, "Held-out success rate a macro needs")),
   library: libraryFlag,
   json: jsonFlag

@@ -131,6 +131,15 @@ describe("compare --runs", () => {
     expect(p2["stepsToThreshold"]).toEqual([800, 2010])
     expect(g2["stepsToThreshold"]).toEqual([null, null])
 
+    // --window 2: success at 1000 is the mean of the last two evaluations at ≤ 1000 (gigpo: (0.9 + 0.8) / 2, (0.5 + 0.6) / 2;
+    // paprika: (0.5 + 0.95) / 2 and (0.9 + 0.7) / 2); spa has one evaluation: itself
+    const r3 = await cli(["compare", "--runs", all, "--out", out, "--window", "2", "--json"])
+    const [g3, p3, s3] = r3.json() as [Record<string, any>, Record<string, any>, Record<string, any>]
+    expect(g3["successPerSeed"].map((x: number) => x.toFixed(12))).toEqual([0.85, 0.55].map((x) => x.toFixed(12)))
+    expect(p3["successPerSeed"].map((x: number) => x.toFixed(12))).toEqual([0.725, 0.8].map((x) => x.toFixed(12)))
+    expect(s3["successPerSeed"]).toEqual([0.3])
+    expect(fs.readFileSync(path.join(out, "compare.md"), "utf8")).toContain("averaged with the 1 before it")
+
     // the table on stdout
     const table = stripVTControlCharacters((await cli(["compare", "--runs", all, "--out", out])).stdout)
     expect(table).toContain("Comparison at 1,000 env steps")

@@ -6,13 +6,14 @@
  *   directory each, `<out>/<env>/<algo>-s<seed>`), then write `<out>/compare.md` (final success rate per env and
  *   algorithm, mean ± std over seeds) and `<out>/compare-<env>.svg` (success rate against environment steps, mean over
  *   seeds with a min-max band).
- * - Existing runs: `autodidact compare --runs DIR[,DIR...] --out OUT [--at STEPS] [--threshold X] [--baseline LABEL]
- *   [--json]` trains nothing (the grid flags --envs, --algos, --seeds, --steps, --group-size, --eval-episodes,
+ * - Existing runs: `autodidact compare --runs DIR[,DIR...] --out OUT [--at STEPS] [--window K] [--threshold X]
+ *   [--baseline LABEL] [--json]` trains nothing (the grid flags --envs, --algos, --seeds, --steps, --group-size, --eval-episodes,
  *   --difficulty are ignored). Each DIR is a run written by `autodidact train` (config.json + metrics.jsonl); runs are
  *   grouped into variants by {@link variantLabel} (the algorithm plus its non-default trainer options, e.g.
  *   `gigpo + paprika`), one run per (variant, seed). Per variant ({@link VariantRow}): the seeds; the success rate at
  *   `--at` env steps (default: the smallest `totalSteps` of the runs; each run's last evaluation at or before it, or
- *   its final evaluation when its budget ends by then), mean over seeds with a 95% Student-t interval (core
+ *   its final evaluation when its budget ends by then; with `--window K` the mean of the K evaluations ending there),
+ *   mean over seeds with a 95% Student-t interval (core
  *   `Statistics.tInterval`); per seed, the env step of the first evaluation at or above `--threshold` (default 0.9;
  *   "—" when none in the run) and their mean when every seed reached it; the paired difference of success at `--at`
  *   from the baseline variant (`--baseline`, default `gigpo` when present, else the first run's) over the seeds both
@@ -293,8 +294,11 @@ export interface VariantRow {
   readonly wallSecondsPer100k: number | null
 }
 
-/** The evaluation of `run` read at env step `at`: the last with globalStep ≤ at, or the run's last when its budget ends by `at`. */
-const evalAt = (run: Run, at: number): Effect.Effect<{ step: number; success: number }, TrainConfigError> =>
+/**
+ * The evaluation of `run` read at env step `at`: the last with globalStep ≤ at, or the run's last when its budget ends
+ * by `at`; its success is the mean over the `window` evaluations ending there (fewer when the run has fewer).
+ */
+const evalAt = (run: Run, at: number, window: number): Effect.Effect<{ step: number; success: number }, TrainConfigError> =>
   Effect.gen(function* () {
     const { steps, success } = run.curve
     const last = steps.length - 1
@@ -305,7 +309,8 @@ const evalAt = (run: Run, at: number): Effect.Effect<{ step: number; success: nu
     if (run.totalSteps <= at) i = last
     else for (let k = 0; k <= last && steps[k]! <= at; k++) i = k
     if (i < 0) return yield* runError(run.dir, `its first evaluation is at env step ${steps[0]}, after --at ${at}`)
-    return { step: steps[i]!, success: success[i]! }
+    const from = Math.max(0, i - window + 1)
+    return { step: steps[i]!, success: mean(success.slice(from, i + 1)) }
   })
 
 const fmt = (x: number, digits = 3) => x.toFixed(digits)
@@ -360,7 +365,7 @@ export const compareRuns = (config: CompareRunsOptions): Effect.Effect<void, unk
     const threshold = config.threshold
 
     const atOf = new Map<Run, { step: number; success: number }>()
-    for (const run of runs) atOf.set(run, yield* evalAt(run, at))
+    for (const run of runs) atOf.set(run, yield* evalAt(run, at, config.window))
     const rows: Array<VariantRow> = ordered.map((label) => {
       const group = groups.get(label)!
       const successPerSeed = group.map((r) => atOf.get(r)!.success)
@@ -408,7 +413,7 @@ export const compareRuns = (config: CompareRunsOptions): Effect.Effect<void, unk
     const md: Array<string> = [
       `# Comparison of ${runs.length} runs (${rows.length} variants${envs.length === 1 ? `, ${envs[0]}` : ""}) at ${fmtSteps(at)} env steps`,
       "",
-      `Success at ${fmtSteps(at)}: each run's last evaluation at ≤ ${fmtSteps(at)} env steps (a run whose budget ends by then: its final evaluation), mean over seeds with a 95% Student-t interval. ` +
+      `Success at ${fmtSteps(at)}: each run's last evaluation at ≤ ${fmtSteps(at)} env steps (a run whose budget ends by then: its final evaluation)${config.window > 1 ? `, averaged with the ${config.window - 1} before it` : ""}, mean over seeds with a 95% Student-t interval. ` +
         `Steps to ${threshold}: the env step of each seed's first evaluation with success ≥ ${threshold} (— : none in the run); the mean only when every seed reached it. ` +
         `Δ: paired by seed against ${baseline}; ahead: seeds where the variant is higher. Wall: last evaluation's wall seconds / env steps · 100,000.`,
       "",
