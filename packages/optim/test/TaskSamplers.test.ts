@@ -177,6 +177,16 @@ describe("TextTasks.curriculumFor", () => {
     expect(dart.map((d) => d.groupSize)).toEqual([10, 10]) // round(4 + 12 · (1 − 0.5)) before any data
     expect(TextTasks.curriculumFor(TextTasks.setupFor("TextFrozenLake-v1"), "scaling-inter", 8).maxSteps(0)).toBe(10)
     expect(() => TextTasks.curriculumFor(household, "random", 8)).toThrow(/curriculum = "random"/)
+    // webrl replays failed tasks that some trajectory solved (WebRL's [0.05, 0.75]), not tasks nobody solved
+    const webrl = TextTasks.curriculumFor(household, "webrl", 8)
+    const [solvedOnce, neverSolved] = webrl.next(2, Rng.make(2), 0)
+    webrl.observe([
+      { draw: solvedOnce!, successes: Array.from({ length: 8 }, (_, i) => i === 0) },
+      { draw: neverSolved!, successes: Array.from({ length: 8 }, () => false) }
+    ], 0)
+    expect(webrl.stats()["replay/buffer"]).toBe(1)
+    const replayed = webrl.next(2, Rng.make(3), 1)[0]!
+    expect(replayed.task).toEqual(solvedOnce!.task)
   })
 })
 

@@ -129,6 +129,14 @@ export const setupFor = (
  */
 export const ENVGEN_PROMOTE_ABOVE = 0.5
 
+/**
+ * The lowest group success rate at which `webrl` keeps a failed task for replay: WebRL keeps the generated tasks its
+ * critic scores in [0.05, 0.75], so tasks nobody solves stay out (with 8 trajectories: at least one success). Without
+ * this bound (session 10, 3 seeds, 300k env steps) half of each batch replayed all-fail tasks, whose groups carry no
+ * group-relative signal, and success at 300k fell from GiGPO's 0.84 to 0.64.
+ */
+export const WEBRL_KEEP_AT_LEAST = 0.05
+
 /** The curricula {@link curriculumFor} builds (`autodidact train --curriculum`). */
 export const curricula = ["uniform", "paprika", "webrl", "scaling-inter", "dart", "envgen"] as const
 
@@ -139,7 +147,7 @@ export type Curriculum = typeof curricula[number]
  * A task sampler over `setup.arms` with the defaults `autodidact train --curriculum` uses: `uniform` (an arm
  * uniformly: TextHousehold's families equally often, unlike the untouched default that draws a task and lets it pick
  * its family), `paprika` (`TaskSamplers.learningPotential`, c = 1, window 64), `webrl` (`failureReplay` over uniform,
- * half of each batch, tasks with success ≤ 0.75), `scaling-inter` (`horizonSchedule` over uniform: step limit 10, +10
+ * half of each batch, tasks with group success in [{@link WEBRL_KEEP_AT_LEAST}, 0.75]), `scaling-inter` (`horizonSchedule` over uniform: step limit 10, +10
  * every 20 updates, up to `setup.maxSteps`), `dart` (`difficultyGroupSize` over uniform: `groupSize / 2` to
  * `2·groupSize` trajectories), `envgen` (`adaptiveArms` over `setup.ladder` when the setup has one — TextHousehold's
  * room size, then houses (hard), starting at level 0 — else one level per arm: weights toward weak arms and
@@ -155,7 +163,7 @@ export const curriculumFor = (setup: Setup, name: string, groupSize: number): Ta
     case "paprika":
       return TaskSamplers.learningPotential({ arms })
     case "webrl":
-      return TaskSamplers.failureReplay({ base: base() })
+      return TaskSamplers.failureReplay({ base: base(), keepAtLeast: WEBRL_KEEP_AT_LEAST })
     case "scaling-inter":
       return TaskSamplers.horizonSchedule({ base: base(), start: Math.min(10, setup.maxSteps), step: 10, every: 20, max: setup.maxSteps })
     case "dart":
