@@ -12,17 +12,13 @@ import * as DrrnPolicy from "../src/text/DrrnPolicy.js"
 import * as GroupRollout from "../src/text/GroupRollout.js"
 import * as MultiTurnTrainer from "../src/text/MultiTurnTrainer.js"
 import { DoorsEnv } from "./fixtures/DoorsEnv.js"
+import { sharpDrrn } from "./fixtures/sharpDrrn.js"
 import { maxRelativeError, nonZeroIndices } from "./gradientCheck.js"
 
 const input = { task: "open the red doors", observation: "You are at junction 0.", admissible: ["open red door", "open blue door", "open green door", "wait"] }
 const bias = [1.5, 0, -2, 0.25]
-const small = () => {
-  const p = DrrnPolicy.make({ buckets: 64, hidden: 6, embed: 4, rng: Rng.make(3) })
-  // larger action scores, so the unbiased policy is far from uniform
-  const w2 = p.layout.find((l) => l.name === "action.w2")!
-  for (let k = 0; k < w2.size; k++) p.params[w2.offset + k] = p.params[w2.offset + k]! * 20
-  return p
-}
+/** Larger action scores, so the unbiased policy is far from uniform. */
+const small = sharpDrrn
 
 describe("DrrnPolicy action prior", () => {
   it("acts with softmax(score + bias): probabilities, entropy, log-probabilities and greedy choice by hand", () => {

@@ -16,6 +16,7 @@ import "../src/estimators/Spa.js"
 import * as GroupRollout from "../src/text/GroupRollout.js"
 import * as MultiTurnTrainer from "../src/text/MultiTurnTrainer.js"
 import { DoorsEnv } from "./fixtures/DoorsEnv.js"
+import { sharpDrrn } from "./fixtures/sharpDrrn.js"
 import { maxRelativeError, nonZeroIndices } from "./gradientCheck.js"
 
 const texts = [
@@ -23,12 +24,7 @@ const texts = [
   { task: "open the blue doors", observation: "You are at junction 1.", admissible: ["open red door", "open blue door", "open green door", "wait"] }
 ]
 
-const smallPolicy = () => {
-  const p = DrrnPolicy.make({ buckets: 64, hidden: 6, embed: 4, rng: Rng.make(3) })
-  const w2 = p.layout.find((l) => l.name === "action.w2")!
-  for (let k = 0; k < w2.size; k++) p.params[w2.offset + k] = p.params[w2.offset + k]! * 20
-  return p
-}
+const smallPolicy = sharpDrrn
 
 describe("MultiTurnTrainer with EPO / AEPO", () => {
   it("EPO smoothing: the gradient matches central finite differences (below, above and inside the band)", () => {

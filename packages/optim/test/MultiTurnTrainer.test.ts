@@ -5,6 +5,7 @@ import * as DrrnPolicy from "../src/text/DrrnPolicy.js"
 import * as GroupRollout from "../src/text/GroupRollout.js"
 import * as MultiTurnTrainer from "../src/text/MultiTurnTrainer.js"
 import { DoorsEnv } from "./fixtures/DoorsEnv.js"
+import { sharpDrrn } from "./fixtures/sharpDrrn.js"
 import { maxRelativeError, nonZeroIndices } from "./gradientCheck.js"
 
 const texts = [
@@ -30,9 +31,7 @@ const makeSamples = (p: DrrnPolicy.Drrn, ref: DrrnPolicy.Drrn): Array<MultiTurnT
 describe("MultiTurnTrainer.lossAndGradient", () => {
   for (const klEstimator of ["k1", "k3"] as const) {
     it(`matches central finite differences (clipped surrogate + ${klEstimator} KL + entropy)`, () => {
-      const p = DrrnPolicy.make({ buckets: 64, hidden: 6, embed: 4, rng: Rng.make(3) })
-      const w2 = p.layout.find((l) => l.name === "action.w2")!
-      for (let k = 0; k < w2.size; k++) p.params[w2.offset + k] = p.params[w2.offset + k]! * 20
+      const p = sharpDrrn()
       const ref = DrrnPolicy.clone(p)
       for (let k = 0; k < ref.params.length; k++) ref.params[k] = ref.params[k]! * 0.9
       const samples = makeSamples(p, ref)
