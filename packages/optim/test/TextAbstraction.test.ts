@@ -68,6 +68,53 @@ describe("TextAbstraction household tasks", () => {
     expect(moved.placed).toBe(1)
     expect(moved.held).toBeUndefined()
   })
+
+  it("a house of rooms (TextHousehold-v0 hard): room listings, what is left to explore here, what lies through each doorway", () => {
+    const task = TextAbstraction.parseHouseholdTask("put a hot apple in countertop.")!
+    // rooms in a row: bedroom - livingroom - kitchen; start in the bedroom
+    const observations = [
+      "-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the middle of the bedroom. Looking quickly around you, you see a bed 1, a drawer 1, and a doorway to the livingroom.\n\nYour task is to: put a hot apple in countertop.",
+      "You arrive at drawer 1. The drawer 1 is closed.",
+      "You walk through the doorway into the livingroom. You are in the middle of the livingroom. Looking quickly around you, you see a sofa 1, a cabinet 1, a doorway to the bedroom, and a doorway to the kitchen.",
+      "You arrive at cabinet 1. The cabinet 1 is closed.",
+      "You open the cabinet 1. The cabinet 1 is open. In it, you see a apple 2."
+    ]
+    const s = TextAbstraction.householdSummary(task, observations)
+    expect(s.room).toBe("livingroom")
+    expect(s.rooms.get("bedroom")).toEqual({ receptacles: ["bed 1", "drawer 1"], doors: ["livingroom"] })
+    expect(s.rooms.get("livingroom")).toEqual({ receptacles: ["sofa 1", "cabinet 1"], doors: ["bedroom", "kitchen"] })
+    const f = TextAbstraction.householdFeatures(task, s, ["go to bedroom", "go to kitchen", "go to sofa 1", "take apple 2 from cabinet 1"])
+    // here: the sofa is unvisited (1 left), the apple was seen here, no countertop here; the tool (microwave) unknown
+    expect(f.state).toContain("hh:room-unknown:1")
+    expect(f.state).toContain("hh:room-has:o1t0x0")
+    // the bedroom: visited, its drawer closed and never opened (unexplored), nothing of the task seen there
+    expect(f.actions[0]).toEqual(expect.arrayContaining(["goroom", "goroom:visited:1", "goroom:unexplored:1", "goroom:obj:0", "goroom:tgt:0", "goroom:tool:0"]))
+    // the kitchen: never entered
+    expect(f.actions[1]).toEqual(expect.arrayContaining(["goroom:visited:0", "goroom:unexplored:1"]))
+    expect(f.actions[1]).toContain("ph:heat|h0|t0|k1|p0|l0|goroom:visited:0")
+    expect(f.actions[2]).toContain("go:unknown:1")
+    // with the apple, through the kitchen (its listing: a countertop and a microwave) and back to the livingroom: the
+    // doorway to the kitchen now leads to the target and the tool
+    const back = TextAbstraction.householdSummary(task, [
+      ...observations,
+      "You pick up the apple 2 from the cabinet 1.",
+      "You walk through the doorway into the kitchen. You are in the middle of the kitchen. Looking quickly around you, you see a countertop 1, a microwave 1, and a doorway to the livingroom.",
+      "You walk through the doorway into the livingroom. You are in the middle of the livingroom. Looking quickly around you, you see a sofa 1, a cabinet 1, a doorway to the bedroom, and a doorway to the kitchen."
+    ])
+    expect(back.location).toBeUndefined() // entering a room leaves the last receptacle
+    const g = TextAbstraction.householdFeatures(task, back, ["go to bedroom", "go to kitchen"])
+    expect(g.actions[1]).toEqual(expect.arrayContaining(["goroom:visited:1", "goroom:tgt:1", "goroom:tool:1", "goroom:unexplored:1"]))
+    expect(g.actions[0]).toEqual(expect.arrayContaining(["goroom:tgt:0", "goroom:tool:0"]))
+  })
+
+  it("a single room adds no room keys: the default difficulty's features are unchanged", () => {
+    const task = TextAbstraction.parseHouseholdTask("put a hot apple in countertop.")!
+    const s = TextAbstraction.householdSummary(task, ["-= Welcome =-\n\nYou are in the middle of a room. Looking quickly around you, you see a countertop 1, and a microwave 1."])
+    expect(s.room).toBeUndefined()
+    const f = TextAbstraction.householdFeatures(task, s, ["go to countertop 1", "look"])
+    expect(f.state.some((k) => k.startsWith("hh:room"))).toBe(false)
+    expect(f.state).toHaveLength(5)
+  })
 })
 
 describe("TextAbstraction Sokoban", () => {

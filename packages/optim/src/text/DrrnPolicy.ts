@@ -19,7 +19,7 @@
  *   episode summary read off all earlier observations (location, visited/opened receptacles, where the task object
  *   was seen, what is held and treated) and each action gets relational keys (verb, "go to" an unvisited receptacle
  *   or to where the task object was seen, "take" the task object, "move" it to the target, ...), also conjoined with
- *   the task phase; on a Sokoban grid (with `grid`) the state gets egocentric keys and each move its local
+ *   the task phase (in a house of rooms also what is left to explore here and what lies through each doorway); on a Sokoban grid (with `grid`) the state gets egocentric keys and each move its local
  *   geometry. Each key counts `relationalWeight` (default 2) word features. Unrecognized texts get none.
  * - History (`history`, default 2): the last actions and observations of the episode are featurized too (bag of
  *   words per step, namespaced by recency), a short memory for partially observed text worlds (verl-agent's prompts

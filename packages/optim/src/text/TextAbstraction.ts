@@ -26,6 +26,13 @@
  *   object / target / tool; `go to` a receptacle visited or not, where the task object or a lamp was seen; `take` /
  *   `move` / `heat|cool|clean` of the task object, into the target, matching the task type), each also conjoined
  *   with the phase, so that the action tower can score "what to do next" without depending on entity identities.
+ * - Houses of rooms (`TextHousehold-v0`'s `"hard"` difficulty; only when an observation names a room, so a single
+ *   room's features are unchanged): the summary also keeps the current room and each room's listing (receptacles,
+ *   doorways); the state gets how many receptacles of this room are still unexplored (unvisited, or closed and
+ *   never opened) and whether the task object, the target and the tool are known to be here, also conjoined with the
+ *   phase; each `go to <room>` gets whether that room was entered, and whether the rooms through that doorway hold
+ *   something unexplored, the task object, the target or the tool — the room graph KG-DQN would build, reduced to
+ *   what a search for hidden objects needs.
  * - Expanded commands (skills/options, household): a command no primitive pattern matches gets `verb:<word>`;
  *   when a registered {@link ActionDescriber} (a generic hook, e.g. `@autodidact/skills`' options wrapper, which
  *   this package does not import) gives its expansion into primitive steps, it also gets its first step's keys and
@@ -124,6 +131,13 @@ export interface HouseholdSummary {
   readonly treated: Map<string, Set<string>>
   /** Task objects moved into a target receptacle. */
   placed: number
+  /**
+   * A house of rooms (`TextHousehold-v0`'s `"hard"` difficulty): the room the agent stands in, undefined when no
+   * observation named one (a single room).
+   */
+  room: string | undefined
+  /** Room → the receptacles and the doorways (neighbouring rooms) its listing showed; empty without a house. */
+  readonly rooms: Map<string, { readonly receptacles: ReadonlyArray<string>; readonly doors: ReadonlyArray<string> }>
 }
 
 const typeOf = (name: string): string => name.replace(/ \d+$/, "")
@@ -135,9 +149,22 @@ const readContents = (s: HouseholdSummary, rec: string, text: string): void => {
   s.contents.set(rec, set)
 }
 
+const ROOM = /You are in the middle of the (\w+)\. Looking quickly around you, you see (.*)\./
+const DOOR = /doorway to the (\w+)/g
+
 /** Update `s` with one observation text. */
 export const observe = (task: HouseholdTask, s: HouseholdSummary, obs: string): void => {
-  let m = /You arrive at (\w+ \d+)\. (.*)/.exec(obs)
+  let m = ROOM.exec(obs)
+  if (m !== null) {
+    // a house's room listing (on reset, on walking through a doorway, on `look` in the middle of a room)
+    s.room = m[1]!
+    s.location = undefined
+    const receptacles = [...m[2]!.matchAll(ITEM)].map((x) => x[1]!)
+    const doors = [...m[2]!.matchAll(DOOR)].map((x) => x[1]!)
+    s.rooms.set(m[1]!, { receptacles, doors })
+    return
+  }
+  m = /You arrive at (\w+ \d+)\. (.*)/.exec(obs)
   if (m !== null) {
     const rec = m[1]!
     s.location = rec
@@ -191,7 +218,9 @@ export const householdSummary = (task: HouseholdTask, observations: ReadonlyArra
     contents: new Map(),
     held: undefined,
     treated: new Map(),
-    placed: 0
+    placed: 0,
+    room: undefined,
+    rooms: new Map()
   }
   for (const o of observations) observe(task, s, o)
   return s
@@ -316,6 +345,8 @@ export const householdFeatures = (
     `hh:phase-at:${phase}|${here}|${loc !== undefined && s.closed.has(loc) ? "closed" : "open"}`,
     `hh:visited:${Math.min(s.visited.size, 6)}`
   ]
+  const house = s.room !== undefined ? roomKnowledge(task, s, phase) : undefined
+  if (house !== undefined) state.push(...house.state)
   const keysOf = (text: string): Array<string> | undefined => {
     const f: Array<string> = []
     let m: RegExpExecArray | null
@@ -328,6 +359,8 @@ export const householdFeatures = (
       const objThere = has(s, r, task.object) && !(task.type === "two" && typeOf(r) === task.target)
       f.push(`go:obj:${objThere ? 1 : 0}`)
       if (task.type === "look") f.push(`go:lamp:${has(s, r, "desklamp") ? 1 : 0}`)
+    } else if (house !== undefined && (m = /^go to (\w+)$/.exec(text)) !== null && house.roomKeys(m[1]!) !== undefined) {
+      f.push(...house.roomKeys(m[1]!)!)
     } else if ((m = /^(open|close) (\w+ \d+)$/.exec(text)) !== null) {
       f.push(`${m[1]}:${recClass(m[2]!)}`, `${m[1]}:opened-before:${s.opened.has(m[2]!) ? 1 : 0}`)
     } else if ((m = /^take (\w+ \d+) from (\w+ \d+)$/.exec(text)) !== null) {
@@ -361,6 +394,64 @@ export const householdFeatures = (
     return f
   })
   return { state, actions: out }
+}
+
+/**
+ * Room-level keys of a house (`s.room` set): what the current room still hides and, for each `go to <room>`, what
+ * lies through that doorway. Rooms form a graph read off their listings; the region through a doorway is every room
+ * reachable from the neighbour without passing back through the current room. A room is unexplored when it was never
+ * entered or some receptacle of it is unvisited or closed and never opened.
+ */
+const roomKnowledge = (
+  task: HouseholdTask,
+  s: HouseholdSummary,
+  phase: string
+): { readonly state: Array<string>; readonly roomKeys: (room: string) => Array<string> | undefined } => {
+  const here = s.room!
+  const unknownIn = (room: string): number => {
+    const r = s.rooms.get(room)
+    if (r === undefined) return Infinity
+    let n = 0
+    for (const rec of r.receptacles) if (!s.visited.has(rec) || (s.closed.has(rec) && !s.opened.has(rec))) n++
+    return n
+  }
+  const objIn = (room: string, type: string): boolean =>
+    s.rooms.get(room)?.receptacles.some((rec) => has(s, rec, type) && !(type === task.object && task.type === "two" && typeOf(rec) === task.target)) ?? false
+  const recIn = (room: string, type: string | undefined): boolean =>
+    type !== undefined && (s.rooms.get(room)?.receptacles.some((rec) => typeOf(rec) === type) ?? false)
+  // the tool of a look task is the desk lamp, an object: where one was seen
+  const toolIn = (room: string): boolean => (task.type === "look" ? objIn(room, "desklamp") : recIn(room, task.tool))
+  const region = (start: string): Array<string> => {
+    const seen = new Set([here, start])
+    const out = [start]
+    for (let i = 0; i < out.length; i++) {
+      for (const d of s.rooms.get(out[i]!)?.doors ?? []) {
+        if (!seen.has(d)) {
+          seen.add(d)
+          out.push(d)
+        }
+      }
+    }
+    return out
+  }
+  const u = unknownIn(here)
+  const flags = `o${objIn(here, task.object) ? 1 : 0}t${recIn(here, task.target) ? 1 : 0}${task.tool !== undefined ? `x${toolIn(here) ? 1 : 0}` : ""}`
+  const state = [`hh:room-unknown:${Math.min(u, 3)}`, `hh:room-has:${flags}`, `hh:phase-room:${phase}|u${Math.min(u, 1)}|${flags}`]
+  const doors = new Set(s.rooms.get(here)?.doors ?? [])
+  const roomKeys = (room: string): Array<string> | undefined => {
+    if (!doors.has(room)) return undefined
+    const rs = region(room)
+    const f = [
+      "goroom",
+      `goroom:visited:${s.rooms.has(room) ? 1 : 0}`,
+      `goroom:unexplored:${rs.some((r) => unknownIn(r) > 0) ? 1 : 0}`,
+      `goroom:obj:${rs.some((r) => objIn(r, task.object)) ? 1 : 0}`,
+      `goroom:tgt:${rs.some((r) => recIn(r, task.target)) ? 1 : 0}`
+    ]
+    if (task.tool !== undefined) f.push(`goroom:tool:${rs.some(toolIn) ? 1 : 0}`)
+    return f
+  }
+  return { state, roomKeys }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
