@@ -19,9 +19,18 @@ describe("Aepo", () => {
   it("entropy-balanced clipping keeps a rescaled gradient on high-entropy clipped steps only", () => {
     expect(Aepo.balancedClipSlope(1, 1.1, 0.2, true)).toBeCloseTo(-1.1, 12) // inside: −A·r
     expect(Aepo.balancedClipSlope(1, 1.5, 0.2, false)).toBe(0) // PPO: clipped, no gradient
-    expect(Aepo.balancedClipSlope(1, 1.5, 0.2, true)).toBeCloseTo(-1.2, 12) // −A(1+ε)
-    expect(Aepo.balancedClipSlope(-1, 0.5, 0.2, true)).toBeCloseTo(0.8, 12) // −A(1−ε)
+    expect(Aepo.balancedClipSlope(1, 1.3, 0.2, true)).toBeCloseTo(-1.2, 12) // −A(1+ε)
+    expect(Aepo.balancedClipSlope(-1, 0.7, 0.2, true)).toBeCloseTo(0.8, 12) // −A(1−ε)
     expect(Aepo.balancedClipSlope(-1, 1.5, 0.2, true)).toBeCloseTo(1.5, 12) // A < 0, r > 1: unclipped term is larger
+  })
+
+  it("the preserved gradient stops beyond the outer bound (default 2ε), as PPO's clip", () => {
+    expect(Aepo.defaultOuterBound).toBe(2)
+    expect(Aepo.balancedClipSlope(1, 1.39, 0.2, true)).toBeCloseTo(-1.2, 12) // |r − 1| = 0.39 ≤ 0.4
+    expect(Aepo.balancedClipSlope(1, 1.5, 0.2, true)).toBe(0) // 0.5 > 0.4
+    expect(Aepo.balancedClipSlope(-1, 0.5, 0.2, true)).toBe(0)
+    expect(Aepo.balancedClipSlope(1, 1.5, 0.2, true, Infinity)).toBeCloseTo(-1.2, 12) // unbounded: the paper's form
+    expect(Aepo.balancedClipSlope(1, 1.5, 0.2, true, 0.6)).toBeCloseTo(-1.2, 12)
   })
 
   it("entropy pre-monitoring splits the rollout budget by the entropy gap", () => {

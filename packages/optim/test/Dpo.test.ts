@@ -1,5 +1,6 @@
 import { InvalidOptionError, Rng } from "@autodidact/core"
 import { describe, expect, it } from "vitest"
+import * as Adam from "../src/Adam.js"
 import * as Dpo from "../src/text/Dpo.js"
 import * as DrrnPolicy from "../src/text/DrrnPolicy.js"
 
@@ -102,6 +103,94 @@ describe("Dpo", () => {
       [() => Dpo.fit(p, pairs, { nllWeight: -1 }), /nllWeight = -1/],
       [() => Dpo.lossAndGradient(p, pairs, { nllWeight: Number.POSITIVE_INFINITY }), /nllWeight = Infinity/],
       [() => Dpo.fit(p, pairs, { epochs: 1.5 }), /epochs = 1.5/]
+    ]
+    for (const [f, message] of cases) {
+      expect(f).toThrow(InvalidOptionError)
+      expect(f).toThrow(message)
+    }
+  })
+})
+
+describe("Dpo trajectory-level (OPRL's implicit PRM)", () => {
+  const steps = (p: DrrnPolicy.Drrn, ref: DrrnPolicy.Drrn, plan: ReadonlyArray<readonly [number, string]>): Array<Dpo.TrajectoryStep> =>
+    plan.map(([k, command]) => {
+      const encoded = DrrnPolicy.encode(p, state(k))
+      const action = state(k).admissible.indexOf(command)
+      DrrnPolicy.forward(ref, encoded)
+      return { encoded, action, refLogProb: DrrnPolicy.logProbAt(ref, 3, action) }
+    })
+  const groupsOf = (p: DrrnPolicy.Drrn, ref: DrrnPolicy.Drrn): Array<Dpo.TrajectoryGroup> => [
+    {
+      // returns 1 > 0.5 > 0 (and a tie at 0): pairs (0,1) (0,2) (0,3) (1,2) (1,3)
+      trajectories: [
+        steps(p, ref, [[0, "go north"], [1, "go east"]]),
+        steps(p, ref, [[0, "go east"], [1, "go east"], [2, "go north"]]),
+        steps(p, ref, [[0, "wait"]]),
+        steps(p, ref, [[0, "go east"], [1, "wait"], [2, "wait"]])
+      ],
+      returns: [1, 0.5, 0, 0]
+    },
+    { trajectories: [steps(p, ref, [[2, "go north"]]), steps(p, ref, [[2, "wait"]])], returns: [0, 0] } // all equal: no pair
+  ]
+  const grad = (p: DrrnPolicy.Drrn) => new Float64Array(p.params.length)
+
+  it("against itself as reference every z is 0: the loss is log 2 over the 5 ordered pairs (hand count), accuracy 0", () => {
+    const p = small(11)
+    const r = Dpo.trajectoryLossAndGradient(p, groupsOf(p, p), 0.5, grad(p), new Float64Array(8))
+    expect(r.pairs).toBe(5)
+    expect(r.loss).toBeCloseTo(Math.LN2, 12)
+    expect(r.accuracy).toBe(0) // z = 0 is not a correct ranking
+  })
+
+  it("z sums the per-step log-ratios of each trajectory (a hand-built one-pair case)", () => {
+    const p = small(12)
+    const ref = small(13)
+    const [g] = groupsOf(p, ref)
+    const pair: Dpo.TrajectoryGroup = { trajectories: [g!.trajectories[0]!, g!.trajectories[2]!], returns: [1, 0] }
+    const sum = (tr: ReadonlyArray<Dpo.TrajectoryStep>) =>
+      tr.reduce((s, st) => {
+        DrrnPolicy.forward(p, st.encoded)
+        return s + DrrnPolicy.logProbAt(p, 3, st.action) - st.refLogProb
+      }, 0)
+    const z = 0.7 * (sum(pair.trajectories[0]!) - sum(pair.trajectories[1]!))
+    const r = Dpo.trajectoryLossAndGradient(p, [pair], 0.7, grad(p), new Float64Array(8))
+    expect(r.loss).toBeCloseTo(Math.log1p(Math.exp(-z)), 12)
+  })
+
+  it("the gradient matches finite differences of the loss", () => {
+    const p = small(14)
+    const ref = small(15)
+    const groups = groupsOf(p, ref)
+    const g = grad(p)
+    Dpo.trajectoryLossAndGradient(p, groups, 0.9, g, new Float64Array(8))
+    expectFiniteDifferences(p, g, () => Dpo.trajectoryLossAndGradient(p, groups, 0.9, grad(p), new Float64Array(8)).loss)
+  })
+
+  it("Adam steps rank the preferred trajectories higher; a batch without pairs changes nothing", () => {
+    const p = small(16)
+    const ref = DrrnPolicy.clone(p)
+    const groups = groupsOf(p, ref)
+    const adam = Adam.make(p.params.length, { eps: 1e-8 })
+    const g = grad(p)
+    const d = new Float64Array(8)
+    const first = Dpo.trajectoryStep(p, adam, groups, { beta: 0.5, learningRate: 0.02 }, g, d)
+    let last = first
+    for (let i = 0; i < 60; i++) last = Dpo.trajectoryStep(p, adam, groups, { beta: 0.5, learningRate: 0.02 }, g, d)
+    expect(last.loss).toBeLessThan(first.loss)
+    expect(last.accuracy).toBe(1)
+    const before = Float32Array.from(p.params)
+    const none = Dpo.trajectoryStep(p, adam, [groups[1]!], { beta: 0.5, learningRate: 0.02 }, g, d)
+    expect(none.pairs).toBe(0)
+    expect(p.params).toEqual(before)
+  })
+
+  it("bad input throws InvalidOptionError naming the option", () => {
+    const p = small(17)
+    const groups = groupsOf(p, p)
+    const cases: Array<[() => unknown, RegExp]> = [
+      [() => Dpo.trajectoryLossAndGradient(p, groups, 0, grad(p), new Float64Array(8)), /beta = 0/],
+      [() => Dpo.trajectoryLossAndGradient(p, [{ ...groups[0]!, returns: [1] }], 0.5, grad(p), new Float64Array(8)), /groups\[0\]\.returns = 1/],
+      [() => Dpo.trajectoryStep(p, Adam.make(p.params.length), groups, { beta: 0.5, learningRate: Number.NaN }, grad(p), new Float64Array(8)), /learningRate = NaN/]
     ]
     for (const [f, message] of cases) {
       expect(f).toThrow(InvalidOptionError)

@@ -65,8 +65,8 @@ describe("MultiTurnTrainer with EPO / AEPO", () => {
       MultiTurnTrainer.lossAndGradient(p, opts, [smp], [0], 0, 1, g, new Float64Array(8))
       return g
     }
-    // ratio e^{0.5} = 1.65 > 1.2 with A = 1: clipped
-    const clipped = { encoded, action: 2, advantage: 1, oldLogProb: logp - 0.5, refLogProb: 0 }
+    // ratio e^{0.25} = 1.28 > 1.2 with A = 1: clipped, inside the outer bound 1 ± 2ε
+    const clipped = { encoded, action: 2, advantage: 1, oldLogProb: logp - 0.25, refLogProb: 0 }
     const balanced = gradOf({ ...clipped, highEntropy: true }, o)
     const reference = gradOf({ ...clipped, advantage: 1.2, oldLogProb: logp }, { ...o, entropyBalancedClip: false }) // ratio 1, A = 1.2
     let norm = 0
@@ -76,6 +76,8 @@ describe("MultiTurnTrainer with EPO / AEPO", () => {
     }
     expect(norm).toBeGreaterThan(0)
     expect(gradOf(clipped, o).every((x) => x === 0)).toBe(true) // not high-entropy: PPO's zero gradient
+    // ratio e^{0.5} = 1.65: past the outer bound 1.4, no gradient even for a high-entropy step
+    expect(gradOf({ ...clipped, oldLogProb: logp - 0.5, highEntropy: true }, o).every((x) => x === 0)).toBe(true)
   })
 
   it("the DRRN rollout records each step's entropy (the distribution's, as DrrnPolicy.forward gives it)", () => {
@@ -117,13 +119,38 @@ describe("MultiTurnTrainer.train with the new estimators", () => {
       }
       expect(seen.length).toBeGreaterThan(0)
       expect(seen.every((e) => e !== undefined && e.every((h) => h >= 0 && h <= Math.log(4) + 1e-9))).toBe(true)
+      // oprl: a separate implicit PRM trained by trajectory-level DPO gives the log-ratios (OPRL), reported per update
+      const ratios: Array<ReadonlyArray<number>> = []
+      const undoOprl = Advantages.register("oprl-spy", (batch, o) => {
+        for (const group of batch) for (const tr of group) ratios.push([...(tr as { logRatios?: ArrayLike<number> }).logRatios!])
+        return Advantages.get("oprl")(batch, o)
+      })
+      const prmRows: Array<MultiTurnTrainer.UpdateRow> = []
+      try {
+        const { StepSignals } = yield* Effect.promise(() => import("../src/index.js"))
+        const undeclare = StepSignals.declare("oprl-spy", ["logRatios"])
+        yield* MultiTurnTrainer.train([new DoorsEnv()], { ...tiny, algo: "oprl-spy", seed: 3 }, { onUpdate: (u) => prmRows.push(u) })
+        undeclare()
+      } finally {
+        undoOprl()
+      }
+      const withPairs = prmRows.filter((u) => u.prm !== undefined)
+      expect(withPairs.length).toBeGreaterThan(0)
+      for (const u of withPairs) {
+        expect(u.prm!.pairs).toBeGreaterThan(0)
+        expect(u.prm!.accuracy).toBeGreaterThanOrEqual(0)
+        expect(Number.isFinite(u.prm!.loss)).toBe(true)
+      }
+      // the first round's PRM starts as the rollout policy (ℓ = 0) and its DPO step moves it: not all 0, all finite
+      expect(ratios.flat().every(Number.isFinite)).toBe(true)
+      expect(ratios.flat().some((x) => Math.abs(x) > 1e-6)).toBe(true)
       const rows: Array<MultiTurnTrainer.UpdateRow> = []
       yield* MultiTurnTrainer.train([new DoorsEnv()], { ...tiny, epo: { coef: 0.5, low: 1.5, high: 2 }, entropyBalancedClip: true }, { onUpdate: (u) => rows.push(u) })
       expect(rows[0]!.entropyPenalty).toBe(0) // no history before the first update
       expect(rows.slice(1).some((u) => u.entropyPenalty > 0)).toBe(true) // every step is below 1.5 × its average
     }))
 
-  it.effect("igpo on the DRRN policy fails with GoalLogProbUnavailableError; bad EPO options with InvalidOptionError", () =>
+  it.effect("igpo on the DRRN policy fails with GoalLogProbUnavailableError; bad EPO and PRM options with InvalidOptionError", () =>
     Effect.gen(function* () {
       const exit = yield* Effect.exit(MultiTurnTrainer.train([new DoorsEnv()], { ...tiny, algo: "igpo" }))
       expect(Exit.isFailure(exit)).toBe(true)
@@ -131,5 +158,10 @@ describe("MultiTurnTrainer.train with the new estimators", () => {
       const bad = yield* Effect.exit(MultiTurnTrainer.train([new DoorsEnv()], { ...tiny, epo: { low: 2, high: 1 } }))
       expect(Exit.isFailure(bad)).toBe(true)
       if (Exit.isFailure(bad)) expect(JSON.stringify(bad.cause)).toContain("epo.high")
+      for (const [prm, name] of [[{ learningRate: 0 }, "prm.learningRate"], [{ steps: 1.5 }, "prm.steps"]] as const) {
+        const e = yield* Effect.exit(MultiTurnTrainer.train([new DoorsEnv()], { ...tiny, algo: "oprl", prm: prm as never }))
+        expect(Exit.isFailure(e)).toBe(true)
+        if (Exit.isFailure(e)) expect(JSON.stringify(e.cause)).toContain(name)
+      }
     }))
 })

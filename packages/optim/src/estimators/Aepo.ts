@@ -71,17 +71,27 @@ export const estimator: StepSignals.SignalEstimator = make(defaultAlpha)
  * entropy-balanced clipping: where the clip is active (the clipped term is the larger) the standard gradient is 0;
  * for a `highEntropy` step it is `−A · (1 + ε)` (A > 0, r > 1 + ε) or `−A · (1 − ε)` (A < 0, r < 1 − ε), the gradient
  * of `(1 ± ε) · sg(1/r) · r · A` whose value is the clipped one. Inside the region it is `−A · r` as in PPO.
- * Gotcha: nothing bounds the ratio of a high-entropy step any more, and with `MultiTurnTrainer`'s 4 epochs × 4
- * minibatches on TextHousehold-v0 (seeds 1–3, 300k env steps) the policy ran away (approximate KL up to 25, entropy
- * 0.01) and unseen success stayed 0.00; bound the ratio or use fewer epochs before relying on it.
+ *
+ * `outer` (default {@link defaultOuterBound}` · clip`) bounds how far the ratio may go on being pushed: beyond
+ * `|r − 1| > outer` the step's gradient is 0 again, as PPO's. AEPO (like GPPO, which it follows) updates once per
+ * batch, so its ratios start at 1 and stay near the region; `MultiTurnTrainer` runs 4 epochs × 4 minibatches over a
+ * batch, and without the bound (`outer = Infinity`) nothing stopped a high-entropy step's ratio: on TextHousehold-v0
+ * (seeds 1–3, 300k env steps) the policy ran away (approximate KL up to 25, entropy 0.01) and unseen success stayed
+ * 0.00 on every seed.
  */
-export const balancedClipSlope = (advantage: number, ratio: number, clip: number, highEntropy: boolean): number => {
+export const balancedClipSlope = (advantage: number, ratio: number, clip: number, highEntropy: boolean, outer = defaultOuterBound * clip): number => {
   const unclipped = -advantage * ratio
   const clipped = -advantage * Math.min(Math.max(ratio, 1 - clip), 1 + clip)
   if (unclipped >= clipped) return -advantage * ratio
-  if (!highEntropy) return 0
+  if (!highEntropy || Math.abs(ratio - 1) > outer) return 0
   return -advantage * (ratio > 1 ? 1 + clip : 1 - clip)
 }
+
+/**
+ * The outer bound of {@link balancedClipSlope} in units of PPO's clip ε: the preserved gradient of a clipped
+ * high-entropy step stops once `|r − 1| > 2ε` (this module's choice, a second trust region twice PPO's).
+ */
+export const defaultOuterBound = 2
 
 /**
  * Entropy pre-monitoring: how many of `k` rollouts sample globally (from the root), `m = round(k · σ(β (H_root −

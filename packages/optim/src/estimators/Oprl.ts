@@ -11,15 +11,15 @@
  *   (GRPO), `A^S_t = (r^s_t − mean) / (std + ε)` over every step of the task group, and `A_t = A^E_i + ω · A^S_t`
  *   (ω = `options.omega`, default 1). With `normalize: "none"` both levels are only centred (then β sets the step
  *   level's scale; with `"std"` it cancels).
- * - The caller supplies ℓ: `MultiTurnTrainer` gives the rollout policy's log-probability minus the frozen initial
- *   policy's (the outcome-trained policy as its own implicit PRM, the initial policy as reference) — OPRL trains a
- *   separate PRM against the previous policy snapshot instead.
+ * - The caller supplies ℓ. `MultiTurnTrainer` does what OPRL does: a separate PRM π_φ (a second DRRN, initialised
+ *   as the policy) is trained each round by trajectory-level DPO on the round's outcome preferences against the
+ *   rollout policy π_θold (`Dpo.trajectoryStep`, OPRL's eq. 3), and ℓ_t = log π_φ(a_t|s_t) − log π_θold(a_t|s_t).
  * - Needs `logRatios` on every trajectory ({@link StepSignals}); registered as `"oprl"` (family `"custom"`) when this
  *   module loads.
- * - **Gotcha: with `MultiTurnTrainer`'s ℓ the policy rewards itself for drifting.** Measured on TextHousehold-v0
- *   (default difficulty, seeds 1–3, 300k env steps): the DRRN's entropy fell from 3.3 to 0.03 within 35k steps and
- *   unseen success stayed 0.00 on every seed (GiGPO: 0.84). Use it with ℓ from a separately trained implicit PRM, as
- *   OPRL does, not with the policy as its own PRM.
+ * - **Gotcha: never let the policy be its own PRM.** An earlier trainer used the policy's own log-ratio to its
+ *   frozen initialisation as ℓ, which pays the policy for drifting: on TextHousehold-v0 (default difficulty, seeds
+ *   1–3, 300k env steps) the DRRN's entropy fell from 3.3 to 0.03 within 35k steps and unseen success stayed 0.00 on
+ *   every seed (GiGPO: 0.84).
  *
  * @example
  * ```ts

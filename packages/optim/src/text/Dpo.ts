@@ -246,3 +246,133 @@ export const fit = (policy: DrrnPolicy.Drrn, pairs: ReadonlyArray<PreferencePair
   }
   return { epochs, finalAccuracy: measure().accuracy, pairs: prepared.length }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Trajectory-level DPO (OPRL's implicit process reward model)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** One decision of a trajectory: its encoding, the index of the action taken, and that action's log-probability under the reference. */
+export interface TrajectoryStep {
+  readonly encoded: DrrnPolicy.Encoded
+  readonly action: number
+  readonly refLogProb: number
+}
+
+/**
+ * Trajectories of one task (a rollout group) with their returns: every ordered pair with a higher return is a
+ * preference (`τ⁺ ≻ τ⁻`), as OPRL builds its pairs from outcome rewards.
+ */
+export interface TrajectoryGroup {
+  readonly trajectories: ReadonlyArray<ReadonlyArray<TrajectoryStep>>
+  readonly returns: ReadonlyArray<number>
+}
+
+/** What one {@link trajectoryStep} measured (before its update). */
+export interface TrajectoryStepReport {
+  /** Mean `−log σ(z)` over the pairs (NaN without pairs). */
+  readonly loss: number
+  /** Share of pairs whose implicit reward `Σ_t (log π − log π_ref)` ranks them as the returns do. */
+  readonly accuracy: number
+  readonly pairs: number
+}
+
+/**
+ * The trajectory-level DPO loss of OPRL's implicit PRM (Liu et al., arXiv:2509.19199, eq. 3), averaged over every
+ * pair (`τ⁺`, `τ⁻`) of each group with `R⁺ > R⁻`:
+ * ```text
+ * z = β · [Σ_t (log π(a_t|s_t) − log π_ref(a_t|s_t)) over τ⁺ − the same over τ⁻]      L = −log σ(z)
+ * ```
+ * and its gradient (written to `grad`, zeroed first). Each trajectory's sum is computed once and each of its steps is
+ * back-propagated once with the summed pair weights, so a group of n trajectories costs 2n passes, not one per pair.
+ * Steps with a negative `action` (not in the admissible list) are skipped. `dLogits` must hold the largest action
+ * count (a `RangeError` otherwise).
+ * @throws InvalidOptionError for a non-positive or non-finite β or a group whose returns do not match its trajectories.
+ */
+export const trajectoryLossAndGradient = (
+  policy: DrrnPolicy.Drrn,
+  groups: ReadonlyArray<TrajectoryGroup>,
+  beta: number,
+  grad: Float64Array,
+  dLogits: Float64Array
+): TrajectoryStepReport => {
+  checkBeta(beta)
+  grad.fill(0)
+  const sums = groups.map((g, gi) => {
+    if (g.returns.length !== g.trajectories.length) {
+      throw bad(`groups[${gi}].returns`, g.returns.length, `has ${g.returns.length} returns for ${g.trajectories.length} trajectories`)
+    }
+    return g.trajectories.map((tr) => {
+      let s = 0
+      for (const st of tr) {
+        if (st.action < 0) continue
+        DrrnPolicy.forward(policy, st.encoded)
+        s += DrrnPolicy.logProbAt(policy, st.encoded.actions.length, st.action) - st.refLogProb
+      }
+      return s
+    })
+  })
+  let pairs = 0
+  for (const g of groups) for (const a of g.returns) for (const b of g.returns) if (a > b) pairs++
+  if (pairs === 0) return { loss: NaN, accuracy: NaN, pairs: 0 }
+  let loss = 0
+  let correct = 0
+  for (let gi = 0; gi < groups.length; gi++) {
+    const g = groups[gi]!
+    const s = sums[gi]!
+    // dL/d(log π(a_t)) of every step of trajectory i: Σ over its pairs of ∓β(1 − σ(z)) / pairs
+    const coef = new Float64Array(g.trajectories.length)
+    for (let w = 0; w < s.length; w++) {
+      for (let l = 0; l < s.length; l++) {
+        if (!(g.returns[w]! > g.returns[l]!)) continue
+        const z = beta * (s[w]! - s[l]!)
+        loss -= logSigmoid(z)
+        if (z > 0) correct++
+        const d = (beta * (sigmoid(z) - 1)) / pairs
+        coef[w] = coef[w]! + d
+        coef[l] = coef[l]! - d
+      }
+    }
+    for (let i = 0; i < coef.length; i++) {
+      const c = coef[i]!
+      if (c === 0) continue
+      for (const st of g.trajectories[i]!) {
+        if (st.action < 0) continue
+        const k = st.encoded.actions.length
+        if (dLogits.length < k) throw new RangeError(`trajectoryLossAndGradient: dLogits holds ${dLogits.length} < ${k} actions`)
+        DrrnPolicy.forward(policy, st.encoded)
+        const p = DrrnPolicy.probsOf(policy)
+        // d log π(a)/d x_j = 1[j = a] − π(j)
+        for (let j = 0; j < k; j++) dLogits[j] = -c * p[j]!
+        dLogits[st.action] = dLogits[st.action]! + c
+        DrrnPolicy.backward(policy, st.encoded, dLogits, grad, true)
+      }
+    }
+  }
+  DrrnPolicy.flushActionGradient(policy, grad)
+  return { loss: loss / pairs, accuracy: correct / pairs, pairs }
+}
+
+/**
+ * One full-batch Adam step of {@link trajectoryLossAndGradient} on `policy` (in place; `adam` is the caller's
+ * optimizer state, so moments carry over between rounds as in OPRL's alternating updates). Nothing changes when the
+ * groups hold no pair. Returns the figures measured before the step.
+ * @throws InvalidOptionError for bad options; NonFiniteValueError when the loss or the gradient norm is NaN/∞.
+ */
+export const trajectoryStep = (
+  policy: DrrnPolicy.Drrn,
+  adam: Adam.AdamState,
+  groups: ReadonlyArray<TrajectoryGroup>,
+  options: { readonly beta: number; readonly learningRate: number; readonly maxGradNorm?: number | undefined },
+  grad: Float64Array,
+  dLogits: Float64Array
+): TrajectoryStepReport => {
+  if (!(options.learningRate > 0 && Number.isFinite(options.learningRate))) throw bad("learningRate", options.learningRate, "must be a positive finite number")
+  const r = trajectoryLossAndGradient(policy, groups, options.beta, grad, dLogits)
+  if (r.pairs === 0) return r
+  if (!Number.isFinite(r.loss)) throw new NonFiniteValueError({ where: "Dpo.trajectoryLoss", value: r.loss })
+  const norm = Adam.clipGradNorm(grad, (options.maxGradNorm ?? defaults.maxGradNorm) > 0 ? (options.maxGradNorm ?? defaults.maxGradNorm) : Infinity)
+  if (!Number.isFinite(norm)) throw new NonFiniteValueError({ where: "Dpo.trajectoryGradNorm", value: norm })
+  Adam.step(adam, policy.params, grad, options.learningRate)
+  DrrnPolicy.paramsChanged(policy)
+  return r
+}

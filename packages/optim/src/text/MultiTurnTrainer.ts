@@ -57,10 +57,12 @@ import { Effect, Schema } from "effect"
 import * as Adam from "../Adam.js"
 import * as Advantages from "../Advantages.js"
 import * as DrrnPolicy from "./DrrnPolicy.js"
+import * as Dpo from "./Dpo.js"
 import type * as TaskSamplers from "../curriculum/TaskSamplers.js"
 import * as Aepo from "../estimators/Aepo.js"
 import * as Epo from "../estimators/Epo.js"
 import * as Igpo from "../estimators/Igpo.js"
+import * as Oprl from "../estimators/Oprl.js"
 import * as StepSignals from "../estimators/StepSignals.js"
 import * as GroupRollout from "./GroupRollout.js"
 
@@ -74,8 +76,9 @@ export interface Options {
    * Registered advantage estimator: "gigpo" (default), "grpo", "dr-grpo", "rloo", "reinforce++", those of
    * `src/estimators` ("flow-grpo", "spa", "oprl", "aepo"; "igpo" needs goal log-probabilities the DRRN policy lacks and
    * fails with `GoalLogProbUnavailableError`), or a user's. Per-step signals an estimator declares
-   * (`StepSignals.declare`) are attached: `entropies` (the policy's entropy at each step) and `logRatios` (rollout
-   * log π minus the frozen initial policy's).
+   * (`StepSignals.declare`) are attached: `entropies` (the policy's entropy at each step) and `logRatios` (OPRL's: log π_φ of an implicit PRM minus the rollout's log π_θold; the PRM is a
+   * second DRRN, initialised as the policy and trained each round, before the advantages, by trajectory-level DPO on
+   * the batch's outcome preferences (`Dpo.trajectoryStep`, `prm.steps` full-batch steps, β = `Oprl.defaultBeta`).
    */
   readonly algo: string
   /** Trajectories per task (group size N). Default 8 (verl-agent's `env.rollout.n`). */
@@ -160,9 +163,16 @@ export interface Options {
   /**
    * AEPO's entropy-balanced clipping ({@link Aepo.balancedClipSlope}, Dong et al., arXiv:2510.14545): a step whose
    * rollout entropy is above the batch's mean keeps a rescaled gradient `(1 ± clip) · A` where PPO's clip would zero
-   * it. Default false.
+   * it, while its ratio stays within `Aepo.defaultOuterBound · clip` of 1 (the bound the epochs over one batch need).
+   * Default false.
    */
   readonly entropyBalancedClip: boolean
+  /**
+   * OPRL's implicit PRM (estimators with `logRatios`): Adam learning rate and full-batch trajectory-DPO steps per
+   * round. Default 1e-3 and 1 (`Dpo`'s learning rate): the policy's 5e-3 × 4 epochs on TextHousehold-v0 moved the PRM
+   * to per-step log-ratios of 10–55 within 4 rounds and the policy's entropy to 0 within 20k env steps.
+   */
+  readonly prm: { readonly learningRate: number; readonly steps: number }
   /**
    * A curriculum ({@link TaskSamplers}) choosing the training tasks (instead of `tasks.train` / `split`), optionally
    * each group's size and the step limit per update; it is told each group's successes after the rollout.
@@ -183,6 +193,7 @@ export const defaults: Options = {
   zeroAdvantageGroups: "keep",
   maxResamples: 8,
   entropyBalancedClip: false,
+  prm: { learningRate: 1e-3, steps: 1 },
   learningRate: 1e-3,
   annealLr: false,
   epochs: 2,
@@ -226,6 +237,11 @@ export type UpdateRow = Metrics.UpdateRow & {
   readonly entropyPenalty: number
   /** The task sampler's `stats()` after this batch (arm success rates, weights, ladder levels, ...), when one is set. */
   readonly sampler?: Readonly<Record<string, number>> | undefined
+  /**
+   * OPRL's implicit PRM (estimators with `logRatios`), before this round's update: its trajectory-level DPO loss and
+   * the share of the batch's preference pairs it ranked right (absent when the batch had no pair).
+   */
+  readonly prm?: { readonly loss: number; readonly accuracy: number; readonly pairs: number } | undefined
 }
 
 /** An evaluation row (`successRate` on the evaluation split). */
@@ -355,6 +371,8 @@ export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError>
       if (invalid !== undefined) return bad(`epo.${invalid[0]}`, invalid[1], invalid[2])
     }
     if (typeof o.entropyBalancedClip !== "boolean") return bad("entropyBalancedClip", o.entropyBalancedClip, "must be a boolean")
+    if (!(o.prm.learningRate > 0 && Number.isFinite(o.prm.learningRate))) return bad("prm.learningRate", o.prm.learningRate, "must be a positive finite number")
+    if (!Number.isSafeInteger(o.prm.steps) || o.prm.steps < 1) return bad("prm.steps", o.prm.steps, "must be a positive integer")
     if (typeof o.annealLr !== "boolean") return bad("annealLr", o.annealLr, "must be a boolean")
     if (o.taskSampler !== undefined && o.tasks?.train !== undefined) {
       return bad("taskSampler", o.taskSampler.name, "give either taskSampler or tasks.train, not both")
@@ -591,7 +609,7 @@ export const train = (
   hooks: Hooks = {}
 ): Effect.Effect<TrainResult, TrainError> =>
   Effect.gen(function* () {
-    const o = yield* validate({ ...defaults, ...options })
+    const o = yield* validate({ ...defaults, ...options, prm: { ...defaults.prm, ...options.prm } })
     if (envs.length === 0) return yield* new InvalidOptionError({ option: "envs", value: 0, reason: "need at least one environment" })
     // per-step signals the estimator needs: entropies and log-ratios the DRRN policy gives; not the goal's probability
     const signals = StepSignals.needsOf(o.algo)
@@ -613,9 +631,15 @@ export const train = (
         catch: (e) => new InvalidOptionError({ option: "implementation", value: impl, reason: e instanceof Error ? e.message : String(e) })
       })
     }
-    // the frozen initial policy: the KL penalty's reference and the implicit PRM's (OPRL's log-ratios)
-    const ref = o.klCoef > 0 || signals.includes("logRatios") ? DrrnPolicy.clone(policy) : undefined
+    // the frozen initial policy: the KL penalty's reference
+    const ref = o.klCoef > 0 ? DrrnPolicy.clone(policy) : undefined
     if (ref !== undefined) DrrnPolicy.setImplementation(ref, DrrnPolicy.implementationOf(policy))
+    // OPRL's implicit PRM (log-ratios): a second DRRN, initialised as the policy and trained between rounds by
+    // trajectory-level DPO against the rollout policy π_θold (Dpo.trajectoryStep)
+    const prm = signals.includes("logRatios") ? DrrnPolicy.clone(policy) : undefined
+    if (prm !== undefined) DrrnPolicy.setImplementation(prm, DrrnPolicy.implementationOf(policy))
+    const prmAdam = prm === undefined ? undefined : Adam.make(prm.params.length, { eps: 1e-8 })
+    const prmGrad = prm === undefined ? undefined : new Float64Array(prm.params.length)
     const adam = Adam.make(policy.params.length, { eps: 1e-8 })
     const grad = new Float64Array(policy.params.length)
     let dLogits = new Float64Array(64)
@@ -713,10 +737,26 @@ export const train = (
       if (episodes === 0) throw new RolloutFailedError({ failures: batchFailures, firstError: String(firstError) })
       // 2. advantages
       const kept = groups.filter((g) => g.trajectories.length > 0)
-      const refLogProbOf = (s: GroupRollout.TextStep<DrrnPolicy.Encoded>): number => {
-        if (s.actionIndex < 0) return s.logProb // not in the admissible list: no log π_ref, log-ratio 0
-        DrrnPolicy.forward(ref!, s.encoded)
-        return DrrnPolicy.logProbAt(ref!, s.encoded.actions.length, s.actionIndex)
+      let prmReport: Dpo.TrajectoryStepReport | undefined
+      if (prm !== undefined) {
+        let most = 0
+        for (const g of kept) for (const tr of g.trajectories) for (const s of tr.steps) most = Math.max(most, s.encoded.actions.length)
+        if (most > dLogits.length) dLogits = new Float64Array(2 * most)
+        const groups = kept.map((g) => ({
+          trajectories: g.trajectories.map((tr) => tr.steps.map((s) => ({ encoded: s.encoded, action: s.actionIndex, refLogProb: s.logProb }))),
+          returns: g.trajectories.map((tr) => tr.return)
+        }))
+        for (let k = 0; k < o.prm.steps; k++) {
+          const r = Dpo.trajectoryStep(prm, prmAdam!, groups, { beta: Oprl.defaultBeta, learningRate: o.prm.learningRate, maxGradNorm: o.maxGradNorm }, prmGrad!, dLogits)
+          prmReport ??= r
+          if (r.pairs === 0) break
+        }
+      }
+      /** OPRL's implicit step reward's log-ratio: log π_φ(a|s) of the PRM − log π_θold(a|s) of the rollout. */
+      const prmLogRatioOf = (s: GroupRollout.TextStep<DrrnPolicy.Encoded>): number => {
+        if (s.actionIndex < 0) return 0 // not in the admissible list: no log π_φ, log-ratio 0
+        DrrnPolicy.forward(prm!, s.encoded)
+        return DrrnPolicy.logProbAt(prm!, s.encoded.actions.length, s.actionIndex) - s.logProb
       }
       const estimated = estimator(
         kept.map((g, gi) => {
@@ -725,7 +765,7 @@ export const train = (
             rewards: rewards[i]!,
             stateKeys: tr.steps.map((s) => s.stateKey),
             ...(signals.includes("entropies") ? { entropies: tr.steps.map((s) => s.entropy ?? 0) } : {}),
-            ...(signals.includes("logRatios") ? { logRatios: tr.steps.map((s) => s.logProb - refLogProbOf(s)) } : {})
+            ...(signals.includes("logRatios") ? { logRatios: tr.steps.map(prmLogRatioOf) } : {})
           }))
         }),
         advOptions
@@ -825,7 +865,8 @@ export const train = (
         uniformGroups,
         resampledGroups,
         entropyPenalty: last?.entropyPenalty ?? 0,
-        ...(o.taskSampler === undefined ? {} : { sampler: o.taskSampler.stats() })
+        ...(o.taskSampler === undefined ? {} : { sampler: o.taskSampler.stats() }),
+        ...(prmReport === undefined || prmReport.pairs === 0 ? {} : { prm: prmReport })
       }
     }
 
