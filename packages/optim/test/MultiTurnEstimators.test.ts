@@ -122,7 +122,7 @@ describe("MultiTurnTrainer.train with the new estimators", () => {
       // oprl: a separate implicit PRM trained by trajectory-level DPO gives the log-ratios (OPRL), reported per update
       const ratios: Array<ReadonlyArray<number>> = []
       const undoOprl = Advantages.register("oprl-spy", (batch, o) => {
-        for (const group of batch) for (const tr of group) ratios.push([...(tr as { logRatios?: ArrayLike<number> }).logRatios!])
+        for (const group of batch) for (const tr of group) ratios.push(Array.from((tr as { logRatios?: ArrayLike<number> }).logRatios!))
         return Advantages.get("oprl")(batch, o)
       })
       const prmRows: Array<MultiTurnTrainer.UpdateRow> = []
