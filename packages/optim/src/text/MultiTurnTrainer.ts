@@ -76,9 +76,10 @@ export interface Options {
    * Registered advantage estimator: "gigpo" (default), "grpo", "dr-grpo", "rloo", "reinforce++", those of
    * `src/estimators` ("flow-grpo", "spa", "oprl", "aepo"; "igpo" needs goal log-probabilities the DRRN policy lacks and
    * fails with `GoalLogProbUnavailableError`), or a user's. Per-step signals an estimator declares
-   * (`StepSignals.declare`) are attached: `entropies` (the policy's entropy at each step) and `logRatios` (OPRL's: log π_φ of an implicit PRM minus the rollout's log π_θold; the PRM is a
-   * second DRRN, initialised as the policy and trained each round, before the advantages, by trajectory-level DPO on
-   * the batch's outcome preferences (`Dpo.trajectoryStep`, `prm.steps` full-batch steps, β = `Oprl.defaultBeta`).
+   * (`StepSignals.declare`) are attached: `entropies` (the policy's entropy at each step) and `logRatios` (OPRL's:
+   * log π_φ of an implicit PRM minus the rollout's log π_θold; the PRM is a second DRRN, initialised as the policy and
+   * trained each round, before the advantages, by trajectory-level DPO on the batch's outcome preferences
+   * (`Dpo.trajectoryStep`, `prm.steps` full-batch steps, β = `Oprl.defaultBeta`); it is not part of checkpoints).
    */
   readonly algo: string
   /** Trajectories per task (group size N). Default 8 (verl-agent's `env.rollout.n`). */
