@@ -370,7 +370,8 @@ export const trajectoryStep = (
   const r = trajectoryLossAndGradient(policy, groups, options.beta, grad, dLogits)
   if (r.pairs === 0) return r
   if (!Number.isFinite(r.loss)) throw new NonFiniteValueError({ where: "Dpo.trajectoryLoss", value: r.loss })
-  const norm = Adam.clipGradNorm(grad, (options.maxGradNorm ?? defaults.maxGradNorm) > 0 ? (options.maxGradNorm ?? defaults.maxGradNorm) : Infinity)
+  const maxGradNorm = options.maxGradNorm ?? defaults.maxGradNorm
+  const norm = Adam.clipGradNorm(grad, maxGradNorm > 0 ? maxGradNorm : Infinity)
   if (!Number.isFinite(norm)) throw new NonFiniteValueError({ where: "Dpo.trajectoryGradNorm", value: norm })
   Adam.step(adam, policy.params, grad, options.learningRate)
   DrrnPolicy.paramsChanged(policy)

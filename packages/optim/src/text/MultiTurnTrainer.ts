@@ -738,11 +738,12 @@ export const train = (
       if (episodes === 0) throw new RolloutFailedError({ failures: batchFailures, firstError: String(firstError) })
       // 2. advantages
       const kept = groups.filter((g) => g.trajectories.length > 0)
+      // the logit-gradient scratch fits every step of the batch (the PRM's and the policy's updates)
+      let maxActions = 0
+      for (const g of kept) for (const tr of g.trajectories) for (const s of tr.steps) maxActions = Math.max(maxActions, s.encoded.actions.length)
+      if (maxActions > dLogits.length) dLogits = new Float64Array(2 * maxActions)
       let prmReport: Dpo.TrajectoryStepReport | undefined
       if (prm !== undefined) {
-        let most = 0
-        for (const g of kept) for (const tr of g.trajectories) for (const s of tr.steps) most = Math.max(most, s.encoded.actions.length)
-        if (most > dLogits.length) dLogits = new Float64Array(2 * most)
         const groups = kept.map((g) => ({
           trajectories: g.trajectories.map((tr) => tr.steps.map((s) => ({ encoded: s.encoded, action: s.actionIndex, refLogProb: s.logProb }))),
           returns: g.trajectories.map((tr) => tr.return)
@@ -831,9 +832,6 @@ export const train = (
       let last: LossParts | undefined
       let clipSum = 0
       let clipCount = 0
-      let maxActions = 0
-      for (const smp of samples) maxActions = Math.max(maxActions, smp.encoded.actions.length)
-      if (maxActions > dLogits.length) dLogits = new Float64Array(2 * maxActions)
       for (let epoch = 0; epoch < o.epochs; epoch++) {
         shuffleRng.shuffle(inds)
         for (let start = 0; start < n; start += mbSize) {

@@ -233,6 +233,10 @@ const has = (s: HouseholdSummary, rec: string, type: string): boolean => {
   return false
 }
 
+/** Whether a task object was last seen in `rec`, not counting one already placed in the target of a "two" task. */
+const taskObjectAt = (task: HouseholdTask, s: HouseholdSummary, rec: string): boolean =>
+  has(s, rec, task.object) && !(task.type === "two" && typeOf(rec) === task.target)
+
 /**
  * What an action the household parser does not recognize stands for: the primitive commands it expands to, in
  * order (a skill/option command → its steps). The first step is a command as the env spells it (`go to cabinet 1`);
@@ -332,7 +336,7 @@ export const householdFeatures = (
   let objKnown = false
   let lampKnown = false
   for (const rec of s.contents.keys()) {
-    if (has(s, rec, task.object) && !(task.type === "two" && typeOf(rec) === task.target)) objKnown = true
+    if (taskObjectAt(task, s, rec)) objKnown = true
     if (has(s, rec, "desklamp")) lampKnown = true
   }
   const phase = `${task.type}|h${holdsObj ? 1 : s.held !== undefined ? 2 : 0}|t${treated ? 1 : 0}|k${objKnown ? 1 : 0}|p${Math.min(s.placed, 2)}|l${lampKnown ? 1 : 0}`
@@ -350,17 +354,18 @@ export const householdFeatures = (
   const keysOf = (text: string): Array<string> | undefined => {
     const f: Array<string> = []
     let m: RegExpExecArray | null
+    let room: Array<string> | undefined
     if ((m = /^go to (\w+ \d+)$/.exec(text)) !== null) {
       const r = m[1]!
       const cls = recClass(r)
       const visited = s.visited.has(r)
       const unknown = !visited || (s.closed.has(r) && !s.opened.has(r))
       f.push(`go:${cls}`, `go:visited:${visited ? 1 : 0}`, `go:unknown:${unknown ? 1 : 0}`, `go:${cls}:unknown:${unknown ? 1 : 0}`)
-      const objThere = has(s, r, task.object) && !(task.type === "two" && typeOf(r) === task.target)
+      const objThere = taskObjectAt(task, s, r)
       f.push(`go:obj:${objThere ? 1 : 0}`)
       if (task.type === "look") f.push(`go:lamp:${has(s, r, "desklamp") ? 1 : 0}`)
-    } else if (house !== undefined && (m = /^go to (\w+)$/.exec(text)) !== null && house.roomKeys(m[1]!) !== undefined) {
-      f.push(...house.roomKeys(m[1]!)!)
+    } else if (house !== undefined && (m = /^go to (\w+)$/.exec(text)) !== null && (room = house.roomKeys(m[1]!)) !== undefined) {
+      f.push(...room)
     } else if ((m = /^(open|close) (\w+ \d+)$/.exec(text)) !== null) {
       f.push(`${m[1]}:${recClass(m[2]!)}`, `${m[1]}:opened-before:${s.opened.has(m[2]!) ? 1 : 0}`)
     } else if ((m = /^take (\w+ \d+) from (\w+ \d+)$/.exec(text)) !== null) {
@@ -415,12 +420,12 @@ const roomKnowledge = (
     for (const rec of r.receptacles) if (!s.visited.has(rec) || (s.closed.has(rec) && !s.opened.has(rec))) n++
     return n
   }
-  const objIn = (room: string, type: string): boolean =>
-    s.rooms.get(room)?.receptacles.some((rec) => has(s, rec, type) && !(type === task.object && task.type === "two" && typeOf(rec) === task.target)) ?? false
+  const objIn = (room: string): boolean => s.rooms.get(room)?.receptacles.some((rec) => taskObjectAt(task, s, rec)) ?? false
+  const lampIn = (room: string): boolean => s.rooms.get(room)?.receptacles.some((rec) => has(s, rec, "desklamp")) ?? false
   const recIn = (room: string, type: string | undefined): boolean =>
     type !== undefined && (s.rooms.get(room)?.receptacles.some((rec) => typeOf(rec) === type) ?? false)
   // the tool of a look task is the desk lamp, an object: where one was seen
-  const toolIn = (room: string): boolean => (task.type === "look" ? objIn(room, "desklamp") : recIn(room, task.tool))
+  const toolIn = (room: string): boolean => (task.type === "look" ? lampIn(room) : recIn(room, task.tool))
   const region = (start: string): Array<string> => {
     const seen = new Set([here, start])
     const out = [start]
@@ -435,7 +440,7 @@ const roomKnowledge = (
     return out
   }
   const u = unknownIn(here)
-  const flags = `o${objIn(here, task.object) ? 1 : 0}t${recIn(here, task.target) ? 1 : 0}${task.tool !== undefined ? `x${toolIn(here) ? 1 : 0}` : ""}`
+  const flags = `o${objIn(here) ? 1 : 0}t${recIn(here, task.target) ? 1 : 0}${task.tool !== undefined ? `x${toolIn(here) ? 1 : 0}` : ""}`
   const state = [`hh:room-unknown:${Math.min(u, 3)}`, `hh:room-has:${flags}`, `hh:phase-room:${phase}|u${Math.min(u, 1)}|${flags}`]
   const doors = new Set(s.rooms.get(here)?.doors ?? [])
   const roomKeys = (room: string): Array<string> | undefined => {
@@ -445,7 +450,7 @@ const roomKnowledge = (
       "goroom",
       `goroom:visited:${s.rooms.has(room) ? 1 : 0}`,
       `goroom:unexplored:${rs.some((r) => unknownIn(r) > 0) ? 1 : 0}`,
-      `goroom:obj:${rs.some((r) => objIn(r, task.object)) ? 1 : 0}`,
+      `goroom:obj:${rs.some(objIn) ? 1 : 0}`,
       `goroom:tgt:${rs.some((r) => recIn(r, task.target)) ? 1 : 0}`
     ]
     if (task.tool !== undefined) f.push(`goroom:tool:${rs.some(toolIn) ? 1 : 0}`)
