@@ -535,6 +535,9 @@ const trainFlags = (estimators: ReadonlyArray<string>) => ({
   annealLr: Flag.Boolean("anneal-lr").pipe(
     withDefault(false, "Text envs: anneal the learning rate linearly to 0 over --total-steps (CleanRL's anneal_lr)")
   ),
+  learningRate: F.finite("learning-rate", { above: 0 }).pipe(
+    optional("Text envs: Adam learning rate of the policy", "the env's measured setting (TextHousehold-v0: 5e-3, 1.5e-3 when --difficulty hard)")
+  ),
   cluster: Flag.String("cluster").pipe(
     optional(
       "PostgreSQL URL of a rollout cluster (postgres://user@host:port/db): collect episodes on the runners registered there (start them with `autodidact runner`)",

@@ -11,6 +11,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { stripVTControlCharacters } from "node:util"
+import { variantLabel } from "../src/commands/Compare.js"
 import { cli } from "./inproc.js"
 
 /** Student's t 0.975 quantile with 1 degree of freedom (tables: 12.7062). */
@@ -64,6 +65,15 @@ const fixture = () => {
 const SPA = "spa + zero-advantage=resample + epo + anneal-lr + difficulty=hard + group-size=4"
 
 describe("compare --runs", () => {
+  it("labels a learning rate only where it differs from the one train measures for the env and difficulty", () => {
+    const run = (difficulty: string, learningRate: number) =>
+      variantLabel({ env: "TextHousehold-v0", algo: "gigpo", difficulty, multiTurn: multiTurn({ learningRate }) })
+    expect(run("hard", 1.5e-3)).toBe("gigpo + difficulty=hard")
+    expect(run("hard", 5e-3)).toBe("gigpo + lr=0.005 + difficulty=hard")
+    expect(run("default", 5e-3)).toBe("gigpo")
+    expect(run("default", 1e-3)).toBe("gigpo + lr=0.001")
+  })
+
   it("labels variants from config.json and computes each figure as by hand", async () => {
     const { root, dirs, all } = fixture()
     const out = path.join(root, "out")

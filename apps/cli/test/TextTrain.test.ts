@@ -85,6 +85,24 @@ describe("trainText --save-trajectories", () => {
     expect(cartpole.stderr).toContain("TrainConfigError: --epo true: applies to the text envs, not CartPole-v1")
   }, 60_000)
 
+  it("--learning-rate: the hard house's measured rate unless given (config.json); refused outside the text envs and below 0", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-text-"))
+    const base = ["train", "--env", "TextHousehold-v0", "--algo", "grpo", "--group-size", "2", "--total-steps", "60", "--eval-episodes", "1", "--json"]
+    const hard = await cli([...base, "--difficulty", "hard", "--out", path.join(dir, "hard")])
+    expect(hard.code, hard.stderr).toBe(0)
+    expect(JSON.parse(fs.readFileSync(path.join(dir, "hard", "config.json"), "utf8")).multiTurn.learningRate).toBe(1.5e-3)
+    const given = await cli([...base, "--learning-rate", "0.0007", "--out", path.join(dir, "given")])
+    expect(given.code, given.stderr).toBe(0)
+    expect(JSON.parse(fs.readFileSync(path.join(dir, "given", "config.json"), "utf8")).multiTurn.learningRate).toBe(0.0007)
+    const cartpole = await cli(["train", "--env", "CartPole-v1", "--learning-rate", "0.001", "--out", path.join(dir, "a")])
+    expect(cartpole.code).toBe(1)
+    expect(cartpole.stderr).toContain("TrainConfigError: --learning-rate 0.001: applies to the text envs, not CartPole-v1")
+    const negative = await cli([...base, "--learning-rate", "-1", "--out", path.join(dir, "neg")])
+    expect(negative.code).not.toBe(0)
+    expect(negative.stderr).toContain("learning-rate")
+    expect(fs.existsSync(path.join(dir, "neg"))).toBe(false)
+  }, 120_000)
+
   it("--curriculum and --zero-advantage-groups are refused outside the local text trainer, naming the flag", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-text-"))
     const cartpole = await cli(["train", "--env", "CartPole-v1", "--curriculum", "paprika", "--out", path.join(dir, "a")])

@@ -334,7 +334,7 @@ export const run = (input: Partial<AgentOptions> & { readonly out: string }): Ef
       maxSteps: setup.maxSteps,
       evalEvery: o.evalEvery,
       evalEpisodes: o.evalEpisodes,
-      ...setup.trainer, // the env's measured settings, as `autodidact train` (TextHousehold-v0: lr 5e-3, 4 epochs)
+      ...setup.trainer, // the env's measured settings, as `autodidact train` (TextHousehold-v0: lr 5e-3, 1.5e-3 when hard, 4 epochs)
       policy: { grid: setup.grid, ...o.policy }
     }
     /** The next batch's stream tasks (fewer when a file stream runs out). */

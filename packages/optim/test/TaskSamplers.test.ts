@@ -191,9 +191,12 @@ describe("TextTasks.curriculumFor", () => {
 })
 
 describe("TextTasks trainer settings", () => {
-  it("TextHousehold-v0 carries its measured trainer settings (lr 5e-3, 4 epochs); the grid envs keep the trainer's defaults", async () => {
+  it("TextHousehold-v0 carries its measured trainer settings (lr 5e-3, 1.5e-3 in the hard house, 4 epochs); the grid envs keep the trainer's defaults", async () => {
     const { TextTasks } = await import("../src/index.js")
-    expect(TextTasks.setupFor("TextHousehold-v0", { difficulty: "hard" }).trainer).toEqual({ learningRate: 5e-3, epochs: 4 })
+    expect(TextTasks.setupFor("TextHousehold-v0").trainer).toEqual({ learningRate: 5e-3, epochs: 4 })
+    expect(TextTasks.setupFor("TextHousehold-v0", { difficulty: "easy" }).trainer).toEqual({ learningRate: 5e-3, epochs: 4 })
+    expect(TextTasks.setupFor("TextHousehold-v0", { difficulty: "hard" }).trainer).toEqual({ learningRate: 1.5e-3, epochs: 4 })
+    expect(TextTasks.HARD_LEARNING_RATE).toBe(1.5e-3)
     expect(TextTasks.setupFor("Sokoban-6x6-1box-v0").trainer).toEqual({})
     expect(TextTasks.setupFor("TextFrozenLake-v1").trainer).toEqual({})
   })

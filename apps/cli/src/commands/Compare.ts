@@ -26,6 +26,7 @@
  */
 import { AtomicFile } from "@autodidact/core/node"
 import { Statistics } from "@autodidact/core"
+import { TextTasks } from "@autodidact/optim"
 import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -217,8 +218,10 @@ const record = (v: unknown): Record<string, unknown> => (typeof v === "object" &
  * The variant label of a text training run, from its `config.json`: the algorithm (`algo`), then each trainer option
  * set away from `autodidact train`'s default, joined by ` + `, in this order: the curriculum (`curriculum`, else a
  * non-uniform `multiTurn.taskSampler`), `zero-advantage=<skip|resample>` (`multiTurn.zeroAdvantageGroups` ≠ keep),
- * `epo` (`multiTurn.epo` set), `entropy-balanced-clip`, `anneal-lr`, `difficulty=<d>` (≠ default),
- * `group-size=<n>` (≠ 8). E.g. `gigpo`, `gigpo + paprika`, `gigpo + zero-advantage=resample`, `spa`.
+ * `epo` (`multiTurn.epo` set), `entropy-balanced-clip`, `anneal-lr`, `lr=<x>` (`multiTurn.learningRate` ≠ the
+ * learning rate `autodidact train` measures for this env and difficulty today, `TextTasks.setupFor(...).trainer`),
+ * `difficulty=<d>` (≠ default), `group-size=<n>` (≠ 8). E.g. `gigpo`, `gigpo + paprika`, `gigpo +
+ * zero-advantage=resample`, `spa`.
  */
 export const variantLabel = (config: RunConfig): string => {
   const mt = record(config["multiTurn"])
@@ -233,10 +236,22 @@ export const variantLabel = (config: RunConfig): string => {
   if (mt["entropyBalancedClip"] === true) parts.push("entropy-balanced-clip")
   if (mt["annealLr"] === true) parts.push("anneal-lr")
   const difficulty = config["difficulty"]
+  const lr = mt["learningRate"]
+  if (typeof lr === "number" && lr !== measuredLearningRate(config["env"], difficulty)) parts.push(`lr=${lr}`)
   if (typeof difficulty === "string" && difficulty !== "default") parts.push(`difficulty=${difficulty}`)
   const groupSize = config["groupSize"] ?? mt["groupSize"]
   if (typeof groupSize === "number" && groupSize !== DEFAULT_GROUP_SIZE) parts.push(`group-size=${groupSize}`)
   return parts.join(" + ")
+}
+
+/** The learning rate `autodidact train` uses for a text env and difficulty (`TextTasks.setupFor`), else undefined. */
+const measuredLearningRate = (env: unknown, difficulty: unknown): number | undefined => {
+  if (typeof env !== "string" || !(TextTasks.envIds as ReadonlyArray<string>).includes(env)) return undefined
+  try {
+    return TextTasks.setupFor(env, { difficulty: typeof difficulty === "string" ? difficulty : undefined }).trainer.learningRate
+  } catch {
+    return undefined
+  }
 }
 
 /** One run directory as read by {@link compareRuns}. */

@@ -85,6 +85,8 @@ export interface TextTrainRequest {
   readonly entropyBalancedClip?: boolean | undefined
   /** `--anneal-lr`: anneal the learning rate linearly to 0 over the run (default off). */
   readonly annealLr?: boolean | undefined
+  /** `--learning-rate`: the policy's Adam learning rate (default: the setup's measured `trainer.learningRate`). */
+  readonly learningRate?: Option.Option<number> | number | undefined
   /** `--curriculum`: a task sampler of `TextTasks.curriculumFor` instead of the setup's task draws. */
   readonly curriculum?: Option.Option<string> | string | undefined
 }
@@ -129,6 +131,9 @@ const runConfig = (request: TextTrainRequest, setup: TextTasks.Setup) => ({
   evalTasks: setup.evalName
 })
 
+const learningRateOf = (request: TextTrainRequest): number | undefined =>
+  request.learningRate === undefined || typeof request.learningRate === "number" ? request.learningRate : Option.getOrUndefined(request.learningRate)
+
 const curriculumOf = (request: TextTrainRequest): string | undefined =>
   request.curriculum === undefined || typeof request.curriculum === "string" ? request.curriculum : Option.getOrUndefined(request.curriculum)
 
@@ -164,6 +169,7 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
     const setup = yield* Effect.try({ try: () => TextTasks.setupFor(request.env, { difficulty: request.difficulty }), catch: (e) => e as Error })
     const skills = request.skills === undefined ? undefined : yield* SkillEnv.open(request.skills, request.maxSkillActions ?? 2)
     const curriculum = curriculumOf(request)
+    const learningRate = learningRateOf(request)
     const taskSampler = curriculum === undefined
       ? undefined
       : yield* Effect.try({ try: () => TextTasks.curriculumFor(setup, curriculum, request.groupSize), catch: (e) => e as Error })
@@ -182,7 +188,8 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       ...(request.epo === true ? { epo: {} } : {}),
       ...(request.entropyBalancedClip === true ? { entropyBalancedClip: true } : {}),
       ...(request.annealLr === true ? { annealLr: true } : {}),
-      ...setup.trainer // the env's measured settings (TextHousehold-v0: lr 5e-3, 4 epochs)
+      ...setup.trainer, // the env's measured settings (TextHousehold-v0: lr 5e-3, 1.5e-3 when hard, 4 epochs)
+      ...(learningRate === undefined ? {} : { learningRate })
     }
     const run = yield* RunDirectory.open(
       request.out,

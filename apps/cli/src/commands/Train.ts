@@ -412,6 +412,9 @@ export const handleTrain = ({ cluster, skills: skillsFlag, timeout: timeoutFlag,
       if (config.zeroAdvantageGroups !== "keep" && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
         return yield* new TrainConfigError({ option: "zero-advantage-groups", value: config.zeroAdvantageGroups, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env}` })
       }
+      if (config.learningRate._tag === "Some" && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
+        return yield* new TrainConfigError({ option: "learning-rate", value: config.learningRate.value, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env} (PPO's is its env's tuned setting)` })
+      }
       for (const [option, on] of [["epo", config.epo], ["entropy-balanced-clip", config.entropyBalancedClip], ["anneal-lr", config.annealLr]] as const) {
         if (on && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
           return yield* new TrainConfigError({ option, value: true, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env}` })
