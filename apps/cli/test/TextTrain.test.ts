@@ -85,12 +85,18 @@ describe("trainText --save-trajectories", () => {
     expect(cartpole.stderr).toContain("TrainConfigError: --epo true: applies to the text envs, not CartPole-v1")
   }, 60_000)
 
-  it("--learning-rate: the hard house's measured rate unless given (config.json); refused outside the text envs and below 0", async () => {
+  it("--learning-rate: the hard house's measured rate unless given, and envgen's promotion threshold (config.json); refused outside the text envs and below 0", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-text-"))
     const base = ["train", "--env", "TextHousehold-v0", "--algo", "grpo", "--group-size", "2", "--total-steps", "60", "--eval-episodes", "1", "--json"]
     const hard = await cli([...base, "--difficulty", "hard", "--out", path.join(dir, "hard")])
     expect(hard.code, hard.stderr).toBe(0)
     expect(JSON.parse(fs.readFileSync(path.join(dir, "hard", "config.json"), "utf8")).multiTurn.learningRate).toBe(1.5e-3)
+    // envgen records its promotion threshold: 0.3 on the hard ladder, 0.5 on the default one
+    for (const [difficulty, promote] of [["hard", 0.3], ["default", 0.5]] as const) {
+      const run = await cli([...base, "--difficulty", difficulty, "--curriculum", "envgen", "--out", path.join(dir, `envgen-${difficulty}`)])
+      expect(run.code, run.stderr).toBe(0)
+      expect(JSON.parse(fs.readFileSync(path.join(dir, `envgen-${difficulty}`, "config.json"), "utf8")).promoteAbove).toBe(promote)
+    }
     const given = await cli([...base, "--learning-rate", "0.0007", "--out", path.join(dir, "given")])
     expect(given.code, given.stderr).toBe(0)
     expect(JSON.parse(fs.readFileSync(path.join(dir, "given", "config.json"), "utf8")).multiTurn.learningRate).toBe(0.0007)
