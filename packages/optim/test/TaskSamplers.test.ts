@@ -243,24 +243,6 @@ describe("TextTasks ladders (EnvGen parameter levels)", () => {
     expect(level(hard.arms[0]!.name)).toEqual(new Set(["default"]))
     expect(level(hard.arms[1]!.name)).toEqual(new Set(["easy"]))
   })
-
-  it("envgen promotes at 0.3 on the hard ladder and at 0.5 on the default one: an arm at 3 successes of 8 climbs only in the house", async () => {
-    const { TextTasks } = await import("../src/index.js")
-    const hard = TextTasks.setupFor("TextHousehold-v0", { difficulty: "hard" })
-    expect(hard.promoteAbove).toBe(TextTasks.ENVGEN_HARD_PROMOTE_ABOVE)
-    expect(TextTasks.ENVGEN_HARD_PROMOTE_ABOVE).toBe(0.3)
-    expect(TextTasks.setupFor("TextHousehold-v0").promoteAbove).toBeUndefined()
-    const levelAfter = (setup: ReturnType<typeof TextTasks.setupFor>) => {
-      const sampler = TextTasks.curriculumFor(setup, "envgen", 8)
-      const draws = sampler.next(60, Rng.make(1), 1)
-      // every arm: 3 of 8 trajectories succeed (p̂ = 0.375)
-      sampler.observe(draws.map((draw) => ({ draw, successes: Array.from({ length: 8 }, (_, i) => i < 3) })), 1)
-      sampler.next(1, Rng.make(2), 10)
-      return sampler.stats()[`level/${setup.arms[0]!.name}`]
-    }
-    expect(levelAfter(hard)).toBe(1)
-    expect(levelAfter(TextTasks.setupFor("TextHousehold-v0"))).toBe(0)
-  })
 })
 
 describe("MultiTurnTrainer zeroAdvantageGroups (VSPO)", () => {

@@ -128,8 +128,8 @@ const runConfig = (request: TextTrainRequest, setup: TextTasks.Setup) => ({
   groupSize: request.groupSize,
   difficulty: request.difficulty,
   ...(curriculumOf(request) === undefined ? {} : { curriculum: curriculumOf(request) }),
-  // envgen's promotion threshold (it differs by ladder: TextTasks.Setup.promoteAbove)
-  ...(curriculumOf(request) === "envgen" ? { promoteAbove: setup.promoteAbove ?? TextTasks.ENVGEN_PROMOTE_ABOVE } : {}),
+  // envgen's promotion threshold (a constant a run cannot otherwise be told apart by)
+  ...(curriculumOf(request) === "envgen" ? { promoteAbove: TextTasks.ENVGEN_PROMOTE_ABOVE } : {}),
   evalTasks: setup.evalName
 })
 
