@@ -133,11 +133,11 @@ const runConfig = (request: TextTrainRequest, setup: TextTasks.Setup) => ({
   evalTasks: setup.evalName
 })
 
-const learningRateOf = (request: TextTrainRequest): number | undefined =>
-  request.learningRate === undefined || typeof request.learningRate === "number" ? request.learningRate : Option.getOrUndefined(request.learningRate)
+/** A request field given as the CLI's `Option` or as a plain value (programmatic callers), as a plain value. */
+const valueOf = <A>(field: Option.Option<A> | A | undefined): A | undefined =>
+  Option.isOption(field) ? Option.getOrUndefined(field as Option.Option<A>) : field
 
-const curriculumOf = (request: TextTrainRequest): string | undefined =>
-  request.curriculum === undefined || typeof request.curriculum === "string" ? request.curriculum : Option.getOrUndefined(request.curriculum)
+const curriculumOf = (request: TextTrainRequest): string | undefined => valueOf(request.curriculum)
 
 /**
  * The summary of a text run (local or `--cluster`): what was trained, how far, and the final evaluation's success
@@ -171,7 +171,7 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
     const setup = yield* Effect.try({ try: () => TextTasks.setupFor(request.env, { difficulty: request.difficulty }), catch: (e) => e as Error })
     const skills = request.skills === undefined ? undefined : yield* SkillEnv.open(request.skills, request.maxSkillActions ?? 2)
     const curriculum = curriculumOf(request)
-    const learningRate = learningRateOf(request)
+    const learningRate = valueOf(request.learningRate)
     const taskSampler = curriculum === undefined
       ? undefined
       : yield* Effect.try({ try: () => TextTasks.curriculumFor(setup, curriculum, request.groupSize), catch: (e) => e as Error })

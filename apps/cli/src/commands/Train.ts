@@ -405,19 +405,18 @@ export const handleTrain = ({ cluster, skills: skillsFlag, timeout: timeoutFlag,
       if (skills !== undefined && (cluster._tag === "Some" || config.env !== "TextHousehold-v0")) {
         return yield* new TrainConfigError({ option: "skills", value: skills, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `skills as options are for TextHousehold-v0, not ${config.env}` })
       }
-      // --curriculum and --zero-advantage-groups: the local text trainer's options
-      if (config.curriculum._tag === "Some" && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
-        return yield* new TrainConfigError({ option: "curriculum", value: config.curriculum.value, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env}` })
-      }
-      if (config.zeroAdvantageGroups !== "keep" && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
-        return yield* new TrainConfigError({ option: "zero-advantage-groups", value: config.zeroAdvantageGroups, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env}` })
-      }
-      if (config.learningRate._tag === "Some" && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
-        return yield* new TrainConfigError({ option: "learning-rate", value: config.learningRate.value, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env} (PPO's is its env's tuned setting)` })
-      }
-      for (const [option, on] of [["epo", config.epo], ["entropy-balanced-clip", config.entropyBalancedClip], ["anneal-lr", config.annealLr]] as const) {
-        if (on && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
-          return yield* new TrainConfigError({ option, value: true, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env}` })
+      // the local text trainer's options (each: its value when given, else undefined)
+      const textOnly: ReadonlyArray<readonly [string, string | number | boolean | undefined, string?]> = [
+        ["curriculum", Option.getOrUndefined(config.curriculum)],
+        ["zero-advantage-groups", config.zeroAdvantageGroups === "keep" ? undefined : config.zeroAdvantageGroups],
+        ["learning-rate", Option.getOrUndefined(config.learningRate), " (PPO's is its env's tuned setting)"],
+        ["epo", config.epo || undefined],
+        ["entropy-balanced-clip", config.entropyBalancedClip || undefined],
+        ["anneal-lr", config.annealLr || undefined]
+      ]
+      for (const [option, value, more = ""] of textOnly) {
+        if (value !== undefined && (cluster._tag === "Some" || !isTextEnvId(config.env))) {
+          return yield* new TrainConfigError({ option, value, reason: cluster._tag === "Some" ? "not supported with --cluster yet" : `applies to the text envs, not ${config.env}${more}` })
         }
       }
       if (cluster._tag === "Some") {
