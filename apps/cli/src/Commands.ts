@@ -538,6 +538,9 @@ const trainFlags = (estimators: ReadonlyArray<string>) => ({
   learningRate: F.finite("learning-rate", { above: 0 }).pipe(
     optional("Text envs: Adam learning rate of the policy", "the env's measured setting (TextHousehold-v0: 5e-3, 1.5e-3 when --difficulty hard)")
   ),
+  targetKl: F.finite("target-kl", { above: 0 }).pipe(
+    optional("Text envs: stop an update's minibatch steps once one's approximate KL to the rollout policy exceeds 1.5x this (SB3's target_kl)", "every epoch runs")
+  ),
   cluster: Flag.String("cluster").pipe(
     optional(
       "PostgreSQL URL of a rollout cluster (postgres://user@host:port/db): collect episodes on the runners registered there (start them with `autodidact runner`)",

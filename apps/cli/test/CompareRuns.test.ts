@@ -72,6 +72,8 @@ describe("compare --runs", () => {
     expect(run("hard", 5e-3)).toBe("gigpo + lr=0.005 + difficulty=hard")
     expect(run("default", 5e-3)).toBe("gigpo")
     expect(run("default", 1e-3)).toBe("gigpo + lr=0.001")
+    expect(variantLabel({ env: "TextHousehold-v0", algo: "gigpo", curriculum: "envgen", multiTurn: multiTurn({ learningRate: 5e-3, targetKl: 0.2 }) }))
+      .toBe("gigpo + envgen + target-kl=0.2")
   })
 
   it("labels variants from config.json and computes each figure as by hand", async () => {

@@ -85,7 +85,7 @@ describe("trainText --save-trajectories", () => {
     expect(cartpole.stderr).toContain("TrainConfigError: --epo true: applies to the text envs, not CartPole-v1")
   }, 60_000)
 
-  it("--learning-rate: the hard house's measured rate unless given, and envgen's promotion threshold (config.json); refused outside the text envs and below 0", async () => {
+  it("--learning-rate and --target-kl: the hard house's measured rate unless given, and envgen's promotion threshold (config.json); refused outside the text envs and below 0", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-text-"))
     const base = ["train", "--env", "TextHousehold-v0", "--algo", "grpo", "--group-size", "2", "--total-steps", "60", "--eval-episodes", "1", "--json"]
     const hard = await cli([...base, "--difficulty", "hard", "--out", path.join(dir, "hard")])
@@ -97,9 +97,19 @@ describe("trainText --save-trajectories", () => {
       expect(run.code, run.stderr).toBe(0)
       expect(JSON.parse(fs.readFileSync(path.join(dir, `envgen-${difficulty}`, "config.json"), "utf8")).promoteAbove).toBe(promote)
     }
-    const given = await cli([...base, "--learning-rate", "0.0007", "--out", path.join(dir, "given")])
+    const given = await cli([...base, "--learning-rate", "0.0007", "--target-kl", "0.02", "--out", path.join(dir, "given")])
     expect(given.code, given.stderr).toBe(0)
-    expect(JSON.parse(fs.readFileSync(path.join(dir, "given", "config.json"), "utf8")).multiTurn.learningRate).toBe(0.0007)
+    const givenConfig = JSON.parse(fs.readFileSync(path.join(dir, "given", "config.json"), "utf8"))
+    expect(givenConfig.multiTurn.learningRate).toBe(0.0007)
+    expect(givenConfig.multiTurn.targetKl).toBe(0.02)
+    expect(JSON.parse(fs.readFileSync(path.join(dir, "hard", "config.json"), "utf8")).multiTurn.targetKl).toBeUndefined()
+    const rows = fs.readFileSync(path.join(dir, "given", "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    const updates = rows.filter((r) => r.kind === "update")
+    expect(updates.length).toBeGreaterThan(0)
+    for (const u of updates) expect(u.optimizerSteps).toBeGreaterThanOrEqual(1) // 1 to epochs × minibatches
+    const cartpoleKl = await cli(["train", "--env", "CartPole-v1", "--target-kl", "0.02", "--out", path.join(dir, "b")])
+    expect(cartpoleKl.code).toBe(1)
+    expect(cartpoleKl.stderr).toContain("TrainConfigError: --target-kl 0.02: applies to the text envs, not CartPole-v1")
     const cartpole = await cli(["train", "--env", "CartPole-v1", "--learning-rate", "0.001", "--out", path.join(dir, "a")])
     expect(cartpole.code).toBe(1)
     expect(cartpole.stderr).toContain("TrainConfigError: --learning-rate 0.001: applies to the text envs, not CartPole-v1")

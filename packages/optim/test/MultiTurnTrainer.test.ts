@@ -156,6 +156,35 @@ describe("MultiTurnTrainer.train", () => {
       if (Exit.isFailure(exit)) expect(JSON.stringify(exit.cause)).toContain("annealLr")
     }), 30_000)
 
+  it.effect("targetKl: an update stops at the first minibatch whose approximate KL exceeds 1.5 · targetKl (SB3); a loose one changes nothing", () =>
+    Effect.gen(function* () {
+      const options = { ...smoke, totalEnvSteps: 1500, algo: "gigpo", seed: 3 }
+      const rowsOf = (more: Partial<MultiTurnTrainer.Options>) =>
+        Effect.gen(function* () {
+          const rows: Array<MultiTurnTrainer.UpdateRow> = []
+          const result = yield* MultiTurnTrainer.train([new DoorsEnv()], { ...options, ...more }, { onUpdate: (u) => rows.push(u) })
+          return { rows, result }
+        })
+      const full = yield* rowsOf({})
+      const steps = MultiTurnTrainer.defaults.epochs * MultiTurnTrainer.defaults.minibatches
+      for (const u of full.rows) expect(u.optimizerSteps).toBe(steps)
+      // the first minibatch's KL is exactly 0 (the rollout's parameters); after one Adam step it is positive
+      const tight = yield* rowsOf({ targetKl: 1e-12 })
+      for (const u of tight.rows) {
+        expect(u.optimizerSteps).toBe(1)
+        expect(u.approxKl).toBeGreaterThan(1.5e-12) // the row reports the stopping minibatch's KL
+      }
+      // a bound no update reaches: the same run bit for bit
+      const loose = yield* rowsOf({ targetKl: 1e6 })
+      expect(loose.rows.map((u) => [u.optimizerSteps, u.approxKl])).toEqual(full.rows.map((u) => [u.optimizerSteps, u.approxKl]))
+      expect(Array.from(loose.result.policy.params)).toEqual(Array.from(full.result.policy.params))
+      for (const bad of [0, -0.1, Number.NaN, Infinity]) {
+        const exit = yield* Effect.exit(MultiTurnTrainer.train([new DoorsEnv()], { targetKl: bad }))
+        expect(Exit.isFailure(exit)).toBe(true)
+        if (Exit.isFailure(exit)) expect(JSON.stringify(exit.cause)).toContain("targetKl")
+      }
+    }), 30_000)
+
   it.effect("rejects an unknown implementation with InvalidOptionError", () =>
     Effect.gen(function* () {
       const exit = yield* Effect.exit(MultiTurnTrainer.train([new DoorsEnv()], { implementation: { kernel: "gpu" as never } }))

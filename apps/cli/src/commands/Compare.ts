@@ -218,7 +218,7 @@ const record = (v: unknown): Record<string, unknown> => (typeof v === "object" &
  * The variant label of a text training run, from its `config.json`: the algorithm (`algo`), then each trainer option
  * set away from `autodidact train`'s default, joined by ` + `, in this order: the curriculum (`curriculum`, else a
  * non-uniform `multiTurn.taskSampler`), `zero-advantage=<skip|resample>` (`multiTurn.zeroAdvantageGroups` ≠ keep),
- * `epo` (`multiTurn.epo` set), `entropy-balanced-clip`, `anneal-lr`, `lr=<x>` (`multiTurn.learningRate` ≠ the
+ * `epo` (`multiTurn.epo` set), `entropy-balanced-clip`, `anneal-lr`, `target-kl=<x>`, `lr=<x>` (`multiTurn.learningRate` ≠ the
  * learning rate `autodidact train` measures for this env and difficulty today, `TextTasks.setupFor(...).trainer`),
  * `difficulty=<d>` (≠ default), `group-size=<n>` (≠ 8). E.g. `gigpo`, `gigpo + paprika`, `gigpo +
  * zero-advantage=resample`, `spa`.
@@ -235,6 +235,7 @@ export const variantLabel = (config: RunConfig): string => {
   if (mt["epo"] !== undefined && mt["epo"] !== false && mt["epo"] !== null) parts.push("epo")
   if (mt["entropyBalancedClip"] === true) parts.push("entropy-balanced-clip")
   if (mt["annealLr"] === true) parts.push("anneal-lr")
+  if (typeof mt["targetKl"] === "number") parts.push(`target-kl=${mt["targetKl"]}`)
   const difficulty = config["difficulty"]
   const lr = mt["learningRate"]
   if (typeof lr === "number" && lr !== measuredLearningRate(config["env"], difficulty)) parts.push(`lr=${lr}`)

@@ -87,6 +87,8 @@ export interface TextTrainRequest {
   readonly annealLr?: boolean | undefined
   /** `--learning-rate`: the policy's Adam learning rate (default: the setup's measured `trainer.learningRate`). */
   readonly learningRate?: Option.Option<number> | number | undefined
+  /** `--target-kl`: stop an update early once a minibatch's approximate KL exceeds 1.5× this (default: no stop). */
+  readonly targetKl?: Option.Option<number> | number | undefined
   /** `--curriculum`: a task sampler of `TextTasks.curriculumFor` instead of the setup's task draws. */
   readonly curriculum?: Option.Option<string> | string | undefined
 }
@@ -172,6 +174,7 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
     const skills = request.skills === undefined ? undefined : yield* SkillEnv.open(request.skills, request.maxSkillActions ?? 2)
     const curriculum = curriculumOf(request)
     const learningRate = valueOf(request.learningRate)
+    const targetKl = valueOf(request.targetKl)
     const taskSampler = curriculum === undefined
       ? undefined
       : yield* Effect.try({ try: () => TextTasks.curriculumFor(setup, curriculum, request.groupSize), catch: (e) => e as Error })
@@ -191,7 +194,8 @@ export const trainText = (request: TextTrainRequest): Effect.Effect<TextTrainSum
       ...(request.entropyBalancedClip === true ? { entropyBalancedClip: true } : {}),
       ...(request.annealLr === true ? { annealLr: true } : {}),
       ...setup.trainer, // the env's measured settings (TextHousehold-v0: lr 5e-3, 1.5e-3 when hard, 4 epochs)
-      ...(learningRate === undefined ? {} : { learningRate })
+      ...(learningRate === undefined ? {} : { learningRate }),
+      ...(targetKl === undefined ? {} : { targetKl })
     }
     const run = yield* RunDirectory.open(
       request.out,

@@ -412,7 +412,8 @@ export const handleTrain = ({ cluster, skills: skillsFlag, timeout: timeoutFlag,
         ["learning-rate", Option.getOrUndefined(config.learningRate), " (PPO's is its env's tuned setting)"],
         ["epo", config.epo || undefined],
         ["entropy-balanced-clip", config.entropyBalancedClip || undefined],
-        ["anneal-lr", config.annealLr || undefined]
+        ["anneal-lr", config.annealLr || undefined],
+        ["target-kl", Option.getOrUndefined(config.targetKl)]
       ]
       for (const [option, value, more = ""] of textOnly) {
         if (value !== undefined && (cluster._tag === "Some" || !isTextEnvId(config.env))) {

@@ -17,7 +17,8 @@
  *      − entCoef · H(π(·|s))
  *    ```
  *    averaged over the minibatch's steps (no division by a trajectory's length, see Dr. GRPO in {@link Advantages}),
- *    global-norm clipping (`maxGradNorm`), {@link Adam}; π_ref is the frozen initial policy;
+ *    global-norm clipping (`maxGradNorm`), {@link Adam}; π_ref is the frozen initial policy; with `targetKl` the update
+ *    stops at the first minibatch whose approximate KL to the rollout policy exceeds `1.5 · targetKl` (SB3's PPO);
  * 4. every `evalEvery` updates, the success rate of `evalEpisodes` episodes on the `evalSplit` tasks.
  *
  * **Tasks**: by default a training task is `{ seed: <drawn from the run's task generator>, options: { split } }`
@@ -98,6 +99,13 @@ export interface Options {
   readonly epochs: number
   /** Minibatches per pass. Default 4. */
   readonly minibatches: number
+  /**
+   * Stop an update's remaining minibatch steps once a minibatch's approximate KL to the rollout policy (measured
+   * before its step, `E[r − 1 − log r]`) exceeds `1.5 · targetKl` (Stable-Baselines3's PPO `target_kl`; CleanRL's
+   * `target_kl` makes the same check once per epoch). Positive when set; default undefined (every epoch runs). Update
+   * rows count the optimizer steps taken (`optimizerSteps`).
+   */
+  readonly targetKl?: number | undefined
   /** Surrogate clipping ε. Default 0.2. */
   readonly clip: number
   /** KL penalty to the frozen initial policy (0 = off, no reference kept). Default 0. */
@@ -234,6 +242,8 @@ export type UpdateRow = Metrics.UpdateRow & {
   readonly uniformGroups: number
   /** Groups replaced by a fresh task under `zeroAdvantageGroups: "resample"`. */
   readonly resampledGroups: number
+  /** Adam steps of this update: `epochs × minibatches`, fewer when `targetKl` stopped it early. */
+  readonly optimizerSteps: number
   /** EPO's smoothing penalty of the last minibatch (0 when `epo` is off or no step left its band). */
   readonly entropyPenalty: number
   /** The task sampler's `stats()` after this batch (arm success rates, weights, ladder levels, ...), when one is set. */
@@ -360,6 +370,7 @@ export const validate = (o: Options): Effect.Effect<Options, InvalidOptionError>
     }
     if (!(o.gamma >= 0 && o.gamma <= 1)) return bad("gamma", o.gamma, "must be in [0, 1]")
     if (!Number.isFinite(o.omega)) return bad("omega", o.omega, "must be finite")
+    if (o.targetKl !== undefined && !(o.targetKl > 0 && Number.isFinite(o.targetKl))) return bad("targetKl", o.targetKl, "must be a positive finite number when set")
     if (o.klEstimator !== "k1" && o.klEstimator !== "k3") return bad("klEstimator", o.klEstimator, "must be k1 or k3")
     if (o.normalize !== "std" && o.normalize !== "none") return bad("normalize", o.normalize, "must be std or none")
     if (!Number.isSafeInteger(o.seed) || o.seed < 0) return bad("seed", o.seed, "must be a non-negative safe integer")
@@ -832,16 +843,19 @@ export const train = (
       let last: LossParts | undefined
       let clipSum = 0
       let clipCount = 0
-      for (let epoch = 0; epoch < o.epochs; epoch++) {
+      const klStop = o.targetKl === undefined ? Infinity : 1.5 * o.targetKl
+      epochs: for (let epoch = 0; epoch < o.epochs; epoch++) {
         shuffleRng.shuffle(inds)
         for (let start = 0; start < n; start += mbSize) {
           const size = Math.min(mbSize, n - start)
-          last = lossAndGradient(policy, o, samples, inds, start, size, grad, dLogits, epoNow)
+          const parts = lossAndGradient(policy, o, samples, inds, start, size, grad, dLogits, epoNow)
+          last = parts // the row reports the last minibatch measured (the stopping one, when targetKl stops the update)
+          if (parts.approxKl > klStop) break epochs // SB3: `if approx_kl > 1.5 * target_kl: continue_training = False; break`
           const norm = Adam.clipGradNorm(grad, o.maxGradNorm)
           if (!Number.isFinite(norm)) throw new NonFiniteValueError({ where: "MultiTurnTrainer.gradNorm", value: norm })
           Adam.step(adam, policy.params, grad, learningRate)
           DrrnPolicy.paramsChanged(policy)
-          clipSum += last.clipFraction
+          clipSum += parts.clipFraction
           clipCount++
         }
       }
@@ -863,6 +877,7 @@ export const train = (
         anchorGroupShare: anchorGroups === 0 ? 0 : sharedGroups / anchorGroups,
         uniformGroups,
         resampledGroups,
+        optimizerSteps: clipCount,
         entropyPenalty: last?.entropyPenalty ?? 0,
         ...(o.taskSampler === undefined ? {} : { sampler: o.taskSampler.stats() }),
         ...(prmReport === undefined || prmReport.pairs === 0 ? {} : { prm: prmReport })
