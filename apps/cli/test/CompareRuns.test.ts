@@ -65,7 +65,7 @@ const fixture = () => {
 const SPA = "spa + zero-advantage=resample + epo + anneal-lr + difficulty=hard + group-size=4"
 
 describe("compare --runs", () => {
-  it("labels a learning rate only where it differs from the one train measures for the env and difficulty", () => {
+  it("labels a learning rate and a promotion threshold only where they differ from what train uses today; a target KL", () => {
     const run = (difficulty: string, learningRate: number) =>
       variantLabel({ env: "TextHousehold-v0", algo: "gigpo", difficulty, multiTurn: multiTurn({ learningRate }) })
     expect(run("hard", 1.5e-3)).toBe("gigpo + difficulty=hard")
@@ -74,6 +74,10 @@ describe("compare --runs", () => {
     expect(run("default", 1e-3)).toBe("gigpo + lr=0.001")
     expect(variantLabel({ env: "TextHousehold-v0", algo: "gigpo", curriculum: "envgen", multiTurn: multiTurn({ learningRate: 5e-3, targetKl: 0.2 }) }))
       .toBe("gigpo + envgen + target-kl=0.2")
+    // envgen's promotion threshold (config.json promoteAbove) only where it differs from today's
+    const envgen = (promoteAbove: number) => variantLabel({ env: "TextHousehold-v0", algo: "gigpo", curriculum: "envgen", promoteAbove, multiTurn: multiTurn() })
+    expect(envgen(0.5)).toBe("gigpo + envgen")
+    expect(envgen(0.3)).toBe("gigpo + envgen + promote=0.3")
   })
 
   it("labels variants from config.json and computes each figure as by hand", async () => {

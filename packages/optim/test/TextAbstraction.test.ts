@@ -105,6 +105,53 @@ describe("TextAbstraction household tasks", () => {
     const g = TextAbstraction.householdFeatures(task, back, ["go to bedroom", "go to kitchen"])
     expect(g.actions[1]).toEqual(expect.arrayContaining(["goroom:visited:1", "goroom:tgt:1", "goroom:tool:1", "goroom:unexplored:1"]))
     expect(g.actions[0]).toEqual(expect.arrayContaining(["goroom:tgt:0", "goroom:tool:0"]))
+    // the next subgoal, named alike for every task type: fetch the apple seen here; with it, the tool (the microwave,
+    // through the kitchen's doorway); once heated, deliver (the countertop, the same doorway)
+    expect(f.state).toContain("hh:next-here:fetch|1")
+    expect(f.actions[3]).toContain("nx:fetch|take:obj:1:from:other")
+    expect(g.state).toContain("hh:next-here:tool|0")
+    expect(g.actions[1]).toContain("goroom:next:tool|1")
+    expect(g.actions[0]).toContain("goroom:next:tool|0")
+    const heated = TextAbstraction.householdSummary(task, [
+      ...observations,
+      "You pick up the apple 2 from the cabinet 1.",
+      "You walk through the doorway into the kitchen. You are in the middle of the kitchen. Looking quickly around you, you see a countertop 1, a microwave 1, and a doorway to the livingroom.",
+      "You heat the apple 2 using the microwave 1.",
+      "You walk through the doorway into the livingroom. You are in the middle of the livingroom. Looking quickly around you, you see a sofa 1, a cabinet 1, a doorway to the bedroom, and a doorway to the kitchen."
+    ])
+    const h = TextAbstraction.householdFeatures(task, heated, ["go to bedroom", "go to kitchen"])
+    expect(h.actions[1]).toContain("goroom:next:deliver|1")
+    expect(h.actions[1]).toContain("nx:deliver|goroom:tgt:1")
+  })
+
+  it("next-subgoal keys carry across task types: a two-object task after its first placement searches like a pick task", () => {
+    const start = "-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the middle of the bedroom. Looking quickly around you, you see a laundryhamper 1, a shelf 1, and a doorway to the kitchen."
+    const two = TextAbstraction.parseHouseholdTask("put two pillow in laundryhamper.")!
+    const pick = TextAbstraction.parseHouseholdTask("put a pillow in laundryhamper.")!
+    const afterFirst = TextAbstraction.householdSummary(two, [
+      start,
+      "You arrive at shelf 1. On the shelf 1, you see a pillow 1.",
+      "You pick up the pillow 1 from the shelf 1.",
+      "You arrive at laundryhamper 1. On the laundryhamper 1, you see nothing.",
+      "You move the pillow 1 to the laundryhamper 1."
+    ])
+    expect(afterFirst.placed).toBe(1)
+    const fresh = TextAbstraction.householdSummary(pick, [
+      start,
+      "You arrive at shelf 1. On the shelf 1, you see nothing.",
+      "You arrive at laundryhamper 1. On the laundryhamper 1, you see nothing."
+    ])
+    const actions = ["go to kitchen", "go to shelf 1"]
+    const a = TextAbstraction.householdFeatures(two, afterFirst, actions)
+    const b = TextAbstraction.householdFeatures(pick, fresh, actions)
+    const nx = (keys: ReadonlyArray<string>) => keys.filter((k) => k.startsWith("nx:") || k.startsWith("goroom:next") || k.startsWith("hh:next"))
+    // the placed pillow does not count as one to fetch: both search, the kitchen is unexplored, this room is not
+    expect(nx(a.state)).toEqual(["hh:next-here:search|0"])
+    expect(nx(a.state)).toEqual(nx(b.state))
+    expect(nx(a.actions[0]!)).toContain("goroom:next:search|1")
+    expect(nx(a.actions[0]!)).toEqual(nx(b.actions[0]!))
+    // the phase keys still tell the task types apart
+    expect(a.actions[0]!.filter((k) => k.startsWith("ph:"))).not.toEqual(b.actions[0]!.filter((k) => k.startsWith("ph:")))
   })
 
   it("a single room adds no room keys: the default difficulty's features are unchanged", () => {
@@ -112,7 +159,8 @@ describe("TextAbstraction household tasks", () => {
     const s = TextAbstraction.householdSummary(task, ["-= Welcome =-\n\nYou are in the middle of a room. Looking quickly around you, you see a countertop 1, and a microwave 1."])
     expect(s.room).toBeUndefined()
     const f = TextAbstraction.householdFeatures(task, s, ["go to countertop 1", "look"])
-    expect(f.state.some((k) => k.startsWith("hh:room"))).toBe(false)
+    expect(f.state.some((k) => k.startsWith("hh:room") || k.startsWith("hh:next"))).toBe(false)
+    expect(f.actions.flat().some((k) => k.startsWith("nx:"))).toBe(false)
     expect(f.state).toHaveLength(5)
   })
 })

@@ -217,7 +217,8 @@ const record = (v: unknown): Record<string, unknown> => (typeof v === "object" &
 /**
  * The variant label of a text training run, from its `config.json`: the algorithm (`algo`), then each trainer option
  * set away from `autodidact train`'s default, joined by ` + `, in this order: the curriculum (`curriculum`, else a
- * non-uniform `multiTurn.taskSampler`), `zero-advantage=<skip|resample>` (`multiTurn.zeroAdvantageGroups` ≠ keep),
+ * non-uniform `multiTurn.taskSampler`), `promote=<x>` (envgen's `promoteAbove` ≠ today's
+ * `TextTasks.ENVGEN_PROMOTE_ABOVE`), `zero-advantage=<skip|resample>` (`multiTurn.zeroAdvantageGroups` ≠ keep),
  * `epo` (`multiTurn.epo` set), `entropy-balanced-clip`, `anneal-lr`, `target-kl=<x>`, `lr=<x>` (`multiTurn.learningRate` ≠ the
  * learning rate `autodidact train` measures for this env and difficulty today, `TextTasks.setupFor(...).trainer`),
  * `difficulty=<d>` (≠ default), `group-size=<n>` (≠ 8). E.g. `gigpo`, `gigpo + paprika`, `gigpo +
@@ -230,6 +231,8 @@ export const variantLabel = (config: RunConfig): string => {
     ? config["curriculum"]
     : typeof mt["taskSampler"] === "string" && mt["taskSampler"] !== "uniform" ? mt["taskSampler"] : undefined
   if (curriculum !== undefined) parts.push(curriculum)
+  const promote = config["promoteAbove"]
+  if (typeof promote === "number" && promote !== TextTasks.ENVGEN_PROMOTE_ABOVE) parts.push(`promote=${promote}`)
   const zero = mt["zeroAdvantageGroups"]
   if (typeof zero === "string" && zero !== "keep") parts.push(`zero-advantage=${zero}`)
   if (mt["epo"] !== undefined && mt["epo"] !== false && mt["epo"] !== null) parts.push("epo")

@@ -103,7 +103,9 @@ export interface Options {
    * Stop an update's remaining minibatch steps once a minibatch's approximate KL to the rollout policy (measured
    * before its step, `E[r − 1 − log r]`) exceeds `1.5 · targetKl` (Stable-Baselines3's PPO `target_kl`; CleanRL's
    * `target_kl` makes the same check once per epoch). Positive when set; default undefined (every epoch runs). Update
-   * rows count the optimizer steps taken (`optimizerSteps`).
+   * rows count the optimizer steps taken (`optimizerSteps`). On TextHousehold-v0 (lr 5e-3, 4 epochs × 4 minibatches,
+   * seeds 1–3) 0.2 with the `envgen` curriculum reached 90% unseen success in 130k env steps on the mean against 152k
+   * without (0.5: 150k); with GiGPO alone it slowed learning (0.35 unseen success at 220k against 0.63).
    */
   readonly targetKl?: number | undefined
   /** Surrogate clipping ε. Default 0.2. */
