@@ -134,8 +134,10 @@ export const setupFor = (
 /**
  * Success rate at which `envgen` moves an arm up its ladder (`adaptiveArms`' `promoteAbove`; its own default is
  * 0.8). On TextHousehold-v0 default difficulty (seed 1, 100 unseen tasks every 10 updates) the room ladder reached 90%
- * unseen success at 128k env steps with 0.5 and 146k with 0.8; a 5-update cycle instead of 10 was not faster. On the
- * hard ladder (lr {@link HARD_LEARNING_RATE}, 1M env steps, seeds 1–5, greedy) 0.3 gave unseen success 0.749 and
+ * unseen success at 128k env steps with 0.5 and 146k with 0.8 (seeds 1–3 with 0.3: 117k / 157k / 166k, mean 147k
+ * against 152k at 0.5); a 5-update cycle instead of 10 was not faster. On the
+ * hard ladder (lr {@link HARD_LEARNING_RATE}, 1M env steps, seeds 1–5, greedy; before `TextAbstraction`'s next-subgoal
+ * keys) 0.3 gave unseen success 0.749 and
  * two-object 0.572 on the mean against 0.745 and 0.597 at 0.5: the two-object family climbed sooner on the weak seeds
  * (3: 0.475 → 0.595) and collapsed on another (4: 0.61 → 0.31).
  */
