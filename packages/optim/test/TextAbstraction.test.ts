@@ -95,12 +95,10 @@ describe("TextAbstraction household tasks", () => {
     expect(f.actions[2]).toContain("go:unknown:1")
     // with the apple, through the kitchen (its listing: a countertop and a microwave) and back to the livingroom: the
     // doorway to the kitchen now leads to the target and the tool
-    const back = TextAbstraction.householdSummary(task, [
-      ...observations,
-      "You pick up the apple 2 from the cabinet 1.",
-      "You walk through the doorway into the kitchen. You are in the middle of the kitchen. Looking quickly around you, you see a countertop 1, a microwave 1, and a doorway to the livingroom.",
-      "You walk through the doorway into the livingroom. You are in the middle of the livingroom. Looking quickly around you, you see a sofa 1, a cabinet 1, a doorway to the bedroom, and a doorway to the kitchen."
-    ])
+    const pickUp = "You pick up the apple 2 from the cabinet 1."
+    const intoKitchen = "You walk through the doorway into the kitchen. You are in the middle of the kitchen. Looking quickly around you, you see a countertop 1, a microwave 1, and a doorway to the livingroom."
+    const intoLivingroom = "You walk through the doorway into the livingroom. You are in the middle of the livingroom. Looking quickly around you, you see a sofa 1, a cabinet 1, a doorway to the bedroom, and a doorway to the kitchen."
+    const back = TextAbstraction.householdSummary(task, [...observations, pickUp, intoKitchen, intoLivingroom])
     expect(back.location).toBeUndefined() // entering a room leaves the last receptacle
     const g = TextAbstraction.householdFeatures(task, back, ["go to bedroom", "go to kitchen"])
     expect(g.actions[1]).toEqual(expect.arrayContaining(["goroom:visited:1", "goroom:tgt:1", "goroom:tool:1", "goroom:unexplored:1"]))
@@ -112,13 +110,7 @@ describe("TextAbstraction household tasks", () => {
     expect(g.state).toContain("hh:next-here:tool|0")
     expect(g.actions[1]).toContain("goroom:next:tool|1")
     expect(g.actions[0]).toContain("goroom:next:tool|0")
-    const heated = TextAbstraction.householdSummary(task, [
-      ...observations,
-      "You pick up the apple 2 from the cabinet 1.",
-      "You walk through the doorway into the kitchen. You are in the middle of the kitchen. Looking quickly around you, you see a countertop 1, a microwave 1, and a doorway to the livingroom.",
-      "You heat the apple 2 using the microwave 1.",
-      "You walk through the doorway into the livingroom. You are in the middle of the livingroom. Looking quickly around you, you see a sofa 1, a cabinet 1, a doorway to the bedroom, and a doorway to the kitchen."
-    ])
+    const heated = TextAbstraction.householdSummary(task, [...observations, pickUp, intoKitchen, "You heat the apple 2 using the microwave 1.", intoLivingroom])
     const h = TextAbstraction.householdFeatures(task, heated, ["go to bedroom", "go to kitchen"])
     expect(h.actions[1]).toContain("goroom:next:deliver|1")
     expect(h.actions[1]).toContain("nx:deliver|goroom:tgt:1")
