@@ -88,21 +88,22 @@ describe("trainText --save-trajectories", () => {
   it("--learning-rate and --target-kl: the hard house's measured rate unless given, and envgen's promotion threshold (config.json); refused outside the text envs and below 0", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "autodidact-text-"))
     const base = ["train", "--env", "TextHousehold-v0", "--algo", "grpo", "--group-size", "2", "--total-steps", "60", "--eval-episodes", "1", "--json"]
+    const configOf = (run: string) => JSON.parse(fs.readFileSync(path.join(dir, run, "config.json"), "utf8"))
     const hard = await cli([...base, "--difficulty", "hard", "--out", path.join(dir, "hard")])
     expect(hard.code, hard.stderr).toBe(0)
-    expect(JSON.parse(fs.readFileSync(path.join(dir, "hard", "config.json"), "utf8")).multiTurn.learningRate).toBe(1.5e-3)
+    expect(configOf("hard").multiTurn.learningRate).toBe(1.5e-3)
+    expect(configOf("hard").multiTurn.targetKl).toBeUndefined()
     // envgen records its promotion threshold (TextTasks.ENVGEN_PROMOTE_ABOVE) on every ladder
     for (const [difficulty, promote] of [["hard", 0.5], ["default", 0.5]] as const) {
       const run = await cli([...base, "--difficulty", difficulty, "--curriculum", "envgen", "--out", path.join(dir, `envgen-${difficulty}`)])
       expect(run.code, run.stderr).toBe(0)
-      expect(JSON.parse(fs.readFileSync(path.join(dir, `envgen-${difficulty}`, "config.json"), "utf8")).promoteAbove).toBe(promote)
+      expect(configOf(`envgen-${difficulty}`).promoteAbove).toBe(promote)
     }
     const given = await cli([...base, "--learning-rate", "0.0007", "--target-kl", "0.02", "--out", path.join(dir, "given")])
     expect(given.code, given.stderr).toBe(0)
-    const givenConfig = JSON.parse(fs.readFileSync(path.join(dir, "given", "config.json"), "utf8"))
+    const givenConfig = configOf("given")
     expect(givenConfig.multiTurn.learningRate).toBe(0.0007)
     expect(givenConfig.multiTurn.targetKl).toBe(0.02)
-    expect(JSON.parse(fs.readFileSync(path.join(dir, "hard", "config.json"), "utf8")).multiTurn.targetKl).toBeUndefined()
     const rows = fs.readFileSync(path.join(dir, "given", "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
     const updates = rows.filter((r) => r.kind === "update")
     expect(updates.length).toBeGreaterThan(0)

@@ -462,34 +462,37 @@ const roomKnowledge = (
     }
     return out
   }
+  /** What the rooms `rs` hold for each subgoal: something unexplored, a task object, the tool, the target. */
+  const holds = (rs: ReadonlyArray<string>): Record<Exclude<NextSubgoal, "other">, boolean> => ({
+    search: rs.some((r) => unknownIn(r) > 0),
+    fetch: rs.some(objIn),
+    tool: rs.some(toolIn),
+    deliver: rs.some((r) => recIn(r, task.target))
+  })
+  const bit = (b: boolean): number => (b ? 1 : 0)
+  const serves = (h: ReturnType<typeof holds>): boolean => next !== "other" && h[next]
   const u = unknownIn(here)
-  const flags = `o${objIn(here) ? 1 : 0}t${recIn(here, task.target) ? 1 : 0}${task.tool !== undefined ? `x${toolIn(here) ? 1 : 0}` : ""}`
-  // whether a room holds what the next subgoal needs (search: something unexplored)
-  const serves = (room: string): boolean =>
-    next === "search" ? unknownIn(room) > 0
-    : next === "fetch" ? objIn(room)
-    : next === "tool" ? toolIn(room)
-    : next === "deliver" ? recIn(room, task.target)
-    : false
+  const inHere = holds([here])
+  const flags = `o${bit(inHere.fetch)}t${bit(inHere.deliver)}${task.tool !== undefined ? `x${bit(inHere.tool)}` : ""}`
   const state = [
     `hh:room-unknown:${Math.min(u, 3)}`,
     `hh:room-has:${flags}`,
     `hh:phase-room:${phase}|u${Math.min(u, 1)}|${flags}`,
-    `hh:next-here:${next}|${serves(here) ? 1 : 0}`
+    `hh:next-here:${next}|${bit(serves(inHere))}`
   ]
   const doors = new Set(s.rooms.get(here)?.doors ?? [])
   const roomKeys = (room: string): Array<string> | undefined => {
     if (!doors.has(room)) return undefined
-    const rs = region(room)
+    const through = holds(region(room))
     const f = [
       "goroom",
-      `goroom:visited:${s.rooms.has(room) ? 1 : 0}`,
-      `goroom:unexplored:${rs.some((r) => unknownIn(r) > 0) ? 1 : 0}`,
-      `goroom:obj:${rs.some(objIn) ? 1 : 0}`,
-      `goroom:tgt:${rs.some((r) => recIn(r, task.target)) ? 1 : 0}`,
-      `goroom:next:${next}|${rs.some(serves) ? 1 : 0}`
+      `goroom:visited:${bit(s.rooms.has(room))}`,
+      `goroom:unexplored:${bit(through.search)}`,
+      `goroom:obj:${bit(through.fetch)}`,
+      `goroom:tgt:${bit(through.deliver)}`,
+      `goroom:next:${next}|${bit(serves(through))}`
     ]
-    if (task.tool !== undefined) f.push(`goroom:tool:${rs.some(toolIn) ? 1 : 0}`)
+    if (task.tool !== undefined) f.push(`goroom:tool:${bit(through.tool)}`)
     return f
   }
   return { state, roomKeys }
